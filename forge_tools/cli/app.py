@@ -1,0 +1,104 @@
+"""The `forge-tools` entry point: builds the typer app and maps errors to documented exit codes.
+
+Command modules import only typer at module level; each imports the core it needs inside its
+function, so `forge-tools --help` and every command start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from forge_tools.errors import ExitCode, ForgeToolsError
+
+app = typer.Typer(
+    name="forge-tools",
+    help="See and run an AI coding agent's tool pipeline: visibility layers, permissions, truncation.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+_COMMAND_MODULES = (
+    "config_cmd",
+    "agents_cmd",
+    "rules_cmd",
+    "layers_cmd",
+    "explain_cmd",
+    "run_cmd",
+    "outputs_cmd",
+    "check_cmd",
+    "diff_cmd",
+    "completions_cmd",
+)
+
+
+def _register() -> None:
+    import importlib
+
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"forge_tools.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"forge_tools.cli.{name}":
+                continue
+            raise
+        module.register(app)
+
+
+_register()
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    ctx: typer.Context,
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+) -> None:
+    """forge-tools: why a tool is visible, hidden or asked for, and what a call may do."""
+    if version:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
+
+        try:
+            typer.echo(f"forge-tools {dist_version('forge-tools')}")
+        except PackageNotFoundError:
+            typer.echo("forge-tools (not installed)")
+        raise typer.Exit(0)
+    if ctx.invoked_subcommand is None:
+        from forge_tools.cli.default_cmd import run_default
+
+        raise typer.Exit(run_default())
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return the exit code (only `main` calls sys.exit)."""
+    from typer._click import exceptions as click_exc
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = app(args=args, prog_name="forge-tools", standalone_mode=False)
+    except ForgeToolsError as exc:
+        typer.echo(f"forge-tools: error: {exc.one_line()}", err=True)
+        return int(exc.exit_code)
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except typer.Abort:
+        typer.echo("forge-tools: interrupted", err=True)
+        return int(ExitCode.INTERRUPTED)
+    except click_exc.ClickException as exc:
+        exc.show()
+        return int(ExitCode.USAGE)
+    except KeyboardInterrupt:
+        typer.echo("forge-tools: interrupted", err=True)
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        return 0
+    return int(result) if isinstance(result, int) else 0
+
+
+def main() -> None:
+    sys.exit(run())

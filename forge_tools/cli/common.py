@@ -1,0 +1,64 @@
+"""Options shared by several commands, and the one place that turns them into core requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from forge_tools.config import LoadedConfig
+
+ConfigOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--config", "-c", help="Overlay a config file (repeatable, applied in order).",
+                 show_default=False),
+]
+ProjectOpt = Annotated[
+    Path | None,
+    typer.Option("--project", help="Project root (default: the enclosing git worktree, else the cwd).",
+                 show_default=False),
+]
+AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent name (default: config default_agent, else build).")]
+ModelOpt = Annotated[
+    str | None, typer.Option("--model", help="PROVIDER/MODEL (default: config `model`).", show_default=False)
+]
+FlagOpt = Annotated[
+    list[str] | None, typer.Option("--flag", help="Turn on a flag such as lsp, plan, exa, question (repeatable).",
+                                   show_default=False)
+]
+ClientOpt = Annotated[str, typer.Option("--client", help="Client name: cli, app, desktop, ...")]
+SessionPermissionOpt = Annotated[
+    Path | None,
+    typer.Option("--session-permission", help="A file whose `permission` map is the session overlay.",
+                 show_default=False),
+]
+ToolsOpt = Annotated[
+    str | None, typer.Option("--tools", help='Per-request tool booleans as JSON, e.g. \'{"edit": false}\'.',
+                             show_default=False)
+]
+PureOpt = Annotated[bool, typer.Option("--pure", help="Load no external plugins.")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+
+
+def check_format(value: str, allowed: tuple[str, ...]) -> str:
+    from forge_tools.errors import UsageError
+
+    if value not in allowed:
+        raise UsageError(f"unknown format {value!r}; use one of: {', '.join(allowed)}", where="--format")
+    return value
+
+
+def load(config: list[Path] | None, project: Path | None, **extra: Any) -> LoadedConfig:
+    """Load the merged config for a command (all discovery locations plus --config overlays)."""
+    from forge_tools.config import LoadOptions, load_config
+
+    return load_config(LoadOptions(cwd=Path.cwd(), project=project, overlays=tuple(config or ()), **extra))
+
+
+def console(stderr: bool = False) -> Any:
+    """A rich console honouring the colour policy (NO_COLOR, then FORCE_COLOR, then TTY)."""
+    from forge_tools.report.colour import make_console
+
+    return make_console(stderr=stderr)

@@ -1,0 +1,120 @@
+"""Where a value came from, and the located tree that config files are read into.
+
+Every config value and every permission rule remembers its origin so that `config --show-origin`,
+`rules`, `explain` and `check` can point at a file, line and column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+OriginKind = Literal[
+    "file",  # a config file (line/column when the format gives them, else key_path)
+    "env",  # an environment variable holding config (FORGE_CONFIG_CONTENT, FORGE_PERMISSION)
+    "cli",  # a command-line option (--tools, --args ...)
+    "default",  # the built-in defaults every agent starts from
+    "builtin-agent",  # rules a builtin agent (build, plan, general, explore) adds
+    "session",  # rules added during a run (answer "always")
+    "plugin",  # something a plugin did
+]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A location: a file with 1-based line/column, or a named non-file source, plus a key path."""
+
+    kind: OriginKind
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
+    key_path: tuple[str, ...] = ()
+    name: str | None = None  # env var name, option name, agent name, plugin name ...
+
+    def __str__(self) -> str:
+        keys = ".".join(self.key_path)
+        if self.kind == "file" and self.path is not None:
+            if self.line is not None:
+                col = self.column if self.column is not None else 1
+                return f"{self.path}:{self.line}:{col}"
+            return f"{self.path}: {keys}" if keys else self.path
+        label = {
+            "env": f"env {self.name}" if self.name else "environment",
+            "cli": f"option {self.name}" if self.name else "command line",
+            "default": "default",
+            "builtin-agent": f"builtin agent {self.name}" if self.name else "builtin agent",
+            "session": "session",
+            "plugin": f"plugin {self.name}" if self.name else "plugin",
+        }.get(self.kind, self.kind)
+        return f"{label}: {keys}" if keys and self.kind in ("env", "cli") else label
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape used in every report: path/line/column plus kind and key path."""
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "key_path": list(self.key_path) or None,
+            "name": self.name,
+        }
+
+    def at(self, *keys: str) -> Origin:
+        """The same source, one key deeper (for formats that cannot give a line)."""
+        return Origin(self.kind, self.path, self.line, self.column, self.key_path + keys, self.name)
+
+
+@dataclass
+class Node:
+    """A config value with its origin.
+
+    `value` is a scalar, a `dict[str, Node]` (insertion order is file order) or a `list[Node]`.
+    `key_origin` is where the key naming this node was written (for mappings' children).
+    """
+
+    value: Any
+    origin: Origin
+    key_origin: Origin | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_map(self) -> bool:
+        return isinstance(self.value, dict)
+
+    @property
+    def is_list(self) -> bool:
+        return isinstance(self.value, list)
+
+    def get(self, key: str) -> Node | None:
+        if isinstance(self.value, dict):
+            node = self.value.get(key)
+            return node if isinstance(node, Node) else None
+        return None
+
+    def items(self) -> Iterator[tuple[str, Node]]:
+        if isinstance(self.value, dict):
+            yield from self.value.items()
+
+    def plain(self) -> Any:
+        """The value without origins (dicts keep their order)."""
+        if isinstance(self.value, dict):
+            return {k: v.plain() for k, v in self.value.items()}
+        if isinstance(self.value, list):
+            return [v.plain() for v in self.value]
+        return self.value
+
+    @classmethod
+    def from_plain(cls, data: Any, origin: Origin) -> Node:
+        """Wrap plain data; every node gets `origin` extended by its key path (env, CLI, tests)."""
+
+        def wrap(value: Any, keys: tuple[str, ...]) -> Node:
+            here = Origin(origin.kind, origin.path, origin.line, origin.column, origin.key_path + keys,
+                          origin.name)
+            if isinstance(value, dict):
+                return cls({str(k): wrap(v, (*keys, str(k))) for k, v in value.items()}, here, here)
+            if isinstance(value, list):
+                return cls([wrap(v, (*keys, str(i))) for i, v in enumerate(value)], here, here)
+            return cls(value, here, here)
+
+        return wrap(data, ())

@@ -1,0 +1,1 @@
+"""Renderers: text (rich), json, github, sarif. JSON never goes through rich."""

@@ -1,0 +1,251 @@
+"""The one contract every tool is wrapped into, whatever its source (SPEC 1).
+
+A `Tool` has an id, a description, a parameter schema (a pydantic model, or a JSON Schema dict for
+plugin tools), an `execute` (sync or async) and, optionally, `permission_requests`: a pure function from
+validated arguments to the permission checks a call needs (SPEC 4.4). Keeping that function pure lets
+`explain --call` and `check --expect` show per-call decisions without running anything.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, Union, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+SourceKind = Literal["builtin", "script", "plugin"]
+
+
+@dataclass(frozen=True)
+class ToolSource:
+    """Where a candidate tool came from (SPEC 2)."""
+
+    kind: SourceKind
+    path: str | None = None
+    plugin: str | None = None
+    line: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "path": self.path, "plugin": self.plugin}
+
+    def __str__(self) -> str:
+        if self.kind == "builtin":
+            return "builtin"
+        if self.kind == "script":
+            return f"script {self.path}"
+        return f"plugin {self.plugin}" + (f" ({self.path})" if self.path else "")
+
+
+BUILTIN = ToolSource("builtin")
+
+
+@dataclass
+class Attachment:
+    """A file-like attachment a tool may return (e.g. an image read by `read`)."""
+
+    mime: str
+    url: str
+    filename: str | None = None
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns: title, text output, metadata, attachments (SPEC 1)."""
+
+    output: str
+    title: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    attachments: list[Attachment] = field(default_factory=list)
+    is_error: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"title": self.title, "output": self.output, "metadata": self.metadata}
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """One permission check a call needs: the permission name, the patterns to check, and the
+    patterns that an `always` answer would allow for the rest of the session."""
+
+    permission: str
+    patterns: tuple[str, ...]
+    always: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+class AbortSignal:
+    """Cancellation that reaches a running tool (and its subprocess), thread-safe."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._callbacks: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+        self.reason: str | None = None
+
+    @property
+    def aborted(self) -> bool:
+        return self._event.is_set()
+
+    def abort(self, reason: str = "aborted") -> None:
+        with self._lock:
+            if self._event.is_set():
+                return
+            self.reason = reason
+            self._event.set()
+            callbacks = list(self._callbacks)
+        for cb in callbacks:
+            cb()
+
+    def add_callback(self, cb: Callable[[], None]) -> None:
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(cb)
+                return
+        cb()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._event.wait(timeout)
+
+
+class AskFn(Protocol):
+    """The permission gate as a tool sees it; raises PermissionDenied / PermissionRejected."""
+
+    def __call__(
+        self,
+        permission: str,
+        patterns: list[str],
+        always: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None: ...
+
+
+def _allow_everything(
+    permission: str, patterns: list[str], always: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> None:
+    return None
+
+
+@dataclass
+class ToolContext:
+    """What `execute` receives besides its arguments (SPEC 1)."""
+
+    session_id: str = "ses_local"
+    message_id: str = "msg_local"
+    agent: str = "build"
+    call_id: str | None = None
+    project_root: Path = field(default_factory=Path.cwd)
+    abort: AbortSignal = field(default_factory=AbortSignal)
+    ask: AskFn = _allow_everything
+    on_metadata: Callable[[str | None, dict[str, Any] | None], None] | None = None
+    timeout: float | None = None  # seconds; a per-run override (e.g. `run --timeout`)
+    extra: dict[str, Any] = field(default_factory=dict)  # config, truncation policy, ...
+
+    def metadata(self, title: str | None = None, metadata: dict[str, Any] | None = None) -> None:
+        """Write back the running tool part's title/metadata (a CLI shows it as progress)."""
+        if self.on_metadata is not None:
+            self.on_metadata(title, metadata)
+
+
+ExecuteReturn = Union[str, ToolResult]
+ExecuteFn = Callable[[Any, ToolContext], Union[ExecuteReturn, Awaitable[ExecuteReturn]]]
+RequestsFn = Callable[[Any, ToolContext], list[PermissionRequest]]
+
+
+@dataclass
+class Tool:
+    """A candidate tool. `parameters` is a pydantic model class or a JSON Schema dict."""
+
+    id: str
+    description: str
+    parameters: type[BaseModel] | dict[str, Any]
+    execute: ExecuteFn
+    source: ToolSource = BUILTIN
+    permission_requests: RequestsFn | None = None
+    format_validation_error: Callable[[ValidationError], str] | None = None
+    internal: bool = False  # e.g. `invalid`: goes through the layers but is not for direct use
+
+    def json_schema(self) -> dict[str, Any]:
+        if isinstance(self.parameters, dict):
+            return self.parameters
+        return self.parameters.model_json_schema()
+
+
+def is_context_annotation(annotation: Any) -> bool:
+    return annotation is ToolContext or annotation == "ToolContext"
+
+
+def tool(
+    _fn: Callable[..., Any] | None = None,
+    *,
+    description: str | None = None,
+    name: str | None = None,
+    format_validation_error: Callable[[ValidationError], str] | None = None,
+) -> Any:
+    """Turn a function into a `Tool`.
+
+    Parameters become the pydantic argument model (defaults and `Annotated[..., Field(...)]` kept); a
+    parameter typed `ToolContext` is injected, not exposed. Sync or async; returns str or ToolResult.
+    The description defaults to the docstring. `name` sets the id explicitly (else the binding decides,
+    see the config-dir script id rule).
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Tool:
+        sig = inspect.signature(fn)
+        try:
+            hints = get_type_hints(fn, include_extras=True)
+        except Exception:
+            hints = {}
+        fields: dict[str, Any] = {}
+        ctx_param: str | None = None
+        for pname, param in sig.parameters.items():
+            annotation = hints.get(pname, param.annotation)
+            if is_context_annotation(annotation):
+                ctx_param = pname
+                continue
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise TypeError(f"tool {fn.__name__}: *args/**kwargs parameters are not supported")
+            if annotation is inspect.Parameter.empty:
+                annotation = Any
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            fields[pname] = (annotation, default)
+        model_name = "".join(part.capitalize() for part in fn.__name__.split("_")) + "Args"
+        model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+        is_async = inspect.iscoroutinefunction(fn)
+
+        if is_async:
+            async def execute_async(args: BaseModel, ctx: ToolContext) -> Any:
+                kwargs = {k: getattr(args, k) for k in fields}
+                if ctx_param:
+                    kwargs[ctx_param] = ctx
+                return await fn(**kwargs)
+
+            execute: ExecuteFn = execute_async
+        else:
+            def execute_sync(args: BaseModel, ctx: ToolContext) -> Any:
+                kwargs = {k: getattr(args, k) for k in fields}
+                if ctx_param:
+                    kwargs[ctx_param] = ctx
+                return fn(**kwargs)
+
+            execute = execute_sync
+
+        desc = description if description is not None else inspect.getdoc(fn) or ""
+        t = Tool(
+            id=name or fn.__name__,
+            description=desc,
+            parameters=model,
+            execute=execute,
+            format_validation_error=format_validation_error,
+        )
+        t.__dict__["_explicit_name"] = name is not None
+        t.__dict__["_function"] = fn
+        return t
+
+    if _fn is not None:
+        return wrap(_fn)
+    return wrap

@@ -1,0 +1,76 @@
+"""Shared fixtures: every test runs with isolated config and data dirs, no colour, and its own project."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+_FORGE_ENV = (
+    "FORGE_CONFIG",
+    "FORGE_CONFIG_DIR",
+    "FORGE_CONFIG_CONTENT",
+    "FORGE_PERMISSION",
+    "FORGE_DISABLE_PROJECT_CONFIG",
+    "FORGE_DATA_DIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "FORCE_COLOR",
+    "GITHUB_ACTIONS",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """HOME, XDG dirs and the data dir point into tmp; the cwd is an empty project directory."""
+    for name in _FORGE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    data = tmp_path / "data"
+    for d in (home, project, data):
+        d.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("FORGE_DATA_DIR", str(data))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    # A git root stops the upward project search inside tmp.
+    (project / ".git").mkdir()
+    monkeypatch.chdir(project)
+    return {"home": home, "project": project, "data": data}
+
+
+@pytest.fixture
+def project(isolated_env: dict[str, Path]) -> Path:
+    return isolated_env["project"]
+
+
+@pytest.fixture
+def cli():
+    """Run the CLI in-process: returns (exit_code, stdout, stderr)."""
+    import contextlib
+    import io
+
+    from forge_tools.cli.app import run
+
+    def invoke(*args: str, input: str | None = None) -> tuple[int, str, str]:
+        import sys
+
+        out, err = io.StringIO(), io.StringIO()
+        old_stdin = sys.stdin
+        sys.stdin = io.StringIO(input or "")
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = run(list(args))
+        finally:
+            sys.stdin = old_stdin
+        return code, out.getvalue(), err.getvalue()
+
+    return invoke
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("NO_COLOR", "1")
