@@ -143,7 +143,10 @@ class ToolContext:
     ask: AskFn = _allow_everything
     on_metadata: Callable[[str | None, dict[str, Any] | None], None] | None = None
     timeout: float | None = None  # seconds; a per-run override (e.g. `run --timeout`)
-    extra: dict[str, Any] = field(default_factory=dict)  # config, truncation policy, ...
+    truncation: Any = None  # tools.truncation.TruncationPolicy; None means the defaults
+    outputs: Any = None  # tools.outputs.OutputStore; None means the store from the environment
+    hint: str = "search"  # follow-up hint kind for truncated output: "subagent" or "search" (SPEC 5.3)
+    extra: dict[str, Any] = field(default_factory=dict)  # loaded config, skills dirs, ...
 
     def metadata(self, title: str | None = None, metadata: dict[str, Any] | None = None) -> None:
         """Write back the running tool part's title/metadata (a CLI shows it as progress)."""
