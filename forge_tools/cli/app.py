@@ -97,6 +97,17 @@ def run(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug: still one line, with a way to see the traceback
+        import os
+
+        if os.environ.get("FORGE_DEBUG"):
+            raise
+        typer.echo(
+            f"forge-tools: internal error: {type(exc).__name__}: {exc} "
+            "(set FORGE_DEBUG=1 for the traceback, and please report it)",
+            err=True,
+        )
+        return int(ExitCode.FINDINGS)
     return int(result) if isinstance(result, int) else 0
 
 

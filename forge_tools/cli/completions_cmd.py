@@ -1,0 +1,45 @@
+"""`forge-tools completions`: shell completion scripts generated from the CLI's own command tree.
+
+The scripts are static (no call back into Python at completion time), so completing is instant. The
+copies in `completions/` are regenerated with `forge-tools completions --write completions` and a test
+fails when they are stale.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+SHELLS = ("bash", "zsh", "fish")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "completions",
+        help="Print a shell completion script (bash, zsh, fish), or write all three with --write DIR.",
+    )(completions)
+
+
+def completions(
+    shell: Annotated[str | None, typer.Argument(help="bash, zsh or fish.", show_default=False)] = None,
+    write: Annotated[
+        Path | None, typer.Option("--write", help="Write all three scripts into DIR.", show_default=False)
+    ] = None,
+) -> int:
+    from forge_tools.cli.completion_scripts import FILE_NAMES, render
+    from forge_tools.errors import UsageError
+
+    if write is not None:
+        write.mkdir(parents=True, exist_ok=True)
+        for name in SHELLS:
+            (write / FILE_NAMES[name]).write_text(render(name), encoding="utf-8")
+            typer.echo(f"wrote {write / FILE_NAMES[name]}")
+        return 0
+    if shell is None:
+        raise UsageError("name a shell (bash, zsh or fish), or use --write DIR", where="SHELL")
+    if shell not in SHELLS:
+        raise UsageError(f"unknown shell {shell!r}; use bash, zsh or fish", where="SHELL")
+    typer.echo(render(shell), nl=False)
+    return 0

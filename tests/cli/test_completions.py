@@ -1,0 +1,57 @@
+"""The committed completion scripts must match what the CLI generates now."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from forge_tools.cli.completion_scripts import FILE_NAMES, command_tree, render
+
+REPO = Path(__file__).resolve().parents[2]
+REGENERATE = "forge-tools completions --write completions"
+
+
+@pytest.mark.parametrize("shell", sorted(FILE_NAMES))
+def test_committed_script_is_current(shell: str) -> None:
+    committed = REPO / "completions" / FILE_NAMES[shell]
+    assert committed.exists(), f"missing {committed}; run `{REGENERATE}`"
+    assert committed.read_text(encoding="utf-8") == render(shell), (
+        f"{committed} is stale; run `{REGENERATE}` and commit the result"
+    )
+
+
+def test_every_command_and_option_is_offered() -> None:
+    bash = render("bash")
+    for command in command_tree():
+        assert f"    {command.name})" in bash
+        for option in command.options:
+            for name in option.names:
+                assert name in bash
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_script_parses_in_its_shell(shell: str, tmp_path: Path) -> None:
+    exe = shutil.which(shell)
+    if exe is None:
+        pytest.skip(f"{shell} is not installed")
+    script = tmp_path / FILE_NAMES[shell]
+    script.write_text(render(shell), encoding="utf-8")
+    args = [exe, "--no-execute", str(script)] if shell == "fish" else [exe, "-n", str(script)]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_cli_writes_all_three(tmp_path: Path, cli) -> None:
+    code, out, _ = cli("completions", "--write", str(tmp_path))
+    assert code == 0
+    for shell, name in FILE_NAMES.items():
+        assert (tmp_path / name).read_text(encoding="utf-8") == render(shell)
+
+
+def test_cli_rejects_unknown_shell(cli) -> None:
+    code, _, err = cli("completions", "tcsh")
+    assert code == 2
+    assert "unknown shell 'tcsh'" in err
