@@ -1,0 +1,337 @@
+"""The private truncation directory: full tool outputs under sortable unique ids (SPEC 5.2).
+
+A model sees only a preview of a long output; the whole text lands here so nothing is lost. The
+directory is the user's alone (0700, files 0600), ids sort by creation time, and files are created with
+`O_EXCL` so two runs at once can never share one. When the directory cannot be written, a private
+directory under the system temp dir takes over and every file says so in `fallback_note`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import itertools
+import os
+import re
+import secrets
+import stat
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from forge_tools import paths
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+DEFAULT_RETENTION_DAYS = 7
+CLEANUP_INTERVAL_SECONDS = 3600.0
+STAMP_NAME = ".last-cleanup"
+
+_ID_RE = re.compile(r"^(tool_[0-9a-f]{16}_[0-9a-z]{8})(?:-([A-Za-z0-9_-]+))?\.txt$")
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+_counter = itertools.count()
+_id_lock = threading.Lock()
+_last_stamp = 0
+
+
+def new_id(now_ns: int | None = None) -> str:
+    """`tool_<16 hex digits of time>_<8 random chars>`: sorts by creation order within a process.
+
+    The time part is microseconds since the epoch, bumped past the previous id so that ids made in the
+    same microsecond still sort in creation order; the random part keeps separate processes apart.
+    """
+    global _last_stamp
+    micros = (time.time_ns() if now_ns is None else now_ns) // 1000
+    with _id_lock:
+        stamp = max(micros, _last_stamp + 1)
+        _last_stamp = stamp
+    rand = "".join(secrets.choice(_ALPHABET) for _ in range(8))
+    return f"tool_{stamp:016x}_{rand}"
+
+
+def _safe_tool_name(tool_id: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "_", tool_id).strip("_-")
+    return cleaned[:64]
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8, giving back the exact bytes a caller decoded with `surrogateescape`."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class OutputEntry:
+    """One stored full output, as `outputs list` shows it."""
+
+    id: str
+    path: Path
+    tool: str | None
+    size: int
+    mtime: float
+    fallback: bool = False
+
+    def age_days(self, now: float | None = None) -> float:
+        return ((time.time() if now is None else now) - self.mtime) / 86400.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": str(self.path),
+            "tool": self.tool,
+            "size": self.size,
+            "modified": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.mtime)),
+            "fallback": self.fallback,
+        }
+
+
+class OutputFile:
+    """A full-output file being written; binary, so the exact bytes of a command are kept."""
+
+    def __init__(self, id: str, path: Path, fd: int, fallback_note: str | None = None) -> None:
+        self.id = id
+        self.path = path
+        self.fallback_note = fallback_note
+        self.bytes_written = 0
+        self._file = os.fdopen(fd, "wb")
+
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+    def write(self, data: bytes) -> int:
+        n = self._file.write(data)
+        self.bytes_written += n
+        return n
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+    def __enter__(self) -> OutputFile:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"OutputFile({self.id!r}, {str(self.path)!r})"
+
+
+def _prepare_private_dir(directory: Path) -> None:
+    """Create `directory` (and parents), make it 0700, and prove a file can be made in it."""
+    directory.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    st = os.lstat(directory)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError(f"{directory} is not a directory")
+    if stat.S_IMODE(st.st_mode) != DIR_MODE:
+        os.chmod(directory, DIR_MODE)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PermissionError(f"{directory} is not writable")
+
+
+def _fallback_dir() -> Path:
+    """A per-user private dir under the system temp dir; a fresh `mkdtemp` if that one is not ours."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    candidate = Path(tempfile.gettempdir()) / f"forge-tool-output-{uid}"
+    try:
+        candidate.mkdir(mode=DIR_MODE, exist_ok=True)
+        st = os.lstat(candidate)
+        owned = not hasattr(os, "getuid") or st.st_uid == uid
+        if stat.S_ISDIR(st.st_mode) and owned:
+            _prepare_private_dir(candidate)
+            return candidate
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="forge-tool-output-"))
+
+
+class OutputStore:
+    """The truncation directory: create, list, look up and clean full-output files."""
+
+    def __init__(self, directory: Path, retention_days: float = DEFAULT_RETENTION_DAYS) -> None:
+        self.directory = Path(directory)
+        self.retention_days = retention_days
+        self.fallback_directory: Path | None = None
+        self._fallback_reason: str | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, retention_days: float = DEFAULT_RETENTION_DAYS
+    ) -> OutputStore:
+        """The store in `<data dir>/tool-output/` (FORGE_DATA_DIR, XDG_DATA_HOME, ~/.local/share)."""
+        return cls(paths.truncation_dir(env), retention_days=retention_days)
+
+    @classmethod
+    def from_config(cls, loaded: Any, env: Mapping[str, str] | None = None) -> OutputStore:
+        """Like `from_env`, with `tool_output.retention_days` from a loaded config when it is set."""
+        days: float = DEFAULT_RETENTION_DAYS
+        value = _config_value(loaded, "retention_days")
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            days = value
+        return cls.from_env(env, retention_days=days)
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def _target_dir(self) -> tuple[Path, str | None]:
+        """The primary dir when it can be used, else the fallback plus a note saying why."""
+        try:
+            _prepare_private_dir(self.directory)
+            return self.directory, None
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            with self._lock:
+                if self.fallback_directory is None or not self.fallback_directory.is_dir():
+                    self.fallback_directory = _fallback_dir()
+                fallback = self.fallback_directory
+            note = (
+                f"the truncation directory {self.directory} could not be written ({reason}); "
+                f"the full output was saved in {fallback} instead"
+            )
+            return fallback, note
+
+    def create(self, tool_id: str) -> OutputFile:
+        """A new, empty, private file for one call's full output (never shared with another call)."""
+        directory, note = self._target_dir()
+        suffix = _safe_tool_name(tool_id)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+        for _ in range(100):
+            oid = new_id()
+            path = directory / (f"{oid}-{suffix}.txt" if suffix else f"{oid}.txt")
+            try:
+                fd = os.open(path, flags, FILE_MODE)
+            except FileExistsError:
+                continue
+            with contextlib.suppress(OSError):
+                os.fchmod(fd, FILE_MODE)
+            return OutputFile(oid, path, fd, note)
+        raise FileExistsError(f"could not create a unique output file in {directory}")
+
+    def write_bytes(self, tool_id: str, data: bytes) -> OutputFile:
+        with self.create(tool_id) as f:
+            f.write(data)
+        return f
+
+    def write_text(self, tool_id: str, text: str) -> OutputFile:
+        """Store a whole text at once (UTF-8; surrogate-escaped bytes come back exactly)."""
+        return self.write_bytes(tool_id, encode_text(text))
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def _dirs(self) -> Iterator[tuple[Path, bool]]:
+        yield self.directory, False
+        fallback = self.fallback_directory or Path(tempfile.gettempdir()) / f"forge-tool-output-{_uid()}"
+        if fallback != self.directory:
+            yield fallback, True
+
+    def list(self) -> builtins.list[OutputEntry]:
+        """Every stored output, oldest first (ids sort by creation time)."""
+        entries: list[OutputEntry] = []
+        for directory, is_fallback in self._dirs():
+            try:
+                names = os.listdir(directory)
+            except OSError:
+                continue
+            for name in names:
+                match = _ID_RE.match(name)
+                if match is None:
+                    continue
+                path = directory / name
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                entries.append(
+                    OutputEntry(match.group(1), path, match.group(2), st.st_size, st.st_mtime, is_fallback)
+                )
+        entries.sort(key=lambda e: e.id)
+        return entries
+
+    def get(self, output_id: str) -> OutputEntry | None:
+        """Look an output up by id (or by its full file name)."""
+        wanted = Path(output_id).name
+        for entry in self.list():
+            if wanted in (entry.id, entry.path.name):
+                return entry
+        return None
+
+    # -- cleanup -----------------------------------------------------------------------------------
+
+    def clean(
+        self, older_than_days: float | None = None, dry_run: bool = False, now: float | None = None
+    ) -> builtins.list[OutputEntry]:
+        """Remove outputs last written more than `older_than_days` ago (default: the retention)."""
+        days = self.retention_days if older_than_days is None else older_than_days
+        now = time.time() if now is None else now
+        cutoff = now - days * 86400.0
+        removed: list[OutputEntry] = []
+        for entry in self.list():
+            if entry.mtime >= cutoff:
+                continue
+            if not dry_run:
+                try:
+                    entry.path.unlink()
+                except FileNotFoundError:
+                    continue
+                except OSError:
+                    continue
+            removed.append(entry)
+        return removed
+
+    def maybe_cleanup(self, now: float | None = None) -> builtins.list[OutputEntry] | None:
+        """Run `clean()` when the last run is over an hour old; None when it was skipped.
+
+        The stamp file's mtime records the last run, so separate processes share the same schedule.
+        """
+        now = time.time() if now is None else now
+        stamp = self.directory / STAMP_NAME
+        try:
+            last = stamp.stat().st_mtime
+        except OSError:
+            last = None
+        if last is not None and 0 <= now - last < CLEANUP_INTERVAL_SECONDS:
+            return None
+        try:
+            _prepare_private_dir(self.directory)
+            fd = os.open(stamp, os.O_WRONLY | os.O_CREAT, FILE_MODE)
+            os.close(fd)
+            os.utime(stamp, (now, now))
+        except OSError:
+            return None
+        return self.clean(now=now)
+
+
+def _uid() -> int:
+    return os.getuid() if hasattr(os, "getuid") else 0
+
+
+def _config_value(loaded: Any, key: str) -> Any:
+    """`tool_output.<key>` from a LoadedConfig (or a plain mapping), None when absent."""
+    if loaded is None:
+        return None
+    tree = getattr(loaded, "tree", None)
+    if tree is not None:
+        section = tree.get("tool_output")
+        node = section.get(key) if section is not None else None
+        return node.value if node is not None else None
+    if isinstance(loaded, Mapping):
+        section = loaded.get("tool_output")
+        if isinstance(section, Mapping):
+            return section.get(key)
+    return None

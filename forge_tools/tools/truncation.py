@@ -1,0 +1,218 @@
+"""The shared output limit (SPEC 5.1, 5.3): a preview that fits, a marker, and a follow-up hint.
+
+`preview_lines` is the bare algorithm (pure, so bash can apply it to the tail it kept while streaming);
+`truncate_output` adds the full-output file and the texts the model reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from forge_tools.errors import ConfigError
+
+if TYPE_CHECKING:
+    from forge_tools.tools.outputs import OutputStore
+
+Direction = Literal["head", "tail"]
+Unit = Literal["lines", "bytes"]
+HintKind = Literal["subagent", "search"]
+
+DEFAULT_MAX_LINES = 2000
+DEFAULT_MAX_BYTES = 50 * 1024
+
+
+@dataclass(frozen=True)
+class TruncationPolicy:
+    """Both limits are checked; `direction` says which end of the output is kept."""
+
+    max_lines: int = DEFAULT_MAX_LINES
+    max_bytes: int = DEFAULT_MAX_BYTES
+    direction: Direction = "head"
+
+    def __post_init__(self) -> None:
+        if self.max_lines < 1 or self.max_bytes < 1:
+            raise ValueError("truncation limits must be positive")
+        if self.direction not in ("head", "tail"):
+            raise ValueError(f"unknown truncation direction {self.direction!r}")
+
+    def with_direction(self, direction: Direction) -> TruncationPolicy:
+        return TruncationPolicy(self.max_lines, self.max_bytes, direction)
+
+    @classmethod
+    def from_config(cls, loaded: Any) -> TruncationPolicy:
+        """Limits from `tool_output.max_lines` / `tool_output.max_bytes` (defaults when unset).
+
+        Accepts a LoadedConfig (values keep their origin, so a bad one is reported where it was
+        written), a plain mapping, or None.
+        """
+        limits: dict[str, int] = {}
+        for key, default in (("max_lines", DEFAULT_MAX_LINES), ("max_bytes", DEFAULT_MAX_BYTES)):
+            value, origin = _config_entry(loaded, key)
+            if value is None:
+                limits[key] = default
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"tool_output.{key} must be a positive integer, got {value!r}", origin)
+            limits[key] = value
+        return cls(max_lines=limits["max_lines"], max_bytes=limits["max_bytes"])
+
+
+def _config_entry(loaded: Any, key: str) -> tuple[Any, Any]:
+    if loaded is None:
+        return None, None
+    tree = getattr(loaded, "tree", None)
+    if tree is not None:
+        section = tree.get("tool_output")
+        node = section.get(key) if section is not None else None
+        return (node.value, node.origin) if node is not None else (None, None)
+    if isinstance(loaded, Mapping):
+        section = loaded.get("tool_output")
+        if isinstance(section, Mapping):
+            return section.get(key), None
+    return None, None
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def preview_lines(
+    lines: Sequence[str], policy: TruncationPolicy, direction: Direction | None = None
+) -> tuple[list[str], int, Unit]:
+    """SPEC 5.1 on lines already split on `\\n`: `(kept, removed, unit)`.
+
+    Each kept line costs its UTF-8 bytes plus one for its newline, except the first kept line. Keeping
+    stops at the line limit, or before the line that would pass the byte limit; in the latter case the
+    amount cut is counted in bytes, otherwise in lines. Within both limits everything is kept.
+    """
+    direction = direction or policy.direction
+    sizes = [_utf8_len(line) for line in lines]
+    total_bytes = sum(sizes) + max(len(lines) - 1, 0)
+    if len(lines) <= policy.max_lines and total_bytes <= policy.max_bytes:
+        return list(lines), 0, "lines"
+    order = range(len(lines)) if direction == "head" else range(len(lines) - 1, -1, -1)
+    kept_idx: list[int] = []
+    kept_bytes = 0
+    hit_bytes = False
+    for i in order:
+        if len(kept_idx) >= policy.max_lines:
+            break
+        cost = sizes[i] + (1 if kept_idx else 0)
+        if kept_bytes + cost > policy.max_bytes:
+            hit_bytes = True
+            break
+        kept_idx.append(i)
+        kept_bytes += cost
+    if direction == "tail":
+        kept_idx.reverse()
+    kept = [lines[i] for i in kept_idx]
+    if hit_bytes:
+        return kept, total_bytes - kept_bytes, "bytes"
+    return kept, len(lines) - len(kept), "lines"
+
+
+def hint_text(kind: str, output_path: str | None) -> str:
+    """The follow-up advice after a cut (SPEC 5.3): delegate to a subagent, or search / page."""
+    if output_path is None:
+        return (
+            "The complete output could not be saved. Run the call again with a narrower scope if you "
+            "need the missing part."
+        )
+    where = f"The complete output is in {output_path}."
+    if kind == "subagent":
+        return (
+            f"{where} Rather than reading that file into this conversation, give its path to an explore "
+            "subagent (task tool) and ask it for the specific part you need."
+        )
+    return (
+        f"{where} Search it for what you need (grep on that path), or read it piece by piece with the "
+        "read tool's offset and limit instead of all at once."
+    )
+
+
+def marker_text(removed: int, unit: str, direction: Direction) -> str:
+    """The line that says how much of the output is not shown, and from which end."""
+    where = "end" if direction == "head" else "start"
+    word = unit if removed != 1 else unit.rstrip("s")
+    return f"[output cut: {removed} {word} omitted from the {where}]"
+
+
+@dataclass(frozen=True)
+class Truncated:
+    """What `truncate_output` gives back: the text for the model plus the facts for metadata."""
+
+    content: str
+    truncated: bool
+    removed: int = 0
+    unit: Unit = "lines"
+    direction: Direction = "head"
+    output_path: str | None = None
+    hint: HintKind | None = None
+    note: str | None = None  # e.g. the fallback location used for the full output
+
+    def metadata(self) -> dict[str, Any]:
+        """The metadata keys SPEC 1 and issue 3 name (`outputPath` only when truncated)."""
+        if not self.truncated:
+            return {"truncated": False}
+        meta: dict[str, Any] = {
+            "truncated": True,
+            "outputPath": self.output_path,
+            "removed": self.removed,
+            "unit": self.unit,
+            "direction": self.direction,
+            "hint": self.hint,
+        }
+        if self.note:
+            meta["outputNote"] = self.note
+        return meta
+
+
+def render_truncated(
+    preview: str,
+    removed: int,
+    unit: Unit,
+    direction: Direction,
+    hint: HintKind,
+    output_path: str | None,
+    note: str | None = None,
+) -> Truncated:
+    """Assemble preview, marker and hint (head: marker after the preview; tail: before it)."""
+    parts = [marker_text(removed, unit, direction), hint_text(hint, output_path)]
+    if note:
+        parts.append(f"Note: {note}.")
+    notice = "\n".join(parts)
+    content = f"{preview}\n\n{notice}" if direction == "head" else f"{notice}\n\n{preview}"
+    return Truncated(content, True, removed, unit, direction, output_path, hint, note)
+
+
+def truncate_output(
+    text: str,
+    policy: TruncationPolicy | None = None,
+    hint: str = "search",
+    store: OutputStore | None = None,
+    tool_id: str = "tool",
+    direction: Direction | None = None,
+) -> Truncated:
+    """Apply the shared limit; when anything is cut, save the whole text and point at it."""
+    policy = policy or TruncationPolicy()
+    direction = direction or policy.direction
+    hint_kind: HintKind = "subagent" if hint == "subagent" else "search"
+    lines = text.split("\n")
+    kept, removed, unit = preview_lines(lines, policy, direction)
+    if removed == 0 and len(kept) == len(lines):
+        return Truncated(text, False, direction=direction)
+    output_path: str | None = None
+    note: str | None = None
+    try:
+        if store is None:
+            from forge_tools.tools.outputs import OutputStore
+
+            store = OutputStore.from_env()
+        saved = store.write_text(tool_id, text)
+        output_path = str(saved.path)
+        note = saved.fallback_note
+    except OSError as exc:
+        note = f"the full output could not be saved ({exc.strerror or exc})"
+    return render_truncated("\n".join(kept), removed, unit, direction, hint_kind, output_path, note)
