@@ -1,0 +1,320 @@
+"""Split a bash command line into the simple commands that the `bash` permission checks (SPEC 4.4).
+
+A real parser (tree-sitter-bash) finds every simple command wherever it sits: chains (`&&`, `||`, `;`,
+newlines), pipelines, subshells, `$(...)` and backtick substitutions, process substitution, the bodies of
+`if`/`for`/`while`/`case`, functions, and substitutions hidden inside redirects, assignments or heredocs.
+Every command found becomes one permission pattern; all of them must pass, so adding a pattern can only
+make a call stricter, never looser. The decisions below all follow from that:
+
+- **Pattern text**: the command's words, each with its quoting resolved when the word is static
+  (`"rm" -rf '/'` -> `rm -rf /`, `r\\m` -> `rm`), joined by single spaces. Words with expansions keep
+  their source text (`$HOME/x`). Redirects are not part of the pattern (`ls > out` -> `ls`).
+- **Prefix assignments** (`FOO=1 rm x`): the pattern is the command without them (`rm x`), so a rule
+  about `rm` applies; when assignments were present, the text *with* them is checked as well
+  (`FOO=1 rm x`), so `LD_PRELOAD=... ls` is not allowed merely because `ls *` is.
+- **Nested shells**: `bash -c 'rm x'` (also sh, zsh, dash, ksh) and `eval 'rm x'` are checked as
+  themselves *and* as the commands of the inner string, when that string is static.
+- **Wrappers**: `sudo`, `env`, `nohup`, `nice`, `time`, `timeout`, `command`, `exec`, `builtin`, `xargs`
+  and `doas` are checked as themselves and as the command they run (`sudo rm x` -> also `rm x`).
+- **`export`/`local`/`declare`/`readonly`/`unset`** are commands too.
+- **Parse errors fail closed**: the whole line (whitespace collapsed) is one more pattern besides every
+  piece that could be found, so a `deny` can never be bypassed by confusing the parser.
+- A line with no command at all (only assignments or comments) is checked as its whole text.
+
+A dynamic command name (`$CMD x`, `$(echo rm) x`) cannot be known before running; its pattern keeps the
+source text, which only a wildcard rule such as `*` matches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+WRAPPERS = frozenset({
+    "sudo", "doas", "env", "nohup", "nice", "time", "timeout", "command", "exec", "builtin", "xargs",
+    "stdbuf", "ionice", "chronic",
+})
+# Options of common wrappers that take a separate value (`sudo -u root rm x`).
+_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"}),
+    "doas": frozenset({"-u", "-C"}),
+    "nice": frozenset({"-n"}),
+    "xargs": frozenset({"-n", "-I", "-L", "-P", "-d", "-E", "-s", "-a"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "ionice": frozenset({"-c", "-n", "-p"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+}
+_DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_MAX_DEPTH = 8  # nested `bash -c` / `eval` levels followed before giving up (fail closed: outer kept)
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """The result of splitting one command line."""
+
+    commands: tuple[str, ...]  # every pattern to check, in source order, without duplicates
+    has_error: bool  # the parser reported a syntax error (the whole line is among `commands`)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Parser:
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def normalise(text: str) -> str:
+    """Collapse runs of whitespace to one space and trim: the shape of every pattern."""
+    return _WS.sub(" ", text).strip()
+
+
+def split_command_line(line: str) -> CommandLine:
+    """Every simple command of `line` as a normalised permission pattern (see the module docstring)."""
+    out: list[str] = []
+    has_error = _split_into(line, out, 0)
+    if not out and normalise(line):
+        out.append(normalise(line))
+    return CommandLine(tuple(dict.fromkeys(out)), has_error)
+
+
+def command_patterns(line: str) -> list[str]:
+    """The patterns the `bash` permission checks for `line`."""
+    return list(split_command_line(line).commands)
+
+
+def _split_into(line: str, out: list[str], depth: int) -> bool:
+    data = line.encode("utf-8", "surrogateescape")
+    tree = _parser().parse(data)
+    root = tree.root_node
+    has_error = bool(root.has_error)
+    if has_error and normalise(line):
+        out.append(normalise(line))
+    _walk(root, data, out, depth)
+    return has_error
+
+
+def _text(node: Node, data: bytes) -> str:
+    return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _word(node: Node, data: bytes) -> str:
+    value = _static_value(node, data)
+    return value if value is not None else _text(node, data)
+
+
+def _walk(node: Node, data: bytes, out: list[str], depth: int) -> None:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "command":
+            _command(current, data, out, depth)
+        elif current.type in _DECLARATIONS:
+            words = [_word(c, data) for c in current.children if c.type not in _REDIRECTS]
+            pattern = normalise(" ".join(w for w in words if w))
+            if pattern:
+                out.append(pattern)
+        stack.extend(reversed(current.children))
+
+
+def _command(node: Node, data: bytes, out: list[str], depth: int) -> None:
+    assignments: list[str] = []
+    words: list[str] = []
+    static: list[str | None] = []
+    for child in node.children:
+        if child.type in _REDIRECTS:
+            continue
+        if child.type == "variable_assignment" and not words:
+            assignments.append(_text(child, data))
+            continue
+        value = _static_value(child, data)
+        static.append(value)
+        words.append(_word(child, data) if value is None else value)
+    if not words:
+        return
+    pattern = normalise(" ".join(words))
+    out.append(pattern)
+    if assignments:
+        out.append(normalise(" ".join([*assignments, *words])))
+    name = static[0]
+    if name is not None and "/" in name.rstrip("/"):
+        # `/bin/rm x` is also checked as `rm x`, so a rule about `rm` applies.
+        words = [name.rstrip("/").rsplit("/", 1)[-1], *words[1:]]
+        static = [words[0], *static[1:]]
+        out.append(normalise(" ".join(words)))
+    if depth >= _MAX_DEPTH:
+        return
+    _follow_inner(words, static, out, depth)
+
+
+def _follow_inner(words: list[str], static: list[str | None], out: list[str], depth: int) -> None:
+    """Also check what a nested shell, `eval` or a wrapper command would run."""
+    name = static[0]
+    if name is None:
+        return
+    base = name.rsplit("/", 1)[-1]
+    if base in SHELLS:
+        for i, word in enumerate(static[1:-1], start=1):
+            if word is not None and _is_short_option_with_c(word):
+                inner = static[i + 1]
+                if inner is not None:
+                    _split_into(inner, out, depth + 1)
+                return
+        return
+    if base == "eval":
+        if all(w is not None for w in static[1:]) and len(static) > 1:
+            _split_into(" ".join(w for w in static[1:] if w is not None), out, depth + 1)
+        return
+    if base in WRAPPERS:
+        start = 1 + _wrapper_prefix_length(base, static[1:])
+        if start < len(words):
+            out.append(normalise(" ".join(words[start:])))
+            _follow_inner(words[start:], static[start:], out, depth + 1)
+
+
+def _is_short_option_with_c(word: str) -> bool:
+    return word.startswith("-") and not word.startswith("--") and "c" in word[1:]
+
+
+def _wrapper_prefix_length(base: str, words: list[str | None]) -> int:
+    """How many words after a wrapper's name are its own options (and `env` assignments)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None:
+            break
+        if word == "--":
+            i += 1
+            break
+        if word.startswith("-"):
+            i += 1
+            if word in _VALUE_OPTIONS.get(base, ()):
+                i += 1
+            continue
+        if base == "env" and "=" in word and not word.startswith("="):
+            i += 1
+            continue
+        break
+    if base == "timeout" and i < len(words):
+        i += 1  # the duration
+    return i
+
+
+_ESCAPES_IN_DOUBLE = {'"', "\\", "$", "`", "\n"}
+
+
+def _static_value(node: Node, data: bytes) -> str | None:
+    """The literal value of a word when it has no expansion, else None."""
+    kind = node.type
+    if kind == "command_name":
+        return _static_value(node.children[0], data) if node.child_count == 1 else None
+    if kind in ("word", "number"):
+        return _unescape_bare(_text(node, data))
+    if kind == "raw_string":
+        raw = _text(node, data)
+        return raw[1:-1] if len(raw) >= 2 else None
+    if kind == "ansi_c_string":
+        return _decode_ansi_c(_text(node, data)[2:-1])
+    if kind == "string":
+        parts: list[str] = []
+        for child in node.children:
+            if child.type == '"':
+                continue
+            if child.type == "string_content":
+                parts.append(_unescape_double(_text(child, data)))
+            else:
+                return None
+        return "".join(parts)
+    if kind == "concatenation":
+        values = [_static_value(c, data) for c in node.children]
+        if any(v is None for v in values):
+            return None
+        return "".join(v for v in values if v is not None)
+    return None
+
+
+_ANSI_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
+                "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_NUMERIC = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|.)", re.S)
+
+
+def _decode_ansi_c(body: str) -> str | None:
+    """The value of `$'...'`, so `$'\\x72m'` is checked as `rm`; None for forms not handled."""
+
+    def one(match: re.Match[str]) -> str:
+        esc = match.group(1)
+        if esc[0] in "xuU" and len(esc) > 1:
+            return chr(int(esc[1:], 16))
+        if esc[0] in "01234567":
+            return chr(int(esc, 8))
+        if esc in _ANSI_SIMPLE:
+            return _ANSI_SIMPLE[esc]
+        raise ValueError(esc)
+
+    try:
+        return _ANSI_NUMERIC.sub(one, body)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _unescape_bare(text: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _unescape_double(text: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _ESCAPES_IN_DOUBLE:
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+# How many leading words name "the command" for an `always` answer (`git commit *`, not `git *`).
+_ARITY: dict[str, int] = {
+    "git": 2, "npm": 2, "pnpm": 2, "yarn": 2, "bun": 2, "cargo": 2, "go": 2, "docker": 2, "kubectl": 2,
+    "pip": 2, "pip3": 2, "uv": 2, "poetry": 2, "make": 2, "gh": 2, "brew": 2, "apt": 2, "apt-get": 2,
+    "dotnet": 2, "deno": 2, "systemctl": 2, "terraform": 2, "helm": 2, "conda": 2, "mvn": 2, "gradle": 2,
+}
+
+
+def always_pattern(command: str) -> str:
+    """The pattern an `always` answer allows for one command: its leading words plus ` *`."""
+    words = command.split(" ")
+    if not words or not words[0]:
+        return command
+    arity = _ARITY.get(words[0], 1)
+    head = [w for w in words[:arity] if not w.startswith("-")] or words[:1]
+    return " ".join(head) + " *"
+
+
+def describe(line: str) -> dict[str, Any]:
+    """A JSON-friendly view of a split, for `explain --call` style output."""
+    result = split_command_line(line)
+    return {"commands": list(result.commands), "parse_error": result.has_error}

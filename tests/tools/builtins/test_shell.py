@@ -1,0 +1,120 @@
+"""The bash command splitter: every simple command is found, however it is hidden (SPEC 4.4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from forge_tools.tools.shell import always_pattern, command_patterns, split_command_line
+
+
+@pytest.mark.parametrize(
+    ("line", "must_contain"),
+    [
+        ("ls && rm -rf x", ["ls", "rm -rf x"]),
+        ("ls;rm -rf /", ["ls", "rm -rf /"]),
+        ("ls || rm x", ["ls", "rm x"]),
+        ("ls & rm x", ["ls", "rm x"]),
+        ("ls\nrm x", ["ls", "rm x"]),
+        ("a | rm x", ["a", "rm x"]),
+        ("echo $(rm -rf /)", ["rm -rf /"]),
+        ('echo "$(rm x)"', ["rm x"]),
+        ("echo $(echo $(rm x))", ["rm x"]),
+        ("`rm x`", ["rm x"]),
+        ('echo "`rm x`"', ["rm x"]),
+        ("cat <(rm x)", ["rm x"]),
+        ("diff >(rm x) y", ["rm x"]),
+        ("(rm x)", ["rm x"]),
+        ("{ rm x; }", ["rm x"]),
+        ("if true; then rm x; fi", ["true", "rm x"]),
+        ("if false; then :; else rm x; fi", ["rm x"]),
+        ("for i in 1 2; do rm x; done", ["rm x"]),
+        ("while rm x; do :; done", ["rm x"]),
+        ("case a in a) rm x;; esac", ["rm x"]),
+        ("f() { rm x; }; f", ["rm x", "f"]),
+        ("ls | while read f; do rm x; done", ["rm x"]),
+        ("cat <<EOF\n$(rm x)\nEOF", ["rm x"]),
+        ("ls >$(rm x)", ["ls", "rm x"]),
+        ("A=$(rm x)", ["rm x"]),
+        ("export A=$(rm x)", ["rm x"]),
+        ("[[ $(rm x) ]]", ["rm x"]),
+        ("FOO=1 rm x", ["rm x", "FOO=1 rm x"]),
+        ("bash -c 'rm x'", ["bash -c rm x", "rm x"]),
+        ('sh -c "ls; rm x"', ["ls", "rm x"]),
+        ("bash -lc 'rm x'", ["rm x"]),
+        ('sh -c "sh -c \\"rm x\\""', ["rm x"]),
+        ("eval 'rm x'", ["rm x"]),
+        ("eval rm x", ["rm x"]),
+        ("sudo rm -rf /", ["sudo rm -rf /", "rm -rf /"]),
+        ("sudo -u root rm x", ["rm x"]),
+        ("env A=1 B=2 rm x", ["rm x"]),
+        ("timeout 5 rm x", ["rm x"]),
+        ("nice -n 5 rm x", ["rm x"]),
+        ("nohup rm x &", ["rm x"]),
+        ("find . | xargs rm", ["rm"]),
+        ("command rm x", ["rm x"]),
+        ("/bin/rm -rf /", ["rm -rf /"]),
+        ('"rm" -rf \'/\'', ["rm -rf /"]),
+        ("r\\m x", ["rm x"]),
+        ("'r'm x", ["rm x"]),
+        ("$'\\x72m' x", ["rm x"]),
+    ],
+)
+def test_hidden_commands_are_found(line: str, must_contain: list[str]) -> None:
+    found = command_patterns(line)
+    for expected in must_contain:
+        assert expected in found, (line, found)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("ls", ["ls"]),
+        ("ls   -la    src", ["ls -la src"]),
+        ("ls > out 2>&1", ["ls"]),
+        ("git commit -m 'fix the bug'", ["git commit -m fix the bug"]),
+        ("echo $HOME/x", ["echo $HOME/x"]),
+    ],
+)
+def test_exact_patterns(line: str, expected: list[str]) -> None:
+    assert command_patterns(line) == expected
+
+
+def test_redirect_targets_are_not_part_of_the_pattern() -> None:
+    assert command_patterns("cat a.txt > /etc/passwd") == ["cat a.txt"]
+
+
+@pytest.mark.parametrize("line", ["ls $(", 'echo "unterminated', ")rm x", "ls && && rm x", "if then rm x"])
+def test_parse_errors_fail_closed(line: str) -> None:
+    result = split_command_line(line)
+    assert result.has_error
+    assert " ".join(line.split()) in result.commands
+
+
+def test_parse_error_still_lists_the_pieces() -> None:
+    assert "rm x" in command_patterns(")rm x")
+
+
+def test_no_command_checks_the_whole_line() -> None:
+    assert command_patterns("x=1") == ["x=1"]
+    assert command_patterns("   ") == []
+
+
+def test_no_duplicates() -> None:
+    assert command_patterns("ls; ls; ls") == ["ls"]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("ls -la", "ls *"), ("git commit -m x", "git commit *"), ("npm run build", "npm run *"),
+     ("git -C x status", "git *")],
+)
+def test_always_pattern(command: str, expected: str) -> None:
+    assert always_pattern(command) == expected
+
+
+def test_deny_rule_cannot_be_bypassed() -> None:
+    from forge_tools.permission.wildcard import wildcard_match
+
+    for line in ["ls && rm -rf x", "ls;rm x", "echo $(rm x)", "`rm x`", "FOO=1 rm x", "bash -c 'rm x'",
+                 "eval 'rm x'", "ls $(rm x", "/bin/rm x", "'rm' x"]:
+        assert any(wildcard_match(p, "rm *") for p in command_patterns(line)), line
