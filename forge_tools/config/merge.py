@@ -1,0 +1,35 @@
+"""Deep merge of located trees: later sources override earlier ones, origins follow the values."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from forge_tools.origin import Node
+
+#: key paths whose lists concatenate (without duplicates) instead of being replaced
+CONCAT_LISTS: frozenset[tuple[str, ...]] = frozenset({("plugin",)})
+
+
+def merge(base: Node, over: Node, path: tuple[str, ...] = ()) -> Node:
+    """`over` on top of `base`.
+
+    Mappings merge key by key; a key already in `base` keeps its position (like JS object spread, so
+    permission order stays as first written) while its value and origin become `over`'s. `plugin`
+    lists concatenate, dropping specs already present; every other value is replaced.
+    """
+    if isinstance(base.value, dict) and isinstance(over.value, dict):
+        merged: dict[str, Node] = dict(base.value)
+        for key, node in over.value.items():
+            old = merged.get(key)
+            merged[key] = merge(old, node, (*path, key)) if old is not None else node
+        return dataclasses.replace(over, value=merged)
+    if path in CONCAT_LISTS and isinstance(base.value, list) and isinstance(over.value, list):
+        seen = {item.value for item in base.value if isinstance(item.value, str)}
+        items = list(base.value)
+        for item in over.value:
+            if isinstance(item.value, str) and item.value in seen:
+                continue
+            seen.add(item.value)
+            items.append(item)
+        return dataclasses.replace(over, value=items)
+    return over

@@ -1,0 +1,393 @@
+"""Config text -> located `Node` tree, one parser per format, every key and value with line/column.
+
+Each parser keeps file order (permission rules are last-match-wins) and treats a duplicate key as an
+error at the second key, because silently dropping one would silently drop a rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node, Origin
+
+#: file name -> format; the order within one directory is `CONFIG_FILE_ORDER` in discovery.
+FORMAT_BY_SUFFIX = {
+    ".json": "json",
+    ".jsonc": "json",
+    ".json5": "json",
+    ".toml": "toml",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+}
+
+
+def format_of(path: Path) -> str:
+    """The parser for a file, by suffix; unknown suffixes are read as JSONC (opencode's format)."""
+    return FORMAT_BY_SUFFIX.get(path.suffix.lower(), "json")
+
+
+def parse_text(text: str, fmt: str, base: Origin) -> Node:
+    """Parse `text` in `fmt` ("json", "yaml", "toml"); origins are `base` plus line/column/key path."""
+    parser: Callable[[str, Origin], Node] = {"json": parse_json, "yaml": parse_yaml, "toml": parse_toml}[fmt]
+    return parser(text, base)
+
+
+def _at(base: Origin, line: int | None, column: int | None, keys: tuple[str, ...]) -> Origin:
+    return dataclasses.replace(base, line=line, column=column, key_path=base.key_path + keys)
+
+
+def _first_at(node: Node) -> str:
+    first = node.key_origin
+    return f" (first at line {first.line})" if first is not None and first.line else ""
+
+
+# --------------------------------------------------------------------------------------------- JSON
+
+
+def parse_json(text: str, base: Origin) -> Node:
+    """JSON, JSONC and JSON5 through json-five's model (1-based line, 0-based column offsets)."""
+    from json5 import model as m
+    from json5.loader import ModelLoader, loads
+    from json5.utils import JSON5DecodeError
+
+    try:
+        doc = loads(text, loader=ModelLoader())
+    except JSON5DecodeError as exc:
+        line, col, message = _json_error_position(exc, text)
+        raise ConfigError(f"invalid JSON: {message}", _at(base, line, col, ())) from None
+    except (ValueError, RecursionError) as exc:  # escapes json-five reports without a token
+        raise ConfigError(f"invalid JSON: {exc}", _at(base, 1, 1, ())) from None
+
+    def pos(node: Any) -> tuple[int | None, int | None]:
+        line = getattr(node, "lineno", None)
+        col = getattr(node, "col_offset", None)
+        return line, (col + 1 if col is not None else None)
+
+    def convert(node: Any, keys: tuple[str, ...], key_origin: Origin | None) -> Node:
+        here = _at(base, *pos(node), keys)
+        if isinstance(node, m.JSONObject):
+            out: dict[str, Node] = {}
+            for pair in node.key_value_pairs:
+                key_node = pair.key
+                if isinstance(key_node, m.Identifier):
+                    name = key_node.name
+                elif isinstance(key_node, m.String):
+                    name = key_node.characters
+                else:
+                    raise ConfigError("a key must be a string", _at(base, *pos(key_node), keys))
+                k_origin = _at(base, *pos(key_node), (*keys, name))
+                if name in out:
+                    raise ConfigError(f"duplicate key {name!r}{_first_at(out[name])}", k_origin)
+                out[name] = convert(pair.value, (*keys, name), k_origin)
+            return Node(out, here, key_origin)
+        if isinstance(node, m.JSONArray):
+            items = [convert(v, (*keys, str(i)), None) for i, v in enumerate(node.values)]
+            return Node(items, here, key_origin)
+        if isinstance(node, m.UnaryOp):
+            inner = convert(node.value, keys, key_origin)
+            value = -inner.value if node.op == "-" else inner.value
+            return Node(value, here, key_origin)
+        if isinstance(node, m.String):
+            return Node(node.characters, here, key_origin)
+        if isinstance(node, m.BooleanLiteral):
+            return Node(bool(node.value), here, key_origin)
+        if isinstance(node, m.NullLiteral):
+            return Node(None, here, key_origin)
+        if isinstance(node, m.Infinity | m.NaN | m.Integer | m.Float):
+            return Node(node.value, here, key_origin)
+        raise ConfigError(f"unsupported JSON value {type(node).__name__}", here)
+
+    return convert(doc.value, (), None)
+
+
+_JSON_POS = re.compile(r"line (\d+) column (\d+)")
+
+
+def _json_error_position(exc: Any, text: str) -> tuple[int, int, str]:
+    """Line, column and a short message for json-five's error (its own message is multi-line)."""
+    message = str(getattr(exc, "msg", "") or exc)
+    primary = message
+    if "The primary error was:" in message:
+        primary = message.split("The primary error was:", 1)[1].strip().splitlines()[0].strip()
+    found = _JSON_POS.search(primary)
+    index = getattr(exc, "index", None)
+    token = getattr(exc, "token", None)
+    if token is not None and isinstance(index, int) and index >= 0:
+        line = text.count("\n", 0, index) + 1
+        col = index - (text.rfind("\n", 0, index) + 1) + 1
+    elif found:
+        line, col = int(found.group(1)), int(found.group(2))
+    else:
+        line = text.count("\n") + 1
+        col = len(text) - (text.rfind("\n") + 1) + 1
+    primary = re.sub(r"\s+at(:.*)?$", "", primary)
+    primary = re.sub(r"\s+in or near token (\S+)", r" (found \1)", primary)
+    primary = primary.replace("Syntax Error. ", "").replace("Syntax Error: ", "")
+    primary = primary.replace("Expecting value. ", "")
+    if not text.strip():
+        primary = "the file is empty (write {} for an empty config)"
+    return line, col, primary.rstrip(". ") or "syntax error"
+
+
+# --------------------------------------------------------------------------------------------- YAML
+
+
+def parse_yaml(text: str, base: Origin) -> Node:
+    """YAML through the safe composer: marks give positions, the safe constructor gives scalar types."""
+    import yaml
+    from yaml import nodes as yn
+
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            root = loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+            problem = exc.problem or exc.context or "syntax error"
+            raise ConfigError(f"invalid YAML: {problem}", _at(base, line, col, ())) from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"invalid YAML: {exc}", _at(base, 1, 1, ())) from None
+        if root is None:
+            return Node({}, _at(base, 1, 1, ()))
+
+        def mark_of(node: yn.Node) -> tuple[int, int]:
+            return node.start_mark.line + 1, node.start_mark.column + 1
+
+        def scalar(node: yn.ScalarNode, here: Origin) -> Any:
+            try:
+                value = loader.construct_object(node, deep=True)
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"invalid YAML value: {getattr(exc, 'problem', exc)}", here) from None
+            if isinstance(value, datetime.date | datetime.datetime):
+                return node.value  # keep dates as written; the schema has no date values
+            if isinstance(value, bytes):
+                raise ConfigError("binary values are not supported", here)
+            return value
+
+        def convert(node: yn.Node, keys: tuple[str, ...], key_origin: Origin | None,
+                    active: tuple[int, ...] = ()) -> Node:
+            here = _at(base, *mark_of(node), keys)
+            if id(node) in active:
+                raise ConfigError("recursive YAML alias", here)
+            active = (*active, id(node))
+            if isinstance(node, yn.MappingNode):
+                out: dict[str, Node] = {}
+                merged: dict[str, Node] = {}
+                for key_node, value_node in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        is_seq = isinstance(value_node, yn.SequenceNode)
+                        sources = value_node.value if is_seq else [value_node]
+                        for src in sources:
+                            if not isinstance(src, yn.MappingNode):
+                                raise ConfigError("a YAML merge key (<<) needs a mapping", here)
+                            for k, v in convert(src, keys, None, active).items():
+                                merged.setdefault(k, v)
+                        continue
+                    k_origin = _at(base, *mark_of(key_node), keys)
+                    if not isinstance(key_node, yn.ScalarNode):
+                        raise ConfigError("a key must be a plain string, not a list or mapping", k_origin)
+                    name = str(key_node.value)
+                    k_origin = dataclasses.replace(k_origin, key_path=(*k_origin.key_path, name))
+                    if name in out:
+                        raise ConfigError(f"duplicate key {name!r}{_first_at(out[name])}", k_origin)
+                    out[name] = convert(value_node, (*keys, name), k_origin, active)
+                for k, v in merged.items():
+                    out.setdefault(k, v)
+                return Node(out, here, key_origin)
+            if isinstance(node, yn.SequenceNode):
+                return Node([convert(v, (*keys, str(i)), None, active) for i, v in enumerate(node.value)],
+                            here, key_origin)
+            assert isinstance(node, yn.ScalarNode)
+            return Node(scalar(node, here), here, key_origin)
+
+        return convert(root, (), None)
+    finally:
+        loader.dispose()
+
+
+# --------------------------------------------------------------------------------------------- TOML
+
+_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def parse_toml(text: str, base: Origin) -> Node:
+    """TOML through tomllib (no positions); lines/columns are added where `toml_positions` finds keys."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        found = _TOML_POS.search(message)
+        line, col = (int(found.group(1)), int(found.group(2))) if found else (None, None)
+        if found is None and "end of document" in message:
+            line = text.count("\n") + 1
+            col = len(text) - (text.rfind("\n") + 1) + 1
+        short = _TOML_POS.sub("", message).strip()
+        raise ConfigError(f"invalid TOML: {short}", _at(base, line, col, ())) from None
+    positions = toml_positions(text)
+
+    def convert(value: Any, keys: tuple[str, ...], is_key: bool) -> Node:
+        key_pos, value_pos = positions.get(keys, ((None, None), (None, None)))
+        here = _at(base, *value_pos, keys) if value_pos[0] else _at(base, *key_pos, keys)
+        key_origin = _at(base, *key_pos, keys) if is_key else None
+        if isinstance(value, dict):
+            children = {str(k): convert(v, (*keys, str(k)), True) for k, v in value.items()}
+            node = Node(children, here, key_origin)
+        elif isinstance(value, list):
+            node = Node([convert(v, (*keys, str(i)), False) for i, v in enumerate(value)], here, key_origin)
+        elif isinstance(value, datetime.date | datetime.time):
+            node = Node(value.isoformat(), here, key_origin)
+        else:
+            node = Node(value, here, key_origin)
+        return node
+
+    return convert(data, (), False)
+
+
+Pos = tuple[int | None, int | None]
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def toml_positions(text: str) -> dict[tuple[str, ...], tuple[Pos, Pos]]:
+    """Best effort: key path -> (key position, value position) for keys written at line starts.
+
+    Only `key = value` lines outside multi-line strings/arrays and `[table]` / `[[array]]` headers are
+    located; anything this scanner is unsure of (keys inside inline tables) is left out, so the origin
+    falls back to the key path rather than pointing at a wrong line.
+    """
+    found: dict[tuple[str, ...], tuple[Pos, Pos]] = {}
+    table: tuple[str, ...] = ()
+    aot_count: dict[tuple[str, ...], int] = {}
+    depth = 0  # bracket depth of a value spanning lines
+    in_multiline: str | None = None
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if in_multiline is not None:
+            if in_multiline in raw:
+                in_multiline = None  # the rest of the closing line is not scanned
+            continue
+        if depth > 0:
+            depth = max(0, depth + _bracket_delta(raw))
+            continue
+        stripped = raw.lstrip()
+        indent = len(raw) - len(stripped)
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("[["):
+            keys, rest = _read_key(stripped[2:])
+            if keys is None or not rest.lstrip().startswith("]]"):
+                table = ("\0",)  # unknown: stop locating until the next header we can read
+                continue
+            keys = _resolve_aot(keys[:-1], aot_count) + keys[-1:]
+            index = aot_count.get(keys, 0)
+            aot_count[keys] = index + 1
+            table = (*keys, str(index))
+            found.setdefault(keys, ((lineno, indent + 3), (lineno, indent + 1)))
+            found[table] = ((lineno, indent + 3), (lineno, indent + 1))
+            continue
+        if stripped.startswith("["):
+            keys, rest = _read_key(stripped[1:])
+            if keys is None or not rest.lstrip().startswith("]"):
+                table = ("\0",)
+                continue
+            table = _resolve_aot(keys[:-1], aot_count) + keys[-1:]
+            found[table] = ((lineno, indent + 2), (lineno, indent + 1))
+            continue
+        keys, rest = _read_key(stripped)
+        if keys is None or not rest.lstrip().startswith("="):
+            continue
+        after_eq = rest.lstrip()[1:]
+        value_text = after_eq.lstrip()
+        value_col = len(raw) - len(value_text) + 1
+        if table != ("\0",):
+            path = table + keys
+            found[path] = ((lineno, indent + 1), (lineno, value_col))
+            for i in range(len(table) + 1, len(path)):  # dotted keys create their parents here
+                found.setdefault(path[:i], ((lineno, indent + 1), (lineno, indent + 1)))
+        for quote in ('"""', "'''"):
+            if value_text.startswith(quote) and value_text.count(quote) == 1:
+                in_multiline = quote
+        if in_multiline is None:
+            depth = max(0, _bracket_delta(value_text))
+    return found
+
+
+def _resolve_aot(keys: tuple[str, ...], aot_count: dict[tuple[str, ...], int]) -> tuple[str, ...]:
+    """`[a.b]` after `[[a]]` means the last element of array `a`: insert its index."""
+    out: tuple[str, ...] = ()
+    for key in keys:
+        out = (*out, key)
+        if out in aot_count:
+            out = (*out, str(aot_count[out] - 1))
+    return out
+
+
+def _read_key(s: str) -> tuple[tuple[str, ...] | None, str]:
+    """Read a (dotted, possibly quoted) TOML key; returns (parts, rest) or (None, s) if unsure."""
+    parts: list[str] = []
+    i = 0
+    while True:
+        while i < len(s) and s[i] in " \t":
+            i += 1
+        if i < len(s) and s[i] == '"':
+            end = i + 1
+            buf = []
+            while end < len(s) and s[end] != '"':
+                if s[end] == "\\":
+                    return None, s  # escapes: not worth decoding here
+                buf.append(s[end])
+                end += 1
+            if end >= len(s):
+                return None, s
+            parts.append("".join(buf))
+            i = end + 1
+        elif i < len(s) and s[i] == "'":
+            end = s.find("'", i + 1)
+            if end < 0:
+                return None, s
+            parts.append(s[i + 1:end])
+            i = end + 1
+        else:
+            match = _BARE.match(s, i)
+            if not match:
+                return None, s
+            parts.append(match.group(0))
+            i = match.end()
+        while i < len(s) and s[i] in " \t":
+            i += 1
+        if i < len(s) and s[i] == ".":
+            i += 1
+            continue
+        return tuple(parts), s[i:]
+
+
+def _bracket_delta(s: str) -> int:
+    """Net `[`/`{` opened on a line, ignoring brackets inside one-line strings and comments."""
+    delta = 0
+    quote: str | None = None
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if quote:
+            if c == "\\" and quote == '"':
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            break
+        elif c in "[{":
+            delta += 1
+        elif c in "]}":
+            delta -= 1
+        i += 1
+    return delta

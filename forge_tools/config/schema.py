@@ -1,0 +1,233 @@
+"""The one config schema (every format, every source) and the translation of its errors to locations.
+
+Each source is validated on its own before merging, so an error always points at the file, line and
+column that caused it. opencode's keys forge-tools does not use are accepted (an opencode.json loads
+unchanged); anything else is an unknown key with a did-you-mean.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
+
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node
+
+Action = Literal["allow", "deny", "ask"]
+ACTIONS = ("allow", "deny", "ask")
+
+
+def _permission_kind(value: Any) -> str:
+    return "<map>" if isinstance(value, dict) else "<action>"
+
+
+#: `"bash": "ask"` or `"bash": {"git *": "allow", "*": "ask"}`
+PermissionEntry = Annotated[
+    Annotated[Action, Tag("<action>")] | Annotated[dict[str, Action], Tag("<map>")],
+    Discriminator(_permission_kind),
+]
+#: the whole `permission` value: one action for everything, or permission name -> entry
+Permission = Annotated[
+    Annotated[Action, Tag("<action>")] | Annotated[dict[str, PermissionEntry], Tag("<map>")],
+    Discriminator(_permission_kind),
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
+
+
+class ToolOutputConfig(_Strict):
+    """forge's own truncation settings (SPEC 5)."""
+
+    max_lines: int | None = Field(default=None, ge=1)
+    max_bytes: int | None = Field(default=None, ge=1)
+    retention_days: int | None = Field(default=None, ge=0)
+
+
+class AgentConfig(_Strict):
+    """`agent.<name>`: the keys opencode defines for an agent."""
+
+    model: str | None = None
+    variant: str | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    prompt: str | None = None
+    tools: dict[str, bool] | None = None
+    disable: bool | None = None
+    description: str | None = None
+    mode: Literal["primary", "subagent", "all"] | None = None
+    hidden: bool | None = None
+    options: dict[str, Any] | None = None
+    color: str | None = None
+    steps: int | None = Field(default=None, ge=1)
+    maxSteps: int | None = Field(default=None, ge=1)
+    permission: Permission | None = None
+
+
+class ConfigModel(_Strict):
+    """The whole config; field order is the order `config` prints known keys in documentation."""
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    # used by forge-tools
+    permission: Permission | None = None
+    tools: dict[str, bool] | None = None
+    agent: dict[str, AgentConfig] | None = None
+    plugin: list[str] | None = None
+    model: str | None = None
+    default_agent: str | None = None
+    tool_output: ToolOutputConfig | None = None
+    # opencode's, accepted and ignored
+    small_model: str | None = None
+    theme: str | None = None
+    keybinds: dict[str, Any] | None = None
+    logLevel: str | None = None
+    tui: dict[str, Any] | None = None
+    server: dict[str, Any] | None = None
+    command: dict[str, Any] | None = None
+    watcher: dict[str, Any] | None = None
+    snapshot: bool | None = None
+    share: str | None = None
+    autoshare: bool | None = None
+    autoupdate: bool | str | None = None
+    disabled_providers: list[str] | None = None
+    enabled_providers: list[str] | None = None
+    username: str | None = None
+    mode: dict[str, Any] | None = None
+    provider: dict[str, Any] | None = None
+    mcp: dict[str, Any] | None = None
+    formatter: Any = None
+    lsp: Any = None
+    instructions: list[str] | None = None
+    layout: str | None = None
+    enterprise: dict[str, Any] | None = None
+    compaction: dict[str, Any] | None = None
+    experimental: dict[str, Any] | None = None
+    skills: Any = None
+
+
+_TYPE_WORDS = {
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "int_type": "an integer",
+    "float_type": "a number",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+}
+
+
+def validate_tree(tree: Node) -> ConfigModel:
+    """Validate one source's located tree; the first error becomes a `ConfigError` at its location."""
+    if not tree.is_map:
+        raise ConfigError(f"the config must be a mapping of keys, not {_describe(tree.value)}", tree.origin)
+    try:
+        return ConfigModel.model_validate(tree.plain())
+    except ValidationError as exc:
+        raise _located_error(exc, tree) from None
+
+
+def _located_error(exc: ValidationError, tree: Node) -> ConfigError:
+    """The error that comes first in the file, pointed at the node it is about.
+
+    Several type errors on one node (a union such as `bool | str`) are folded into one message.
+    """
+    by_node: dict[tuple[str, ...], list[tuple[Any, Node, tuple[str, ...]]]] = {}
+    for err in exc.errors():
+        node, keys, model_path = _walk(tree, err["loc"])
+        by_node.setdefault(keys, []).append((err, node, model_path))
+    errors: list[ConfigError] = []
+    for keys, group in by_node.items():
+        err, node, model_path = group[0]
+        type_errors = [e["type"] for e, _, _ in group if e["type"] in _TYPE_WORDS]
+        if len(type_errors) > 1 and len(type_errors) == len(group):
+            wanted = " or ".join(dict.fromkeys(_TYPE_WORDS[t] for t in type_errors))
+            where = ".".join(keys) or "config"
+            message = f"{where}: expected {wanted}, got {_describe(node.value)}"
+            errors.append(ConfigError(message, node.origin))
+        else:
+            errors.append(_translate(err, node, keys, model_path))
+
+    def position(e: ConfigError) -> tuple[int, int]:
+        o = e.origin
+        return (o.line or 10**9, o.column or 0) if o is not None else (10**9, 0)
+
+    return min(errors, key=position)
+
+
+def _walk(tree: Node, loc: tuple[Any, ...]) -> tuple[Node, tuple[str, ...], tuple[str, ...]]:
+    """Follow a pydantic `loc` through the tree, skipping union tags; also the schema path (agent.*)."""
+    node = tree
+    keys: tuple[str, ...] = ()
+    model_path: tuple[str, ...] = ()
+    for part in loc:
+        if isinstance(node.value, dict) and isinstance(part, str) and part in node.value:
+            model_path += ("*",) if model_path == ("agent",) else (part,)
+            node = node.value[part]
+            keys += (part,)
+        elif isinstance(node.value, list) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+            keys += (str(part),)
+        elif isinstance(part, str) and part.startswith("<"):
+            continue
+        else:
+            break
+    return node, keys, model_path
+
+
+def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[str, ...]) -> ConfigError:
+    kind = err["type"]
+    where = ".".join(keys) or "config"
+    if kind == "extra_forbidden":
+        name = keys[-1] if keys else "?"
+        known = _known_keys(model_path[:-1])
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        scope = "top-level key" if len(keys) == 1 else f"key in {'.'.join(keys[:-1])}"
+        origin = node.key_origin or node.origin
+        return ConfigError(f"unknown {scope} {name!r}{hint}", origin)
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        if isinstance(node.value, str) and all(a in expected for a in ACTIONS):
+            close = difflib.get_close_matches(node.value, ACTIONS, n=1, cutoff=0.5)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            return ConfigError(f"{where}: unknown action {node.value!r}{hint}; use allow, deny or ask",
+                               node.origin)
+        return ConfigError(f"{where}: {node.value!r} is not one of {expected}", node.origin)
+    if kind in _TYPE_WORDS:
+        return ConfigError(f"{where}: expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
+    return ConfigError(f"{where}: {err['msg']}", node.origin)
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f"string {value!r}"
+    if isinstance(value, int | float):
+        return f"number {value!r}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _known_keys(model_path: tuple[str, ...]) -> list[str]:
+    """The keys the schema allows at a path (for did-you-mean)."""
+    model: type[BaseModel] = ConfigModel
+    for part in model_path:
+        if model is ConfigModel and part == "agent":
+            model = AgentConfig
+        elif model is ConfigModel and part == "tool_output":
+            model = ToolOutputConfig
+        elif part == "*":
+            continue
+        else:
+            return []
+    return [f.alias or name for name, f in model.model_fields.items()]
