@@ -1,0 +1,256 @@
+"""Agents (roles) and the ruleset each one runs with (SPEC 4.3).
+
+Each agent's ruleset is built in a fixed order so that later, more specific sources win: the shared
+defaults, the builtin agent's own rules, the top-level config (`tools` then `permission`), the agent's
+config (`tools` then `permission`), and a last allow for the truncation directory so full-output files
+stay readable unless a rule after it says otherwise. Every rule keeps its origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from forge_tools.errors import ConfigError, UnknownNameError
+from forge_tools.origin import Node, Origin
+from forge_tools.paths import home_dir, truncation_glob
+from forge_tools.permission.evaluate import evaluate
+from forge_tools.permission.model import Action, Rule, Ruleset
+from forge_tools.permission.rules import rules_from_config
+
+Mode = Literal["primary", "subagent", "all"]
+MODES: tuple[Mode, ...] = ("primary", "subagent", "all")
+
+PLAN_FILES = ".forge/plans/*.md"
+DEFAULT_AGENT = "build"
+
+RuleSpec = tuple[str, str, Action]
+
+TRUNCATION_DIR = "<truncation dir>"  # placeholder in the tables, replaced by the real glob
+
+
+def _default_specs() -> tuple[RuleSpec, ...]:
+    return (
+        ("*", "*", "allow"),
+        ("doom_loop", "*", "ask"),
+        ("external_directory", "*", "ask"),
+        ("external_directory", TRUNCATION_DIR, "allow"),
+        ("question", "*", "deny"),
+        ("plan_enter", "*", "deny"),
+        ("plan_exit", "*", "deny"),
+        ("read", "*", "allow"),
+        ("read", "*.env", "ask"),
+        ("read", "*.env.*", "ask"),
+        ("read", "*.env.example", "allow"),
+    )
+
+
+@dataclass(frozen=True)
+class BuiltinAgent:
+    name: str
+    mode: Mode
+    description: str
+    rules: tuple[RuleSpec, ...]
+
+
+EXPLORE_TOOLS = ("grep", "glob", "list", "bash", "webfetch", "websearch", "read")
+
+BUILTIN_AGENTS: tuple[BuiltinAgent, ...] = (
+    BuiltinAgent(
+        "build", "primary",
+        "The default agent: every tool, asking where the rules say so.",
+        (("question", "*", "allow"), ("plan_enter", "*", "allow")),
+    ),
+    BuiltinAgent(
+        "plan", "primary",
+        f"Plans without changing the project: edits are denied except plan files ({PLAN_FILES}).",
+        (("question", "*", "allow"), ("plan_exit", "*", "allow"),
+         ("edit", "*", "deny"), ("edit", PLAN_FILES, "allow")),
+    ),
+    BuiltinAgent(
+        "general", "subagent",
+        "General-purpose subagent for multi-step research and work in parallel.",
+        (("todowrite", "*", "deny"),),
+    ),
+    BuiltinAgent(
+        "explore", "subagent",
+        "Fast read-only subagent that searches and reads the codebase.",
+        (("*", "*", "deny"),
+         *((name, "*", "allow") for name in EXPLORE_TOOLS)),
+    ),
+)
+BUILTIN_NAMES = tuple(a.name for a in BUILTIN_AGENTS)
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A role: its mode, where it was defined, and the final ordered ruleset it runs with."""
+
+    name: str
+    mode: Mode
+    description: str
+    origin: Origin
+    ruleset: Ruleset
+    builtin: bool
+    hidden: bool = False
+    disabled: bool = False
+    model: str | None = None
+    config_origin: Origin | None = None  # where config changed or defined the agent, if it did
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "mode": self.mode,
+            "description": self.description,
+            "builtin": self.builtin,
+            "hidden": self.hidden,
+            "disabled": self.disabled,
+            "model": self.model,
+            "origin": str(self.origin),
+            "config_origin": str(self.config_origin) if self.config_origin else None,
+        }
+
+
+def _tree(loaded: Any) -> Node | None:
+    """Accept a LoadedConfig (its `.tree`) or a bare Node tree (tests)."""
+    if loaded is None:
+        return None
+    tree = loaded if isinstance(loaded, Node) else getattr(loaded, "tree", None)
+    return tree if isinstance(tree, Node) else None
+
+
+def _get(node: Node | None, key: str) -> Node | None:
+    if node is None:
+        return None
+    child = node.get(key)
+    return child if child is not None and child.value is not None else None
+
+
+def _str(node: Node | None, what: str) -> str | None:
+    if node is None:
+        return None
+    if not isinstance(node.value, str):
+        raise ConfigError(f"{what} must be a string, not {node.value!r}", node.origin)
+    return node.value
+
+
+def _bool(node: Node | None, what: str) -> bool | None:
+    if node is None:
+        return None
+    if not isinstance(node.value, bool):
+        raise ConfigError(f"{what} must be true or false, not {node.value!r}", node.origin)
+    return node.value
+
+
+def _mode(node: Node | None, name: str) -> Mode | None:
+    value = _str(node, f"agent.{name}.mode")
+    if value is None:
+        return None
+    if value not in MODES:
+        assert node is not None
+        raise ConfigError(f"agent.{name}.mode {value!r} is not one of {', '.join(MODES)}", node.origin)
+    return cast(Mode, value)
+
+
+def _rules(specs: tuple[RuleSpec, ...], origin: Origin, truncation: str) -> list[Rule]:
+    return [Rule(p, truncation if pat == TRUNCATION_DIR else pat, a, origin) for p, pat, a in specs]
+
+
+def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, Agent]:
+    """Every agent, builtins first (build, plan, general, explore), then custom agents in config order.
+
+    Disabled agents are included with `disabled=True` so listings can show them; `select_agent` and
+    `subagents_for` leave them out.
+    """
+    tree = _tree(loaded)
+    home = home_dir(env)
+    truncation = truncation_glob(env)
+    defaults = _rules(_default_specs(), Origin("default"), truncation)
+    top = rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
+    tail = Rule("external_directory", truncation, "allow", Origin("default", key_path=("truncation",)))
+
+    configured = _get(tree, "agent")
+    if configured is not None and not configured.is_map:
+        raise ConfigError("`agent` must map agent names to their settings", configured.origin)
+    config_nodes: dict[str, Node] = dict(configured.items()) if configured is not None else {}
+
+    agents: dict[str, Agent] = {}
+    builtins = {b.name: b for b in BUILTIN_AGENTS}
+    for name in (*BUILTIN_NAMES, *(n for n in config_nodes if n not in builtins)):
+        raw = config_nodes.get(name)
+        if raw is not None and raw.value is not None and not raw.is_map:
+            raise ConfigError(f"agent.{name} must be a map of settings", raw.origin)
+        where = (raw.key_origin or raw.origin) if raw is not None else None
+        node = raw if raw is not None and raw.value is not None else None
+        spec = builtins.get(name)
+        own = _rules(spec.rules, Origin("builtin-agent", name=name), truncation) if spec else []
+        agent_rules = rules_from_config(_get(node, "permission"), _get(node, "tools"), home)
+        agents[name] = Agent(
+            name=name,
+            mode=_mode(_get(node, "mode"), name) or (spec.mode if spec else "all"),
+            description=_str(_get(node, "description"), f"agent.{name}.description")
+            or (spec.description if spec else ""),
+            origin=Origin("builtin-agent", name=name) if spec else cast(Origin, where),
+            ruleset=(*defaults, *own, *top, *agent_rules, tail),
+            builtin=spec is not None,
+            hidden=bool(_bool(_get(node, "hidden"), f"agent.{name}.hidden")),
+            disabled=bool(_bool(_get(node, "disable"), f"agent.{name}.disable")),
+            model=_str(_get(node, "model"), f"agent.{name}.model"),
+            config_origin=where,
+        )
+    return agents
+
+
+def _suggest(name: str, names: list[str]) -> list[str]:
+    from difflib import get_close_matches
+
+    return get_close_matches(name, names, n=3, cutoff=0.5)
+
+
+def default_agent_name(loaded: Any, agents: Mapping[str, Agent]) -> str:
+    """Config `default_agent` (must be an enabled, non-subagent agent), else the first visible primary."""
+    node = _get(_tree(loaded), "default_agent")
+    name = _str(node, "default_agent")
+    if node is not None and name is not None:
+        agent = agents.get(name)
+        if agent is None:
+            hint = _suggest(name, list(agents))
+            extra = f" (did you mean {', '.join(repr(s) for s in hint)}?)" if hint else ""
+            raise ConfigError(f"default_agent {name!r} is not an agent{extra}", node.origin)
+        if agent.disabled:
+            raise ConfigError(f"default_agent {name!r} is disabled", node.origin)
+        if agent.mode == "subagent":
+            raise ConfigError(f"default_agent {name!r} is a subagent; pick a primary agent", node.origin)
+        return name
+    for agent in agents.values():
+        if not agent.disabled and not agent.hidden and agent.mode != "subagent":
+            return agent.name
+    raise ConfigError("no enabled primary agent is left; enable one or set default_agent")
+
+
+def select_agent(agents: Mapping[str, Agent], name: str | None, loaded: Any = None) -> Agent:
+    """The agent a command runs as: `name`, else the default agent. Unknown names get did-you-mean."""
+    if name is None:
+        name = default_agent_name(loaded, agents)
+    agent = agents.get(name)
+    if agent is None:
+        raise UnknownNameError("agent", name, _suggest(name, list(agents)))
+    return agent
+
+
+def subagents_for(agent: Agent, agents: Mapping[str, Agent]) -> list[Agent]:
+    """Agents `agent` may dispatch with `task` (SPEC 3.2): not primary, not denied, sorted by name."""
+    return sorted(
+        (
+            other for other in agents.values()
+            if not other.disabled and other.mode != "primary"
+            and evaluate("task", other.name, agent.ruleset).action != "deny"
+        ),
+        key=lambda a: a.name,
+    )
+
+
+def can_dispatch(agent: Agent) -> bool:
+    """Whether the agent may hand work to subagents at all (`task` with `*` not denied; SPEC 5.3)."""
+    return evaluate("task", "*", agent.ruleset).action != "deny"

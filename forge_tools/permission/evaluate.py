@@ -1,0 +1,144 @@
+"""Last-match-wins evaluation of a permission name and a call pattern (SPEC 4.1).
+
+The rulesets are read as one concatenation: the last rule whose permission matches P and whose
+pattern matches S decides, and `ask` is the answer when nothing matches. Large rulesets are indexed
+(exact permission names in a dict, wildcard-named rules in a list) so a lookup touches only rules that
+can match P; the result is identical to scanning every rule from the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from forge_tools.permission.model import Action, Rule
+from forge_tools.permission.wildcard import compile_pattern, has_wildcard, normalize
+
+DEFAULT_ACTION: Action = "ask"
+
+_INDEX_THRESHOLD = 32  # below this many rules a plain reverse scan is cheaper than an index
+_CANDIDATE_CACHE_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of an evaluation and the rule that decided it (None: nothing matched, so ask)."""
+
+    action: Action
+    rule: Rule | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action, "rule": self.rule.to_json() if self.rule else None}
+
+
+class RuleIndex:
+    """An immutable ruleset indexed by permission name; build once, evaluate many times."""
+
+    __slots__ = ("_candidates", "_exact", "_wild", "rules")
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self._exact: dict[str, list[int]] = {}
+        self._wild: list[int] = []
+        for i, rule in enumerate(self.rules):
+            if has_wildcard(rule.permission):
+                self._wild.append(i)
+            else:
+                self._exact.setdefault(normalize(rule.permission), []).append(i)
+        self._candidates: dict[str, tuple[int, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def candidates(self, permission: str) -> tuple[int, ...]:
+        """Positions of the rules whose permission matches, last first."""
+        found = self._candidates.get(permission)
+        if found is not None:
+            return found
+        name = normalize(permission)
+        exact = self._exact.get(name, [])
+        wild = [i for i in self._wild if compile_pattern(self.rules[i].permission)(name)]
+        merged = tuple(sorted((*exact, *wild), reverse=True)) if wild else tuple(reversed(exact))
+        if len(self._candidates) >= _CANDIDATE_CACHE_LIMIT:
+            self._candidates.clear()
+        self._candidates[permission] = merged
+        return merged
+
+    def matching_permission(self, permission: str) -> Iterator[Rule]:
+        """Rules whose permission matches, last first (whatever their pattern)."""
+        for i in self.candidates(permission):
+            yield self.rules[i]
+
+    def last_match(self, permission: str, pattern: str) -> Rule | None:
+        text = normalize(pattern)
+        for i in self.candidates(permission):
+            rule = self.rules[i]
+            if compile_pattern(rule.pattern)(text):
+                return rule
+        return None
+
+
+RulesetLike = Sequence[Rule] | RuleIndex
+
+_INDEX_CACHE: dict[int, tuple[tuple[Rule, ...], RuleIndex]] = {}
+_INDEX_CACHE_LIMIT = 64
+
+
+def index_of(ruleset: RulesetLike) -> RuleIndex | None:
+    """An index for a large immutable ruleset (cached by identity), else None: scan it directly."""
+    if isinstance(ruleset, RuleIndex):
+        return ruleset
+    if not isinstance(ruleset, tuple) or len(ruleset) < _INDEX_THRESHOLD:
+        return None
+    cached = _INDEX_CACHE.get(id(ruleset))
+    if cached is not None and cached[0] is ruleset:  # the cache holds the tuple, so ids cannot recycle
+        return cached[1]
+    if len(_INDEX_CACHE) >= _INDEX_CACHE_LIMIT:
+        _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
+    index = RuleIndex(ruleset)
+    _INDEX_CACHE[id(ruleset)] = (ruleset, index)
+    return index
+
+
+def _scan_last(rules: Sequence[Rule], permission: str, pattern: str) -> Rule | None:
+    name, text = normalize(permission), normalize(pattern)
+    for rule in reversed(rules):
+        if compile_pattern(rule.permission)(name) and compile_pattern(rule.pattern)(text):
+            return rule
+    return None
+
+
+def last_matching_rule(permission: str, pattern: str, *rulesets: RulesetLike) -> Rule | None:
+    for ruleset in reversed(rulesets):
+        index = index_of(ruleset)
+        if index is not None:
+            rule = index.last_match(permission, pattern)
+        else:
+            assert not isinstance(ruleset, RuleIndex)
+            rule = _scan_last(ruleset, permission, pattern)
+        if rule is not None:
+            return rule
+    return None
+
+
+def evaluate(permission: str, pattern: str, *rulesets: RulesetLike) -> Decision:
+    """Decide permission `permission` for call pattern `pattern` over the concatenated rulesets."""
+    rule = last_matching_rule(permission, pattern, *rulesets)
+    return Decision(rule.action, rule) if rule is not None else Decision(DEFAULT_ACTION, None)
+
+
+def last_rule_for_permission(permission: str, *rulesets: RulesetLike) -> Rule | None:
+    """The last rule whose permission matches, regardless of its pattern (SPEC 3.3)."""
+    for ruleset in reversed(rulesets):
+        index = index_of(ruleset)
+        if index is not None:
+            for rule in index.matching_permission(permission):
+                return rule
+            continue
+        assert not isinstance(ruleset, RuleIndex)
+        name = normalize(permission)
+        for rule in reversed(ruleset):
+            if compile_pattern(rule.permission)(name):
+                return rule
+    return None

@@ -1,0 +1,240 @@
+"""The ask gate (SPEC 4.5): what happens when a tool call needs a permission.
+
+The core never prompts: `PermissionGate` takes an injected `approve(question) -> Answer`, and the CLI
+supplies an interactive or a policy-based one. Session state lives in `PermissionSession`: the allow
+rules added by `always`, and the questions still pending. An `always` answer also settles other pending
+questions that the new rules now allow; a `reject` rejects every pending question of the session.
+Every evaluated pattern is recorded as a `GateDecision` for `run --audit` and JSON output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from forge_tools.errors import PermissionDenied, PermissionRejected
+from forge_tools.origin import Origin
+from forge_tools.permission.evaluate import Decision, RuleIndex, RulesetLike, evaluate
+from forge_tools.permission.model import Action, Rule
+
+Reply = Literal["once", "always", "reject"]
+REPLIES: tuple[Reply, ...] = ("once", "always", "reject")
+Status = Literal["pending", "approved", "rejected"]
+
+SESSION_ORIGIN = Origin("session")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A person's (or a policy's) answer to a question; feedback goes back to the model on reject."""
+
+    reply: Reply
+    feedback: str | None = None
+
+
+@dataclass
+class Question:
+    """One pending `ask`: the permission, the patterns that need an answer, and what `always` allows."""
+
+    id: str
+    permission: str
+    patterns: tuple[str, ...]
+    always: tuple[str, ...]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    rules: tuple[Rule | None, ...] = ()  # the `ask` rule behind each pattern (None: nothing matched)
+    status: Status = "pending"
+    answer: Answer | None = None
+    settled_by: str | None = None  # the question whose answer settled this one, if not its own
+
+    def describe(self) -> str:
+        return f"{self.permission} {', '.join(repr(p) for p in self.patterns)}"
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """One audit record: what was checked, what the rules said, and how an `ask` was answered."""
+
+    time: float
+    permission: str
+    pattern: str
+    action: Action
+    rule: Rule | None
+    answer: str | None = None  # once / always / reject / "settled by qN" / "rejected with qN"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "time": self.time,
+            "permission": self.permission,
+            "pattern": self.pattern,
+            "action": self.action,
+            "rule": self.rule.to_json() if self.rule else None,
+            "answer": self.answer,
+        }
+
+    def __str__(self) -> str:
+        by = f"rule {self.rule.permission} {self.rule.pattern!r} ({self.rule.origin})" if self.rule else (
+            "no rule matched (default ask)"
+        )
+        answered = f", answered {self.answer}" if self.answer else ""
+        return f"{self.permission} {self.pattern!r}: {self.action} by {by}{answered}"
+
+
+class RuleDenied(PermissionDenied):
+    """A deny, with the patterns and deciding rules kept for reports."""
+
+    def __init__(self, permission: str, denied: Sequence[tuple[str, Rule]]) -> None:
+        self.permission = permission
+        self.denied = list(denied)
+        parts = [
+            f"{pattern!r} by rule {rule.permission} {rule.pattern!r} deny ({rule.origin})"
+            for pattern, rule in denied
+        ]
+        super().__init__(f"permission denied: {permission} {'; '.join(parts)}")
+
+
+class QuestionRejected(PermissionRejected):
+    """A rejected question (by its own answer or by another question's reject)."""
+
+    def __init__(self, question: Question) -> None:
+        self.question = question
+        answer = question.answer
+        feedback = answer.feedback if answer is not None else None
+        if question.settled_by:
+            message = f"rejected: {question.describe()} (question {question.settled_by} was rejected)"
+        elif feedback:
+            message = f"rejected: {question.describe()}; feedback: {feedback}"
+        else:
+            message = f"rejected: {question.describe()}"
+        super().__init__(message, feedback=feedback)
+
+
+class PermissionSession:
+    """Session-scoped permission state: rules added by `always`, and the questions still pending."""
+
+    def __init__(self, ruleset: RulesetLike) -> None:
+        self.base = ruleset if isinstance(ruleset, RuleIndex) else RuleIndex(ruleset)
+        self.rules: list[Rule] = []
+        self.pending: dict[str, Question] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.RLock()
+
+    def evaluate(self, permission: str, pattern: str) -> Decision:
+        with self._lock:
+            return evaluate(permission, pattern, self.base, tuple(self.rules))
+
+    def open(self, permission: str, patterns: Sequence[str], always: Sequence[str],
+             metadata: dict[str, Any] | None = None, rules: Sequence[Rule | None] = ()) -> Question:
+        with self._lock:
+            question = Question(f"q{next(self._ids)}", permission, tuple(patterns), tuple(always),
+                                dict(metadata or {}), tuple(rules))
+            self.pending[question.id] = question
+            return question
+
+    def reply(self, question_id: str, answer: Answer) -> list[Question]:
+        """Apply an answer; returns every question it settled, the answered one first."""
+        with self._lock:
+            question = self.pending.pop(question_id, None)
+            if question is None:
+                return []
+            question.answer = answer
+            settled = [question]
+            if answer.reply == "reject":
+                question.status = "rejected"
+                for other in list(self.pending.values()):
+                    self._settle(other, "rejected", question.id)
+                    settled.append(other)
+                return settled
+            question.status = "approved"
+            if answer.reply == "always":
+                for pattern in question.always or question.patterns:
+                    self.rules.append(Rule(question.permission, pattern, "allow", SESSION_ORIGIN))
+                for other in list(self.pending.values()):
+                    if all(self.evaluate(other.permission, p).action == "allow" for p in other.patterns):
+                        self._settle(other, "approved", question.id)
+                        settled.append(other)
+            return settled
+
+    def _settle(self, question: Question, status: Status, by: str) -> None:
+        del self.pending[question.id]
+        question.status = status
+        question.settled_by = by
+
+
+Approve = Callable[[Question], Answer | str]
+
+
+def _as_answer(value: Answer | str) -> Answer:
+    if isinstance(value, Answer):
+        return value
+    if value not in REPLIES:
+        raise ValueError(f"approve returned {value!r}; expected one of {', '.join(REPLIES)}")
+    return Answer(cast(Reply, value))
+
+
+def policy_approver(policy: Literal["approve", "reject"]) -> Callable[[Question], Answer]:
+    """A non-interactive answer for every question: approve once, or reject saying why."""
+    if policy == "approve":
+        return lambda question: Answer("once")
+    return lambda question: Answer("reject", "not allowed: non-interactive run with the reject policy")
+
+
+class PermissionGate:
+    """The `ask` a tool's context carries (tools.contract.AskFn): deny, allow, or ask `approve`."""
+
+    def __init__(
+        self,
+        ruleset: RulesetLike,
+        approve: Approve,
+        audit: Callable[[GateDecision], None] | None = None,
+        session: PermissionSession | None = None,
+    ) -> None:
+        self.session = session if session is not None else PermissionSession(ruleset)
+        self.approve = approve
+        self.audit = audit
+        self.decisions: list[GateDecision] = []
+        self._record_lock = threading.Lock()
+        self._prompt_lock = threading.Lock()
+
+    def _record(self, entry: GateDecision) -> None:
+        with self._record_lock:
+            self.decisions.append(entry)
+        if self.audit is not None:
+            self.audit(entry)
+
+    def __call__(
+        self,
+        permission: str,
+        patterns: list[str],
+        always: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        now = time.time()
+        checked = [(p, self.session.evaluate(permission, p)) for p in patterns]
+        denied = [(p, d.rule) for p, d in checked if d.action == "deny" and d.rule is not None]
+        asked = [(p, d) for p, d in checked if d.action == "ask"]
+        for p, d in checked:
+            if d.action != "ask" or denied:
+                self._record(GateDecision(now, permission, p, d.action, d.rule))
+        if denied:
+            raise RuleDenied(permission, denied)
+        if not asked:
+            return
+        question = self.session.open(
+            permission, [p for p, _ in asked], always or [], metadata, [d.rule for _, d in asked]
+        )
+        with self._prompt_lock:
+            if question.status == "pending":  # an earlier answer may have settled it meanwhile
+                self.session.reply(question.id, _as_answer(self.approve(question)))
+        if question.settled_by:
+            verb = "settled by" if question.status == "approved" else "rejected with"
+            how = f"{verb} {question.settled_by}"
+        else:
+            how = question.answer.reply if question.answer else question.status
+        for p, d in asked:
+            self._record(GateDecision(now, permission, p, d.action, d.rule, how))
+        if question.status == "rejected":
+            raise QuestionRejected(question)

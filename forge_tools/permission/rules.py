@@ -1,0 +1,86 @@
+"""Turn a located `permission` / `tools` config node into ordered rules (SPEC 4.2).
+
+Order is meaning (the last match wins), so rules come out in file order, with the legacy `tools`
+booleans of a level placed before that level's explicit `permission` keys. Each rule keeps the origin
+of the key that wrote it, so `rules` and `explain` can point at file:line:col.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node, Origin
+from forge_tools.permission.model import ACTIONS, Action, Rule
+from forge_tools.permission.names import permission_name
+
+
+def expand_home(pattern: str, home: Path | str) -> str:
+    """`~`, `~/x`, `$HOME`, `$HOME/x` -> the home directory. `~user` and `$HOMEX` stay literal."""
+    home_s = str(home).replace("\\", "/").rstrip("/") or "/"
+    for prefix in ("~", "$HOME"):
+        if pattern == prefix:
+            return home_s
+        if pattern.startswith(prefix + "/"):
+            rest = pattern[len(prefix) + 1:]
+            return home_s + "/" + rest if home_s != "/" else "/" + rest
+    return pattern
+
+
+def _where(node: Node) -> Origin:
+    return node.key_origin or node.origin
+
+
+def _action(node: Node) -> Action:
+    value = node.value
+    if isinstance(value, str) and value in ACTIONS:
+        return cast(Action, value)
+    from difflib import get_close_matches
+
+    close = get_close_matches(str(value), ACTIONS, n=1) if isinstance(value, str) else []
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ConfigError(f"unknown action {value!r}{hint}; use allow, ask or deny", node.origin)
+
+
+def _tools_rules(tools: Node) -> list[Rule]:
+    if not tools.is_map:
+        raise ConfigError("`tools` must map tool names to true or false", tools.origin)
+    rules: list[Rule] = []
+    for name, node in tools.items():
+        if not isinstance(node.value, bool):
+            raise ConfigError(f"tools.{name} must be true or false, not {node.value!r}", node.origin)
+        action: Action = "allow" if node.value else "deny"
+        rules.append(Rule(permission_name(name), "*", action, _where(node)))
+    return rules
+
+
+def _permission_rules(permission: Node, home: Path | str) -> list[Rule]:
+    if not permission.is_map:
+        if permission.is_list or not isinstance(permission.value, str):
+            raise ConfigError("`permission` must be an action or a map of permission names",
+                              permission.origin)
+        return [Rule("*", "*", _action(permission), permission.origin)]
+    rules: list[Rule] = []
+    for name, node in permission.items():
+        if node.is_map:
+            for pattern, leaf in node.items():
+                rules.append(Rule(name, expand_home(pattern, home), _action(leaf), _where(leaf)))
+        elif isinstance(node.value, str):
+            rules.append(Rule(name, "*", _action(node), _where(node)))
+        else:
+            raise ConfigError(
+                f"permission {name!r} must be an action or a map of pattern to action, not {node.value!r}",
+                node.origin,
+            )
+    return rules
+
+
+def rules_from_config(permission: Node | None, tools: Node | None, home: Path | str) -> list[Rule]:
+    """Rules of one config level: converted legacy `tools` booleans, then the `permission` keys."""
+    rules: list[Rule] = []
+    if tools is not None and tools.value is not None:
+        rules.extend(_tools_rules(tools))
+    if permission is not None and permission.value is not None:
+        rules.extend(_permission_rules(permission, home))
+    return rules

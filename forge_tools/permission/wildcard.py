@@ -1,0 +1,165 @@
+"""Wildcard matching for permission names and call patterns (SPEC 4.1), and pattern subsumption.
+
+`*` is any run of characters (slashes included), `?` is one character, everything else is literal:
+regex metacharacters in a pattern never act as regex. A pattern ending in `" *"` also matches the
+text without that tail, so `ls *` allows `ls` but not `lsof`. Matching is whole-string and
+case-sensitive; backslashes count as forward slashes on both sides.
+
+Layer three evaluates every tool against every rule, so compiled patterns are cached (bounded LRU)
+and the common shapes (`*`, no wildcard, `prefix*`) skip the regex engine entirely.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+WILDCARD_CHARS = frozenset("*?")
+
+Matcher = Callable[[str], bool]
+
+
+def normalize(text: str) -> str:
+    """Backslashes are path separators on Windows; treat them as `/` everywhere."""
+    return text.replace("\\", "/") if "\\" in text else text
+
+
+def has_wildcard(pattern: str) -> bool:
+    return "*" in pattern or "?" in pattern
+
+
+def _split_optional_tail(pattern: str) -> tuple[str, bool]:
+    """`"ls *"` -> (`"ls"`, True): the body, and whether the `" *"` tail is optional."""
+    if pattern.endswith(" *"):
+        return pattern[:-2], True
+    return pattern, False
+
+
+def _regex_source(body: str) -> str:
+    parts: list[str] = []
+    for ch in body:
+        if ch == "*":
+            if not parts or parts[-1] != ".*":  # `**` is the same language as `*`
+                parts.append(".*")
+        elif ch == "?":
+            parts.append(".")
+        else:
+            parts.append(re.escape(ch))
+    return "".join(parts)
+
+
+@lru_cache(maxsize=8192)
+def compile_pattern(pattern: str) -> Matcher:
+    """A predicate deciding whether a (normalized) text matches `pattern`."""
+    pattern = normalize(pattern)
+    body, optional_tail = _split_optional_tail(pattern)
+    if pattern == "*" or (pattern and set(pattern) == {"*"}):
+        return _always
+    if not has_wildcard(pattern):
+        return pattern.__eq__
+    if not optional_tail:
+        stem = pattern.rstrip("*")
+        if len(stem) < len(pattern) and not has_wildcard(stem):
+            return lambda text: text.startswith(stem)
+    source = _regex_source(body)
+    if optional_tail:
+        source += "(?: .*)?"
+    regex = re.compile(source, re.DOTALL)
+    fullmatch = regex.fullmatch
+    return lambda text: fullmatch(text) is not None
+
+
+def _always(text: str) -> bool:
+    return True
+
+
+def wildcard_match(text: str, pattern: str) -> bool:
+    """Whether `text` matches the wildcard `pattern` exactly as SPEC 4.1 defines it."""
+    return compile_pattern(pattern)(normalize(text))
+
+
+# --- subsumption ----------------------------------------------------------------------------------
+#
+# A pattern is a tiny NFA: state i means "tokens[:i] consumed". `*` loops on any character and may be
+# skipped, `?` consumes any one character, a literal consumes itself. The optional `" *"` tail makes
+# the state before the tail accepting too. Characters that appear in neither pattern all behave the
+# same, so one fresh character stands for all of them and the alphabet stays finite.
+
+_ANY = object()
+
+
+class _Nfa:
+    __slots__ = ("accepting", "tokens")
+
+    def __init__(self, pattern: str) -> None:
+        pattern = normalize(pattern)
+        body, optional_tail = _split_optional_tail(pattern)
+        self.tokens: str = pattern
+        self.accepting = {len(pattern)}
+        if optional_tail:
+            self.accepting.add(len(body))
+
+    def closure(self, states: frozenset[int] | set[int]) -> frozenset[int]:
+        out = set(states)
+        stack = list(states)
+        while stack:
+            i = stack.pop()
+            if i < len(self.tokens) and self.tokens[i] == "*" and i + 1 not in out:
+                out.add(i + 1)
+                stack.append(i + 1)
+        return frozenset(out)
+
+    def step(self, states: frozenset[int], ch: str) -> frozenset[int]:
+        nxt: set[int] = set()
+        for i in states:
+            if i >= len(self.tokens):
+                continue
+            tok = self.tokens[i]
+            if tok == "*":
+                nxt.add(i)
+            elif tok == "?" or tok == ch:
+                nxt.add(i + 1)
+        return self.closure(nxt)
+
+    def accepts(self, states: frozenset[int]) -> bool:
+        return not self.accepting.isdisjoint(states)
+
+
+def _alphabet(*patterns: str) -> list[str]:
+    literals = sorted({c for p in patterns for c in normalize(p)} - WILDCARD_CHARS)
+    fresh = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in literals)
+    return [*literals, fresh]
+
+
+def subsumption_witness(general: str, specific: str) -> str | None:
+    """A shortest text that `specific` matches and `general` does not, or None when there is none."""
+    g, s = _Nfa(general), _Nfa(specific)
+    alphabet = _alphabet(general, specific)
+    start = (s.closure({0}), g.closure({0}))
+    seen = {start}
+    frontier: list[tuple[frozenset[int], frozenset[int], str]] = [(start[0], start[1], "")]
+    while frontier:
+        next_frontier: list[tuple[frozenset[int], frozenset[int], str]] = []
+        for s_states, g_states, text in frontier:
+            if s.accepts(s_states) and not g.accepts(g_states):
+                return text
+            for ch in alphabet:
+                s_next = s.step(s_states, ch)
+                if not s_next:
+                    continue
+                key = (s_next, g.step(g_states, ch))
+                if key not in seen:
+                    seen.add(key)
+                    next_frontier.append((key[0], key[1], text + ch))
+        frontier = next_frontier
+    return None
+
+
+@lru_cache(maxsize=4096)
+def pattern_subsumes(general: str, specific: str) -> bool:
+    """Whether every text matching `specific` also matches `general` (exact, for `check`).
+
+    Used to find rules that can never decide because a later rule covers everything they match.
+    """
+    return subsumption_witness(general, specific) is None
