@@ -1,0 +1,33 @@
+"""`forge-tools config`: the merged config, optionally with the origin of every value."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from forge_tools.cli.common import ConfigOpt, ProjectOpt
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("config")
+    def config_command(
+        show_origin: Annotated[
+            bool, typer.Option("--show-origin", help="Show where each value was written (file:line:col).")
+        ] = False,
+        fmt: Annotated[
+            str, typer.Option("--format", "-f", help="Output format: text, json, yaml or toml.")
+        ] = "text",
+        config: ConfigOpt = None,
+        project: ProjectOpt = None,
+    ) -> int:
+        """Print the merged config (all sources in SPEC 6.2 order, plus --config overlays)."""
+        import sys
+
+        from forge_tools.cli.common import check_format, load
+        from forge_tools.config.render import FORMATS, render
+
+        check_format(fmt, FORMATS)
+        loaded = load(config, project)
+        sys.stdout.write(render(loaded, fmt, show_origin))
+        return 0

@@ -1,0 +1,161 @@
+"""Printing the merged config (`forge-tools config`): text, json, yaml, toml, with or without origins."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from forge_tools.origin import Node, Origin
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
+
+FORMATS = ("text", "json", "yaml", "toml")
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def render(loaded: LoadedConfig, fmt: str, show_origin: bool = False) -> str:
+    """The merged config in `fmt`; with `show_origin` every leaf says where it was written."""
+    if fmt == "text":
+        return render_text(loaded, show_origin)
+    data: Any = origin_tree(loaded) if show_origin else loaded.tree.plain()
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "yaml":
+        import yaml
+
+        if data == {}:
+            return "{}\n"
+        return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False))
+    if fmt == "toml":
+        dropped: list[str] = []
+        cleaned = _drop_nulls(data, (), dropped)
+        note = "".join(f"# {key} = null (omitted: TOML has no null)\n" for key in dropped)
+        return note + toml_dumps(cleaned)
+    raise ValueError(fmt)
+
+
+def toml_dumps(data: dict[str, Any]) -> str:
+    """TOML that keeps permission order: inside a permission map, a table written before a plain
+    value becomes an inline table (TOML puts sub-tables after plain keys, which would reorder rules).
+    """
+    lines: list[str] = []
+    _toml_table(data, (), lines)
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def _toml_table(table: dict[str, Any], name: tuple[str, ...], lines: list[str]) -> None:
+    items = list(table.items())
+    last_plain = max((i for i, (_, v) in enumerate(items) if not isinstance(v, dict)), default=-1)
+    if "permission" not in name:  # only permission maps are order-sensitive; elsewhere prefer [tables]
+        items = sorted(items, key=lambda kv: isinstance(kv[1], dict))
+        last_plain = sum(1 for _, v in items if not isinstance(v, dict)) - 1
+    plain = [(k, v) for i, (k, v) in enumerate(items) if i <= last_plain]
+    tables = [(k, v) for i, (k, v) in enumerate(items) if i > last_plain]
+    if name and (plain or not tables):
+        lines += ["", f"[{dotted(name)}]"]
+    lines += [f"{dotted((k,))} = {_toml_value(v)}" for k, v in plain]
+    for key, sub in tables:
+        _toml_table(sub, (*name, key), lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if value == value else "nan"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{dotted((k,))} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    raise ValueError(f"cannot write {type(value).__name__} as TOML")
+
+
+def leaves(node: Node, keys: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Node]]:
+    """Every scalar (and empty container) with its key path, in merged order."""
+    if isinstance(node.value, dict) and node.value:
+        for key, child in node.value.items():
+            yield from leaves(child, (*keys, key))
+    elif isinstance(node.value, list) and node.value:
+        for i, child in enumerate(node.value):
+            yield from leaves(child, (*keys, str(i)))
+    else:
+        yield keys, node
+
+
+def dotted(keys: tuple[str, ...]) -> str:
+    """A key path as TOML writes it: bare keys plain, others quoted (`permission.bash."git *"`)."""
+    return ".".join(k if _BARE_KEY.match(k) else json.dumps(k, ensure_ascii=False) for k in keys)
+
+
+def render_text(loaded: LoadedConfig, show_origin: bool) -> str:
+    lines = ["# sources, in load order (later ones override earlier ones):"]
+    if loaded.sources:
+        lines += [f"#   {i}. {s.step}: {s.describe()}" for i, s in enumerate(loaded.sources, 1)]
+    else:
+        lines.append("#   (none: no config files or variables found; the built-in defaults apply)")
+    lines.append(f"# project root: {loaded.project_root}")
+    for keys, node in leaves(loaded.tree):
+        if not keys:
+            continue
+        text = f"{dotted(keys)} = {json.dumps(node.value, ensure_ascii=False)}"
+        if show_origin:
+            text += f"  # {describe_origin(node.origin)}"
+        lines.append(text)
+    return "\n".join(lines) + "\n"
+
+
+def describe_origin(origin: Origin) -> str:
+    """`path:line:col`, or `path: key.path`, or `env NAME: key.path` (with the inline position)."""
+    if origin.kind == "env" and origin.line is not None:
+        keys = ".".join(origin.key_path)
+        where = f"env {origin.name}:{origin.line}:{origin.column or 1}"
+        return f"{where}: {keys}" if keys else where
+    return str(origin)
+
+
+def origin_json(origin: Origin) -> dict[str, Any]:
+    """The origin's fields that are known, plus its one-line description."""
+    data = {k: v for k, v in origin.to_json().items() if v is not None}
+    data["description"] = describe_origin(origin)
+    return data
+
+
+def origin_tree(loaded: LoadedConfig) -> dict[str, Any]:
+    """Sources plus the config with every leaf as `{"value": ..., "origin": {...}}`."""
+
+    def build(node: Node) -> Any:
+        if isinstance(node.value, dict) and node.value:
+            return {k: build(v) for k, v in node.value.items()}
+        if isinstance(node.value, list) and node.value:
+            return [build(v) for v in node.value]
+        return {"value": node.value, "origin": origin_json(node.origin)}
+
+    return {
+        "project_root": str(loaded.project_root),
+        "sources": [
+            {"step": s.step, "source": s.describe()} for s in loaded.sources
+        ],
+        "config": build(loaded.tree) if loaded.tree.value else {},
+    }
+
+
+def _drop_nulls(data: Any, keys: tuple[str, ...], dropped: list[str]) -> Any:
+    if isinstance(data, dict):
+        out = {}
+        for k, v in data.items():
+            if v is None:
+                dropped.append(dotted((*keys, k)))
+                continue
+            out[k] = _drop_nulls(v, (*keys, k), dropped)
+        return out
+    if isinstance(data, list):
+        return [_drop_nulls(v, (*keys, str(i)), dropped) for i, v in enumerate(data) if v is not None]
+    return data
