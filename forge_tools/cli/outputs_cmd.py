@@ -1,0 +1,152 @@
+"""`forge-tools outputs`: list, show and clean the full outputs kept in the truncation directory."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from forge_tools.cli.common import ConfigOpt, FormatOpt, ProjectOpt
+
+if TYPE_CHECKING:
+    from forge_tools.tools.outputs import OutputEntry, OutputStore
+
+outputs_app = typer.Typer(
+    name="outputs",
+    help="Manage the full outputs of truncated tool calls (the private truncation directory).",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(outputs_app, name="outputs")
+
+
+def _store() -> OutputStore:
+    from forge_tools.tools.outputs import OutputStore
+
+    return OutputStore.from_env()
+
+
+def _size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _age(entry: OutputEntry) -> str:
+    days = entry.age_days()
+    if days < 1 / 24:
+        return f"{max(int(days * 1440), 0)}m ago"
+    if days < 1:
+        return f"{int(days * 24)}h ago"
+    return f"{int(days)}d ago"
+
+
+@outputs_app.command("list")
+def list_command(fmt: FormatOpt = "text") -> int:
+    """List stored outputs, oldest first: id, tool, size, age and path."""
+    import json
+
+    from forge_tools.cli.common import check_format
+
+    check_format(fmt, ("text", "json"))
+    store = _store()
+    entries = store.list()
+    if fmt == "json":
+        typer.echo(json.dumps({"directory": str(store.directory), "outputs": [e.to_json() for e in entries]},
+                              indent=2))
+        return 0
+    if not entries:
+        typer.echo(f"no stored outputs in {store.directory}")
+        return 0
+    rows = [(e.id, e.tool or "-", _size(e.size), _age(e), str(e.path) + (" (fallback)" if e.fallback else ""))
+            for e in entries]
+    header = ("ID", "TOOL", "SIZE", "AGE", "PATH")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        typer.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
+    total = sum(e.size for e in entries)
+    typer.echo(f"{len(entries)} output(s), {_size(total)} in {store.directory}")
+    return 0
+
+
+def _find(store: OutputStore, wanted: str) -> OutputEntry:
+    """By id or file name, or by a prefix that names exactly one output; else did-you-mean."""
+    import difflib
+
+    from forge_tools.errors import UnknownNameError
+
+    entry = store.get(wanted)
+    if entry is not None:
+        return entry
+    entries = store.list()
+    by_prefix = [e for e in entries if e.id.startswith(wanted) or e.path.name.startswith(wanted)]
+    if len(by_prefix) == 1 and wanted:
+        return by_prefix[0]
+    ids = [e.id for e in entries]
+    suggestions = [e.id for e in by_prefix][:3] or difflib.get_close_matches(wanted, ids, n=3, cutoff=0.6)
+    raise UnknownNameError("output", wanted, suggestions)
+
+
+@outputs_app.command("show")
+def show_command(
+    output_id: Annotated[
+        str, typer.Argument(metavar="ID", help="An id from `outputs list` (a unique prefix works).")
+    ],
+    path_only: Annotated[bool, typer.Option("--path", help="Print only the file's path.")] = False,
+) -> int:
+    """Print one stored output exactly as the tool produced it."""
+    import sys
+
+    entry = _find(_store(), output_id)
+    if path_only:
+        typer.echo(str(entry.path))
+        return 0
+    data = entry.path.read_bytes()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        sys.stdout.flush()
+        buffer.write(data)
+        buffer.flush()
+    else:
+        sys.stdout.write(data.decode("utf-8", "replace"))
+    return 0
+
+
+@outputs_app.command("clean")
+def clean_command(
+    older_than: Annotated[
+        float | None,
+        typer.Option("--older-than", metavar="DAYS", show_default=False,
+                     help="Remove outputs older than DAYS (default: tool_output.retention_days, else 7)."),
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what would be removed.")] = False,
+    config: ConfigOpt = None,
+    project: ProjectOpt = None,
+) -> int:
+    """Remove old stored outputs (the at-most-hourly automatic cleanup does the same with the default)."""
+    from forge_tools.errors import UsageError
+    from forge_tools.tools.outputs import OutputStore
+
+    if older_than is not None and older_than < 0:
+        raise UsageError("must be zero or more days", where="--older-than")
+    if older_than is None:
+        from forge_tools.cli.common import load
+
+        store = OutputStore.from_config(load(config, project))
+    else:
+        store = _store()
+    removed = store.clean(older_than, dry_run=dry_run)
+    days = store.retention_days if older_than is None else older_than
+    verb = "would remove" if dry_run else "removed"
+    for entry in removed:
+        typer.echo(f"{verb} {entry.path}")
+    total = sum(e.size for e in removed)
+    typer.echo(f"{verb} {len(removed)} output(s), {_size(total)}, older than {days:g} day(s)")
+    return 0
