@@ -42,7 +42,7 @@ class Origin:
         label = {
             "env": f"env {self.name}" if self.name else "environment",
             "cli": f"option {self.name}" if self.name else "command line",
-            "default": "default",
+            "default": f"default ({self.name})" if self.name else "default",
             "builtin-agent": f"builtin agent {self.name}" if self.name else "builtin agent",
             "session": "session",
             "plugin": f"plugin {self.name}" if self.name else "plugin",

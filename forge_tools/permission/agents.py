@@ -168,7 +168,7 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
     truncation = truncation_glob(env)
     defaults = _rules(_default_specs(), Origin("default"), truncation)
     top = rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
-    tail = Rule("external_directory", truncation, "allow", Origin("default", key_path=("truncation",)))
+    tail = Rule("external_directory", truncation, "allow", Origin("default", name="truncation directory"))
 
     configured = _get(tree, "agent")
     if configured is not None and not configured.is_map:

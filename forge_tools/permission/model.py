@@ -26,7 +26,8 @@ class Rule:
             "permission": self.permission,
             "pattern": self.pattern,
             "action": self.action,
-            "origin": {"path": o.path, "line": o.line, "column": o.column, "description": str(o)},
+            "origin": {"kind": o.kind, "path": o.path, "line": o.line, "column": o.column,
+                       "description": str(o)},
         }
 
     def __str__(self) -> str:

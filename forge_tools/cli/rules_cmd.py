@@ -1,0 +1,46 @@
+"""`forge-tools rules`: one agent's final ordered ruleset, each rule with where it came from."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from forge_tools.cli.common import AgentOpt, ConfigOpt, ProjectOpt
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("rules")
+    def rules_command(
+        agent: AgentOpt = None,
+        fmt: Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")] = "text",
+        config: ConfigOpt = None,
+        project: ProjectOpt = None,
+    ) -> int:
+        """Print the agent's rules in evaluation order; the last matching rule decides (SPEC 4.1)."""
+        import json
+
+        from forge_tools.cli.common import check_format, format_table, load
+        from forge_tools.permission.agents import load_agents, select_agent
+
+        check_format(fmt, ("text", "json"))
+        loaded = load(config, project)
+        agents = load_agents(loaded)
+        chosen = select_agent(agents, agent, loaded)
+        if fmt == "json":
+            payload = {
+                "agent": chosen.to_json(),
+                "rules": [{"index": i, **rule.to_json()} for i, rule in enumerate(chosen.ruleset, 1)],
+            }
+            typer.echo(json.dumps(payload, indent=2))
+            return 0
+        marks = (("disabled", chosen.disabled), ("hidden", chosen.hidden))
+        flags = "".join(f", {s}" for s, on in marks if on)
+        typer.echo(f"agent {chosen.name} ({chosen.mode}{flags}): {len(chosen.ruleset)} rules, "
+                   "the last matching rule decides, no match means ask")
+        rows = [
+            (str(i), rule.permission, rule.pattern, rule.action, str(rule.origin))
+            for i, rule in enumerate(chosen.ruleset, 1)
+        ]
+        typer.echo(format_table(("#", "PERMISSION", "PATTERN", "ACTION", "ORIGIN"), rows))
+        return 0

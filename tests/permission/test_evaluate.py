@@ -1,0 +1,162 @@
+"""Last-match-wins evaluation (SPEC 4.1) and tool hiding (SPEC 3.3): tables and properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from forge_tools.origin import Origin
+from forge_tools.permission.evaluate import RuleIndex, evaluate
+from forge_tools.permission.model import Action, Rule
+from forge_tools.permission.names import permission_name
+from forge_tools.permission.visibility import hidden_by_permission, request_rules
+from forge_tools.permission.wildcard import wildcard_match
+
+FILE = Origin("file", path="forge.json", line=1, column=1)
+
+
+def R(permission: str, pattern: str, action: Action) -> Rule:
+    return Rule(permission, pattern, action, FILE)
+
+
+BASE = (
+    R("*", "*", "allow"),
+    R("bash", "*", "ask"),
+    R("bash", "git *", "allow"),
+    R("bash", "git push *", "deny"),
+    R("read", "*.env", "ask"),
+    R("mcp_*", "*", "deny"),
+    R("mcp_github", "*", "allow"),
+    R("edit", "src/*", "allow"),
+    R("edit", "src/generated/*", "deny"),
+)
+
+EVAL_CASES = [
+    # (permission, pattern, expected action, index of deciding rule in BASE or None)
+    ("glob", "*.py", "allow", 0),
+    ("bash", "ls -la", "ask", 1),
+    ("bash", "git status", "allow", 2),
+    ("bash", "git", "allow", 2),  # trailing " *" also matches without the tail
+    ("bash", "git push origin main", "deny", 3),
+    ("bash", "git push", "deny", 3),
+    ("bash", "gitk", "ask", 1),
+    ("read", "/p/.env", "ask", 4),
+    ("read", "/p/.env.local", "allow", 0),
+    ("mcp_slack", "*", "deny", 5),
+    ("mcp_github", "*", "allow", 6),
+    ("edit", "src/a.py", "allow", 7),
+    ("edit", "src/generated/x.py", "deny", 8),
+    ("edit", "docs/x.md", "allow", 0),
+]
+
+
+@pytest.mark.parametrize(("permission", "pattern", "action", "deciding"), EVAL_CASES)
+def test_evaluate_table(permission: str, pattern: str, action: str, deciding: int | None) -> None:
+    for rules in (BASE, RuleIndex(BASE), list(BASE)):
+        decision = evaluate(permission, pattern, rules)
+        assert decision.action == action
+        assert decision.rule is (BASE[deciding] if deciding is not None else None)
+
+
+def test_no_rule_means_ask() -> None:
+    assert evaluate("bash", "ls").action == "ask"
+    decision = evaluate("bash", "ls", (R("read", "*", "allow"),))
+    assert decision.action == "ask" and decision.rule is None
+
+
+def test_rulesets_concatenate_later_wins() -> None:
+    agent = (R("bash", "*", "deny"),)
+    session = (R("bash", "ls *", "allow"),)
+    assert evaluate("bash", "ls", agent, session).action == "allow"
+    assert evaluate("bash", "rm x", agent, session).action == "deny"
+    assert evaluate("bash", "ls", session, agent).action == "deny"
+
+
+HIDE_CASES = [
+    # (rules, tool, hidden?)
+    ((R("*", "*", "allow"), R("bash", "*", "deny")), "bash", True),
+    ((R("bash", "*", "deny"), R("bash", "ls", "allow")), "bash", False),  # last rule is not `*`
+    ((R("bash", "*", "deny"), R("*", "*", "allow")), "bash", False),
+    ((R("*", "*", "deny"),), "bash", True),
+    ((R("bash", "rm *", "deny"),), "bash", False),  # specific deny rejects calls only
+    ((R("bash", "*", "ask"),), "bash", False),  # ask never hides
+    ((R("edit", "*", "deny"),), "write", True),  # edit family folds
+    ((R("edit", "*", "deny"),), "apply_patch", True),
+    ((R("write", "*", "deny"),), "write", False),  # rules name permissions, not tools
+    ((R("mcp_*", "*", "deny"),), "mcp_github", True),
+    ((R("bash", "**", "deny"),), "bash", False),  # exactly `*`
+    ((), "bash", False),
+]
+
+
+@pytest.mark.parametrize(("rules", "tool", "hidden"), HIDE_CASES)
+def test_hidden_table(rules: tuple[Rule, ...], tool: str, hidden: bool) -> None:
+    rule = hidden_by_permission(tool, rules)
+    assert (rule is not None) is hidden
+    if rule is not None:
+        assert rule.pattern == "*" and rule.action == "deny"
+
+
+def test_request_booleans() -> None:
+    rules = request_rules({"bash": False, "read": True}, Origin("cli", name="--tools"))
+    assert [(r.permission, r.pattern, r.action) for r in rules] == [
+        ("bash", "*", "deny"), ("read", "*", "allow")
+    ]
+    assert str(rules[0].origin) == "option --tools: bash"
+    agent = (R("*", "*", "allow"),)
+    assert hidden_by_permission("bash", agent, (), rules) is rules[0]
+    assert hidden_by_permission("read", agent, (), rules) is None
+
+
+# --- properties against a brute-force reference --------------------------------------------------
+
+NAMES = ["bash", "read", "edit", "glob", "mcp_a", "mcp_b"]
+permissions = st.sampled_from([*NAMES, "*", "mcp_*", "?ash", "e*"])
+patterns = st.sampled_from(["*", "ls *", "ls", "git *", "*.env", "a?", "src/*", "**", ""])
+actions = st.sampled_from(["allow", "deny", "ask"])
+rules_st = st.builds(R, permissions, patterns, actions)
+texts = st.sampled_from(["ls", "ls -la", "lsof", "git", "git push", "x.env", "ab", "src/a", "", "*"])
+
+
+def brute_force(permission: str, pattern: str, rules: list[Rule]) -> tuple[str, Rule | None]:
+    found = None
+    for rule in rules:
+        if wildcard_match(permission, rule.permission) and wildcard_match(pattern, rule.pattern):
+            found = rule
+    return (found.action, found) if found else ("ask", None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rulesets=st.lists(st.lists(rules_st, max_size=60), min_size=1, max_size=3),
+    permission=st.sampled_from(NAMES),
+    text=texts,
+)
+def test_evaluate_equals_brute_force(rulesets: list[list[Rule]], permission: str, text: str) -> None:
+    expected_action, expected_rule = brute_force(permission, text, [r for rs in rulesets for r in rs])
+    for shaped in ([tuple(rs) for rs in rulesets], rulesets, [RuleIndex(rs) for rs in rulesets]):
+        decision = evaluate(permission, text, *shaped)
+        assert decision.action == expected_action
+        assert decision.rule is expected_rule
+
+
+@settings(max_examples=200, deadline=None)
+@given(rules=st.lists(rules_st, max_size=60), tool=st.sampled_from([*NAMES, "write", "patch"]))
+def test_hidden_exactly_when_last_permission_rule_is_star_deny(rules: list[Rule], tool: str) -> None:
+    name = permission_name(tool)
+    last = None
+    for rule in rules:
+        if wildcard_match(name, rule.permission):
+            last = rule
+    expected = last is not None and last.pattern == "*" and last.action == "deny"
+    for shaped in (rules, tuple(rules), RuleIndex(rules)):
+        assert (hidden_by_permission(tool, shaped) is not None) is expected
+
+
+def test_large_ruleset_index_matches_scan() -> None:
+    rules = tuple(R(f"tool{i % 500}", f"p{i % 7}*", ("allow", "deny", "ask")[i % 3]) for i in range(5000))
+    rules += (R("tool*", "p1x", "deny"),)
+    for name in ("tool3", "tool499", "tool1000", "other"):
+        for text in ("p1x", "p3", "q"):
+            assert evaluate(name, text, rules) == evaluate(name, text, list(rules))
