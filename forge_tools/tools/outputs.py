@@ -142,10 +142,11 @@ def _prepare_private_dir(directory: Path) -> None:
         raise PermissionError(f"{directory} is not writable")
 
 
-def _fallback_dir() -> Path:
-    """A per-user private dir under the system temp dir; a fresh `mkdtemp` if that one is not ours."""
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    candidate = Path(tempfile.gettempdir()) / f"forge-tool-output-{uid}"
+def _fallback_dir(root: Path) -> Path:
+    """A per-user private dir under `root` (the system temp dir); a fresh `mkdtemp` if that one is not
+    ours."""
+    uid = _uid()
+    candidate = root / f"forge-tool-output-{uid}"
     try:
         candidate.mkdir(mode=DIR_MODE, exist_ok=True)
         st = os.lstat(candidate)
@@ -155,15 +156,21 @@ def _fallback_dir() -> Path:
             return candidate
     except OSError:
         pass
-    return Path(tempfile.mkdtemp(prefix="forge-tool-output-"))
+    return Path(tempfile.mkdtemp(prefix="forge-tool-output-", dir=root))
 
 
 class OutputStore:
     """The truncation directory: create, list, look up and clean full-output files."""
 
-    def __init__(self, directory: Path, retention_days: float = DEFAULT_RETENTION_DAYS) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        retention_days: float = DEFAULT_RETENTION_DAYS,
+        fallback_root: Path | None = None,
+    ) -> None:
         self.directory = Path(directory)
         self.retention_days = retention_days
+        self.fallback_root = Path(fallback_root) if fallback_root is not None else Path(tempfile.gettempdir())
         self.fallback_directory: Path | None = None
         self._fallback_reason: str | None = None
         self._lock = threading.Lock()
@@ -195,7 +202,7 @@ class OutputStore:
             reason = exc.strerror or str(exc)
             with self._lock:
                 if self.fallback_directory is None or not self.fallback_directory.is_dir():
-                    self.fallback_directory = _fallback_dir()
+                    self.fallback_directory = _fallback_dir(self.fallback_root)
                 fallback = self.fallback_directory
             note = (
                 f"the truncation directory {self.directory} could not be written ({reason}); "
@@ -234,7 +241,7 @@ class OutputStore:
 
     def _dirs(self) -> Iterator[tuple[Path, bool]]:
         yield self.directory, False
-        fallback = self.fallback_directory or Path(tempfile.gettempdir()) / f"forge-tool-output-{_uid()}"
+        fallback = self.fallback_directory or self.fallback_root / f"forge-tool-output-{_uid()}"
         if fallback != self.directory:
             yield fallback, True
 

@@ -1,0 +1,180 @@
+"""The private truncation directory (SPEC 5.2): modes, unique sortable ids, fallback, cleanup."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from forge_tools.tools.outputs import (
+    CLEANUP_INTERVAL_SECONDS,
+    STAMP_NAME,
+    OutputStore,
+    new_id,
+)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_from_env_uses_the_data_dir(isolated_env: dict[str, Path]) -> None:
+    store = OutputStore.from_env()
+    assert store.directory == isolated_env["data"] / "tool-output"
+    assert OutputStore.from_env({"XDG_DATA_HOME": "/x"}).directory == Path("/x/forge/tool-output")
+
+
+def test_directory_is_0700_and_files_are_0600(tmp_path: Path) -> None:
+    directory = tmp_path / "data" / "tool-output"
+    store = OutputStore(directory)
+    f = store.write_text("bash", "hello")
+    assert _mode(directory) == 0o700
+    assert _mode(f.path) == 0o600
+    assert f.fallback_note is None
+    assert f.path.read_text() == "hello"
+
+
+def test_an_existing_loose_directory_is_made_private(tmp_path: Path) -> None:
+    directory = tmp_path / "tool-output"
+    directory.mkdir(mode=0o755)
+    os.chmod(directory, 0o755)
+    OutputStore(directory).write_text("t", "x")
+    assert _mode(directory) == 0o700
+
+
+def test_exact_bytes_are_kept(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path)
+    raw = b"ok \xff\xfe not utf-8 \x00 end"
+    with store.create("bash") as f:
+        f.write(raw[:5])
+        f.write(raw[5:])
+    assert f.path.read_bytes() == raw
+    assert f.bytes_written == len(raw)
+    # text that was decoded with surrogateescape goes back to the same bytes
+    g = store.write_text("bash", raw.decode("utf-8", "surrogateescape"))
+    assert g.path.read_bytes() == raw
+
+
+def test_ids_sort_in_creation_order_and_are_unique_across_threads(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path)
+    made: list[str] = []
+    lock = threading.Lock()
+
+    def work() -> None:
+        for _ in range(25):
+            f = store.write_text("t", "x")
+            with lock:
+                made.append(f.id)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == len(set(made)) == 200
+    assert len(store.list()) == 200
+    sequential = [new_id() for _ in range(50)]
+    assert sequential == sorted(sequential)
+
+
+def test_ids_from_the_same_instant_still_sort(tmp_path: Path) -> None:
+    ids = [new_id(now_ns=1_000_000_000) for _ in range(5)]
+    assert ids == sorted(ids) and len(set(ids)) == 5
+
+
+def test_list_and_get(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path / "out", fallback_root=tmp_path)
+    a = store.write_text("read", "1")
+    b = store.write_text("bash", "22")
+    (store.directory / "unrelated.txt").write_text("not ours")
+    entries = store.list()
+    assert [e.id for e in entries] == [a.id, b.id]
+    assert [e.tool for e in entries] == ["read", "bash"]
+    assert [e.size for e in entries] == [1, 2]
+    assert store.get(b.id) is not None and store.get(b.id).path == b.path  # type: ignore[union-attr]
+    assert store.get(b.path.name) is not None
+    assert store.get("tool_nope") is None
+
+
+def test_fallback_when_the_directory_cannot_be_written(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    fallback_root = tmp_path / "tmp"
+    fallback_root.mkdir()
+    store = OutputStore(blocker / "tool-output", fallback_root=fallback_root)
+    f = store.write_text("bash", "kept anyway")
+    assert f.path.read_text() == "kept anyway"
+    assert f.path.parent.parent == fallback_root
+    assert _mode(f.path.parent) == 0o700
+    assert _mode(f.path) == 0o600
+    assert f.fallback_note is not None
+    assert str(blocker / "tool-output") in f.fallback_note and str(f.path.parent) in f.fallback_note
+    listed = store.list()
+    assert [e.id for e in listed] == [f.id] and listed[0].fallback
+
+
+def test_fallback_refuses_a_foreign_symlink(tmp_path: Path) -> None:
+    """A pre-made symlink where the fallback dir would go is not trusted; a fresh private dir is made."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    fallback_root = tmp_path / "tmp"
+    fallback_root.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (fallback_root / f"forge-tool-output-{os.getuid()}").symlink_to(elsewhere)
+    f = OutputStore(blocker / "x", fallback_root=fallback_root).write_text("t", "y")
+    assert f.path.parent != elsewhere and not f.path.parent.is_symlink()
+    assert list(elsewhere.iterdir()) == []
+
+
+def _age(path: Path, days: float, now: float) -> None:
+    t = now - days * 86400
+    os.utime(path, (t, t))
+
+
+def test_clean_by_age_and_dry_run(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path, retention_days=7)
+    now = time.time()
+    old = store.write_text("t", "old")
+    new = store.write_text("t", "new")
+    _age(old.path, 8, now)
+    _age(new.path, 1, now)
+    assert [e.id for e in store.clean(dry_run=True, now=now)] == [old.id]
+    assert old.path.exists()
+    assert [e.id for e in store.clean(now=now)] == [old.id]
+    assert not old.path.exists() and new.path.exists()
+    assert [e.id for e in store.clean(older_than_days=0.5, now=now)] == [new.id]
+
+
+def test_cleanup_runs_at_most_hourly(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path / "out", retention_days=7)
+    now = time.time()
+    first = store.write_text("t", "a")
+    _age(first.path, 10, now)
+    assert [e.id for e in store.maybe_cleanup(now=now) or []] == [first.id]
+    assert (store.directory / STAMP_NAME).exists()
+    second = store.write_text("t", "b")
+    _age(second.path, 10, now)
+    assert store.maybe_cleanup(now=now + CLEANUP_INTERVAL_SECONDS - 1) is None
+    assert second.path.exists()
+    removed = store.maybe_cleanup(now=now + CLEANUP_INTERVAL_SECONDS + 1)
+    assert removed is not None and [e.id for e in removed] == [second.id]
+    assert store.list() == []
+
+
+def test_the_stamp_is_shared_between_store_objects(tmp_path: Path) -> None:
+    now = time.time()
+    assert OutputStore(tmp_path).maybe_cleanup(now=now) == []
+    assert OutputStore(tmp_path).maybe_cleanup(now=now + 10) is None
+
+
+@pytest.mark.parametrize("name", ["bash", "my tool/../x", ""])
+def test_tool_names_cannot_escape_the_directory(tmp_path: Path, name: str) -> None:
+    store = OutputStore(tmp_path / "out")
+    f = store.write_text(name, "x")
+    assert f.path.parent == store.directory
+    assert store.get(f.id) is not None
