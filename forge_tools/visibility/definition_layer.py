@@ -1,0 +1,106 @@
+"""Layer two (SPEC 3.2): the definition each tool is sent with.
+
+Every plugin's `tool_definition` hook runs in plugin load order on a copy (the last writer wins; a
+failing hook leaves the definition from before it), then the `task` tool's description gets the sorted
+list of subagents this agent may dispatch. The layer never drops a tool: hooks cannot add, remove or
+rename tools. Each accepted change is kept as a unified diff so `explain` can show who changed what.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forge_tools.errors import PluginError
+    from forge_tools.permission.agents import Agent
+    from forge_tools.sources.plugins import PluginHooks
+    from forge_tools.tools.contract import Tool
+
+SUBAGENT_LIST_AUTHOR = "forge-tools (task subagent list)"
+AGENTS_PLACEHOLDER = "{agents}"
+
+
+@dataclass
+class DefinitionOutcome:
+    """The final definition, the changes that produced it (author, diff), and hook failures."""
+
+    definition: dict[str, Any] | None  # {"description", "parameters"}; None when the tool is not loaded
+    changes: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[PluginError] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        if self.definition is None:
+            return "definition unknown (the tool's code was not loaded)"
+        authors = [who for who, _ in self.changes]
+        if not authors:
+            return "definition as the tool declares it"
+        return "definition changed by " + ", ".join(dict.fromkeys(authors))
+
+
+def render_definition(definition: dict[str, Any]) -> list[str]:
+    """The text a person reads (and diffs): the description, then the schema as indented JSON."""
+    lines = ["description:"]
+    lines += [f"  {line}" for line in str(definition.get("description", "")).splitlines() or [""]]
+    lines.append("parameters:")
+    schema = json.dumps(definition.get("parameters", {}), indent=2, sort_keys=False, default=str)
+    lines += [f"  {line}" for line in schema.splitlines()]
+    return lines
+
+
+def definition_diff(tool_id: str, who: str, before: dict[str, Any], after: dict[str, Any]) -> str:
+    import difflib
+
+    return "\n".join(difflib.unified_diff(
+        render_definition(before), render_definition(after),
+        fromfile=f"{tool_id} (before {who})", tofile=f"{tool_id} (after {who})", lineterm="",
+    ))
+
+
+def subagent_lines(subagents: Sequence[Agent]) -> list[str]:
+    return [f"- {a.name}: {a.description}" if a.description else f"- {a.name}" for a in subagents]
+
+
+def task_description(description: str, subagents: Sequence[Agent]) -> str:
+    """The `task` description with the dispatchable subagents, sorted by name (SPEC 3.2)."""
+    listing = "\n".join(subagent_lines(subagents)) or "(none: this agent may dispatch no subagent)"
+    if AGENTS_PLACEHOLDER in description:
+        return description.replace(AGENTS_PLACEHOLDER, listing)
+    return f"{description.rstrip()}\n\nSubagents this agent may dispatch:\n{listing}"
+
+
+def base_definition(tool: Tool) -> dict[str, Any]:
+    return {"description": tool.description, "parameters": tool.json_schema()}
+
+
+def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
+                   subagents: Sequence[Agent]) -> DefinitionOutcome:
+    """Layer two for one tool: hooks in load order, then the subagent list for `task`."""
+    if tool is None:
+        return DefinitionOutcome(None)
+    current = base_definition(tool)
+    outcome = DefinitionOutcome(current)
+    if hooks:
+        final, steps, problems = hooks.rewrite_definition(
+            tool_id, current["description"], current["parameters"])
+        outcome.problems.extend(problems)
+        for step in steps:
+            diff = definition_diff(tool_id, step.plugin, step.before, step.after)
+            outcome.changes.append((step.plugin, diff))
+        current = final
+    if tool_id == "task":
+        after = {**current, "description": task_description(str(current["description"]), subagents)}
+        outcome.changes.append(
+            (SUBAGENT_LIST_AUTHOR, definition_diff(tool_id, SUBAGENT_LIST_AUTHOR, current, after)))
+        current = after
+    outcome.definition = current
+    return outcome
+
+
+def definition_layer(tools: Iterable[tuple[str, Tool | None]], hooks: PluginHooks | None,
+                     subagents: Sequence[Agent]) -> dict[str, DefinitionOutcome]:
+    """Layer two for every candidate (computed even for tools layer one dropped)."""
+    return {tool_id: definition_for(tool_id, tool, hooks, subagents) for tool_id, tool in tools}

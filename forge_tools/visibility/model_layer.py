@@ -1,0 +1,125 @@
+"""Layer one (SPEC 3.1): which tools the model, provider, client and flags allow.
+
+The rules are a table, not code paths, so `layers` and `explain` can quote the rule that kept or
+dropped a tool. `lsp` and `plan_exit` are gated earlier, at registration (SPEC 2); their rows here only
+explain that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+PATCH_PROVIDERS_NOTE = "gpt- in the model id, and neither oss nor gpt-4"
+
+
+@dataclass(frozen=True)
+class ModelContext:
+    """What layer one looks at: `provider/model` split, the client name and the flags."""
+
+    provider: str | None
+    model_id: str
+    client: str
+    flags: frozenset[str]
+
+    @classmethod
+    def of(cls, model: str | None, client: str, flags: Iterable[str]) -> ModelContext:
+        provider, _, model_id = (model or "").partition("/")
+        if not model_id:  # "gpt-5" without a provider: the whole string is the model id
+            provider, model_id = "", provider
+        return cls(provider or None, model_id, client, frozenset(flags))
+
+    @property
+    def patch_mode(self) -> bool:
+        """SPEC 3.1: `gpt-` in the model id, and neither `oss` nor `gpt-4` (case-sensitive)."""
+        m = self.model_id
+        return "gpt-" in m and "oss" not in m and "gpt-4" not in m
+
+
+@dataclass(frozen=True)
+class ModelRule:
+    """One row of the table: the tools it governs, when they stay, and the sentence to quote."""
+
+    id: str
+    tools: tuple[str, ...]
+    text: str
+    keep: Callable[[ModelContext], bool]
+    fix: str  # what a person can do to keep the tool
+
+    def to_json(self) -> dict[str, Any]:
+        """Model-layer rules in reports: `{"kind": "model", "id", "text", "origin"}` (no file: SPEC 3.1)."""
+        return {
+            "kind": "model",
+            "id": self.id,
+            "text": self.text,
+            "origin": {"path": None, "line": None, "column": None, "description": "SPEC 3.1 (model layer)"},
+        }
+
+    def __str__(self) -> str:
+        return f"model rule {self.id}: {self.text}"
+
+
+MODEL_RULES: tuple[ModelRule, ...] = (
+    ModelRule(
+        "websearch-provider", ("websearch",),
+        "websearch stays only when the provider is opencode or opencode-go, or flag exa or parallel is on",
+        lambda c: c.provider in ("opencode", "opencode-go") or bool({"exa", "parallel"} & c.flags),
+        "use --flag exa (or parallel), or a model from provider opencode or opencode-go",
+    ),
+    ModelRule(
+        "patch-mode", ("apply_patch",),
+        f"apply_patch stays only in patch mode ({PATCH_PROVIDERS_NOTE})",
+        lambda c: c.patch_mode,
+        "use a model whose id has gpt- and neither oss nor gpt-4 (e.g. --model openai/gpt-5)",
+    ),
+    ModelRule(
+        "edit-mode", ("edit", "write"),
+        f"edit and write stay only outside patch mode (patch mode: {PATCH_PROVIDERS_NOTE})",
+        lambda c: not c.patch_mode,
+        "use a model outside patch mode (e.g. --model anthropic/claude-sonnet-4); "
+        "in patch mode apply_patch edits files",
+    ),
+    ModelRule(
+        "question-client", ("question",),
+        "question stays only when the client is app, cli or desktop, or flag question is on",
+        lambda c: c.client in ("app", "cli", "desktop") or "question" in c.flags,
+        "use --client cli (or app, desktop), or --flag question",
+    ),
+)
+
+#: Registration-time gates (SPEC 2): the tool is not even a candidate without them.
+REGISTRATION_GATES: dict[str, str] = {
+    "lsp": "lsp is registered only with flag lsp (use --flag lsp)",
+    "plan_exit": "plan_exit is registered only with flag plan and client cli (use --flag plan --client cli)",
+}
+
+_RULES_BY_TOOL: dict[str, ModelRule] = {t: rule for rule in MODEL_RULES for t in rule.tools}
+
+
+@dataclass(frozen=True)
+class ModelVerdict:
+    kept: bool
+    reason: str
+    rule: ModelRule | None
+
+
+def _situation(ctx: ModelContext) -> str:
+    model = f"{ctx.provider}/{ctx.model_id}" if ctx.provider else (ctx.model_id or "no model")
+    flags = ", ".join(sorted(ctx.flags)) or "none"
+    return f"model {model}, client {ctx.client}, flags {flags}"
+
+
+def model_verdict(tool_id: str, ctx: ModelContext) -> ModelVerdict:
+    """Layer one for one tool: kept unless its table row says otherwise."""
+    rule = _RULES_BY_TOOL.get(tool_id)
+    if rule is None:
+        return ModelVerdict(True, "no model/provider/flag rule applies", None)
+    if rule.keep(ctx):
+        return ModelVerdict(True, f"kept: {rule.text} ({_situation(ctx)})", rule)
+    return ModelVerdict(False, f"{rule.text}; here: {_situation(ctx)}", rule)
+
+
+def model_layer(tool_ids: Iterable[str], ctx: ModelContext) -> dict[str, ModelVerdict]:
+    """Layer one for every candidate (pure)."""
+    return {tool_id: model_verdict(tool_id, ctx) for tool_id in tool_ids}

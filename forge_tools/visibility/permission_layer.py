@@ -1,0 +1,162 @@
+"""Layer three (SPEC 3.3): the permission rules, then the per-request tool booleans.
+
+The ruleset of a turn is the agent's rules, then the session overlay, then the request booleans. A
+tool is hidden only when the last rule for its permission name (whatever that rule's pattern) is
+exactly `* deny`. Two verdicts are reported so a person can tell who hid a tool:
+
+- `permission`: the configured rules (agent + session overlay) alone;
+- `request`: the whole ruleset with the request booleans, plus the drop of exactly the tools set to
+  false. With no request booleans it just agrees with `permission`.
+
+Rules are indexed once per turn (exact permission names in a dict, wildcard names in a short list),
+so thousands of tools against thousands of rules stay fast.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from forge_tools.permission.model import Rule
+from forge_tools.permission.names import permission_name
+from forge_tools.permission.wildcard import _regex_source, _split_optional_tail, has_wildcard, normalize
+
+
+@dataclass(frozen=True)
+class PermissionVerdicts:
+    """Both layer-three verdicts for one tool, and the layer-three outcome."""
+
+    permission_kept: bool
+    permission_reason: str
+    permission_rule: Rule | None  # the last rule for the tool's permission name (decides hiding)
+    request_kept: bool
+    request_reason: str
+    request_rule: Rule | None
+    hidden_at: str | None  # "permission", "request" or None when layer three keeps the tool
+
+    @property
+    def kept(self) -> bool:
+        return self.hidden_at is None
+
+
+class LastRuleIndex:
+    """The last rule whose permission name matches a tool's, whatever its pattern (SPEC 3.3).
+
+    Exact names are a dict lookup. Wildcard names are compiled into one regex whose alternatives run
+    from the last rule to the first, so a single match finds the last wildcard rule that applies
+    (the regex engine takes the leftmost alternative that matches the whole name).
+    """
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.rules = tuple(rules)
+        self._exact: dict[str, int] = {}
+        wild: list[int] = []
+        for i, rule in enumerate(self.rules):
+            name = normalize(rule.permission)
+            if has_wildcard(name):
+                wild.append(i)
+            else:
+                self._exact[name] = i
+        self._wild_last_first = wild[::-1]
+        self._regex = re.compile(
+            "|".join(f"({_wildcard_source(self.rules[i].permission)})" for i in self._wild_last_first),
+            re.DOTALL,
+        ) if wild else None
+
+    def last(self, permission: str) -> Rule | None:
+        name = normalize(permission)
+        best = self._exact.get(name, -1)
+        if self._regex is not None:
+            match = self._regex.fullmatch(name)
+            if match is not None and match.lastindex is not None:
+                best = max(best, self._wild_last_first[match.lastindex - 1])
+        return self.rules[best] if best >= 0 else None
+
+
+def _wildcard_source(pattern: str) -> str:
+    """The regex for a wildcard permission name, exactly as the permission engine matches it."""
+    body, optional_tail = _split_optional_tail(normalize(pattern))
+    return _regex_source(body) + ("(?: .*)?" if optional_tail else "")
+
+
+def hides(rule: Rule | None) -> bool:
+    """SPEC 3.3: only a last rule of exactly `* deny` hides a tool."""
+    return rule is not None and rule.pattern == "*" and rule.action == "deny"
+
+
+def _quote(rule: Rule) -> str:
+    return f"`{rule.permission} {rule.pattern} {rule.action}` ({rule.origin})"
+
+
+def _configured_reason(tool_id: str, perm: str, rule: Rule | None) -> str:
+    name = f"permission {perm!r}" + (f" (tool {tool_id!r} folds into it)" if perm != tool_id else "")
+    if rule is None:
+        return f"no rule names {name}; calls will ask"
+    if hides(rule):
+        return f"hidden: the last rule for {name} is {_quote(rule)}"
+    if rule.action == "deny":
+        return (f"kept: the last rule for {name} is {_quote(rule)}; a deny with a specific pattern "
+                "rejects matching calls but does not hide the tool")
+    if rule.action == "ask":
+        return f"kept: the last rule for {name} is {_quote(rule)}; ask never hides a tool"
+    return f"kept: the last rule for {name} is {_quote(rule)}"
+
+
+class PermissionLayer:
+    """Layer three for one turn: index the rules once, then judge any number of tools."""
+
+    def __init__(self, configured: Sequence[Rule], request_rules: Sequence[Rule],
+                 tool_overrides: Mapping[str, bool]) -> None:
+        self.configured = LastRuleIndex(configured)
+        self.request_rules = tuple(request_rules)
+        self.requested = LastRuleIndex(self.request_rules)
+        self.overrides = dict(tool_overrides)
+        self._request_rule_by_name = {r.permission: r for r in self.request_rules}
+
+    def judge(self, tool_id: str) -> PermissionVerdicts:
+        perm = permission_name(tool_id)
+        rule = self.configured.last(perm)
+        configured_hidden = hides(rule)
+        permission_reason = _configured_reason(tool_id, perm, rule)
+        if not self.overrides:
+            return PermissionVerdicts(
+                not configured_hidden, permission_reason, rule,
+                not configured_hidden, "no per-request tool booleans", None,
+                "permission" if configured_hidden else None,
+            )
+        if self.overrides.get(tool_id) is False:
+            req_rule = self._request_rule_by_name.get(tool_id)
+            return PermissionVerdicts(
+                not configured_hidden, permission_reason, rule,
+                False, f"dropped: the request sets {tool_id!r} to false (--tools)", req_rule,
+                "permission" if configured_hidden else "request",
+            )
+        from_request = (full := self.requested.last(perm)) is not None
+        if full is None:
+            full = rule
+        if hides(full):
+            assert full is not None
+            if from_request:
+                reason = (f"hidden: the request's {full.permission!r}: false becomes "
+                          f"`{full.permission} * deny`, the last rule for permission {perm!r}")
+                at = "permission" if configured_hidden else "request"
+            else:
+                reason = "still hidden by the configured rules (the request booleans do not change it)"
+                at = "permission"
+            return PermissionVerdicts(not configured_hidden, permission_reason, rule, False, reason, full, at)
+        if configured_hidden and full is not None:
+            reason = (f"re-allowed: the request's {full.permission!r}: true becomes "
+                      f"`{full.permission} * {full.action}`, after the rule that hid it")
+            return PermissionVerdicts(False, permission_reason, rule, True, reason, full, None)
+        reason = ("kept: the request booleans do not hide it" if not from_request
+                  else f"kept: the request sets {full.permission!r} to true" if full else "kept")
+        return PermissionVerdicts(True, permission_reason, rule, True, reason,
+                                  full if from_request else None, None)
+
+
+def permission_layer(tool_ids: Iterable[str], configured: Sequence[Rule], request_rules: Sequence[Rule],
+                     tool_overrides: Mapping[str, bool]) -> dict[str, PermissionVerdicts]:
+    """Layer three for every candidate (pure)."""
+    layer = PermissionLayer(configured, request_rules, tool_overrides)
+    return {tool_id: layer.judge(tool_id) for tool_id in tool_ids}
