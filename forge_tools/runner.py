@@ -1,0 +1,428 @@
+"""The core of `forge-tools run`: one tool call through the real path, importable without the CLI.
+
+A run resolves the pipeline for the agent, refuses tools that layer three hides (unless forced), then
+hands the call to the wrapper (validate -> hooks -> ask gate -> execute -> truncate) with a context
+built from config. The core never prompts: the caller injects the `approve` callback. `BackgroundRun`
+runs a call in a worker thread and relays approval questions to the caller's thread, so the CLI can
+keep its live status, its prompt and Ctrl-C in the main thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from forge_tools.errors import (
+    ExitCode,
+    ForgeToolsError,
+    PermissionDenied,
+    PermissionRejected,
+    UnknownNameError,
+    UsageError,
+)
+from forge_tools.tools.contract import AbortSignal, Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from forge_tools.visibility.pipeline import PipelineResult, Request, ToolVerdict
+
+ApproveFn = Callable[[Any], Any]
+"""The gate's approve callback: given a question, returns the answer (see permission/gate.py)."""
+
+MetadataFn = Callable[[str | None, dict[str, Any] | None], None]
+
+
+class ToolHidden(PermissionDenied):
+    """The tool is not in this agent's table: layer three (or a request boolean) hides it."""
+
+
+# -- input ------------------------------------------------------------------------------------------
+
+
+def parse_args_option(value: str | None, stdin: IO[str] | None = None) -> dict[str, Any]:
+    """`--args JSON`, `--args @file.json` or `--args -` (stdin) into a dict; `{}` when absent."""
+    if value is None:
+        return {}
+    source = "--args"
+    if value == "-":
+        stream = stdin if stdin is not None else sys.stdin
+        text = stream.read()
+        source = "--args - (stdin)"
+    elif value.startswith("@"):
+        path = Path(value[1:]).expanduser()
+        source = f"--args @{path}"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UsageError(f"file {str(path)!r} does not exist", where="--args") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise UsageError(f"cannot read {str(path)!r}: {reason}", where="--args") from None
+    else:
+        text = value
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}; "
+            "give a JSON object such as '{\"command\": \"ls\"}'",
+            where=source,
+        ) from None
+    if not isinstance(data, dict):
+        raise UsageError(
+            f"expected a JSON object of arguments, got {type(data).__name__}", where=source
+        )
+    return data
+
+
+# -- choosing the tool ------------------------------------------------------------------------------
+
+
+def _suggest(name: str, names: list[str]) -> list[str]:
+    from difflib import get_close_matches
+
+    return get_close_matches(name, names, n=3, cutoff=0.5)
+
+
+def _origin_text(rule: Any) -> str:
+    origin = getattr(rule, "origin", None)
+    return str(origin) if origin is not None else "unknown origin"
+
+
+def select_tool(result: PipelineResult, tool_id: str, force_hidden: bool = False) -> Tool:
+    """The tool to run, or a one-line refusal: unknown (did-you-mean), internal, hidden, not loaded."""
+    verdict: ToolVerdict | None = result.get(tool_id)
+    if verdict is None:
+        raise UnknownNameError("tool", tool_id, _suggest(tool_id, [t.id for t in result.tools]))
+    tool = verdict.tool
+    if tool is not None and tool.internal:
+        raise UsageError(
+            f"{tool_id!r} is what a malformed model call is routed to; it is not for direct use",
+            where="run",
+        )
+    if not verdict.visible and not force_hidden:
+        raise ToolHidden(_hidden_message(result, verdict))
+    if tool is None:
+        raise ForgeToolsError(f"tool {tool_id!r} was found but its code was not loaded")
+    return tool
+
+
+def _hidden_message(result: PipelineResult, verdict: ToolVerdict) -> str:
+    agent = result.agent.name
+    layer = verdict.hidden_at or "a layer"
+    rule = next((lv.rule for lv in verdict.layers if not lv.kept and lv.rule is not None), None)
+    reason = verdict.reason or "hidden"
+    where = ""
+    if rule is not None and hasattr(rule, "permission"):
+        where = f"; rule {rule.permission} {rule.pattern!r} {rule.action} at {_origin_text(rule)}"
+    return (
+        f"tool {verdict.id!r} is hidden from agent {agent!r} by the {layer} layer: {reason}{where} "
+        "(use --force-hidden to run it anyway)"
+    )
+
+
+# -- the audit trail --------------------------------------------------------------------------------
+
+
+class AuditLog:
+    """Appends one JSON line per permission decision to a private file (created 0600)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot open {str(self.path)!r} for appending: {exc.strerror or exc}", where="--audit"
+            ) from None
+        os.close(fd)
+
+    def __call__(self, record: Mapping[str, Any]) -> None:
+        line = json.dumps(dict(record), ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                os.write(fd, line.encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+
+
+def now_iso(timestamp: float | None = None) -> str:
+    """ISO-8601 UTC with milliseconds, e.g. 2026-11-30T08:30:00.123Z."""
+    moment = datetime.now(UTC) if timestamp is None else datetime.fromtimestamp(timestamp, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# -- the run ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunOutcome:
+    """Everything a renderer needs about one call."""
+
+    tool: str
+    input: dict[str, Any]
+    result: ToolResult
+    decisions: list[dict[str, Any]]
+    elapsed: float
+    exit_code: ExitCode
+    policy: str
+    error: str | None = None
+    interrupted: bool = False
+    agent: str = ""
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.result.metadata.get("truncated"))
+
+    @property
+    def output_path(self) -> str | None:
+        path = self.result.metadata.get("outputPath")
+        return str(path) if path else None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "tool": self.tool,
+            "input": self.input,
+            "result": self.result.to_json(),
+            "permission": self.decisions,
+            "policy": self.policy,
+            "agent": self.agent,
+            "elapsed": round(self.elapsed, 3),
+        }
+        if self.error is not None:
+            data["error"] = self.error
+        if self.interrupted:
+            data["interrupted"] = True
+        return data
+
+
+@dataclass
+class RunSpec:
+    """What to run and how; `approve` answers the gate's questions (the core never prompts)."""
+
+    tool_id: str
+    args: dict[str, Any]
+    approve: ApproveFn
+    policy: str = "reject"
+    force_hidden: bool = False
+    timeout: float | None = None
+    audit: Callable[[Mapping[str, Any]], None] | None = None
+    abort: AbortSignal = field(default_factory=AbortSignal)
+    on_metadata: MetadataFn | None = None
+
+
+def _hint_kind(agent: Any) -> str:
+    from forge_tools.permission.agents import can_dispatch
+
+    return "subagent" if can_dispatch(agent) else "search"
+
+
+def build_context(loaded: Any, result: PipelineResult, spec: RunSpec, ask: Any) -> ToolContext:
+    """The execute context for a CLI run, with truncation limits, store and hint from config."""
+    from forge_tools.tools.outputs import OutputStore
+    from forge_tools.tools.truncation import TruncationPolicy
+
+    return ToolContext(
+        session_id=f"ses_run_{os.getpid()}",
+        message_id="msg_run",
+        call_id=f"call_{int(time.time() * 1000)}",
+        agent=result.agent.name,
+        project_root=Path(loaded.project_root),
+        abort=spec.abort,
+        ask=ask,
+        on_metadata=spec.on_metadata,
+        timeout=spec.timeout,
+        truncation=TruncationPolicy.from_config(loaded),
+        outputs=OutputStore.from_config(loaded),
+        hint=_hint_kind(result.agent),
+        extra={"loaded": loaded, "pipeline": result},
+    )
+
+
+def _decision_json(record: Any) -> dict[str, Any]:
+    if isinstance(record, Mapping):
+        return dict(record)
+    to_json = getattr(record, "to_json", None)
+    if callable(to_json):
+        data = to_json()
+        return dict(data) if isinstance(data, Mapping) else {"decision": data}
+    return {"decision": str(record)}
+
+
+def run_tool(loaded: Any, request: Request, spec: RunSpec) -> RunOutcome:
+    """Resolve, refuse or run one call; permission failures and tool errors become the outcome."""
+    from forge_tools.visibility.pipeline import resolve
+
+    result = resolve(loaded, request)
+    tool = select_tool(result, spec.tool_id, spec.force_hidden)
+    return run_selected(loaded, result, tool, spec)
+
+
+def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec) -> RunOutcome:
+    """Run an already selected tool (the pipeline is resolved) through the wrapper and the gate."""
+    from forge_tools.permission.gate import PermissionGate
+    from forge_tools.tools.wrapper import call_tool
+
+    decisions: list[dict[str, Any]] = []
+    refusals: list[ForgeToolsError] = []
+
+    def record(decision: Any) -> None:
+        data = _decision_json(decision)
+        stamp = data.get("time")
+        data["time"] = now_iso(stamp if isinstance(stamp, int | float) else None)
+        data.setdefault("tool", tool.id)
+        data.setdefault("policy", spec.policy)
+        decisions.append(data)
+        if spec.audit is not None:
+            spec.audit(data)
+
+    gate = PermissionGate(result.ruleset, spec.approve, record)
+
+    def ask(
+        permission: str, patterns: list[str], always: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        try:
+            gate(permission, patterns, always, {"tool": tool.id, **(metadata or {})})
+        except (PermissionDenied, PermissionRejected) as exc:
+            refusals.append(exc)
+            raise
+
+    ctx = build_context(loaded, result, spec, ask)
+    hooks = getattr(result, "hooks", None)
+    started = time.monotonic()
+    try:
+        tool_result = call_tool(tool, spec.args, ctx, hooks=hooks)
+        raised: ForgeToolsError | None = None
+    except (PermissionDenied, PermissionRejected) as exc:
+        raised = exc
+        tool_result = ToolResult(output=exc.one_line(), title=tool.id, is_error=True)
+    elapsed = time.monotonic() - started
+
+    exit_code = ExitCode.OK
+    error: str | None = None
+    refusal = raised or (refusals[-1] if refusals else None)
+    if spec.abort.aborted:
+        exit_code = ExitCode.INTERRUPTED
+        error = f"aborted: {spec.abort.reason or 'interrupted'}"
+    elif refusal is not None:
+        exit_code = refusal.exit_code
+        error = refusal.one_line()
+    elif tool_result.is_error:
+        exit_code = _error_exit_code(tool_result)
+        error = tool_result.output.strip().splitlines()[0] if tool_result.output.strip() else "tool failed"
+    return RunOutcome(
+        tool=tool.id,
+        input=spec.args,
+        result=tool_result,
+        decisions=decisions,
+        elapsed=elapsed,
+        exit_code=exit_code,
+        policy=spec.policy,
+        error=error,
+        interrupted=spec.abort.aborted,
+        agent=result.agent.name,
+    )
+
+
+def _error_exit_code(result: ToolResult) -> ExitCode:
+    """Validation failures are usage errors (2); every other failed call is a failed tool (1)."""
+    kind = result.metadata.get("error")
+    if kind in ("validation", "invalid_input", "input"):
+        return ExitCode.USAGE
+    return ExitCode.FINDINGS
+
+
+# -- running in a worker thread ---------------------------------------------------------------------
+
+
+@dataclass
+class _Question:
+    question: Any
+    answered: threading.Event = field(default_factory=threading.Event)
+    answer: Any = None
+    error: BaseException | None = None
+
+
+class BackgroundRun:
+    """Runs a call in a worker thread; approval questions come back to the owner's thread.
+
+    The owner calls `poll(timeout)` in a loop: it answers pending questions with `approve` (in the
+    owner's thread, so a prompt and Ctrl-C live there), and returns True once the call is done.
+    """
+
+    def __init__(self, work: Callable[[ApproveFn], RunOutcome], approve: ApproveFn) -> None:
+        self._approve = approve
+        self._questions: queue.Queue[_Question] = queue.Queue()
+        self._outcome: RunOutcome | None = None
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+        self._work = work
+        self._thread = threading.Thread(target=self._main, name="forge-tools-run", daemon=True)
+        self.waiting_for_answer = False
+
+    def start(self) -> BackgroundRun:
+        self._thread.start()
+        return self
+
+    def _relay(self, question: Any) -> Any:
+        pending = _Question(question)
+        self._questions.put(pending)
+        while not pending.answered.wait(0.1):
+            if self._done.is_set():  # pragma: no cover - the owner went away
+                break
+        if pending.error is not None:
+            raise pending.error
+        return pending.answer
+
+    def _main(self) -> None:
+        try:
+            self._outcome = self._work(self._relay)
+        except BaseException as exc:
+            self._error = exc
+        finally:
+            self._done.set()
+
+    def poll(self, timeout: float = 0.1) -> bool:
+        """Answer one pending question if there is one; True when the call has finished."""
+        try:
+            pending = self._questions.get(timeout=timeout)
+        except queue.Empty:
+            return self._done.is_set()
+        self.waiting_for_answer = True
+        try:
+            pending.answer = self._approve(pending.question)
+        except BaseException as exc:
+            pending.error = exc if isinstance(exc, Exception) else PermissionRejected(
+                "the permission question was interrupted"
+            )
+            pending.answered.set()
+            raise
+        finally:
+            self.waiting_for_answer = False
+        pending.answered.set()
+        return self._done.is_set()
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def result(self) -> RunOutcome:
+        """The outcome (re-raising what the worker raised); call after `poll` returned True."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._outcome is not None
+        return self._outcome

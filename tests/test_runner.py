@@ -1,0 +1,279 @@
+"""The run core without the CLI: --args parsing, approve policies, the audit file, the worker thread."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from forge_tools.cli.prompt import ApproveSpec, LiveStatus, PolicyApprover, TerminalPrompt, progress_bytes
+from forge_tools.errors import ExitCode, PermissionRejected, UsageError
+from forge_tools.origin import Origin
+from forge_tools.permission.gate import Answer, Question
+from forge_tools.permission.model import Rule
+from forge_tools.runner import AuditLog, BackgroundRun, RunSpec, parse_args_option, run_selected
+from forge_tools.tools.contract import PermissionRequest, ToolContext, ToolResult, tool
+
+# -- --args ------------------------------------------------------------------------------------------
+
+
+def test_args_absent_is_empty_object() -> None:
+    assert parse_args_option(None) == {}
+
+
+def test_args_inline_file_and_stdin(tmp_path: Path) -> None:
+    assert parse_args_option('{"command": "ls"}') == {"command": "ls"}
+    f = tmp_path / "a.json"
+    f.write_text('{"filePath": "x"}')
+    assert parse_args_option(f"@{f}") == {"filePath": "x"}
+    assert parse_args_option("-", io.StringIO('{"n": 1}')) == {"n": 1}
+
+
+def test_args_malformed_names_option_and_position() -> None:
+    with pytest.raises(UsageError) as info:
+        parse_args_option('{"command": "ls",}')
+    line = info.value.one_line()
+    assert line.startswith("--args")
+    assert "line 1 column" in line
+    assert "\n" not in line
+    assert info.value.exit_code == ExitCode.USAGE
+
+
+def test_args_must_be_an_object_and_file_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="object"):
+        parse_args_option("[1, 2]")
+    with pytest.raises(UsageError, match="does not exist"):
+        parse_args_option(f"@{tmp_path / 'missing.json'}")
+
+
+# -- policies ----------------------------------------------------------------------------------------
+
+ASK_RULE = Rule("bash", "*", "ask", Origin("file", "/p/forge.json", 4, 7))
+
+
+def _question(permission: str, *patterns: str) -> Question:
+    return Question("q1", permission, tuple(patterns), (), {"tool": permission}, (ASK_RULE,) * len(patterns))
+
+
+def test_yes_approves_everything() -> None:
+    assert PolicyApprover(yes=True)(_question("bash", "rm -rf x")).reply == "once"
+
+
+def test_approve_spec_with_and_without_pattern() -> None:
+    policy = PolicyApprover(approvals=["edit", "bash=git *"])
+    assert policy(_question("edit", "src/a.py")).reply == "once"
+    assert policy(_question("bash", "git status", "git log")).reply == "once"
+    answer = policy(_question("bash", "git status", "rm -rf x"))
+    assert answer.reply == "reject"
+    assert "rm -rf x" in (answer.feedback or "")
+    assert policy.policy == "--approve"
+
+
+def test_reject_says_which_rule_asked_and_how_to_approve() -> None:
+    answer = PolicyApprover()(_question("bash", "make deploy"))
+    assert answer.reply == "reject"
+    text = answer.feedback or ""
+    assert "/p/forge.json:4:7" in text
+    assert "--approve 'bash=make deploy'" in text
+    assert "--yes" in text
+
+
+def test_bad_approve_spec() -> None:
+    with pytest.raises(UsageError) as info:
+        ApproveSpec.parse("=x")
+    assert info.value.one_line().startswith("--approve")
+
+
+def test_terminal_prompt_answers() -> None:
+    err = io.StringIO()
+    assert TerminalPrompt(io.StringIO("a\n"), err)(_question("bash", "ls")).reply == "always"
+    assert "forge.json:4:7" in err.getvalue()
+    answer = TerminalPrompt(io.StringIO("what\nr\nuse git instead\n"), io.StringIO())(_question("bash", "ls"))
+    assert answer == Answer("reject", "use git instead")
+    assert TerminalPrompt(io.StringIO(""), io.StringIO())(_question("bash", "ls")).reply == "reject"
+
+
+def test_live_status_waits_for_delay_and_shows_bytes() -> None:
+    out = io.StringIO()
+    status = LiveStatus(out, "bash", delay=0.0)
+    status.update(None, {"bytes": 2_500_000})
+    status.tick()
+    assert "2.5 MB so far" in out.getvalue()
+    status.clear()
+    late = io.StringIO()
+    LiveStatus(late, "bash", delay=60.0).tick()
+    assert late.getvalue() == ""
+    assert progress_bytes({"output": "abc"}) == 3
+
+
+# -- the audit file ----------------------------------------------------------------------------------
+
+
+def test_audit_file_is_private_and_appends(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    log = AuditLog(path)
+    log({"permission": "bash", "answer": "once"})
+    AuditLog(path)({"permission": "edit"})
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [entry["permission"] for entry in lines] == ["bash", "edit"]
+
+
+def test_audit_unwritable_is_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as info:
+        AuditLog(tmp_path / "no" / "such" / "dir" / "audit.jsonl")
+    assert info.value.one_line().startswith("--audit")
+
+
+# -- run_selected with a hand-made pipeline result -----------------------------------------------------
+
+
+def _pipeline(rules: list[Rule], task_denied: bool = False) -> Any:
+    from forge_tools.permission.agents import Agent
+
+    ruleset = (Rule("*", "*", "allow", Origin("default")), *rules)
+    if task_denied:
+        ruleset = (*ruleset, Rule("task", "*", "deny", Origin("default")))
+    agent = Agent("build", "primary", "", Origin("builtin-agent", name="build"), ruleset, True)
+    return SimpleNamespace(agent=agent, ruleset=ruleset, hooks=None)
+
+
+def _loaded(project: Path) -> Any:
+    from forge_tools.config import LoadOptions, load_config
+
+    return load_config(LoadOptions(cwd=project))
+
+
+@tool(description="Says what it got")
+def echo(text: str, ctx: ToolContext) -> str:
+    return f"{ctx.hint}:{text}"
+
+
+def _gated_tool(permission: str) -> Any:
+    @tool(description="needs a permission")
+    def gated(target: str) -> str:
+        return f"did {target}"
+
+    gated.permission_requests = lambda args, ctx: [PermissionRequest(permission, (args.target,), ())]
+    return gated
+
+
+def test_run_selected_ok_and_hint_follows_task_permission(project: Path) -> None:
+    loaded = _loaded(project)
+    spec = RunSpec("echo", {"text": "hi"}, approve=PolicyApprover())
+    assert run_selected(loaded, _pipeline([]), echo, spec).result.output == "subagent:hi"
+    spec = RunSpec("echo", {"text": "hi"}, approve=PolicyApprover())
+    outcome = run_selected(loaded, _pipeline([], task_denied=True), echo, spec)
+    assert outcome.result.output == "search:hi"
+    assert outcome.exit_code == ExitCode.OK
+
+
+def test_run_selected_validation_error_is_usage(project: Path) -> None:
+    spec = RunSpec("echo", {"txt": 1}, PolicyApprover())
+    outcome = run_selected(_loaded(project), _pipeline([]), echo, spec)
+    assert outcome.exit_code == ExitCode.USAGE
+    assert "text" in outcome.result.output
+
+
+def test_run_selected_ask_rejected_then_approved(project: Path, tmp_path: Path) -> None:
+    loaded = _loaded(project)
+    ask = Rule("deploy", "*", "ask", Origin("file", "/p/forge.toml", 3, 1))
+    gated = _gated_tool("deploy")
+    audit_path = tmp_path / "audit.jsonl"
+    spec = RunSpec("gated", {"target": "prod"}, PolicyApprover(), audit=AuditLog(audit_path))
+    rejected = run_selected(loaded, _pipeline([ask]), gated, spec)
+    assert rejected.exit_code == ExitCode.PERMISSION
+    assert "/p/forge.toml:3:1" in (rejected.error or "")
+    assert "--approve deploy=prod" in (rejected.error or "")
+    record = json.loads(audit_path.read_text().splitlines()[-1])
+    assert record["tool"] == "gated" and record["pattern"] == "prod" and record["answer"] == "reject"
+    assert record["rule"]["origin"]["path"] == "/p/forge.toml"
+    assert "T" in record["time"]
+    approved = run_selected(loaded, _pipeline([ask]), gated,
+                            RunSpec("gated", {"target": "prod"}, PolicyApprover(approvals=["deploy"]),
+                                    policy="--approve"))
+    assert approved.exit_code == ExitCode.OK and approved.result.output == "did prod"
+    assert approved.decisions[0]["answer"] == "once"
+    assert approved.to_json()["permission"][0]["policy"] == "--approve"
+
+
+def test_run_selected_deny_names_rule(project: Path) -> None:
+    deny = Rule("deploy", "prod*", "deny", Origin("file", "/p/forge.yaml", 9, 3))
+    outcome = run_selected(_loaded(project), _pipeline([deny]), _gated_tool("deploy"),
+                           RunSpec("gated", {"target": "prod-eu"}, PolicyApprover(yes=True)))
+    assert outcome.exit_code == ExitCode.PERMISSION
+    assert "/p/forge.yaml:9:3" in (outcome.error or "")
+    assert outcome.decisions[0]["action"] == "deny"
+
+
+def test_run_selected_tool_that_raises(project: Path) -> None:
+    @tool(description="fails")
+    def broken() -> str:
+        raise RuntimeError("disk on fire")
+
+    outcome = run_selected(_loaded(project), _pipeline([]), broken, RunSpec("broken", {}, PolicyApprover()))
+    assert outcome.exit_code == ExitCode.FINDINGS
+    assert "disk on fire" in (outcome.error or "")
+    assert "error" in outcome.to_json()
+
+
+# -- the worker thread relays questions ---------------------------------------------------------------
+
+
+def test_background_run_asks_in_owner_thread() -> None:
+    asked_in: list[str] = []
+
+    def approve(question: Any) -> str:
+        asked_in.append(threading.current_thread().name)
+        return "once"
+
+    def work(relay: Any) -> Any:
+        return relay("q")
+
+    run = BackgroundRun(work, approve).start()
+    while not run.poll(0.05):
+        pass
+    assert run.result() == "once"
+    assert asked_in == [threading.main_thread().name]
+
+
+def test_background_run_interrupted_prompt_rejects_in_worker() -> None:
+    def approve(question: Any) -> str:
+        raise KeyboardInterrupt
+
+    seen: list[BaseException] = []
+
+    def work(relay: Any) -> Any:
+        try:
+            relay("q")
+        except PermissionRejected as exc:
+            seen.append(exc)
+        return "done"
+
+    run = BackgroundRun(work, approve).start()
+    with pytest.raises(KeyboardInterrupt):
+        while not run.poll(0.05):
+            pass
+    deadline = time.monotonic() + 5
+    while not run.done and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert run.result() == "done" and seen
+
+
+def test_tool_result_json_shape() -> None:
+    from forge_tools.runner import RunOutcome
+
+    outcome = RunOutcome("t", {"a": 1}, ToolResult("out", "title", {"truncated": False}), [], 0.1,
+                         ExitCode.OK, "reject")
+    data = outcome.to_json()
+    assert set(data) >= {"tool", "input", "result", "permission"}
+    assert data["result"] == {"title": "title", "output": "out", "metadata": {"truncated": False}}
+    assert "error" not in data
