@@ -1,0 +1,103 @@
+"""Helpers the path-taking builtins share: resolving paths, the external_directory check (SPEC 4.4),
+did-you-mean for missing files, and the shared default ignores.
+
+Kept in one place so that every tool answers "is this outside the project?" the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+from forge_tools.tools.contract import PermissionRequest, ToolContext
+
+# Directories that listings and searches skip unless asked for explicitly (noise, not code).
+DEFAULT_IGNORES: tuple[str, ...] = (
+    ".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".tox", ".nox", "dist", "build", "target", ".next", ".cache", ".idea", ".vscode", "coverage",
+    ".DS_Store", ".hg", ".svn", "vendor", "bin", "obj", ".gradle", ".turbo",
+)
+
+# What the pure-Python glob/grep fallbacks skip, approximating ripgrep's defaults (hidden files and
+# ignored dirs) without parsing .gitignore files.
+SEARCH_SKIP_DIRS: frozenset[str] = frozenset({
+    "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
+})
+
+
+def posix(path: Path | str) -> str:
+    return str(path).replace("\\", "/")
+
+
+def resolve_path(path: str | None, ctx: ToolContext) -> Path:
+    """An absolute, lexically normalised path; relative paths are taken against the project root."""
+    root = Path(ctx.project_root)
+    if not path:
+        return Path(os.path.normpath(root.absolute()))
+    p = Path(os.path.expanduser(path))
+    if not p.is_absolute():
+        p = root / p
+    return Path(os.path.normpath(p.absolute()))
+
+
+def is_inside(path: Path, root: Path) -> bool:
+    """True when `path` is the root or below it, both lexically and after resolving symlinks."""
+    root_abs = Path(os.path.normpath(Path(root).absolute()))
+    lexical_ok = path == root_abs or root_abs in path.parents
+    try:
+        real_root = root_abs.resolve()
+        real = path.resolve()
+    except OSError:
+        return lexical_ok
+    return lexical_ok and (real == real_root or real_root in real.parents)
+
+
+def relative_to_root(path: Path, ctx: ToolContext) -> str:
+    """The `edit` pattern: the path relative to the project root (absolute when outside it)."""
+    root = Path(os.path.normpath(Path(ctx.project_root).absolute()))
+    try:
+        return posix(path.relative_to(root))
+    except ValueError:
+        return posix(path)
+
+
+def external_request(path: Path, ctx: ToolContext, is_dir: bool = False) -> list[PermissionRequest]:
+    """`external_directory` with `<dir>/*` when the target lies outside the project root, else nothing."""
+    if is_inside(path, Path(ctx.project_root)):
+        return []
+    directory = path if is_dir else path.parent
+    pattern = posix(directory).rstrip("/") + "/*"
+    return [PermissionRequest("external_directory", (pattern,), (pattern,), {"path": posix(path)})]
+
+
+def edit_requests(path: Path, ctx: ToolContext) -> list[PermissionRequest]:
+    """The `edit` check (path relative to the root), after external_directory when outside it."""
+    rel = relative_to_root(path, ctx)
+    edit = PermissionRequest("edit", (rel,), (rel,), {"filepath": posix(path)})
+    return [*external_request(path, ctx), edit]
+
+
+def similar_names(path: Path, limit: int = 3) -> list[str]:
+    """Up to `limit` existing paths whose names look like the missing `path` (did-you-mean)."""
+    parent = path.parent
+    while not parent.is_dir() and parent != parent.parent:
+        parent = parent.parent
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return []
+    target = path.name.lower()
+    by_lower = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(target, list(by_lower), n=limit, cutoff=0.5)
+    containing = [low for low in by_lower if low not in close and (target in low or low in target) and low]
+    picked = (close + sorted(containing))[:limit]
+    return [posix(parent / by_lower[low]) for low in picked]
+
+
+def not_found_message(kind: str, path: Path) -> str:
+    suggestions = similar_names(path)
+    text = f"{kind} not found: {posix(path)}"
+    if suggestions:
+        text += "\nDid you mean one of these?\n" + "\n".join(suggestions)
+    return text

@@ -1,0 +1,174 @@
+"""`grep`: lines matching a regular expression, grouped by file, newest files first, at most 100.
+
+ripgrep runs when it is on PATH (its regex dialect: Rust `regex`, no look-around or back-references);
+otherwise a pure-Python search gives the same output with Python `re` syntax. The two dialects agree on
+everyday patterns (classes, `\\b`, `\\d`, alternation, anchors); they differ on look-around (Python only)
+and on a few escapes and Unicode class names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from forge_tools.tools.builtins import _search
+from forge_tools.tools.builtins._common import external_request, not_found_message, posix, resolve_path
+from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+
+MAX_MATCHES = 100
+MAX_LINE_CHARS = 2000
+SNIFF_BYTES = 4096
+
+DESCRIPTION = f"""Search file contents with a regular expression.
+
+- `pattern`: the regex, e.g. `def \\w+_tool` or `TODO|FIXME`.
+- `path`: file or directory to search (default: the project root).
+- `include`: only search files matching this glob, e.g. `*.py` or `*.{{ts,tsx}}`.
+- Returns `path:` headers with `line: text` under each, files most recently modified first, at most
+  {MAX_MATCHES} matching lines; refine the pattern, path or include when the list is cut.
+- Hidden files, ignored directories and binary files are skipped. To find files by name use glob."""
+
+
+class GrepArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: Annotated[str, Field(min_length=1, description="Regular expression to search for.")]
+    path: Annotated[
+        str | None, Field(description="File or directory to search (default: the project root).")
+    ] = None
+    include: Annotated[
+        str | None, Field(description="Glob of files to search, e.g. '*.py' or '*.{ts,tsx}'.")
+    ] = None
+
+
+def permission_requests(args: GrepArgs, ctx: ToolContext) -> list[PermissionRequest]:
+    root = resolve_path(args.path, ctx)
+    return [*external_request(root, ctx, is_dir=root.is_dir()),
+            PermissionRequest("grep", (args.pattern,), (args.pattern,))]
+
+
+@dataclass
+class FileMatches:
+    path: Path
+    lines: list[tuple[int, str]] = field(default_factory=list)
+    count: int = 0
+
+
+class SearchError(Exception):
+    """A bad pattern or a search that could not run."""
+
+
+def _add(found: dict[str, FileMatches], path: Path, number: int, text: str) -> None:
+    entry = found.setdefault(str(path), FileMatches(path))
+    entry.count += 1
+    if len(entry.lines) < MAX_MATCHES:  # no more than this can ever be shown
+        entry.lines.append((number, text))
+
+
+def search_rg(rg: str, pattern: str, root: Path, include: str | None) -> dict[str, FileMatches]:
+    cmd = [rg, "--json", "--no-messages", "--regexp", pattern]
+    if include:
+        cmd += ["--glob", include]
+    cmd.append(str(root))
+    found: dict[str, FileMatches] = {}
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            event = json.loads(raw)
+            if event.get("type") != "match":
+                continue
+            data = event["data"]
+            name = data["path"].get("text")
+            if name is None:
+                continue  # a path that is not UTF-8; skipped
+            text = data["lines"].get("text", "")
+            _add(found, Path(name), int(data["line_number"]), text.rstrip("\n").rstrip("\r"))
+        stderr = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
+        code = proc.wait()
+    if code == 2 and not found:
+        raise SearchError(stderr.strip().splitlines()[-1] if stderr.strip() else "ripgrep failed")
+    return found
+
+
+def search_python(pattern: str, root: Path, include: str | None) -> dict[str, FileMatches]:
+    try:
+        regex = re.compile(pattern)
+    except re.error as exc:
+        raise SearchError(f"invalid regular expression: {exc}") from exc
+    files = [(root, root.name)] if root.is_file() else list(_search.walk_files(root))
+    found: dict[str, FileMatches] = {}
+    for path, rel in files:
+        if include and not _search.glob_matches(include, rel):
+            continue
+        try:
+            with path.open("rb") as handle:
+                if b"\0" in handle.read(SNIFF_BYTES):
+                    continue
+                handle.seek(0)
+                for number, raw in enumerate(handle, start=1):
+                    text = raw.decode("utf-8", "replace").rstrip("\n").rstrip("\r")
+                    if regex.search(text):
+                        _add(found, path, number, text)
+        except OSError:
+            continue
+    return found
+
+
+def render(found: dict[str, FileMatches]) -> tuple[str, int, bool]:
+    """Grouped output, newest files first, cut at MAX_MATCHES lines: (text, total matches, cut)."""
+    total = sum(f.count for f in found.values())
+    order = _search.newest_first([f.path for f in found.values()])
+    blocks: list[str] = []
+    shown = 0
+    for path in order:
+        if shown >= MAX_MATCHES:
+            break
+        entry = found[str(path)]
+        rows = []
+        for number, text in entry.lines[: MAX_MATCHES - shown]:
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + "..."
+            rows.append(f"  {number}: {text}")
+        shown += len(rows)
+        blocks.append(f"{posix(path)}:\n" + "\n".join(rows))
+    files = len(found)
+    header = f"Found {total} match{'es' if total != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+    return header + "\n\n" + "\n\n".join(blocks), total, shown < total
+
+
+def execute(args: GrepArgs, ctx: ToolContext) -> ToolResult:
+    root = resolve_path(args.path, ctx)
+    if not root.exists():
+        return ToolResult(not_found_message("Path", root), title=args.pattern,
+                          metadata={"truncated": False}, is_error=True)
+    rg = _search.rg_executable()
+    try:
+        found = search_rg(rg, args.pattern, root, args.include) if rg else search_python(
+            args.pattern, root, args.include)
+    except SearchError as exc:
+        return ToolResult(str(exc), title=args.pattern, metadata={"truncated": False}, is_error=True)
+    engine = "ripgrep" if rg else "python"
+    if not found:
+        return ToolResult("No matches found.", title=args.pattern,
+                          metadata={"truncated": False, "matches": 0, "engine": engine})
+    output, total, cut = render(found)
+    if cut:
+        output += (f"\n\n(Showing {MAX_MATCHES} of {total} matching lines; the results were cut. Use a more "
+                   "specific pattern, a narrower path or an include glob.)")
+    return ToolResult(output, title=args.pattern,
+                      metadata={"truncated": cut, "matches": total, "engine": engine})
+
+
+TOOL = Tool(
+    id="grep",
+    description=DESCRIPTION,
+    parameters=GrepArgs,
+    execute=execute,
+    permission_requests=permission_requests,
+)

@@ -1,0 +1,158 @@
+"""`read`: a text file, a window of lines at a time, numbered (SPEC 5.4 read caps).
+
+The caps keep one call from flooding the model: at most `limit` lines (2000 by default) from a 1-based
+`offset`, lines longer than 2000 characters cut, at most 50 KiB per call, and a closing note that says
+what was shown and how to continue. Binary files are refused rather than dumped as noise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from forge_tools.tools.builtins._common import (
+    external_request,
+    not_found_message,
+    posix,
+    resolve_path,
+)
+from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+
+DEFAULT_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+MAX_BYTES = 50 * 1024
+SNIFF_BYTES = 4096
+CONTROL_RATIO = 0.30
+
+BINARY_EXTENSIONS = frozenset({
+    ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".jar", ".war", ".ear",
+    ".exe", ".dll", ".so", ".dylib", ".a", ".o", ".obj", ".lib", ".class", ".pyc", ".pyo", ".wasm",
+    ".bin", ".dat", ".db", ".sqlite", ".sqlite3", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico",
+    ".webp", ".tif", ".tiff", ".psd", ".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt",
+    ".ods", ".odp", ".mp3", ".mp4", ".m4a", ".wav", ".flac", ".ogg", ".avi", ".mov", ".mkv", ".webm",
+    ".ttf", ".otf", ".woff", ".woff2", ".eot", ".iso", ".dmg", ".img", ".deb", ".rpm", ".whl", ".egg",
+    ".parquet", ".npy", ".npz", ".pkl", ".pickle", ".pt", ".onnx", ".safetensors",
+})
+
+DESCRIPTION = """Read a text file from the local filesystem and return its lines, numbered from 1.
+
+- `filePath` is an absolute path, or a path relative to the project root.
+- By default up to 2000 lines are returned from the start of the file; for long files pass `offset`
+  (1-based line number to start at) and `limit` (how many lines) to read the part you need.
+- Lines longer than 2000 characters are cut, and one call returns at most 50 KiB; a note at the end
+  says which lines were shown and which offset continues.
+- Binary files (images, archives, executables, ...) are refused. Use the list tool for directories.
+- Reading several files you will need anyway in one turn is cheaper than reading them one by one."""
+
+
+class ReadArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    filePath: Annotated[str, Field(description="The file (absolute, or relative to the project root).")]
+    offset: Annotated[
+        int | None, Field(ge=1, description="1-based line number to start reading from (default 1).")
+    ] = None
+    limit: Annotated[
+        int | None, Field(ge=1, description="How many lines to read (default 2000).")
+    ] = None
+
+
+def permission_requests(args: ReadArgs, ctx: ToolContext) -> list[PermissionRequest]:
+    path = resolve_path(args.filePath, ctx)
+    pattern = posix(path)
+    return [*external_request(path, ctx), PermissionRequest("read", (pattern,), (pattern,))]
+
+
+def is_binary(path: Path, head: bytes) -> bool:
+    """Known binary extension, a NUL byte, or more than 30% control bytes in the first 4096 bytes."""
+    if path.suffix.lower() in BINARY_EXTENSIONS:
+        return True
+    sample = head[:SNIFF_BYTES]
+    if not sample:
+        return False
+    if b"\0" in sample:
+        return True
+    control = sum(1 for b in sample if b < 9 or 13 < b < 32 or b == 127)
+    return control / len(sample) > CONTROL_RATIO
+
+
+def _error(message: str, path: Path) -> ToolResult:
+    return ToolResult(message, title=posix(path), metadata={"truncated": False}, is_error=True)
+
+
+def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
+    path = resolve_path(args.filePath, ctx)
+    if path.is_dir():
+        return _error(f"{posix(path)} is a directory, not a file; use the list tool to see inside.", path)
+    if not path.exists():
+        return _error(not_found_message("File", path), path)
+    offset = args.offset or 1
+    limit = args.limit or DEFAULT_LIMIT
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        return _error(f"cannot read {posix(path)}: {exc.strerror or exc}", path)
+    with handle:
+        head = handle.read(SNIFF_BYTES)
+        if is_binary(path, head):
+            return _error(f"{posix(path)} looks like a binary file; read only shows text files.", path)
+        handle.seek(0)
+        shown: list[str] = []
+        used_bytes = 0
+        total = 0
+        cut_lines = 0
+        byte_capped = False
+        for number, raw in enumerate(handle, start=1):
+            total = number
+            if number < offset or len(shown) >= limit or byte_capped:
+                continue
+            text = raw.decode("utf-8", "replace").rstrip("\n").rstrip("\r")
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + f"... [line cut at {MAX_LINE_CHARS} characters]"
+                cut_lines += 1
+            entry = f"{number}: {text}"
+            cost = len(entry.encode("utf-8")) + (1 if shown else 0)
+            if used_bytes + cost > MAX_BYTES and shown:
+                byte_capped = True
+                continue
+            shown.append(entry)
+            used_bytes += cost
+    if total == 0:
+        return ToolResult("(The file is empty.)", title=posix(path),
+                          metadata={"truncated": False, "totalLines": 0})
+    if offset > total:
+        return _error(
+            f"offset {offset} is past the end of {posix(path)}, which has {total} lines.", path
+        )
+    first, last = offset, offset + len(shown) - 1
+    more = last < total
+    if byte_capped:
+        note = (f"(Output capped at 50 KiB: showing lines {first}-{last} of {total}. "
+                f"Use offset={last + 1} to continue.)")
+    elif more:
+        note = f"(Showing lines {first}-{last} of {total}. Use offset={last + 1} to continue.)"
+    else:
+        note = f"(End of file: lines {first}-{last} of {total}.)"
+    if cut_lines:
+        note += f"\n({cut_lines} line(s) longer than {MAX_LINE_CHARS} characters were cut.)"
+    output = "\n".join(shown) + "\n\n" + note
+    metadata = {
+        "truncated": more or bool(cut_lines),
+        "path": posix(path),
+        "firstLine": first,
+        "lastLine": last,
+        "totalLines": total,
+        "preview": "\n".join(shown[:20]),
+    }
+    return ToolResult(output, title=posix(path), metadata=metadata)
+
+
+TOOL = Tool(
+    id="read",
+    description=DESCRIPTION,
+    parameters=ReadArgs,
+    execute=execute,
+    permission_requests=permission_requests,
+)

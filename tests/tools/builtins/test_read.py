@@ -1,0 +1,103 @@
+"""read: the SPEC 5.4 caps, binary refusal, did-you-mean, permission patterns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from forge_tools.tools.builtins import read
+
+
+def test_small_file_numbered_from_one(call: Any, reqs: Any, project: Path) -> None:
+    (project / "a.txt").write_text("alpha\nbeta\n")
+    result = call(read.TOOL, filePath="a.txt")
+    assert not result.is_error
+    assert "1: alpha\n2: beta" in result.output
+    assert "End of file" in result.output
+    assert result.metadata["truncated"] is False
+
+
+def test_default_limit_and_continuation(call: Any, reqs: Any, project: Path) -> None:
+    (project / "big.txt").write_text("".join(f"l{i}\n" for i in range(1, 5001)))
+    result = call(read.TOOL, filePath=str(project / "big.txt"))
+    assert "2000: l2000" in result.output and "2001: l2001" not in result.output
+    assert "offset=2001" in result.output
+    assert result.metadata["truncated"] is True
+    assert result.metadata["lastLine"] == 2000 and result.metadata["totalLines"] == 5000
+    page = call(read.TOOL, filePath="big.txt", offset=4999, limit=10)
+    assert page.output.startswith("4999: l4999\n5000: l5000")
+    assert page.metadata["truncated"] is False
+
+
+def test_offset_past_end(call: Any, reqs: Any, project: Path) -> None:
+    (project / "a.txt").write_text("x\n")
+    result = call(read.TOOL, filePath="a.txt", offset=5)
+    assert result.is_error and "past the end" in result.output
+
+
+def test_long_lines_cut_with_note(call: Any, reqs: Any, project: Path) -> None:
+    (project / "long.txt").write_text("x" * 5000 + "\nshort\n")
+    result = call(read.TOOL, filePath="long.txt")
+    first = result.output.splitlines()[0]
+    assert first.count("x") == read.MAX_LINE_CHARS and "cut" in first
+    assert "longer than 2000" in result.output
+    assert result.metadata["truncated"] is True
+
+
+def test_byte_cap(call: Any, reqs: Any, project: Path) -> None:
+    (project / "wide.txt").write_text("".join("y" * 1000 + "\n" for _ in range(200)))
+    result = call(read.TOOL, filePath="wide.txt")
+    body = result.output.split("\n\n(")[0]
+    assert len(body.encode()) <= read.MAX_BYTES
+    assert "50 KiB" in result.output and result.metadata["truncated"] is True
+    last = result.metadata["lastLine"]
+    assert 0 < last < 200 and f"offset={last + 1}" in result.output
+
+
+def test_binary_refused(call: Any, reqs: Any, project: Path) -> None:
+    (project / "data.txt").write_bytes(b"abc\0def")
+    (project / "ctl.txt").write_bytes(bytes(range(1, 9)) * 100)
+    (project / "img.png").write_bytes(b"not really")
+    for name in ("data.txt", "ctl.txt", "img.png"):
+        result = call(read.TOOL, filePath=name)
+        assert result.is_error and "binary" in result.output, name
+
+
+def test_invalid_utf8_is_replaced(call: Any, reqs: Any, project: Path) -> None:
+    (project / "latin.txt").write_bytes(b"caf\xe9\n")
+    result = call(read.TOOL, filePath="latin.txt")
+    assert "1: caf\ufffd" in result.output
+
+
+def test_missing_file_suggests(call: Any, reqs: Any, project: Path) -> None:
+    (project / "config.yaml").write_text("a: 1\n")
+    (project / "config.yml.bak").write_text("")
+    result = call(read.TOOL, filePath="config.yml")
+    assert result.is_error and "not found" in result.output
+    assert str(project / "config.yaml") in result.output
+
+
+def test_directory_suggests_list(call: Any, reqs: Any, project: Path) -> None:
+    (project / "src").mkdir()
+    result = call(read.TOOL, filePath="src")
+    assert result.is_error and "list" in result.output
+
+
+def test_empty_file(call: Any, reqs: Any, project: Path) -> None:
+    (project / "e.txt").write_text("")
+    assert "empty" in call(read.TOOL, filePath="e.txt").output
+
+
+def test_crlf_lines(call: Any, reqs: Any, project: Path) -> None:
+    (project / "w.txt").write_bytes(b"a\r\nb\r\n")
+    assert "1: a\n2: b\n" in call(read.TOOL, filePath="w.txt").output
+
+
+def test_permission_patterns(call: Any, reqs: Any, project: Path, tmp_path: Path) -> None:
+    assert reqs(read.TOOL, filePath="src/a.py") == [("read", (f"{project}/src/a.py",))]
+    outside = tmp_path / "elsewhere" / "b.txt"
+    assert reqs(read.TOOL, filePath=str(outside)) == [
+        ("external_directory", (f"{tmp_path}/elsewhere/*",)),
+        ("read", (str(outside),)),
+    ]
+    assert reqs(read.TOOL, filePath="../x/../y.txt")[0] == ("external_directory", (f"{tmp_path}/*",))
