@@ -1,0 +1,145 @@
+"""`forge-tools agents` and `forge-tools rules` on real project files (JSON, TOML, YAML)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+FILES = {
+    "opencode.json": """{
+  "$schema": "https://opencode.ai/config.json",
+  "permission": {
+    "bash": {"*": "ask", "rm *": "deny"}
+  },
+  "agent": {
+    "plan": {"permission": {"webfetch": "deny"}},
+    "reviewer": {"mode": "subagent", "description": "Reviews diffs", "tools": {"write": false}}
+  }
+}
+""",
+    "forge.toml": """[permission.bash]
+"*" = "ask"
+"rm *" = "deny"
+
+[agent.plan.permission]
+webfetch = "deny"
+
+[agent.reviewer]
+mode = "subagent"
+description = "Reviews diffs"
+tools = { write = false }
+""",
+    "forge.yaml": """permission:
+  bash:
+    "*": ask
+    "rm *": deny
+agent:
+  plan:
+    permission:
+      webfetch: deny
+  reviewer:
+    mode: subagent
+    description: Reviews diffs
+    tools:
+      write: false
+""",
+}
+
+
+@pytest.fixture(params=sorted(FILES))
+def configured(request: pytest.FixtureRequest, project: Path) -> str:
+    name = str(request.param)
+    (project / name).write_text(FILES[name])
+    return name
+
+
+def test_agents_text(cli, configured: str) -> None:
+    code, out, err = cli("agents")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["AGENT", "MODE", "STATUS", "ORIGIN", "DESCRIPTION"]
+    names = [line.split()[0] for line in lines[1:]]
+    assert names == ["build", "plan", "general", "explore", "reviewer"]
+    build = lines[1]
+    assert "primary" in build and "default" in build and "builtin" in build
+    reviewer = lines[5]
+    assert "subagent" in reviewer and configured in reviewer and "Reviews diffs" in reviewer
+
+
+def test_agents_json(cli, configured: str) -> None:
+    code, out, _ = cli("agents", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["default_agent"] == "build"
+    by_name = {a["name"]: a for a in data["agents"]}
+    assert by_name["reviewer"]["mode"] == "subagent" and not by_name["reviewer"]["builtin"]
+    assert configured in by_name["plan"]["config_origin"]
+
+
+def test_rules_plan_in_order_with_origins(cli, configured: str) -> None:
+    code, out, err = cli("rules", "--agent", "plan", "--format", "json")
+    assert code == 0, err
+    rules = json.loads(out)["rules"]
+    triples = [(r["permission"], r["pattern"], r["action"]) for r in rules]
+    file_rules = [
+        (t, r["origin"]) for t, r in zip(triples, rules, strict=True) if r["origin"]["kind"] == "file"
+    ]
+    assert [t for t, _ in file_rules] == [
+        ("bash", "*", "ask"), ("bash", "rm *", "deny"), ("webfetch", "*", "deny")
+    ]
+    for _, origin in file_rules:
+        assert origin["path"].endswith(configured)
+        if not configured.endswith(".toml"):
+            assert origin["line"] is not None
+    assert triples.index(("edit", "*", "deny")) < triples.index(("bash", "*", "ask"))
+    assert rules[-1]["permission"] == "external_directory"
+    assert [r["index"] for r in rules] == list(range(1, len(rules) + 1))
+
+
+def test_rules_text_names_origins(cli, configured: str) -> None:
+    code, out, _ = cli("rules", "--agent", "reviewer")
+    assert code == 0
+    assert out.startswith("agent reviewer (subagent)")
+    edit_line = next(line for line in out.splitlines() if line.split()[1:4] == ["edit", "*", "deny"])
+    assert configured in edit_line
+    assert "builtin agent" not in out
+
+
+def test_rules_default_agent_from_config(cli, project: Path) -> None:
+    (project / "forge.json").write_text('{"default_agent": "plan"}')
+    code, out, _ = cli("rules")
+    assert code == 0 and out.startswith("agent plan (primary)")
+
+
+def test_rules_without_any_config(cli) -> None:
+    code, out, _ = cli("rules")
+    assert code == 0
+    assert "builtin agent build" in out and "default (truncation directory)" in out
+
+
+def test_unknown_agent_did_you_mean(cli) -> None:
+    code, out, err = cli("rules", "--agent", "pln")
+    assert code == 1 and out == ""
+    assert "unknown agent 'pln'" in err and "'plan'" in err and "Traceback" not in err
+
+
+def test_disabled_agent_is_listed(cli, project: Path) -> None:
+    (project / "forge.json").write_text('{"agent": {"general": {"disable": true}}}')
+    code, out, _ = cli("agents")
+    assert code == 0
+    general = next(line for line in out.splitlines() if line.startswith("general"))
+    assert "disabled" in general
+
+
+def test_bad_format_is_a_usage_error(cli) -> None:
+    code, _, err = cli("agents", "--format", "xml")
+    assert code == 2 and "--format" in err
+
+
+def test_bad_agent_config_is_a_config_error(cli, project: Path) -> None:
+    (project / "forge.json").write_text('{\n  "default_agent": "explore"\n}\n')
+    code, _, err = cli("agents")
+    assert code == 3
+    assert "forge.json:2:" in err and "subagent" in err
