@@ -315,8 +315,8 @@ def _execute_in_worker(tool: Tool, args: Any, ctx: ToolContext) -> Any:
             outcome["error"] = exc
 
     worker = threading.Thread(target=target, name=f"forge-tool-{tool.id}", daemon=True)
-    worker.start()
     try:
+        worker.start()
         while worker.is_alive():
             worker.join(0.1)
     except KeyboardInterrupt:
@@ -352,7 +352,7 @@ def call_tool(tool: Tool, raw_args: Any, ctx: ToolContext | None = None, hooks: 
     ctx = ctx or ToolContext()
     args, early = _before(tool, raw_args, ctx, hooks)
     if early is not None:
-        return _after(tool, early, ctx, hooks)
+        return apply_truncation(tool, early, ctx)
     try:
         result = _value_result(tool, ctx, _execute_in_worker(tool, args, ctx))
     except _PROPAGATE:
@@ -369,7 +369,7 @@ async def call_tool_async(
     ctx = ctx or ToolContext()
     args, early = _before(tool, raw_args, ctx, hooks)
     if early is not None:
-        return _after(tool, early, ctx, hooks)
+        return apply_truncation(tool, early, ctx)
     try:
         if inspect.iscoroutinefunction(tool.execute):
             value = await tool.execute(args, ctx)
