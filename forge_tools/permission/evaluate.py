@@ -8,6 +8,7 @@ can match P; the result is identical to scanning every rule from the end.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,6 +84,7 @@ RulesetLike = Sequence[Rule] | RuleIndex
 
 _INDEX_CACHE: dict[int, tuple[tuple[Rule, ...], RuleIndex]] = {}
 _INDEX_CACHE_LIMIT = 64
+_INDEX_LOCK = threading.Lock()
 
 
 def index_of(ruleset: RulesetLike) -> RuleIndex | None:
@@ -91,13 +93,15 @@ def index_of(ruleset: RulesetLike) -> RuleIndex | None:
         return ruleset
     if not isinstance(ruleset, tuple) or len(ruleset) < _INDEX_THRESHOLD:
         return None
-    cached = _INDEX_CACHE.get(id(ruleset))
-    if cached is not None and cached[0] is ruleset:  # the cache holds the tuple, so ids cannot recycle
-        return cached[1]
-    if len(_INDEX_CACHE) >= _INDEX_CACHE_LIMIT:
-        _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
+    with _INDEX_LOCK:
+        cached = _INDEX_CACHE.get(id(ruleset))
+        if cached is not None and cached[0] is ruleset:  # the cache holds the tuple: ids cannot recycle
+            return cached[1]
     index = RuleIndex(ruleset)
-    _INDEX_CACHE[id(ruleset)] = (ruleset, index)
+    with _INDEX_LOCK:
+        if len(_INDEX_CACHE) >= _INDEX_CACHE_LIMIT:
+            _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
+        _INDEX_CACHE[id(ruleset)] = (ruleset, index)
     return index
 
 
