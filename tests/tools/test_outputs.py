@@ -7,6 +7,7 @@ import stat
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,3 +179,46 @@ def test_tool_names_cannot_escape_the_directory(tmp_path: Path, name: str) -> No
     f = store.write_text(name, "x")
     assert f.path.parent == store.directory
     assert store.get(f.id) is not None
+
+
+# -- `forge-tools outputs` -------------------------------------------------------------------------
+
+
+def test_cli_list_show_clean(cli: Any, isolated_env: dict[str, Path]) -> None:
+    import json
+
+    store = OutputStore.from_env()
+    code, out, _ = cli("outputs", "list")
+    assert code == 0 and "no stored outputs" in out
+    a = store.write_text("bash", "first\nsecond\n")
+    b = store.write_text("read", "other")
+    code, out, _ = cli("outputs", "list")
+    assert code == 0 and a.id in out and b.id in out and "bash" in out
+    code, out, _ = cli("outputs", "list", "--format", "json")
+    data = json.loads(out)
+    assert [o["id"] for o in data["outputs"]] == [a.id, b.id]
+    assert data["outputs"][0]["path"] == str(a.path) and data["outputs"][0]["tool"] == "bash"
+    code, out, _ = cli("outputs", "show", a.id)
+    assert (code, out) == (0, "first\nsecond\n")
+    code, out, _ = cli("outputs", "show", "--path", b.id)
+    assert (code, out.strip()) == (0, str(b.path))
+    now = time.time()
+    _age(a.path, 30, now)
+    code, out, _ = cli("outputs", "clean", "--dry-run")
+    assert code == 0 and str(a.path) in out and a.path.exists()
+    code, out, _ = cli("outputs", "clean")
+    assert code == 0 and not a.path.exists() and b.path.exists()
+    code, out, _ = cli("outputs", "clean", "--older-than", "0")
+    assert code == 0 and not b.path.exists()
+
+
+def test_cli_unknown_id_suggests(cli: Any) -> None:
+    store = OutputStore.from_env()
+    f = store.write_text("bash", "x")
+    code, _, err = cli("outputs", "show", f.id[:-1] + "Q")
+    assert code == 1
+    assert "unknown output" in err and f.id in err
+    code, _, err = cli("outputs", "list", "--format", "xml")
+    assert code == 2 and "--format" in err
+    code, _, err = cli("outputs", "clean", "--older-than", "-1")
+    assert code == 2 and "--older-than" in err
