@@ -188,15 +188,21 @@ def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path
             raise ConfigError(f"cannot read config file: {exc.strerror or exc}", start) from None
         tree = parse_text(text.removeprefix("\ufeff"), format_of(where), base)
         tree = substitute(tree, env, where.parent, home)
-    else:
-        base = Origin("env", name=where)
-        tree = parse_text(env[where], "json", base)
+        validate_tree(tree)
+        return tree
+    label = Origin("env", name=where)
+    try:
+        tree = parse_text(env[where], "json", label)
         tree = substitute(tree, env, cwd, home)
         if step == "FORGE_PERMISSION":
-            label = Origin("env", name=where)
             tree = Node({"permission": tree}, label, None)
             tree.value["permission"].key_origin = label
-    validate_tree(tree)
+        validate_tree(tree)
+    except ConfigError as exc:
+        # "env NAME: message (at line:col)": the key path is already in the message
+        at = exc.origin
+        pos = f" (at {at.line}:{at.column or 1} of the value)" if at is not None and at.line else ""
+        raise ConfigError(f"{exc.message}{pos}", label) from None
     return tree
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
 
 from forge_tools.errors import ConfigError
-from forge_tools.origin import Node
+from forge_tools.origin import Node, Origin
 
 Action = Literal["allow", "deny", "ask"]
 ACTIONS = ("allow", "deny", "ask")
@@ -145,9 +145,7 @@ def _located_error(exc: ValidationError, tree: Node) -> ConfigError:
         type_errors = [e["type"] for e, _, _ in group if e["type"] in _TYPE_WORDS]
         if len(type_errors) > 1 and len(type_errors) == len(group):
             wanted = " or ".join(dict.fromkeys(_TYPE_WORDS[t] for t in type_errors))
-            where = ".".join(keys) or "config"
-            message = f"{where}: expected {wanted}, got {_describe(node.value)}"
-            errors.append(ConfigError(message, node.origin))
+            errors.append(_located(keys, f"expected {wanted}, got {_describe(node.value)}", node.origin))
         else:
             errors.append(_translate(err, node, keys, model_path))
 
@@ -180,26 +178,38 @@ def _walk(tree: Node, loc: tuple[Any, ...]) -> tuple[Node, tuple[str, ...], tupl
 
 def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[str, ...]) -> ConfigError:
     kind = err["type"]
-    where = ".".join(keys) or "config"
     if kind == "extra_forbidden":
         name = keys[-1] if keys else "?"
         known = _known_keys(model_path[:-1])
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        scope = "top-level key" if len(keys) == 1 else f"key in {'.'.join(keys[:-1])}"
+        scope = "" if len(keys) == 1 else f" in {'.'.join(keys[:-1])}"
+        kind_word = "top-level key" if len(keys) == 1 else "key"
         origin = node.key_origin or node.origin
-        return ConfigError(f"unknown {scope} {name!r}{hint}", origin)
+        return ConfigError(f"unknown {kind_word} {name!r}{scope}{hint}", origin)
     if kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
-        if isinstance(node.value, str) and all(a in expected for a in ACTIONS):
-            close = difflib.get_close_matches(node.value, ACTIONS, n=1, cutoff=0.5)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            return ConfigError(f"{where}: unknown action {node.value!r}{hint}; use allow, deny or ask",
-                               node.origin)
-        return ConfigError(f"{where}: {node.value!r} is not one of {expected}", node.origin)
+        if all(a in expected for a in ACTIONS):
+            if isinstance(node.value, str):
+                close = difflib.get_close_matches(node.value, ACTIONS, n=1, cutoff=0.5)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                message = f"unknown action {node.value!r}{hint}; use allow, deny or ask"
+                return _located(keys, message, node.origin)
+            depth = len(keys) - (keys.index("permission") + 1) if "permission" in keys else 0
+            also = " or a mapping of pattern to action" if depth <= 1 else ""
+            message = f"expected an action (allow, deny or ask){also}, got {_describe(node.value)}"
+            return _located(keys, message, node.origin)
+        return _located(keys, f"{node.value!r} is not one of {expected}", node.origin)
     if kind in _TYPE_WORDS:
-        return ConfigError(f"{where}: expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
-    return ConfigError(f"{where}: {err['msg']}", node.origin)
+        return _located(keys, f"expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
+    return _located(keys, str(err["msg"]), node.origin)
+
+
+def _located(keys: tuple[str, ...], message: str, origin: Origin) -> ConfigError:
+    """Name the key in the message unless the origin already is the key path (TOML without a line)."""
+    if origin.line is None and origin.key_path:
+        return ConfigError(message, origin)
+    return ConfigError(f"{'.'.join(keys) or 'config'}: {message}", origin)
 
 
 def _describe(value: Any) -> str:

@@ -1,0 +1,272 @@
+"""`forge-tools config` end to end: bad input gives `path:line:col: message` and exit 3; origins shown."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+Cli = Callable[..., tuple[int, str, str]]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def assert_config_error(cli, path: Path, line: int, col: int, *words: str) -> str:
+    code, out, err = cli("config")
+    assert code == 3, err
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"forge-tools: error: {path.resolve()}:{line}:{col}: "), err
+    for word in words:
+        assert word in lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "name,text,line,col,words",
+    [
+        ("forge.json", '{\n  "model": "a",\n  "permission" {}\n}\n', 3, 16, ("invalid JSON",)),
+        ("forge.jsonc", '{\n  // c\n  "model": "a",,\n}\n', 3, 15, ("invalid JSON", "trailing comma")),
+        ("forge.yaml", "model: a\npermission: [ask\n", 3, 1, ("invalid YAML",)),
+        ("forge.toml", 'model = "a"\npermission = {\n', 2, 15, ("invalid TOML",)),
+    ],
+)
+def test_syntax_error_in_each_format(cli: Cli, project: Path, name: str, text: str, line: int, col: int,
+                                     words: tuple[str, ...]) -> None:
+    assert_config_error(cli, write(project / name, text), line, col, *words)
+
+
+def test_wrong_type(cli: Cli, project: Path) -> None:
+    path = write(project / "forge.json", '{\n  "agent": {\n    "plan": {"hidden": "yes"}\n  }\n}\n')
+    assert_config_error(cli, path, 3, 24, "agent.plan.hidden", "expected true or false", "'yes'")
+
+
+@pytest.mark.parametrize("name,text,line,col", [
+    ("forge.json", '{"permission": {\n  "bash": {"git *": "allwo"}\n}}\n', 2, 21),
+    ("forge.yaml", "permission:\n  bash:\n    git *: allwo\n", 3, 12),
+    ("forge.toml", '[permission.bash]\n"git *" = "allwo"\n', 2, 11),
+    ("forge.json", '{"permission": "allwo"}', 1, 16),
+])
+def test_unknown_action_has_did_you_mean(cli: Cli, project: Path, name: str, text: str, line: int,
+                                         col: int) -> None:
+    message = assert_config_error(cli, write(project / name, text), line, col, "unknown action 'allwo'")
+    assert "did you mean 'allow'" in message
+
+
+def test_unknown_top_level_key(cli: Cli, project: Path) -> None:
+    path = write(project / "opencode.json", '{\n  "$schema": "https://opencode.ai/config.json",\n'
+                                             '  "permisions": {}\n}\n')
+    assert_config_error(cli, path, 3, 3, "unknown top-level key 'permisions'",
+                        "did you mean 'permission'")
+
+
+def test_unknown_agent_key(cli: Cli, project: Path) -> None:
+    path = write(project / "forge.yaml", "agent:\n  review:\n    descripton: x\n")
+    assert_config_error(cli, path, 3, 5, "unknown key 'descripton' in agent.review",
+                        "did you mean 'description'")
+
+
+def test_missing_file_substitution(cli: Cli, project: Path) -> None:
+    text = '{\n  "agent": {"plan": {"prompt": "{file:./prompts/plan.md}"}}\n}\n'
+    path = write(project / "forge.json", text)
+    assert_config_error(cli, path, 2, 32, "{file:./prompts/plan.md}", "no such file")
+
+
+def test_unreadable_file_directory(cli: Cli, project: Path) -> None:
+    (project / "forge.json").mkdir()
+    assert_config_error(cli, project / "forge.json", 1, 1, "cannot read config file", "directory")
+
+
+def test_unreadable_file_permission(cli: Cli, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(project / "forge.json", '{"model": "a"}')
+    if os.geteuid() != 0:
+        path.chmod(0)
+    else:  # root reads anything: make the read fail the way a mode-000 file does for a user
+        real = pathlib.Path.read_text
+
+        def denied(self: Path, *args: object, **kwargs: object) -> str:
+            if self.name == "forge.json":
+                raise PermissionError(13, "Permission denied", str(self))
+            return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(pathlib.Path, "read_text", denied)
+    try:
+        assert_config_error(cli, path, 1, 1, "cannot read config file: Permission denied")
+    finally:
+        path.chmod(0o644)
+
+
+@pytest.mark.parametrize("name,text,line,col", [
+    ("forge.json", '{\n  "permission": {\n    "bash": "ask",\n    "bash": "allow"\n  }\n}\n', 4, 5),
+    ("forge.yaml", "permission:\n  bash: ask\n  edit: deny\n  bash: allow\n", 4, 3),
+])
+def test_duplicate_key(cli: Cli, project: Path, name: str, text: str, line: int, col: int) -> None:
+    assert_config_error(cli, write(project / name, text), line, col, "duplicate key 'bash'",
+                        "first at line")
+
+
+def test_bad_overlay_stops_everything(cli: Cli, project: Path) -> None:
+    write(project / "forge.json", '{"model": "a/b"}')
+    bad = write(project / "over.yaml", "model: [1\n")
+    code, out, err = cli("config", "--config", str(bad))
+    assert code == 3 and out == ""
+    assert f"{bad.resolve()}:2:1: invalid YAML" in err
+
+
+def test_env_source_error_names_the_variable(cli: Cli, project: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORGE_PERMISSION", '{"bash": "allwo"}')
+    code, _, err = cli("config")
+    assert code == 3
+    assert err.startswith("forge-tools: error: env FORGE_PERMISSION: ")
+    assert "did you mean 'allow'" in err and "1:10" in err
+
+
+def test_unknown_format_is_a_usage_error(cli: Cli, project: Path) -> None:
+    code, _, err = cli("config", "--format", "xml")
+    assert code == 2 and "--format" in err
+
+
+# ------------------------------------------------------------------------------------ show-origin
+
+TOML_PROJECT = """model = "anthropic/claude"
+
+[permission]
+"*" = "ask"
+edit = "deny"
+
+[permission.bash]
+"git *" = "allow"
+"rm *" = "deny"
+
+[agent.plan]
+mode = "primary"
+"""
+
+YAML_PROJECT = """model: anthropic/claude
+permission:
+  "*": ask
+  edit: deny
+  bash:
+    "git *": allow
+    "rm *": deny
+agent:
+  plan:
+    mode: primary
+"""
+
+OPENCODE_PROJECT = """{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude",
+  "permission": {
+    "*": "ask",
+    "edit": "deny",
+    "bash": {"git *": "allow", "rm *": "deny"}
+  },
+  "agent": {"plan": {"mode": "primary"}}
+}
+"""
+
+#: key path -> (line, the value as written there); the column is found in the text, the line is known
+EXPECTED = {
+    "forge.toml": {"model": (1, '"anthropic'), 'permission."*"': (4, '"ask"'),
+                   "permission.edit": (5, '"deny"'),
+                   'permission.bash."git *"': (8, '"allow"'), 'permission.bash."rm *"': (9, '"deny"'),
+                   "agent.plan.mode": (12, '"primary"')},
+    "forge.yaml": {"model": (1, "anthropic"), 'permission."*"': (3, "ask"), "permission.edit": (4, "deny"),
+                   'permission.bash."git *"': (6, "allow"), 'permission.bash."rm *"': (7, "deny"),
+                   "agent.plan.mode": (10, "primary")},
+    "opencode.json": {"model": (3, '"anthropic'), 'permission."*"': (5, '"ask"'),
+                      "permission.edit": (6, '"deny"'),
+                      'permission.bash."git *"': (7, '"allow"'), 'permission.bash."rm *"': (7, '"deny"'),
+                      "agent.plan.mode": (9, '"primary"')},
+}
+TEXTS = {"forge.toml": TOML_PROJECT, "forge.yaml": YAML_PROJECT, "opencode.json": OPENCODE_PROJECT}
+
+
+def expected_at(name: str, key: str) -> tuple[int, int]:
+    line, written = EXPECTED[name][key]
+    return line, TEXTS[name].splitlines()[line - 1].index(written) + 1
+
+
+@pytest.mark.parametrize("name,text", [("forge.toml", TOML_PROJECT), ("forge.yaml", YAML_PROJECT),
+                                       ("opencode.json", OPENCODE_PROJECT)])
+def test_show_origin_text(cli: Cli, project: Path, name: str, text: str) -> None:
+    path = write(project / name, text).resolve()
+    code, out, err = cli("config", "--show-origin")
+    assert code == 0, err
+    assert f"1. project: {path}" in out
+    values = {}
+    for line in out.splitlines():
+        if line.startswith("#"):
+            continue
+        left, origin = line.rsplit("  # ", 1)
+        key, value = left.split(" = ", 1)
+        values[key] = (json.loads(value), origin)
+    for key in EXPECTED[name]:
+        ln, col = expected_at(name, key)
+        assert values[key][1] == f"{path}:{ln}:{col}", key
+    order = [k for k in values if k.startswith("permission")]
+    assert order == ['permission."*"', "permission.edit", 'permission.bash."git *"', 'permission.bash."rm *"']
+    assert values["permission.edit"][0] == "deny"
+
+
+@pytest.mark.parametrize("name,text", [("forge.toml", TOML_PROJECT), ("forge.yaml", YAML_PROJECT),
+                                       ("opencode.json", OPENCODE_PROJECT)])
+def test_show_origin_json(cli: Cli, project: Path, name: str, text: str) -> None:
+    path = write(project / name, text).resolve()
+    code, out, _ = cli("config", "--show-origin", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["sources"] == [{"step": "project", "source": str(path)}]
+    rm = data["config"]["permission"]["bash"]["rm *"]
+    assert rm["value"] == "deny"
+    assert (rm["origin"]["path"], rm["origin"]["line"], rm["origin"]["column"]) == (
+        str(path), *expected_at(name, 'permission.bash."rm *"'))
+    assert list(data["config"]["permission"]) == ["*", "edit", "bash"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml", "toml"])
+def test_plain_formats_round_trip_in_order(cli: Cli, project: Path, fmt: str) -> None:
+    write(project / "forge.json", '{"permission": {"bash": {"git *": "allow"}, "*": "deny", "read": "ask"},'
+                                  ' "small_model": null, "model": "a/b"}')
+    code, out, _ = cli("config", "--format", fmt)
+    assert code == 0
+    readers: dict[str, Callable[[str], Any]] = {
+        "json": json.loads, "yaml": yaml.safe_load, "toml": tomllib.loads}
+    data = readers[fmt](out)
+    assert list(data["permission"]) == ["bash", "*", "read"]
+    assert data["model"] == "a/b"
+    if fmt == "toml":
+        assert "small_model" not in data and "# small_model = null" in out
+    else:
+        assert data["small_model"] is None
+
+
+def test_no_config_says_so(cli: Cli, project: Path) -> None:
+    code, out, _ = cli("config")
+    assert code == 0
+    assert "built-in defaults apply" in out
+
+
+def test_overlays_apply_in_order_and_are_listed(cli: Cli, project: Path) -> None:
+    write(project / "forge.json", '{"model": "base"}')
+    a = write(project / "a.toml", 'model = "a"\n')
+    b = write(project / "b.yaml", "model: b\n")
+    code, out, _ = cli("config", "-c", str(a), "--config", str(b), "--show-origin")
+    assert code == 0
+    assert f'model = "b"  # {b.resolve()}:1:8' in out
+    assert out.index(f"--config: {a.resolve()}") < out.index(f"--config: {b.resolve()}")

@@ -1,0 +1,248 @@
+"""Discovery order (SPEC 6.2), environment variables, merge semantics, substitution, config dirs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from forge_tools.config import CONFIG_FILE_ORDER, LoadedConfig, LoadOptions, load_config
+from forge_tools.config.merge import merge
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node, Origin
+
+
+def write(path: Path, data: object | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=2))
+    return path
+
+
+def load(cwd: Path, project: Path | None = None, overlays: tuple[Path, ...] = ()) -> LoadedConfig:
+    return load_config(LoadOptions(cwd=cwd, project=project, overlays=overlays))
+
+
+def model_from(loaded: LoadedConfig) -> str:
+    node = loaded.tree.get("model")
+    assert node is not None
+    return str(node.value)
+
+
+# ---------------------------------------------------------------------------------------------- merge
+
+
+def test_merge_keeps_first_position_and_takes_later_value_and_origin() -> None:
+    a = Node.from_plain({"permission": {"*": "ask", "bash": {"ls": "allow"}, "edit": "deny"}},
+                        Origin("file", path="a"))
+    b = Node.from_plain({"permission": {"webfetch": "deny", "*": "allow", "bash": {"rm": "deny"}}},
+                        Origin("file", path="b"))
+    merged = merge(a, b)
+    p = merged.get("permission")
+    assert p is not None
+    assert list(p.value) == ["*", "bash", "edit", "webfetch"]
+    assert p.plain()["bash"] == {"ls": "allow", "rm": "deny"}
+    star = p.get("*")
+    assert star is not None and star.value == "allow" and star.origin.path == "b"
+    edit = p.get("edit")
+    assert edit is not None and edit.origin.path == "a"
+
+
+def test_merge_plugin_lists_concatenate_other_lists_replace() -> None:
+    a = Node.from_plain({"plugin": ["x", "y"], "instructions": ["one"]}, Origin("file", path="a"))
+    b = Node.from_plain({"plugin": ["y", "z"], "instructions": ["two"]}, Origin("file", path="b"))
+    merged = merge(a, b).plain()
+    assert merged["plugin"] == ["x", "y", "z"]
+    assert merged["instructions"] == ["two"]
+
+
+def test_merge_scalar_replaces_map() -> None:
+    a = Node.from_plain({"permission": {"bash": "ask"}}, Origin("file", path="a"))
+    b = Node.from_plain({"permission": "deny"}, Origin("file", path="b"))
+    assert merge(a, b).plain() == {"permission": "deny"}
+
+
+# ------------------------------------------------------------------------------------------ discovery
+
+
+def test_no_config_at_all(project: Path) -> None:
+    loaded = load(project)
+    assert loaded.tree.plain() == {}
+    assert loaded.sources == []
+    assert loaded.project_root == project.resolve()
+
+
+def test_full_load_order(project: Path, isolated_env: dict[str, Path],
+                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every step of SPEC 6.2 writes `model`; each later one must win, and all are listed in order."""
+    home = isolated_env["home"]
+    sub = project / "pkg" / "sub"
+    sub.mkdir(parents=True)
+    steps = [
+        (home / ".config" / "forge" / "forge.json", "global"),
+        (home / "env.json", "FORGE_CONFIG"),
+        (project / "forge.json", "project-root"),
+        (sub / "forge.yaml", "project-cwd"),
+        (project / ".forge" / "forge.json", "forge-dir-root"),
+        (sub / ".opencode" / "opencode.json", "opencode-dir-cwd"),
+        (sub / ".forge" / "forge.toml", "forge-dir-cwd"),
+        (home / "extra" / "forge.json", "FORGE_CONFIG_DIR"),
+    ]
+    for path, model in steps:
+        write(path, f'model = "{model}"\n' if path.suffix == ".toml" else json.dumps({"model": model}))
+    monkeypatch.setenv("FORGE_CONFIG", str(steps[1][0]))
+    monkeypatch.setenv("FORGE_CONFIG_DIR", str(home / "extra"))
+    for i in range(len(steps), 0, -1):  # remove sources from the top: the next one down must show
+        loaded = load(sub)
+        assert [str(s.path) for s in loaded.sources] == [str(p) for p, _ in steps[:i]]
+        assert model_from(loaded) == steps[i - 1][1]
+        steps[i - 1][0].unlink()
+        if i - 1 == 1:
+            monkeypatch.delenv("FORGE_CONFIG")  # a FORGE_CONFIG naming a missing file is an error
+    monkeypatch.setenv("FORGE_CONFIG_CONTENT", '{"model": "inline"}')
+    overlay = write(project / "over.jsonc", '{"model": "overlay", // c\n}')
+    loaded = load(sub, overlays=(overlay,))
+    assert model_from(loaded) == "overlay"
+    assert [s.step for s in loaded.sources] == ["FORGE_CONFIG_CONTENT", "--config"]
+    assert model_from(load(sub)) == "inline"
+
+
+def test_missing_forge_config_file_is_an_error(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORGE_CONFIG", str(project / "gone.json"))
+    with pytest.raises(ConfigError, match="no such config file"):
+        load(project)
+
+
+def test_file_order_within_one_directory(project: Path) -> None:
+    for name in CONFIG_FILE_ORDER:
+        text = f'model = "{name}"\n' if name.endswith(".toml") else (
+            f"model: {name}\n" if name.endswith((".yaml", ".yml")) else json.dumps({"model": name}))
+        write(project / name, text)
+    loaded = load(project)
+    assert [s.path.name for s in loaded.sources if s.path] == list(CONFIG_FILE_ORDER)
+    assert model_from(loaded) == CONFIG_FILE_ORDER[-1]
+    (project / CONFIG_FILE_ORDER[-1]).unlink()
+    assert model_from(load(project)) == CONFIG_FILE_ORDER[-2]
+
+
+def test_nearest_project_file_wins_and_stops_at_root(project: Path, tmp_path: Path) -> None:
+    write(tmp_path / "forge.json", {"model": "above-root"})  # outside the git worktree: never read
+    write(project / "forge.json", {"model": "root", "default_agent": "plan"})
+    sub = project / "a"
+    write(sub / "forge.json", {"model": "near"})
+    loaded = load(sub)
+    assert model_from(loaded) == "near"
+    assert loaded.tree.plain()["default_agent"] == "plan"
+    assert all("above-root" not in str(s.path) for s in loaded.sources)
+
+
+def test_project_root_is_git_top_or_option(project: Path, tmp_path: Path) -> None:
+    sub = project / "x" / "y"
+    sub.mkdir(parents=True)
+    assert load(sub).project_root == project.resolve()
+    (project / ".git").rmdir()
+    (project / ".git").write_text("gitdir: elsewhere\n")  # a worktree's .git file counts too
+    assert load(sub).project_root == project.resolve()
+    other = tmp_path / "other"
+    write(other / "forge.json", {"model": "other"})
+    loaded = load(sub, project=other)
+    assert loaded.project_root == other.resolve()
+    assert model_from(loaded) == "other"  # cwd outside the root: the root's own files still load
+
+
+def test_disable_project_config(project: Path, isolated_env: dict[str, Path],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    write(isolated_env["home"] / ".config" / "forge" / "forge.json", {"model": "global"})
+    write(project / "forge.json", {"model": "project"})
+    write(project / ".forge" / "forge.json", {"model": "project-dir"})
+    assert model_from(load(project)) == "project-dir"
+    monkeypatch.setenv("FORGE_DISABLE_PROJECT_CONFIG", "1")
+    loaded = load(project)
+    assert model_from(loaded) == "global"
+    assert project.resolve() / ".forge" not in loaded.config_dirs
+
+
+def test_forge_permission_is_merged_into_permission(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project / "forge.json", {"permission": {"bash": "ask", "edit": "deny"}})
+    monkeypatch.setenv("FORGE_PERMISSION", '{"edit": "allow", "webfetch": "deny"}')
+    loaded = load(project)
+    assert loaded.tree.plain()["permission"] == {"bash": "ask", "edit": "allow", "webfetch": "deny"}
+    edit = loaded.tree.value["permission"].get("edit")
+    assert str(edit.origin) == "env FORGE_PERMISSION: edit"
+    assert loaded.sources[-1].step == "FORGE_PERMISSION"
+
+
+def test_config_dirs_and_plugin_specs(project: Path, isolated_env: dict[str, Path],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    home = isolated_env["home"]
+    (home / ".config" / "forge").mkdir(parents=True)
+    (home / ".forge").mkdir()
+    sub = project / "sub"
+    (sub / ".forge").mkdir(parents=True)
+    (project / ".forge").mkdir()
+    (project / ".opencode").mkdir()
+    (home / "extra").mkdir()
+    monkeypatch.setenv("FORGE_CONFIG_DIR", str(home / "extra"))
+    write(project / ".forge" / "forge.json", {"plugin": ["a", "./local.py"]})
+    write(sub / "forge.yaml", "plugin: [a, b]\n")
+    loaded = load(sub)
+    assert loaded.config_dirs == [
+        (home / ".config" / "forge").resolve(),
+        (project / ".opencode").resolve(),
+        (project / ".forge").resolve(),
+        (sub / ".forge").resolve(),
+        (home / ".forge").resolve(),
+        (home / "extra").resolve(),
+    ]
+    specs = [(s.spec, s.base_dir, s.origin.line) for s in loaded.plugin_specs]
+    # project files (step 3) load before .forge/ dirs (step 4); the repeated "a" keeps its first origin
+    assert specs == [
+        ("a", sub.resolve(), 1),
+        ("b", sub.resolve(), 1),
+        ("./local.py", (project / ".forge").resolve(), 4),
+    ]
+
+
+def test_env_and_file_substitution(project: Path, isolated_env: dict[str, Path],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_MODEL", "prov/model")
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    write(project / "prompts" / "plan.txt", "Plan carefully.\n")
+    write(isolated_env["home"] / "desc.txt", "from home")
+    write(project / "forge.json", {
+        "model": "{env:MY_MODEL}",
+        "small_model": "x{env:NOT_SET_ANYWHERE}y",
+        "agent": {"plan": {"prompt": "{file:prompts/plan.txt}", "description": "{file:~/desc.txt}"}},
+    })
+    data = load(project).tree.plain()
+    assert data["model"] == "prov/model"
+    assert data["small_model"] == "xy"
+    assert data["agent"]["plan"] == {"prompt": "Plan carefully.", "description": "from home"}
+
+
+def test_file_substitution_is_relative_to_the_file(project: Path) -> None:
+    write(project / ".forge" / "note.txt", "dir note")
+    write(project / ".forge" / "forge.json", {"model": "{file:note.txt}"})
+    assert model_from(load(project)) == "dir note"
+
+
+def test_nothing_is_half_applied(project: Path) -> None:
+    write(project / "forge.json", {"model": "fine"})
+    write(project / ".forge" / "forge.json", {"model": "{file:missing.txt}"})
+    with pytest.raises(ConfigError) as info:
+        load(project)
+    assert info.value.origin is not None and info.value.origin.path == str(project.resolve() / ".forge" /
+                                                                          "forge.json")
+
+
+def test_missing_overlay_is_an_error(project: Path) -> None:
+    with pytest.raises(ConfigError, match="no such config file"):
+        load(project, overlays=(Path("nope.json"),))
+
+
+def test_load_does_not_touch_os_environ_when_env_given(project: Path) -> None:
+    write(project / "forge.json", {"model": "{env:ONLY_HERE}"})
+    loaded = load_config(LoadOptions(cwd=project, env={**os.environ, "ONLY_HERE": "given"}))
+    assert model_from(loaded) == "given"
+    assert "ONLY_HERE" not in os.environ

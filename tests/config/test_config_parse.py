@@ -1,0 +1,164 @@
+"""Each format gives the same tree, in file order, with 1-based positions on keys and values."""
+
+from __future__ import annotations
+
+import pytest
+
+from forge_tools.config.parse import parse_json, parse_text, parse_toml, parse_yaml, toml_positions
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node, Origin
+
+BASE = Origin("file", path="cfg")
+
+
+def at(node: Node | None) -> tuple[int | None, int | None]:
+    assert node is not None
+    return node.origin.line, node.origin.column
+
+
+def key_at(node: Node | None) -> tuple[int | None, int | None]:
+    assert node is not None and node.key_origin is not None
+    return node.key_origin.line, node.key_origin.column
+
+
+def perm(tree: Node) -> Node:
+    node = tree.get("permission")
+    assert node is not None
+    return node
+
+
+JSONC = """{
+  // rules: last match wins
+  "permission": {
+    "*": "ask",
+    "bash": {"git *": "allow", "rm *": "deny",},
+    /* block */ "edit": "deny",
+  },
+  "agent": {"plan": {"temperature": 0.5, "steps": -3, "hidden": true, "prompt": null}},
+}
+"""
+
+
+def test_jsonc_positions_and_order() -> None:
+    tree = parse_json(JSONC, BASE)
+    p = perm(tree)
+    assert list(p.value) == ["*", "bash", "edit"]
+    assert key_at(p.get("*")) == (4, 5)
+    assert at(p.get("*")) == (4, 10)
+    bash = p.get("bash")
+    assert bash is not None and list(bash.value) == ["git *", "rm *"]
+    assert key_at(bash.get("rm *")) == (5, 32)
+    assert at(bash.get("rm *")) == (5, 40)
+    assert key_at(p.get("edit")) == (6, 17)
+    assert p.get("edit").origin.key_path == ("permission", "edit")  # type: ignore[union-attr]
+    plan = tree.value["agent"].get("plan")
+    assert plan.plain() == {"temperature": 0.5, "steps": -3, "hidden": True, "prompt": None}
+
+
+YAML = """permission:
+  "*": ask
+  bash:
+    "git *": allow
+    rm *: deny
+  edit: deny
+agent:
+  plan: {temperature: 0.5, steps: -3, hidden: yes, prompt: null, description: '0x10', model: 1e3}
+"""
+
+
+def test_yaml_positions_order_and_types() -> None:
+    tree = parse_yaml(YAML, BASE)
+    p = perm(tree)
+    assert list(p.value) == ["*", "bash", "edit"]
+    assert key_at(p.get("*")) == (2, 3)
+    assert at(p.get("*")) == (2, 8)
+    assert at(p.value["bash"].get("rm *")) == (5, 11)
+    plan = tree.value["agent"].get("plan").plain()
+    # resolved by YAML's own rules: bool, int, float, null; quoted stays a string
+    assert plan == {"temperature": 0.5, "steps": -3, "hidden": True, "prompt": None, "description": "0x10",
+                    "model": "1e3"}
+
+
+def test_yaml_keys_stay_strings_and_merge_keys_work() -> None:
+    text = "base: &b {read: allow, edit: ask}\npermission:\n  <<: *b\n  edit: deny\n  on: deny\n"
+    tree = parse_yaml(text, BASE)
+    assert perm(tree).plain() == {"edit": "deny", "on": "deny", "read": "allow"}
+
+
+def test_empty_yaml_is_an_empty_config() -> None:
+    assert parse_yaml("# nothing\n", BASE).plain() == {}
+
+
+TOML = """model = "a/b"
+
+[permission]
+"*" = "ask"
+edit = "deny"
+
+[permission.bash]
+"git *" = "allow"
+'rm *' = "deny"
+
+[agent.plan]
+description = '''
+multi = "not a key"
+'''
+tools = { edit = false }
+"""
+
+
+def test_toml_order_and_best_effort_positions() -> None:
+    tree = parse_toml(TOML, BASE)
+    p = perm(tree)
+    assert list(p.value) == ["*", "edit", "bash"]
+    assert key_at(p.get("edit")) == (5, 1)
+    assert at(p.get("edit")) == (5, 8)
+    assert at(p.value["bash"].get("rm *")) == (9, 10)
+    plan = tree.value["agent"].get("plan")
+    assert plan.get("description").value == 'multi = "not a key"\n'
+    assert at(plan.get("description")) == (12, 15)
+    # no line inside an inline table: the origin is the key path, never a guessed line
+    edit = plan.value["tools"].get("edit")
+    assert edit.origin.line is None
+    assert str(edit.origin) == "cfg: agent.plan.tools.edit"
+
+
+def test_toml_positions_skip_multiline_strings_and_arrays() -> None:
+    text = 'a = """\nb = 1\n"""\nc = [\n  "d = 2",\n]\n[[x]]\ny = 1\n[[x]]\ny = 2\n[x.z]\nw = 3\n'
+    found = toml_positions(text)
+    assert ("b",) not in found and ("d",) not in found
+    assert found[("c",)][0] == (4, 1)
+    assert found[("x", "0", "y")][0] == (8, 1)
+    assert found[("x", "1", "y")][0] == (10, 1)
+    assert found[("x", "1", "z", "w")][0] == (12, 1)
+
+
+@pytest.mark.parametrize("fmt,text", [("json", JSONC), ("yaml", YAML), ("toml", TOML)])
+def test_every_key_path_is_recorded(fmt: str, text: str) -> None:
+    tree = parse_text(text, fmt, BASE)
+
+    def walk(node: Node, keys: tuple[str, ...]) -> None:
+        assert node.origin.key_path == keys
+        for k, child in node.items():
+            walk(child, (*keys, k))
+
+    walk(tree, ())
+
+
+@pytest.mark.parametrize(
+    "fmt,text,line,col,words",
+    [
+        ("json", '{\n  "a": 1,\n  "a": 2\n}', 3, 3, "duplicate key 'a'"),
+        ("yaml", "a: 1\nb:\n  c: 2\n  c: 3\n", 4, 3, "duplicate key 'c'"),
+        ("json", '{\n  "a" 1\n}', 2, 7, "invalid JSON"),
+        ("json", "", 1, 1, "empty"),
+        ("yaml", "a: [1\nb: 2\n", 2, 2, "invalid YAML"),
+        ("toml", 'a = 1\nb = = 2\n', 2, 5, "invalid TOML"),
+    ],
+)
+def test_errors_are_located(fmt: str, text: str, line: int, col: int, words: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_text(text, fmt, BASE)
+    assert info.value.origin is not None
+    assert (info.value.origin.line, info.value.origin.column) == (line, col)
+    assert words in info.value.message
