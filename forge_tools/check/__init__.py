@@ -1,0 +1,1 @@
+"""`forge-tools check` and `diff`: findings about permission configs, for CI and code review."""

@@ -1,0 +1,358 @@
+"""The semantic checks of `check`: each is a function `CheckContext -> list[Finding]`.
+
+They read the agents' final rulesets exactly as the permission engine concatenates them (defaults,
+builtin agent rules, top-level config, agent config, tail), but report only rules a person wrote.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+
+from forge_tools.check.context import TOP, CheckContext, is_user_rule
+from forge_tools.origin import Node
+from forge_tools.permission.model import Rule
+from forge_tools.permission.names import EDIT_FAMILY, permission_name
+from forge_tools.permission.wildcard import has_wildcard, normalize, pattern_subsumes, wildcard_match
+from forge_tools.report.findings import Finding, Related
+
+
+def rule_text(rule: Rule) -> str:
+    return f"{rule.permission} {json.dumps(rule.pattern)} {rule.action}"
+
+
+def _scope_words(scope: str | None) -> str:
+    if scope is None or scope == TOP:
+        return "top-level `permission`"
+    return f"agent {scope}'s `permission`"
+
+
+def _suggest(name: str, names: Iterable[str]) -> list[str]:
+    return difflib.get_close_matches(name, sorted(set(names)), n=3, cutoff=0.6)
+
+
+def _did_you_mean(suggestions: list[str]) -> str:
+    return f" (did you mean {', '.join(repr(s) for s in suggestions)}?)" if suggestions else ""
+
+
+def _unique_rules(ctx: CheckContext) -> list[tuple[str, Rule]]:
+    seen: set[Rule] = set()
+    out: list[tuple[str, Rule]] = []
+    for scope, rule in ctx.user_rules():
+        if rule not in seen:
+            seen.add(rule)
+            out.append((scope, rule))
+    return out
+
+
+# ------------------------------------------------------------------------------- permission names
+
+
+def unknown_permissions(ctx: CheckContext) -> list[Finding]:
+    """FT101/FT102/FT110: names that match no tool and no known permission."""
+    known = ctx.known_names
+    findings: list[Finding] = []
+    reported: set[tuple[str, object]] = set()
+    level_if_unsure = "error" if ctx.plugin_tools_known else "warning"
+    unsure = "" if ctx.plugin_tools_known else " (plugin tools are unknown without --load-code)"
+    for _scope, rule in _unique_rules(ctx):
+        name = rule.permission
+        key = (name, rule.origin)
+        if key in reported:
+            continue
+        reported.add(key)
+        if has_wildcard(name):
+            if not any(wildcard_match(k, name) for k in known):
+                findings.append(Finding(
+                    "FT102", "warning", f"permission name {name!r} matches no tool and no known permission"
+                    f"{unsure}", "fix the wildcard or remove the rule; it never applies", rule.origin))
+            continue
+        if name in EDIT_FAMILY and name != "edit":
+            findings.append(Finding(
+                "FT110", "warning",
+                f"permission {name!r} never matches a call: {name} is checked under the `edit` permission",
+                f"rename the key {name!r} to 'edit'", rule.origin))
+            continue
+        if name in known:
+            continue
+        suggestions = _suggest(name, known)
+        findings.append(Finding(
+            "FT101", level_if_unsure,  # type: ignore[arg-type]
+            f"unknown permission name {name!r}{_did_you_mean(suggestions)}: it matches no tool and no "
+            f"known permission{unsure}",
+            f"rename it to {suggestions[0]!r}" if suggestions else "fix the name or remove the rule",
+            rule.origin, data={"name": name, "suggestions": suggestions}))
+    return findings
+
+
+# ------------------------------------------------------------------------------- unreachable rules
+
+
+def covers(later: Rule, earlier: Rule) -> bool:
+    """Whether `later` matches every (permission, pattern) that `earlier` matches (exact for * and ?)."""
+    return pattern_subsumes(later.permission, earlier.permission) and pattern_subsumes(later.pattern,
+                                                                                       earlier.pattern)
+
+
+def dead_rules(ruleset: tuple[Rule, ...]) -> dict[Rule, Rule]:
+    """Each user rule that a later rule covers -> the nearest such later rule."""
+    dead: dict[Rule, Rule] = {}
+    for i, rule in enumerate(ruleset):
+        if not is_user_rule(rule):
+            continue
+        for later in ruleset[i + 1:]:
+            if covers(later, rule):
+                dead[rule] = later
+                break
+    return dead
+
+
+def unreachable_rules(ctx: CheckContext) -> list[Finding]:
+    """FT103: a rule that can never decide in any agent whose ruleset holds it."""
+    per_agent = {a.name: dead_rules(a.ruleset) for a in ctx.enabled_agents}
+    findings: list[Finding] = []
+    for _scope, rule in _unique_rules(ctx):
+        holders = [a for a in ctx.enabled_agents if rule in a.ruleset]
+        if not holders or not all(rule in per_agent[a.name] for a in holders):
+            continue
+        coverers: dict[Rule, list[str]] = {}
+        for a in holders:
+            coverers.setdefault(per_agent[a.name][rule], []).append(a.name)
+        related = []
+        for later, names in coverers.items():
+            where = "" if len(coverers) == 1 else f" (agents {', '.join(names)})"
+            related.append(Related(f"covered by later rule {rule_text(later)}{where}", later.origin))
+        first = next(iter(coverers))
+        same_action = all(c.action == rule.action for c in coverers)
+        effect = "it is redundant" if same_action else f"its {rule.action!r} never applies"
+        findings.append(Finding(
+            "FT103", "warning",
+            f"rule {rule_text(rule)} can never decide: the later rule {rule_text(first)} matches every "
+            f"permission name and pattern it matches, and the last matching rule wins; {effect}",
+            "remove this rule, or move it after the broader rule if it was meant to win",
+            rule.origin, tuple(related)))
+    return findings
+
+
+# ------------------------------------------------------------------------------- hiding order
+
+
+def _more_specific(rule: Rule, than: Rule) -> bool:
+    return not (pattern_subsumes(rule.permission, than.permission)
+                and pattern_subsumes(rule.pattern, than.pattern))
+
+
+def trailing_deny(ctx: CheckContext) -> list[Finding]:
+    """FT104: a last `"*": "deny"` that hides a tool right after allows of the same config level."""
+    from forge_tools.permission.visibility import hidden_by_permission
+
+    hits: dict[Rule, dict[str, list[Rule]]] = {}  # hiding rule -> tool id -> overridden allows
+    agents_of: dict[Rule, list[str]] = {}
+    for agent in ctx.enabled_agents:
+        tool_ids = [t.id for t in ctx.tools.get(agent.name, [])] or ctx.tool_ids
+        for tool_id in tool_ids:
+            hiding = hidden_by_permission(tool_id, agent.ruleset)
+            if hiding is None or not is_user_rule(hiding):
+                continue
+            scope = ctx.scope_of(hiding)
+            level = ctx.scopes.get(scope if scope is not None else TOP, [])
+            perm = permission_name(tool_id)
+            allows = [r for r in level[: level.index(hiding)] if r.action == "allow"
+                      and wildcard_match(perm, r.permission) and _more_specific(r, hiding)]
+            if not allows:
+                continue
+            tools = hits.setdefault(hiding, {})
+            for r in allows:
+                if r not in tools.setdefault(tool_id, []):
+                    tools[tool_id].append(r)
+            if agent.name not in agents_of.setdefault(hiding, []):
+                agents_of[hiding].append(agent.name)
+    findings: list[Finding] = []
+    for hiding, tools in hits.items():
+        allows = list(dict.fromkeys(r for rs in tools.values() for r in rs))
+        names = ", ".join(tools)
+        agent_names = agents_of[hiding]
+        for_agents = (f"agent {agent_names[0]}" if len(agent_names) == 1
+                      else f"agents {', '.join(agent_names)}")
+        findings.append(Finding(
+            "FT104", "warning",
+            f"the last rule {rule_text(hiding)} hides {names} for {for_agents}, although earlier rules allow "
+            f"some calls ({'; '.join(rule_text(r) for r in allows)}): a tool whose last rule is `* deny` is "
+            "removed from the model's tool list, so those allows never apply",
+            f"put {json.dumps(hiding.pattern)}: \"deny\" first and the allows after it (the last matching "
+            "rule wins), so the tool stays visible and only the other calls are denied",
+            hiding.origin, tuple(Related(f"overridden allow {rule_text(r)}", r.origin) for r in allows),
+            data={"tools": list(tools), "agents": agent_names}))
+    return findings
+
+
+def specific_denies(ctx: CheckContext) -> list[Finding]:
+    """FT105: a deny with a pattern other than `*` rejects calls but keeps the tool visible."""
+    findings: list[Finding] = []
+    for _scope, rule in _unique_rules(ctx):
+        if rule.action != "deny" or rule.pattern == "*":
+            continue
+        findings.append(Finding(
+            "FT105", "info",
+            f"rule {rule_text(rule)} rejects matching calls but does not hide {rule.permission}: only a "
+            "last rule with pattern exactly `*` removes a tool from the model's list",
+            "nothing to do if intended; to hide the tool, make `\"*\": \"deny\"` its last rule",
+            rule.origin))
+    return findings
+
+
+# ------------------------------------------------------------------------------- agent references
+
+
+def unknown_agents(ctx: CheckContext) -> list[Finding]:
+    """FT106: `default_agent` and `task` patterns that name no agent."""
+    findings: list[Finding] = []
+    names = list(ctx.agents)
+    node = ctx.loaded.tree.get("default_agent")
+    if node is not None and isinstance(node.value, str):
+        agent = ctx.agents.get(node.value)
+        if agent is None:
+            s = _suggest(node.value, names)
+            findings.append(Finding("FT106", "error",
+                                    f"default_agent {node.value!r} is not an agent{_did_you_mean(s)}",
+                                    f"use {s[0]!r}" if s else "name a primary agent", node.origin))
+        elif agent.disabled or agent.mode == "subagent":
+            why = "is disabled" if agent.disabled else "is a subagent"
+            findings.append(Finding("FT106", "error", f"default_agent {node.value!r} {why}",
+                                    "name an enabled primary agent", node.origin))
+    for _scope, rule in _unique_rules(ctx):
+        if (rule.pattern == "*" or not wildcard_match("task", rule.permission)
+                or has_wildcard(rule.permission)):
+            continue
+        if any(wildcard_match(n, rule.pattern) for n in names):
+            continue
+        s = [] if has_wildcard(rule.pattern) else _suggest(rule.pattern, names)
+        what = "matches no agent" if has_wildcard(rule.pattern) else "is not an agent"
+        findings.append(Finding("FT106", "warning",
+                                f"task pattern {rule.pattern!r} {what}{_did_you_mean(s)}",
+                                f"use {s[0]!r}" if s else "fix the agent name or define the agent",
+                                rule.origin))
+    return findings
+
+
+# ------------------------------------------------------------------------------- legacy tools maps
+
+
+def _tools_nodes(ctx: CheckContext) -> list[tuple[str, Node, Node | None]]:
+    tree = ctx.loaded.tree
+    out: list[tuple[str, Node, Node | None]] = []
+    top = tree.get("tools")
+    if top is not None and top.is_map and top.value:
+        out.append(("", top, tree.get("permission")))
+    agents = tree.get("agent")
+    if agents is not None and agents.is_map:
+        for name, node in agents.items():
+            tools = node.get("tools") if node.is_map else None
+            if tools is not None and tools.is_map and tools.value:
+                out.append((f"agent.{name}.", tools, node.get("permission")))
+    return out
+
+
+def legacy_tools(ctx: CheckContext) -> list[Finding]:
+    """FT107: `tools: {name: bool}` maps, with the exact `permission` replacement."""
+    findings: list[Finding] = []
+    for prefix, tools, permission in _tools_nodes(ctx):
+        replacement: dict[str, str] = {}
+        for name, node in tools.items():
+            if isinstance(node.value, bool):
+                key = permission_name(name)
+                replacement.pop(key, None)  # a later key of the same name wins, keep it last
+                replacement[key] = "allow" if node.value else "deny"
+        text = json.dumps(replacement)
+        where = "at the start of the existing `permission` map (the `tools` rules come before it)" \
+            if permission is not None and permission.value else ""
+        findings.append(Finding(
+            "FT107", "info",
+            f"legacy `{prefix}tools` map; the same rules in the `permission` form: "
+            f"\"{prefix}permission\": {text}",
+            f"replace `{prefix}tools` with \"permission\": {text}" + (f", {where}" if where else ""),
+            tools.key_origin or tools.origin, data={"replacement": replacement}))
+    return findings
+
+
+# ------------------------------------------------------------------------------- external reads
+
+
+def _literal_dir(pattern: str) -> str | None:
+    """The directory an absolute read pattern points into (before any wildcard), or None."""
+    text = normalize(pattern)
+    if not text.startswith("/") and not (len(text) > 2 and text[1] == ":" and text[2] == "/"):
+        return None
+    cut = min((i for i, c in enumerate(text) if c in "*?"), default=len(text))
+    literal = text[:cut]
+    if cut == len(text):
+        return str(PurePosixPath(literal).parent)
+    return literal.rstrip("/") if literal.endswith("/") else str(PurePosixPath(literal).parent)
+
+
+def external_reads(ctx: CheckContext) -> list[Finding]:
+    """FT108: `read` allows outside the project that still ask, for want of an external_directory rule."""
+    from forge_tools.permission.evaluate import evaluate
+
+    root = normalize(str(ctx.loaded.project_root)).rstrip("/")
+    findings: list[Finding] = []
+    for _scope, rule in _unique_rules(ctx):
+        if rule.action != "allow" or not wildcard_match("read", rule.permission) or rule.permission == "*":
+            continue
+        directory = _literal_dir(rule.pattern)
+        if directory is None or directory == root or directory.startswith(root + "/"):
+            continue
+        probe = directory.rstrip("/") + "/*"
+        undecided = [a.name for a in ctx.enabled_agents if rule in a.ruleset
+                     and not _user_decides(evaluate("external_directory", probe, a.ruleset).rule)]
+        if not undecided:
+            continue
+        findings.append(Finding(
+            "FT108", "warning",
+            f"rule {rule_text(rule)} allows reading outside the project, but no `external_directory` rule "
+            f"covers {probe}: those reads still ask (default `external_directory * ask`)",
+            f"add \"external_directory\": {{{json.dumps(probe)}: \"allow\"}}", rule.origin))
+    return findings
+
+
+def _user_decides(rule: Rule | None) -> bool:
+    return rule is not None and is_user_rule(rule)
+
+
+# ------------------------------------------------------------------------------- code not loaded
+
+
+def code_notes(ctx: CheckContext) -> list[Finding]:
+    """FT109: say plainly that plugin tools were not looked at."""
+    if ctx.plugin_tools_known:
+        return []
+    from forge_tools.check.context import plugin_sources
+
+    origin = ctx.loaded.plugin_specs[0].origin if ctx.loaded.plugin_specs else None
+    names = ", ".join(plugin_sources(ctx.loaded))
+    return [Finding("FT109", "info",
+                    f"plugin tools are unknown without --load-code (plugins: {names}); permission names are "
+                    "checked against builtin and script tools only",
+                    "run `forge-tools check --load-code` on trusted code to include plugin tools",
+                    origin)]
+
+
+CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
+    unknown_permissions,
+    unreachable_rules,
+    trailing_deny,
+    specific_denies,
+    unknown_agents,
+    legacy_tools,
+    external_reads,
+    code_notes,
+)
+
+
+def analyse(ctx: CheckContext) -> list[Finding]:
+    findings: list[Finding] = []
+    for check in CHECKS:
+        findings.extend(check(ctx))
+    return findings

@@ -1,0 +1,72 @@
+"""The stable finding codes of `check` (documented in the README table and shipped as SARIF rules).
+
+Codes never change meaning once released; a new kind of finding gets a new code.
+"""
+
+from __future__ import annotations
+
+from forge_tools.report.findings import CodeInfo
+
+_TABLE: tuple[CodeInfo, ...] = (
+    CodeInfo("FT001", "config-syntax", "error", "A config file cannot be parsed.",
+             "Fix the syntax at the reported line and column (JSON/JSONC, TOML or YAML)."),
+    CodeInfo("FT002", "config-type", "error", "A config value has the wrong type.",
+             "Give the value the type the message names (e.g. a permission is an action or a map)."),
+    CodeInfo("FT003", "unknown-action", "error", "A permission action is not allow, ask or deny.",
+             "Use one of allow, ask, deny."),
+    CodeInfo("FT004", "unknown-key", "error", "A config key is not known.",
+             "Remove the key or fix its spelling (the message suggests the closest known key)."),
+    CodeInfo("FT005", "file-reference", "error",
+             "A {file:...} substitution names a file that cannot be read.",
+             "Create the file or fix the path; it is relative to the config file that names it."),
+    CodeInfo("FT006", "unreadable-config", "error", "A config file cannot be read.",
+             "Check that the path exists, is a regular UTF-8 text file and is readable."),
+    CodeInfo("FT007", "duplicate-key", "error", "A key appears twice in the same mapping.",
+             "Keep one of the two keys; order matters in permission maps, so merge them deliberately."),
+    CodeInfo("FT008", "config-error", "error", "The config cannot be used.",
+             "Follow the message; the location points at the value concerned."),
+    CodeInfo("FT009", "tool-script-syntax", "warning", "A config-dir tool script cannot be parsed.",
+             "Fix the script's syntax; until then it fails to import and registers no tool."),
+    CodeInfo("FT101", "unknown-permission", "error",
+             "A permission name matches no tool and no known permission.",
+             "Fix the spelling (the message suggests close names) or remove the rule."),
+    CodeInfo("FT102", "wildcard-matches-nothing", "warning",
+             "A wildcard permission name matches no tool and no known permission.",
+             "Fix the wildcard or remove the rule; it never applies."),
+    CodeInfo("FT103", "unreachable-rule", "warning",
+             "A rule can never decide: a later rule of the same ruleset covers all its names and patterns.",
+             "Remove the earlier rule, or move it after the broader rule if it was meant to win."),
+    CodeInfo("FT104", "trailing-deny-hides-tool", "warning",
+             "A last `\"*\": \"deny\"` after specific allows hides the whole tool.",
+             "Put the `\"*\": \"deny\"` first and the allows after it: the last matching rule wins, and a "
+             "tool whose last rule is `* deny` is removed from the model's tool list."),
+    CodeInfo("FT105", "deny-does-not-hide", "info",
+             "A deny with a specific pattern rejects matching calls but does not hide the tool.",
+             "Nothing to fix if that is intended; use `\"*\": \"deny\"` as the last rule to hide the tool."),
+    CodeInfo("FT106", "unknown-agent", "error", "A reference names an agent that does not exist.",
+             "Fix the name (the message suggests close names) or define the agent under `agent`."),
+    CodeInfo("FT107", "legacy-tools-map", "info", "A legacy `tools` map is used.",
+             "Replace it with the `permission` form shown in the message (same meaning, one vocabulary)."),
+    CodeInfo("FT108", "external-read-asks", "warning",
+             "A `read` allow for paths outside the project has no `external_directory` rule.",
+             "Add an `external_directory` allow for the same directory; otherwise reads there still ask."),
+    CodeInfo("FT109", "plugin-tools-unknown", "info",
+             "Plugin tools are unknown because project code is not loaded.",
+             "Run with --load-code (only on trusted code) to include plugin tools in the checks."),
+    CodeInfo("FT110", "edit-family-name", "warning",
+             "A rule names write, apply_patch, multiedit or patch, but those tools are checked as `edit`.",
+             "Use `edit` as the permission name; a rule for the other names never matches a call."),
+    CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
+             "Change the config so the assertion holds, or update the expectation if the change was meant."),
+    CodeInfo("FT202", "expectations-invalid", "error", "The --expect file cannot be used.",
+             "Fix the file at the reported location; see the README for the assertion forms."),
+)
+
+CODES: dict[str, CodeInfo] = {c.code: c for c in _TABLE}
+
+
+def markdown_table() -> str:
+    """The README table, generated so docs and code cannot drift."""
+    lines = ["| code | level | meaning | fix |", "|---|---|---|---|"]
+    lines += [f"| {c.code} | {c.level} | {c.summary} | {c.help} |" for c in _TABLE]
+    return "\n".join(lines)

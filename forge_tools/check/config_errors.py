@@ -1,0 +1,234 @@
+"""Every config problem of every source at once, for `check` (the loader itself stops at the first).
+
+This walks the same discovery list as `load_config` and calls the config package's own reader,
+parser, substitution and schema pieces on each source separately, so a CI run shows all bad files in
+one go. The classification into finding codes reads the loader's messages, which are stable text.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node, Origin
+from forge_tools.report.findings import Finding
+
+_HINTS = {
+    "FT001": "fix the syntax at this position",
+    "FT002": "give the value the expected type",
+    "FT003": "use allow, ask or deny",
+    "FT004": "remove the key or fix its spelling",
+    "FT005": "create the file or fix the path (relative to this config file)",
+    "FT006": "make the file a readable UTF-8 text file, or remove it",
+    "FT007": "keep only one of the duplicate keys",
+    "FT008": "fix the value at this location",
+}
+
+
+def classify(error: ConfigError) -> str:
+    """The finding code for a loader error, from its (stable) message."""
+    text = error.message
+    if text.startswith(("invalid JSON", "invalid YAML", "invalid TOML", "recursive YAML alias")) or (
+            "a key must be" in text):
+        return "FT001"
+    if "duplicate key" in text:
+        return "FT007"
+    if "unknown action" in text:
+        return "FT003"
+    if text.startswith("unknown top-level key") or text.startswith("unknown key"):
+        return "FT004"
+    if text.startswith("{file:"):
+        return "FT005"
+    if text.startswith(("cannot read config file", "no such config file")):
+        return "FT006"
+    if "expected " in text or "must be" in text or "is not one of" in text:
+        return "FT002"
+    return "FT008"
+
+
+def finding_for(error: ConfigError) -> Finding:
+    code = classify(error)
+    return Finding(code, "error", error.message, _HINTS[code], error.origin)
+
+
+@dataclass
+class SourceCheck:
+    """One discovered source and what was wrong with it."""
+
+    step: str
+    where: Path | str
+    tree: Node | None = None
+    errors: list[ConfigError] = field(default_factory=list)
+
+
+def _substitute_each(node: Node, env: Mapping[str, str], base_dir: Path, home: Path,
+                     errors: list[ConfigError]) -> Node:
+    """Substitute leaf by leaf so that every bad `{file:}` is reported, not only the first."""
+    from forge_tools.config.substitute import substitute
+
+    if isinstance(node.value, dict):
+        node.value = {k: _substitute_each(v, env, base_dir, home, errors) for k, v in node.value.items()}
+        return node
+    if isinstance(node.value, list):
+        node.value = [_substitute_each(v, env, base_dir, home, errors) for v in node.value]
+        return node
+    try:
+        return substitute(node, env, base_dir, home)
+    except ConfigError as exc:
+        errors.append(exc)
+        return node
+
+
+def schema_errors(tree: Node) -> list[ConfigError]:
+    """All schema errors of one source (one per offending node), in file order."""
+    from pydantic import ValidationError
+
+    from forge_tools.config import schema
+
+    if not tree.is_map:
+        try:
+            schema.validate_tree(tree)
+        except ConfigError as exc:
+            return [exc]
+        return []
+    try:
+        schema.ConfigModel.model_validate(tree.plain())
+    except ValidationError as exc:
+        return _located_errors(exc, tree)
+    return []
+
+
+def _located_errors(exc: Any, tree: Node) -> list[ConfigError]:
+    from forge_tools.config import schema
+
+    by_node: dict[tuple[str, ...], list[tuple[Any, Node, tuple[str, ...]]]] = {}
+    for err in exc.errors():
+        node, keys, model_path = schema._walk(tree, err["loc"])
+        by_node.setdefault(keys, []).append((err, node, model_path))
+    out: list[ConfigError] = []
+    for keys, group in by_node.items():
+        # a union (bool | str ...) fails once per member: the loader folds those into one message
+        folded = _single(group, tree) if len(group) > 1 else None
+        if folded is not None:
+            out.append(folded)
+            continue
+        err, node, model_path = group[0]
+        out.append(schema._translate(err, node, keys, model_path))
+    return sorted(out, key=_position)
+
+
+def _single(group: list[tuple[Any, Node, tuple[str, ...]]], tree: Node) -> ConfigError | None:
+    """The loader's own folded message for one node's errors (it reports the first in the file)."""
+    from forge_tools.config import schema
+
+    node = group[0][1]
+    try:
+        schema.validate_tree(_only(tree, node))
+    except ConfigError as exc:
+        return exc
+    return None
+
+
+def _only(tree: Node, target: Node) -> Node:
+    """The tree pruned to the path that leads to `target` (so validation reports exactly that node)."""
+
+    def walk(node: Node) -> Node | None:
+        if node is target:
+            return node
+        if isinstance(node.value, dict):
+            for k, child in node.value.items():
+                found = walk(child)
+                if found is not None:
+                    return Node({k: found}, node.origin, node.key_origin)
+        if isinstance(node.value, list):
+            for child in node.value:
+                found = walk(child)
+                if found is not None:
+                    return Node([found], node.origin, node.key_origin)
+        return None
+
+    return walk(tree) or tree
+
+
+def _position(e: ConfigError) -> tuple[str, int, int]:
+    o = e.origin
+    if o is None:
+        return ("", 0, 0)
+    return (o.path or "", o.line or 0, o.column or 0)
+
+
+def check_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
+                 home: Path) -> SourceCheck:
+    """Read, parse, substitute and validate one source, keeping every error found."""
+    from forge_tools.config.parse import format_of, parse_text
+
+    result = SourceCheck(step, where)
+    if isinstance(where, Path):
+        start = Origin("file", str(where), 1, 1)
+        try:
+            text = where.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            result.errors.append(ConfigError(f"no such config file (given by {step})", start))
+            return result
+        except IsADirectoryError:
+            result.errors.append(ConfigError("cannot read config file: it is a directory", start))
+            return result
+        except UnicodeDecodeError as exc:
+            message = f"cannot read config file: not UTF-8 text ({exc.reason})"
+            result.errors.append(ConfigError(message, start))
+            return result
+        except OSError as exc:
+            result.errors.append(ConfigError(f"cannot read config file: {exc.strerror or exc}", start))
+            return result
+        fmt, base, base_dir = format_of(where), Origin("file", path=str(where)), where.parent
+    else:
+        text, fmt, base, base_dir = env[where], "json", Origin("env", name=where), cwd
+    try:
+        tree = parse_text(text.removeprefix("\ufeff"), fmt, base)
+    except ConfigError as exc:
+        result.errors.append(exc)
+        return result
+    tree = _substitute_each(tree, env, base_dir, home, result.errors)
+    if step == "FORGE_PERMISSION":
+        label = Origin("env", name=str(where))
+        tree = Node({"permission": tree}, label, None)
+        tree.value["permission"].key_origin = label
+    result.errors.extend(schema_errors(tree))
+    result.tree = tree
+    return result
+
+
+@dataclass
+class ConfigScan:
+    """What `check` knows about the config before (and whether) the real loader can run."""
+
+    project_root: Path
+    config_dirs: list[Path]
+    sources: list[SourceCheck]
+
+    @property
+    def files(self) -> list[Path]:
+        return [s.where for s in self.sources if isinstance(s.where, Path)]
+
+    @property
+    def errors(self) -> list[ConfigError]:
+        return [e for s in self.sources for e in s.errors]
+
+
+def scan_config(cwd: Path, project: Path | None, overlays: tuple[Path, ...],
+                env: Mapping[str, str] | None = None) -> ConfigScan:
+    """Every source `load_config` would read, each checked on its own. Raises ConfigError only when
+    the project itself cannot be found (nothing could be loaded)."""
+    from forge_tools.config.loader import LoadOptions, discover
+    from forge_tools.paths import home_dir
+
+    environ = os.environ if env is None else env
+    root, real_cwd, found, config_dirs = discover(LoadOptions(cwd=cwd, project=project, overlays=overlays,
+                                                              env=env))
+    home = home_dir(environ)
+    sources = [check_source(step, where, environ, real_cwd, home) for step, where in found]
+    return ConfigScan(root, config_dirs, sources)

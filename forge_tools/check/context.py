@@ -1,0 +1,149 @@
+"""What the semantic checks look at: agents, their rulesets, each config level's own rules, and the
+tools each agent's pipeline sees (found without importing project code unless asked).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from forge_tools.errors import ForgeToolsError
+from forge_tools.origin import Node
+from forge_tools.permission.model import Rule
+from forge_tools.permission.names import EDIT_FAMILY
+
+if TYPE_CHECKING:
+    from forge_tools.config import LoadedConfig
+    from forge_tools.permission.agents import Agent
+
+#: permission names that are not tool ids (SPEC 4), plus the tools gated by flags at registration
+PERMISSION_ONLY_NAMES = frozenset({
+    *EDIT_FAMILY, "external_directory", "doom_loop", "plan_enter", "plan_exit", "question", "task", "lsp",
+})
+#: SPEC 2's builtin list, used when the builtins package cannot tell (it is the same list)
+SPEC_BUILTINS = ("invalid", "question", "bash", "read", "glob", "grep", "list", "edit", "write",
+                 "apply_patch", "task", "webfetch", "todowrite", "websearch", "skill", "lsp", "plan_exit")
+
+USER_KINDS = frozenset({"file", "env", "cli"})
+TOP = ""  # the scope name of the top-level config rules
+
+
+def is_user_rule(rule: Rule) -> bool:
+    """Written by the person (a config file or env/CLI source), as opposed to defaults and builtins."""
+    return rule.origin.kind in USER_KINDS
+
+
+def builtin_ids() -> list[str]:
+    import importlib
+
+    order = getattr(importlib.import_module("forge_tools.tools.builtins"), "BUILTIN_ORDER", None)
+    if not order:
+        return list(SPEC_BUILTINS)
+    ids = [getattr(t, "id", t) for t in order]
+    return [str(i) for i in ids] + [i for i in ("lsp", "plan_exit") if i not in ids]
+
+
+@dataclass
+class ToolView:
+    id: str
+    permission: str
+    visible: bool
+    tool: Any = None  # the Tool when loaded (builtins always; scripts/plugins with --load-code)
+
+
+@dataclass
+class CheckContext:
+    loaded: LoadedConfig
+    home: Path
+    agents: dict[str, Agent]
+    scopes: dict[str, list[Rule]]  # TOP and each configured agent name -> that level's own rules
+    results: dict[str, Any] = field(default_factory=dict)  # agent name -> PipelineResult
+    tools: dict[str, list[ToolView]] = field(default_factory=dict)  # agent name -> candidates
+    tool_ids: list[str] = field(default_factory=list)
+    plugin_tools_known: bool = False
+    problems: list[ForgeToolsError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def enabled_agents(self) -> list[Agent]:
+        agents = [a for a in self.agents.values() if not a.disabled]
+        return agents or list(self.agents.values())
+
+    @property
+    def known_names(self) -> set[str]:
+        return {*self.tool_ids, *PERMISSION_ONLY_NAMES, *builtin_ids()}
+
+    def scope_of(self, rule: Rule) -> str | None:
+        for scope, rules in self.scopes.items():
+            if rule in rules:
+                return scope
+        return None
+
+    def user_rules(self) -> list[tuple[str, Rule]]:
+        return [(scope, r) for scope, rules in self.scopes.items() for r in rules if is_user_rule(r)]
+
+
+def _agent_nodes(tree: Node) -> dict[str, Node]:
+    agents = tree.get("agent")
+    if agents is None or not agents.is_map:
+        return {}
+    return {name: node for name, node in agents.items() if node.is_map}
+
+
+def build_context(loaded: LoadedConfig, load_code: bool = False) -> CheckContext:
+    """Agents and per-level rules from the merged config, and each agent's tools from the pipeline."""
+    from forge_tools.paths import home_dir
+    from forge_tools.permission.agents import load_agents
+    from forge_tools.permission.rules import rules_from_config
+
+    home = home_dir()
+    tree = loaded.tree
+    scopes: dict[str, list[Rule]] = {TOP: rules_from_config(tree.get("permission"), tree.get("tools"), home)}
+    for name, node in _agent_nodes(tree).items():
+        scopes[name] = rules_from_config(node.get("permission"), node.get("tools"), home)
+    ctx = CheckContext(loaded, home, load_agents(loaded), scopes)
+    _add_tools(ctx, load_code)
+    return ctx
+
+
+def _add_tools(ctx: CheckContext, load_code: bool) -> None:
+    from forge_tools.visibility.pipeline import Request, load_sources, resolve
+
+    ids: dict[str, None] = {}
+    sources = None
+    for name, agent in ctx.agents.items():
+        if agent.disabled:
+            continue
+        try:
+            if sources is None:
+                sources = load_sources(ctx.loaded, Request(), load_code=load_code)
+            result = resolve(ctx.loaded, Request(agent=name), load_code=load_code, sources=sources,
+                             agents=ctx.agents)
+        except ForgeToolsError as exc:
+            ctx.problems.append(exc)
+            continue
+        ctx.results[name] = result
+        views = [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
+        ctx.tools[name] = views
+        for v in views:
+            ids.setdefault(v.id, None)
+        for problem in result.problems:
+            if all(problem.one_line() != p.one_line() for p in ctx.problems):
+                ctx.problems.append(problem)
+        for note in result.notes:
+            if note not in ctx.notes:
+                ctx.notes.append(note)
+    ctx.tool_ids = list(ids)
+    ctx.plugin_tools_known = load_code or not plugin_sources(ctx.loaded)
+
+
+def plugin_sources(loaded: LoadedConfig) -> list[str]:
+    """Plugins the project would load: `plugin` specs and files in config dirs' plugin folders."""
+    found = [s.spec for s in loaded.plugin_specs]
+    for d in loaded.config_dirs:
+        for folder in ("plugin", "plugins"):
+            path = Path(d) / folder
+            if path.is_dir():
+                found += [str(p) for p in sorted(path.iterdir()) if p.suffix == ".py"]
+    return found

@@ -1,0 +1,129 @@
+"""`check` as a library call: scan every config source, load, analyse, test expectations.
+
+Nothing here imports project code unless `load_code` is set: tool scripts are read as syntax trees
+and plugins are not loaded (the report says so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forge_tools.check.codes import CODES
+from forge_tools.check.config_errors import finding_for, scan_config
+from forge_tools.errors import ConfigError, ExitCode, ForgeToolsError
+from forge_tools.origin import Origin
+from forge_tools.report.findings import CheckReport, Finding
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    cwd: Path
+    project: Path | None = None
+    overlays: tuple[Path, ...] = ()
+    expect: Path | None = None
+    load_code: bool = False
+
+
+def project_paths(project: Path | None, cwd: Path | None = None) -> tuple[Path, Path | None]:
+    """(cwd, project) for a `PROJECT` argument: discovery starts in the project itself."""
+    here = (cwd or Path.cwd()).resolve()
+    if project is None:
+        return here, None
+    root = project if project.is_absolute() else here / project
+    if not root.is_dir():
+        raise ConfigError(f"project {project}: not a directory")
+    return root.resolve(), root.resolve()
+
+
+def _problem_finding(problem: ForgeToolsError) -> Finding:
+    origin = getattr(problem, "origin", None)
+    return Finding("FT009", "warning", problem.message, "fix the script; until then it registers no tool",
+                   origin if isinstance(origin, Origin) else None)
+
+
+def run_check(opts: CheckOptions) -> CheckReport:
+    """The whole report. Raises ConfigError (exit 3) only when there is no project to look at."""
+    from forge_tools.check.analysis import analyse
+    from forge_tools.check.context import build_context
+    from forge_tools.config import LoadOptions, load_config
+    from forge_tools.sources.static_scripts import scan_static_scripts
+
+    scan = scan_config(opts.cwd, opts.project, opts.overlays)
+    report = CheckReport(project_root=scan.project_root, codes=dict(CODES), files=scan.files,
+                         expect_file=opts.expect)
+    report.findings += [finding_for(e) for e in scan.errors]
+    if not opts.load_code:
+        for p in scan_static_scripts(scan.config_dirs).problems:
+            report.findings.append(Finding(
+                "FT009", "warning", p.message, "fix the script; until then it fails to import",
+                Origin("file", str(p.path), p.line, p.column)))
+
+    assertions = _load_assertions(opts.expect, report)
+    if scan.errors:
+        _not_checked(assertions, report, "not checked: the config has errors")
+        return report
+    try:
+        loaded = load_config(LoadOptions(cwd=opts.cwd, project=opts.project, overlays=opts.overlays))
+        ctx = build_context(loaded, load_code=opts.load_code)
+    except ConfigError as exc:
+        report.findings.append(finding_for(exc))
+        _not_checked(assertions, report, "not checked: the config has errors")
+        return report
+    report.findings += analyse(ctx)
+    if opts.load_code:
+        report.findings += [_problem_finding(p) for p in ctx.problems]
+    if assertions:
+        _check_assertions(assertions, ctx, report, opts.load_code)
+    return report
+
+
+def _load_assertions(path: Path | None, report: CheckReport) -> list[Any]:
+    from forge_tools.check.expect import load_expectations
+
+    if path is None:
+        return []
+    if not path.is_file():
+        raise ConfigError("expectations file not found (--expect)", Origin("file", path=str(path)))
+    try:
+        return load_expectations(path)
+    except ConfigError as exc:
+        report.findings.append(Finding("FT202", "error", exc.message,
+                                       "fix the expectations file; see the README for the forms", exc.origin))
+        return []
+
+
+def _not_checked(assertions: list[Any], report: CheckReport, why: str) -> None:
+    from forge_tools.report.findings import ExpectationOutcome
+
+    report.expectations += [ExpectationOutcome(a.describe(), False, why, a.origin) for a in assertions]
+
+
+def _check_assertions(assertions: list[Any], ctx: Any, report: CheckReport, load_code: bool) -> None:
+    from forge_tools.check.expect import check_expectations
+    from forge_tools.visibility.pipeline import Request, load_sources, resolve
+
+    cache: dict[tuple[str, str | None], Any] = {}
+    sources = load_sources(ctx.loaded, Request(), load_code=load_code)
+
+    def result_for(agent: str, model: str | None) -> Any:
+        key = (agent, model)
+        if key not in cache:
+            cache[key] = resolve(ctx.loaded, Request(agent=agent, model=model), load_code=load_code,
+                                 sources=sources, agents=ctx.agents)
+        return cache[key]
+
+    names = [a.name for a in ctx.enabled_agents]
+    outcomes, findings = check_expectations(assertions, names, result_for, ctx.loaded.project_root)
+    report.expectations += outcomes
+    report.findings += findings
+
+
+def exit_code(report: CheckReport, strict: bool = False) -> ExitCode:
+    """0 clean; 1 on errors or failed expectations, and on warnings too with --strict."""
+    if report.count("error") or report.failed_expectations:
+        return ExitCode.FINDINGS
+    if strict and report.count("warning"):
+        return ExitCode.FINDINGS
+    return ExitCode.OK

@@ -1,0 +1,257 @@
+"""Findings as data with a location, and the text/json renderers plus the reporter registry.
+
+`check` produces a `CheckReport`; every output format (text, json, github, sarif) is a function of that
+value alone, registered by name in `REPORTER_BY_NAME`, so a new format never touches the checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from forge_tools.origin import Origin
+
+Level = Literal["error", "warning", "info"]
+LEVELS: tuple[Level, ...] = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    """One stable finding code: what it means and how to fix it (README table, SARIF rules)."""
+
+    code: str
+    name: str
+    level: Level
+    summary: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Related:
+    """A second location a finding points at (e.g. the later rule that makes one unreachable)."""
+
+    label: str
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    level: Level
+    message: str
+    hint: str | None = None
+    origin: Origin | None = None
+    related: tuple[Related, ...] = ()
+    data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    def to_json(self, root: Path | None = None) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "level": self.level,
+            "message": self.message,
+            "hint": self.hint,
+            "location": location_json(self.origin, root),
+            "related": [{"label": r.label, "location": location_json(r.origin, root)} for r in self.related],
+            **({"data": self.data} if self.data else {}),
+        }
+
+
+@dataclass(frozen=True)
+class ExpectationOutcome:
+    """One `--expect` assertion: what was asserted, whether it held, and why (the actual verdict)."""
+
+    description: str
+    passed: bool
+    explanation: str
+    origin: Origin | None = None
+
+    def to_json(self, root: Path | None = None) -> dict[str, Any]:
+        return {
+            "assertion": self.description,
+            "passed": self.passed,
+            "explanation": self.explanation,
+            "location": location_json(self.origin, root),
+        }
+
+
+@dataclass
+class CheckReport:
+    project_root: Path
+    findings: list[Finding] = field(default_factory=list)
+    expectations: list[ExpectationOutcome] = field(default_factory=list)
+    expect_file: Path | None = None
+    codes: dict[str, CodeInfo] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)  # config files checked
+
+    def count(self, level: Level) -> int:
+        return sum(1 for f in self.findings if f.level == level)
+
+    @property
+    def failed_expectations(self) -> int:
+        return sum(1 for e in self.expectations if not e.passed)
+
+    def sorted_findings(self) -> list[Finding]:
+        order = {lvl: i for i, lvl in enumerate(LEVELS)}
+
+        def key(f: Finding) -> tuple[str, int, int, int, str]:
+            o = f.origin
+            return (o.path or "~" if o else "~", (o.line or 0) if o else 0, (o.column or 0) if o else 0,
+                    order[f.level], f.code)
+
+        return sorted(self.findings, key=key)
+
+
+def display_path(path: str | None, root: Path | None) -> str | None:
+    """A path relative to the project root when inside it (stable across checkouts), else as given."""
+    if path is None:
+        return None
+    if root is not None:
+        try:
+            rel = Path(path).resolve().relative_to(root.resolve())
+            return rel.as_posix()
+        except (ValueError, OSError):
+            pass
+    return path
+
+
+def location_json(origin: Origin | None, root: Path | None) -> dict[str, Any] | None:
+    if origin is None:
+        return None
+    return {
+        "path": display_path(origin.path, root) if origin.kind == "file" else None,
+        "line": origin.line,
+        "column": origin.column,
+        "key_path": list(origin.key_path) or None,
+        "description": describe(origin, root),
+    }
+
+
+def describe(origin: Origin, root: Path | None) -> str:
+    """`path:line:col` with the path shortened to the project root."""
+    if origin.kind == "file" and origin.path is not None:
+        shown = display_path(origin.path, root) or origin.path
+        o = Origin(origin.kind, shown, origin.line, origin.column, origin.key_path, origin.name)
+        return str(o)
+    return str(origin)
+
+
+def summary_line(report: CheckReport) -> str:
+    parts = [f"{report.count('error')} error(s)", f"{report.count('warning')} warning(s)",
+             f"{report.count('info')} info"]
+    text = ", ".join(parts)
+    if report.expectations:
+        text += f"; {report.failed_expectations} of {len(report.expectations)} expectation(s) failed"
+    return text
+
+
+def render_json(report: CheckReport, stream: IO[str]) -> None:
+    root = report.project_root
+    data = {
+        "project_root": str(root),
+        "files": [display_path(str(p), root) for p in report.files],
+        "findings": [f.to_json(root) for f in report.sorted_findings()],
+        "expectations": {
+            "file": display_path(str(report.expect_file), root) if report.expect_file else None,
+            "results": [e.to_json(root) for e in report.expectations],
+        },
+        "summary": {
+            "errors": report.count("error"),
+            "warnings": report.count("warning"),
+            "info": report.count("info"),
+            "expectations": len(report.expectations),
+            "expectations_failed": report.failed_expectations,
+        },
+    }
+    stream.write(json.dumps(data, indent=2) + "\n")
+
+
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def render_text(report: CheckReport, stream: IO[str]) -> None:
+    """Findings grouped by file, then expectations, then a summary line."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from forge_tools.report.colour import use_colour
+
+    colour = use_colour(stream)
+    console = Console(file=stream, no_color=not colour, force_terminal=colour,
+                      color_system="auto" if colour else None, highlight=False, soft_wrap=True)
+    root = report.project_root
+    groups: dict[str, list[Finding]] = {}
+    for f in report.sorted_findings():
+        if f.data.get("expectation"):
+            continue  # listed with the other expectations below
+        o = f.origin
+        if o is not None and o.kind == "file" and o.path:
+            group = display_path(o.path, root) or o.path
+        elif o is not None:
+            group = str(o)
+        else:
+            group = "(project)"
+        groups.setdefault(group, []).append(f)
+    for group, items in groups.items():
+        console.print(f"[bold]{escape(group)}[/bold]")
+        for f in items:
+            where = ""
+            if f.origin is not None and f.origin.line is not None:
+                where = f"{f.origin.line}:{f.origin.column or 1}"
+            elif f.origin is not None and f.origin.key_path:
+                where = ".".join(f.origin.key_path)
+            style = _STYLE[f.level]
+            level = f"[{style}]{f.level:<7}[/{style}]"
+            console.print(f"  {escape(where):<8} {level} {f.code}  {escape(f.message)}")
+            for r in f.related:
+                console.print(f"{'':19}{escape(r.label)}: {escape(describe(r.origin, root))}")
+            if f.hint:
+                console.print(f"{'':19}[dim]fix:[/dim] {escape(f.hint)}")
+        console.print()
+    if report.expectations:
+        name = display_path(str(report.expect_file), root) if report.expect_file else "expectations"
+        console.print(f"[bold]expectations ({escape(name or '')})[/bold]")
+        for e in report.expectations:
+            mark = "[green]PASS[/green]" if e.passed else "[bold red]FAIL[/bold red]"
+            where = f"{describe(e.origin, root)}: " if e.origin is not None and not e.passed else ""
+            console.print(f"  {mark} {escape(where)}{escape(e.description)}")
+            console.print(f"       {escape(e.explanation)}")
+        console.print()
+    if not report.findings and not report.expectations:
+        console.print("no findings")
+    console.print(summary_line(report))
+
+
+Reporter = Callable[[CheckReport, IO[str]], None]
+
+
+def _github(report: CheckReport, stream: IO[str]) -> None:
+    from forge_tools.report.github import render_github
+
+    render_github(report, stream)
+
+
+def _sarif(report: CheckReport, stream: IO[str]) -> None:
+    from forge_tools.report.sarif import render_sarif
+
+    render_sarif(report, stream)
+
+
+REPORTER_BY_NAME: dict[str, Reporter] = {
+    "text": render_text,
+    "json": render_json,
+    "github": _github,
+    "sarif": _sarif,
+}
+FORMATS = (*REPORTER_BY_NAME, "auto")
+
+
+def pick_format(name: str, env: dict[str, str] | None = None) -> str:
+    """`auto` is `github` under GitHub Actions (annotations in the PR), else `text`."""
+    if name != "auto":
+        return name
+    environ = os.environ if env is None else env
+    return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"

@@ -1,0 +1,102 @@
+"""SARIF 2.1.0 for GitHub code scanning: one rule per finding code, one result per finding.
+
+Locations are relative to the project root (`%SRCROOT%`), which is what a code-scanning upload from the
+repository's root resolves. GitHub rejects results without a location, so a finding with no file of its
+own (e.g. from an environment variable) is anchored at line 1 of the first config file, and its message
+says where it really came from.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+from forge_tools.origin import Origin
+from forge_tools.report.findings import CheckReport, Finding, describe, display_path
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/forge-tools/forge-tools"
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _version() -> str:
+    from forge_tools import __version__
+
+    return __version__
+
+
+def _pascal(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("_", "-").split("-"))
+
+
+def _physical(origin: Origin, report: CheckReport) -> dict[str, Any] | None:
+    if origin.kind != "file" or not origin.path:
+        return None
+    uri = display_path(origin.path, report.project_root) or origin.path
+    region: dict[str, Any] = {"startLine": max(origin.line or 1, 1)}
+    if origin.column is not None and origin.line is not None:
+        region["startColumn"] = max(origin.column, 1)
+    return {
+        "artifactLocation": {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if not uri.startswith("/") else {})},
+        "region": region,
+    }
+
+
+def _result(finding: Finding, report: CheckReport, rule_index: dict[str, int]) -> dict[str, Any]:
+    text = finding.message
+    if finding.hint:
+        text += f" Fix: {finding.hint}"
+    physical = _physical(finding.origin, report) if finding.origin is not None else None
+    if physical is None and finding.origin is not None:
+        text = f"{finding.origin}: {text}"
+    if physical is None and report.files:
+        physical = _physical(Origin("file", str(report.files[0]), 1, 1), report)
+    result: dict[str, Any] = {
+        "ruleId": finding.code,
+        "level": _LEVEL[finding.level],
+        "message": {"text": text},
+    }
+    if finding.code in rule_index:
+        result["ruleIndex"] = rule_index[finding.code]
+    if physical is not None:
+        result["locations"] = [{"physicalLocation": physical}]
+    related = []
+    for i, r in enumerate(finding.related, start=1):
+        loc = _physical(r.origin, report)
+        label = f"{r.label}: {describe(r.origin, report.project_root)}"
+        entry: dict[str, Any] = {"id": i, "message": {"text": label}}
+        if loc is not None:
+            entry["physicalLocation"] = loc
+        related.append(entry)
+    if related:
+        result["relatedLocations"] = related
+    return result
+
+
+def sarif_log(report: CheckReport) -> dict[str, Any]:
+    codes = sorted(report.codes.values(), key=lambda c: c.code)
+    rules = [
+        {
+            "id": c.code,
+            "name": _pascal(c.name),
+            "shortDescription": {"text": c.summary},
+            "fullDescription": {"text": c.summary},
+            "help": {"text": c.help, "markdown": f"**{c.code}** {c.summary}\n\n{c.help}"},
+            "defaultConfiguration": {"level": _LEVEL[c.level]},
+        }
+        for c in codes
+    ]
+    rule_index = {c.code: i for i, c in enumerate(codes)}
+    root_uri = report.project_root.resolve().as_uri().rstrip("/") + "/"
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "forge-tools", "version": _version(), "informationUri": INFORMATION_URI,
+                            "rules": rules}},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+        "results": [_result(f, report, rule_index) for f in report.sorted_findings()],
+        "columnKind": "unicodeCodePoints",
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render_sarif(report: CheckReport, stream: IO[str]) -> None:
+    stream.write(json.dumps(sarif_log(report), indent=2) + "\n")
