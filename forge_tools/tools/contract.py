@@ -13,7 +13,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, Union, get_type_hints
+from typing import Any, Literal, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -154,8 +154,8 @@ class ToolContext:
             self.on_metadata(title, metadata)
 
 
-ExecuteReturn = Union[str, ToolResult]
-ExecuteFn = Callable[[Any, ToolContext], Union[ExecuteReturn, Awaitable[ExecuteReturn]]]
+ExecuteReturn = str | ToolResult
+ExecuteFn = Callable[[Any, ToolContext], ExecuteReturn | Awaitable[ExecuteReturn]]
 RequestsFn = Callable[[Any, ToolContext], list[PermissionRequest]]
 
 
@@ -169,7 +169,9 @@ class Tool:
     execute: ExecuteFn
     source: ToolSource = BUILTIN
     permission_requests: RequestsFn | None = None
-    format_validation_error: Callable[[ValidationError], str] | None = None
+    # Gets a pydantic ValidationError, or for JSON Schema tools a wrapper.SchemaValidationError with the
+    # same `errors()` shape.
+    format_validation_error: Callable[[Any], str] | None = None
     internal: bool = False  # e.g. `invalid`: goes through the layers but is not for direct use
 
     def json_schema(self) -> dict[str, Any]:
