@@ -1,0 +1,152 @@
+"""`forge-tools explain TOOL`: the whole story of one tool, in pipeline order (SPEC 2, 3, 4.4)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from forge_tools.cli.common import (
+    AgentOpt,
+    ClientOpt,
+    ConfigOpt,
+    FlagOpt,
+    FormatOpt,
+    ModelOpt,
+    ProjectOpt,
+    PureOpt,
+    SessionPermissionOpt,
+    ToolsOpt,
+)
+
+CallOpt = Annotated[
+    str | None,
+    typer.Option("--call", help='Also decide one call with these JSON arguments, e.g. \'{"command": "ls"}\'.',
+                 show_default=False),
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("explain")
+    def explain_command(
+        tool: Annotated[str, typer.Argument(help="Tool id, e.g. edit, bash, or a project/plugin tool.")],
+        call: CallOpt = None,
+        agent: AgentOpt = None,
+        fmt: FormatOpt = "text",
+        model: ModelOpt = None,
+        flag: FlagOpt = None,
+        client: ClientOpt = "cli",
+        session_permission: SessionPermissionOpt = None,
+        tools: ToolsOpt = None,
+        config: ConfigOpt = None,
+        project: ProjectOpt = None,
+        pure: PureOpt = False,
+    ) -> int:
+        """Where TOOL came from, each layer's verdict, the deciding rule, its definition, and a fix."""
+        from forge_tools.cli.common import check_format
+        from forge_tools.cli.layers_cmd import report_problems
+        from forge_tools.cli.pipeline_opts import options, resolve_options
+        from forge_tools.visibility.explain import call_decision, explanation, find_tool
+
+        check_format(fmt, ("text", "json"))
+        raw_call = _parse_call(call)
+        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
+        loaded, result = resolve_options(opts)
+        verdict = find_tool(result, tool)
+        decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
+        data = explanation(result, verdict, loaded, decision)
+        report_problems(result)
+        if fmt == "json":
+            import json
+
+            typer.echo(json.dumps(data, indent=2, default=str))
+        else:
+            typer.echo(render_text(data))
+        return 0
+
+
+def _parse_call(text: str | None) -> Any:
+    import json
+
+    from forge_tools.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"not valid JSON ({exc.msg} at column {exc.colno})", where="--call") from None
+    if not isinstance(value, dict):
+        raise UsageError("expected a JSON object of arguments", where="--call")
+    return value
+
+
+def _rule_text(rule: dict[str, Any] | None) -> str:
+    if rule is None:
+        return "no rule matches (the answer is ask)"
+    if rule.get("kind") == "model":
+        return f"model rule {rule['id']}: {rule['text']}"
+    origin = rule.get("origin") or {}
+    where = origin.get("description") or (
+        f"{origin.get('path')}:{origin.get('line')}:{origin.get('column')}" if origin.get("path") else "?")
+    return f"`{rule['permission']} {rule['pattern']} {rule['action']}` at {where}"
+
+
+def render_text(data: dict[str, Any]) -> str:
+    """The explanation as numbered sections a person reads top to bottom."""
+    out: list[str] = []
+    state = "VISIBLE" if data["visible"] else f"HIDDEN (at the {data['hidden_at']} layer)"
+    flags = ", ".join(data["flags"]) or "none"
+    out.append(f"{data['tool']}: {state}")
+    out.append(f"  for agent {data['agent']}, model {data['model'] or 'none'}, client {data['client']}, "
+               f"flags {flags}")
+    out.append("")
+    out.append("1. Source")
+    source = data["source"]
+    line = f":{source['line']}" if source.get("line") and source["kind"] == "script" else ""
+    out.append(f"   {source['description']}{line}")
+    for s in data["shadowed"]:
+        out.append(f"   shadows {s['description']} (same id; this candidate replaces it)")
+    out.append("")
+    out.append(f"2. Layers (permission name: {data['permission']})")
+    labels = {"model": "model/provider/flags", "definition": "definition", "permission": "permission rules",
+              "request": "request booleans"}
+    for layer in data["layers"]:
+        mark = "keep" if layer["kept"] else "DROP"
+        out.append(f"   {labels[layer['layer']]:<21} {mark:<5} {layer['reason']}")
+    out.append("")
+    out.append("3. Deciding rule")
+    out.append(f"   {_rule_text(data['deciding_rule'])}")
+    out.append("")
+    out.append("4. Definition sent to the model" + ("" if data["visible"] else " (if it were visible)"))
+    if data["definition"] is None:
+        out.append("   unknown: the tool's code was not loaded")
+    else:
+        from forge_tools.visibility.definition_layer import render_definition
+
+        out.extend(f"   {line}" for line in render_definition(data["definition"]))
+    for change in data["definition_changes"]:
+        out.append(f"   changed by {change['by']}:")
+        out.extend(f"     {line}" for line in change["diff"].splitlines())
+    if data.get("call") is not None:
+        call = data["call"]
+        out.append("")
+        out.append(f"5. Call decision: {call['action'].upper()} for {_compact(call['args'])}")
+        for check in call["checks"]:
+            out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
+                       f"(by {_rule_text(check['rule'])})")
+        if not data["visible"]:
+            out.append("   note: the tool is hidden, so the model cannot make this call in this turn")
+    if data.get("fix"):
+        out.append("")
+        out.append(f"Fix: {data['fix']}")
+    for note in data.get("notes", []):
+        out.append(f"note: {note}")
+    return "\n".join(out)
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 100 else text[:97] + "..."

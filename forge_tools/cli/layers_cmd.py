@@ -1,0 +1,244 @@
+"""`forge-tools layers`: every candidate tool's fate through the three visibility layers (SPEC 3)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from forge_tools.cli.common import (
+    AgentOpt,
+    ClientOpt,
+    ConfigOpt,
+    FlagOpt,
+    FormatOpt,
+    ModelOpt,
+    ProjectOpt,
+    PureOpt,
+    SessionPermissionOpt,
+    ToolsOpt,
+)
+
+if TYPE_CHECKING:
+    from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
+
+MatrixOpt = Annotated[
+    bool, typer.Option("--matrix", help="Every agent by every tool: visible, ask-gated or hidden.")
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("layers")
+    def layers_command(
+        agent: AgentOpt = None,
+        matrix: MatrixOpt = False,
+        fmt: FormatOpt = "text",
+        model: ModelOpt = None,
+        flag: FlagOpt = None,
+        client: ClientOpt = "cli",
+        session_permission: SessionPermissionOpt = None,
+        tools: ToolsOpt = None,
+        config: ConfigOpt = None,
+        project: ProjectOpt = None,
+        pure: PureOpt = False,
+    ) -> int:
+        """Show each candidate tool, its source, every layer's verdict and whether the model sees it."""
+        from forge_tools.cli.common import check_format
+        from forge_tools.cli.pipeline_opts import options
+
+        check_format(fmt, ("text", "json"))
+        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
+        if matrix:
+            return show_matrix(opts, fmt)
+        return show_layers(opts, fmt)
+
+
+# ------------------------------------------------------------------------------------------ layers
+
+
+def show_layers(opts: Any, fmt: str, default_banner: bool = False) -> int:
+    from forge_tools.cli.pipeline_opts import resolve_options
+
+    loaded, result = resolve_options(opts)
+    report_problems(result)
+    if fmt == "json":
+        import json
+
+        typer.echo(json.dumps(result.to_json(), indent=2))
+        return 0
+    from forge_tools.cli.common import console
+
+    out = console()
+    out.print(header(loaded, result, default_banner), markup=False)
+    out.print(layers_table(result))
+    visible = len(result.visible_ids)
+    out.print(f"{visible} of {len(result.tools)} candidate tools are sent to the model.", markup=False)
+    for line in shadow_lines(result):
+        out.print(line, markup=False)
+    for note in result.notes:
+        out.print(f"note: {note}", markup=False)
+    return 0
+
+
+def config_label(loaded: Any) -> str:
+    paths = [s.describe() for s in getattr(loaded, "sources", []) or []]
+    return ", ".join(paths) if paths else "none (the embedded default)"
+
+
+def header(loaded: Any, result: PipelineResult, default_banner: bool = False) -> str:
+    agent = result.agent
+    flags = ", ".join(sorted(result.flags)) or "none"
+    model = result.model or "none (set `model` in config or --model)"
+    lines = []
+    if default_banner:
+        lines.append("forge-tools: what the model would be sent, for the default agent")
+    lines.append(f"agent {agent.name} ({agent.mode}) · model {model} · client {result.client} · "
+                 f"flags {flags}")
+    lines.append(f"config: {config_label(loaded)}")
+    if result.session_rules:
+        lines.append(f"session overlay: {len(result.session_rules)} rule(s) from --session-permission")
+    if result.request_rules:
+        lines.append("request booleans: " + ", ".join(
+            f"{r.permission}={'true' if r.action == 'allow' else 'false'}" for r in result.request_rules))
+    return "\n".join(lines)
+
+
+def _cell(kept: bool) -> str:
+    return "keep" if kept else "drop"
+
+
+def short_reason(verdict: ToolVerdict) -> str:
+    """The reason in a few words, quoting the rule (for the table)."""
+    deciding = verdict.deciding
+    if deciding is None:
+        return ""
+    from forge_tools.permission.model import Rule
+
+    rule = deciding.rule
+    if not isinstance(rule, Rule):
+        return str(getattr(rule, "text", deciding.reason))
+    if deciding.layer == "request" and rule.origin.kind == "cli":
+        return f"--tools {rule.permission}: false"
+    return f"{rule.permission} * deny ({rule.origin})"
+
+
+def layers_table(result: PipelineResult) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for name in ("TOOL", "SOURCE", "MODEL", "DEFINITION", "PERMISSION", "RESULT"):
+        table.add_column(name, overflow="fold")
+    show_request = bool(result.request_rules)
+    for v in result.tools:
+        model, permission, request = (v.layer(n) for n in ("model", "permission", "request"))
+        changed = [who for who, _ in v.definition_changes]
+        definition_cell = "changed" if changed else ("unknown" if v.definition is None else "keep")
+        perm_cell = _cell(permission.kept)
+        if (show_request and request.kept != permission.kept) or (show_request and v.hidden_at == "request"):
+            perm_cell += f", --tools: {_cell(request.kept)}"
+        source = str(v.source) + (f" (shadows {', '.join(str(s) for s in v.shadowed)})" if v.shadowed else "")
+        result_cell = "visible" if v.visible else f"hidden at {v.hidden_at}: {short_reason(v)}"
+        style = "" if v.visible else "dim"
+        table.add_row(
+            Text(v.id, style="bold" if v.visible else "dim"),
+            Text(source, style=style),
+            Text(_cell(model.kept), style=style or ("" if model.kept else "red")),
+            Text(definition_cell, style=style),
+            Text(perm_cell, style=style),
+            Text(result_cell, style="green" if v.visible else "dim red"),
+        )
+    return table
+
+
+def shadow_lines(result: PipelineResult) -> list[str]:
+    return [f"shadowed: {s.id}: {s.by} replaces {s.shadowed}" for s in result.shadowings]
+
+
+def report_problems(result: PipelineResult) -> None:
+    """Script and plugin failures go to stderr (they are not fatal: the rest still loaded)."""
+    seen: set[str] = set()
+    for problem in result.problems:
+        line = problem.one_line()
+        if line not in seen:
+            seen.add(line)
+            typer.echo(f"forge-tools: warning: {line}", err=True)
+
+
+# ------------------------------------------------------------------------------------------ matrix
+
+MATRIX_STATES = {
+    "allow": "visible, calls allowed",
+    "ask": "visible, calls ask first (`*` evaluates to ask)",
+    "limited": "visible, but `*` is denied: only calls some rule allows or asks for go through",
+    "hidden": "not sent to the model",
+}
+
+
+def matrix_state(result: PipelineResult, verdict: ToolVerdict) -> str:
+    from forge_tools.permission.evaluate import evaluate
+
+    if not verdict.visible:
+        return "hidden"
+    action = evaluate(verdict.permission, "*", result.ruleset).action
+    return {"allow": "allow", "ask": "ask"}.get(action, "limited")
+
+
+def show_matrix(opts: Any, fmt: str) -> int:
+    import dataclasses
+
+    from forge_tools.cli.pipeline_opts import build_request, load_for
+    from forge_tools.permission.agents import load_agents
+    from forge_tools.visibility.pipeline import load_sources, resolve
+
+    loaded = load_for(opts.config, opts.project)
+    request = build_request(loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
+                            session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure)
+    agents = load_agents(loaded)
+    sources = load_sources(loaded, request)
+    names = [a.name for a in agents.values() if not a.disabled]
+    if opts.agent is not None:
+        names = [resolve(loaded, request, sources=sources, agents=agents).agent.name]
+    results = {name: resolve(loaded, dataclasses.replace(request, agent=name), sources=sources, agents=agents)
+               for name in names}
+    first = next(iter(results.values()))
+    report_problems(first)
+    tool_ids = first.ids
+    grid = {name: {t.id: matrix_state(r, t) for t in r.tools} for name, r in results.items()}
+    if fmt == "json":
+        import json
+
+        typer.echo(json.dumps({
+            "agents": [{"name": n, "mode": agents[n].mode, "model": results[n].model} for n in names],
+            "tools": tool_ids,
+            "matrix": grid,
+            "legend": MATRIX_STATES,
+            "disabled": [a.name for a in agents.values() if a.disabled],
+        }, indent=2))
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    from forge_tools.cli.common import console
+
+    styles = {"allow": "green", "ask": "yellow", "limited": "magenta", "hidden": "dim"}
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    table.add_column("TOOL")
+    for name in names:
+        table.add_column(f"{name} ({agents[name].mode})")
+    for tool_id in tool_ids:
+        table.add_row(tool_id, *(Text(grid[n][tool_id], style=styles[grid[n][tool_id]]) for n in names))
+    out = console()
+    out.print(f"config: {config_label(loaded)} · client {request.client} · flags "
+              f"{', '.join(sorted(request.flags)) or 'none'}", markup=False)
+    out.print(table)
+    out.print("legend: " + "; ".join(f"{k}: {v}" for k, v in MATRIX_STATES.items()), markup=False)
+    models = {n: results[n].model or "none" for n in names}
+    if len(set(models.values())) == 1:
+        out.print(f"model: {next(iter(models.values()))} (every agent)", markup=False)
+    else:
+        out.print("models: " + ", ".join(f"{n} {m}" for n, m in models.items()), markup=False)
+    disabled = [a.name for a in agents.values() if a.disabled]
+    if disabled:
+        out.print(f"disabled agents (not shown): {', '.join(disabled)}", markup=False)
+    return 0

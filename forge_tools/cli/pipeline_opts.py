@@ -1,0 +1,99 @@
+"""The options `layers`, `explain` and `run` share, and the one place that turns them into a `Request`.
+
+Commands declare the options with the types from `cli/common.py` and pass the values here, so the
+three commands can never read the same option differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forge_tools.config import LoadedConfig
+    from forge_tools.visibility.pipeline import PipelineResult, Request
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """The shared option values as a command received them."""
+
+    agent: str | None = None
+    model: str | None = None
+    flags: tuple[str, ...] = ()
+    client: str = "cli"
+    session_permission: Path | None = None
+    tools: str | None = None
+    config: tuple[Path, ...] = ()
+    project: Path | None = None
+    pure: bool = False
+
+
+def load_for(config: Iterable[Path] | None, project: Path | None) -> LoadedConfig:
+    """The merged config for the shared `--config`/`--project` options."""
+    from forge_tools.cli.common import load
+
+    return load(list(config or ()), project)
+
+
+def _check_model(model: str | None) -> str | None:
+    from forge_tools.errors import UsageError
+
+    if model is None:
+        return None
+    provider, slash, name = model.partition("/")
+    if not slash or not provider or not name:
+        raise UsageError(f"expected PROVIDER/MODEL (e.g. openai/gpt-5), got {model!r}", where="--model")
+    return model
+
+
+def build_request(
+    loaded: Any,
+    *,
+    agent: str | None = None,
+    model: str | None = None,
+    flags: Iterable[str] | None = None,
+    client: str = "cli",
+    session_permission: Path | None = None,
+    tools: str | None = None,
+    pure: bool = False,
+) -> Request:
+    """A pipeline `Request` from option values; bad `--tools`/`--model` values are usage errors (exit 2)."""
+    from forge_tools.errors import UsageError
+    from forge_tools.visibility.pipeline import Request, parse_tool_overrides
+
+    if not client or not client.strip():
+        raise UsageError("must name a client, e.g. cli", where="--client")
+    return Request(
+        agent=agent,
+        model=_check_model(model),
+        client=client,
+        flags=frozenset(f.strip() for f in (flags or ()) if f.strip()),
+        session_permission=session_permission,
+        tool_overrides=parse_tool_overrides(tools),
+        pure=pure,
+    )
+
+
+def resolve_options(opts: PipelineOptions, load_code: bool = True) -> tuple[LoadedConfig, PipelineResult]:
+    """Load the config, build the request and run the pipeline: `(loaded, result)`."""
+    from forge_tools.visibility.pipeline import resolve
+
+    loaded = load_for(opts.config, opts.project)
+    request = build_request(
+        loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
+        session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure,
+    )
+    return loaded, resolve(loaded, request, load_code=load_code)
+
+
+def options(
+    agent: str | None, model: str | None, flag: list[str] | None, client: str,
+    session_permission: Path | None, tools: str | None, config: list[Path] | None,
+    project: Path | None, pure: bool,
+) -> PipelineOptions:
+    """Pack the typer option values (in the order commands declare them)."""
+    return PipelineOptions(agent, model, tuple(flag or ()), client, session_permission, tools,
+                           tuple(config or ()), project, pure)

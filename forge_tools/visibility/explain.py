@@ -1,0 +1,185 @@
+"""The recorded trail of the pipeline for one tool, as data (`explain` renders it as text or JSON).
+
+Nothing here decides anything new: it reads a `PipelineResult`, adds the one-line fix suggestion for a
+hidden tool and, for `--call`, the per-call decisions from the tool's pure `permission_requests`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from forge_tools.errors import ForgeToolsError, UnknownNameError, UsageError
+
+if TYPE_CHECKING:
+    from forge_tools.permission.model import Rule
+    from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
+
+
+@dataclass
+class PatternDecision:
+    permission: str
+    pattern: str
+    action: str
+    rule: Rule | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"permission": self.permission, "pattern": self.pattern, "action": self.action,
+                "rule": self.rule.to_json() if self.rule is not None else None}
+
+
+@dataclass
+class CallDecision:
+    """What one call with these arguments would meet at the ask gate (SPEC 4.4, 4.5)."""
+
+    args: dict[str, Any]
+    checks: list[PatternDecision] = field(default_factory=list)
+
+    @property
+    def action(self) -> str:
+        actions = {c.action for c in self.checks}
+        return "deny" if "deny" in actions else "ask" if "ask" in actions else "allow"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"args": self.args, "action": self.action, "checks": [c.to_json() for c in self.checks]}
+
+
+def find_tool(result: PipelineResult, tool_id: str) -> ToolVerdict:
+    """The candidate named `tool_id`; unknown names get did-you-mean (exit 1)."""
+    from difflib import get_close_matches
+
+    from forge_tools.visibility.model_layer import REGISTRATION_GATES
+
+    verdict = result.get(tool_id)
+    if verdict is not None:
+        return verdict
+    if tool_id in REGISTRATION_GATES:
+        gate = REGISTRATION_GATES[tool_id]
+        raise ForgeToolsError(f"tool {tool_id!r} is not a candidate for this turn: {gate}")
+    raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, result.ids, n=3, cutoff=0.5))
+
+
+# -------------------------------------------------------------------------------------------- fix
+
+
+def _config_file(loaded: Any) -> str:
+    """The project config file a new rule should go into (the nearest existing one, else forge.toml)."""
+    root = Path(getattr(loaded, "project_root", ".") or ".")
+    for source in reversed(list(getattr(loaded, "sources", []) or [])):
+        path = getattr(source, "path", None)
+        if path is not None:
+            try:
+                Path(path).resolve().relative_to(root.resolve())
+            except ValueError:
+                continue
+            return str(path)
+    return str(root / "forge.toml")
+
+
+def _section(rule: Rule) -> str:
+    keys = list(rule.origin.key_path)
+    if "permission" in keys:
+        return ".".join(keys[: len(keys) - keys[::-1].index("permission")])
+    return "permission"
+
+
+def fix_suggestion(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None) -> str | None:
+    """One line telling a person how to make a hidden tool visible (None when it is visible)."""
+    deciding = verdict.deciding
+    if deciding is None:
+        return None
+    if deciding.layer == "model":
+        fix = getattr(deciding.rule, "fix", None)
+        return f"to keep {verdict.id}: {fix}" if fix else None
+    agent = result.agent.name
+    perm = verdict.permission
+    if deciding.layer == "request" and result.request.tool_overrides.get(verdict.id) is False:
+        return f'drop "{verdict.id}": false from --tools'
+    from forge_tools.permission.model import Rule
+
+    rule = verdict.layer("permission").rule if deciding.layer == "permission" else deciding.rule
+    if not isinstance(rule, Rule):
+        return None
+    origin = rule.origin
+    if origin.kind == "cli":
+        return f'drop "{rule.permission}": false from --tools'
+    if origin.kind == "env":
+        return f"change the `{perm}` rule in {origin} (it ends with `{rule.permission} * deny`)"
+    if origin.kind == "file" and origin.path:
+        where = str(origin)
+        if rule.permission == perm:
+            return (f"remove the rule `{rule.permission}: deny` at {where} "
+                    f"(or make it \"ask\"; a deny with a specific pattern rejects calls without hiding)")
+        return (f"add a rule for {perm} after `{rule.permission}` at {where}, e.g. "
+                f"{_section(rule)}.{perm} = \"ask\" (the last matching rule decides)")
+    return (f"add agent.{agent}.permission.{perm} = \"ask\" (or \"allow\") to {_config_file(loaded)}; "
+            f"it comes after the {origin} rule `{rule.permission} * deny`")
+
+
+# ------------------------------------------------------------------------------------------- call
+
+
+def call_decision(
+    result: PipelineResult, verdict: ToolVerdict, raw_args: Any, loaded: Any = None
+) -> CallDecision:
+    """The permission checks one call needs and how this turn's ruleset answers each (pure)."""
+    from forge_tools.permission.evaluate import evaluate
+    from forge_tools.tools.contract import ToolContext
+    from forge_tools.tools.wrapper import InvalidInput, permission_requests_for, validate_args
+
+    if verdict.tool is None:
+        raise ForgeToolsError(f"tool {verdict.id!r} was not loaded (its code is needed for --call)")
+    if not isinstance(raw_args, dict):
+        raise UsageError("expected a JSON object of arguments", where="--call")
+    try:
+        args = validate_args(verdict.tool, raw_args)
+    except InvalidInput as exc:
+        first = exc.details[0] if exc.details else {"field": "(input)", "problem": exc.text}
+        raise UsageError(f"arguments do not fit {verdict.id}'s schema: {first['field']}: {first['problem']}",
+                         where="--call") from None
+    root = Path(getattr(loaded, "project_root", None) or Path.cwd())
+    ctx = ToolContext(agent=result.agent.name, project_root=root)
+    try:
+        requests = permission_requests_for(verdict.tool, args, ctx)
+    except ForgeToolsError:
+        raise
+    except Exception as exc:
+        raise ForgeToolsError(f"could not work out the permission checks of {verdict.id}: {exc}") from None
+    decision = CallDecision(dict(raw_args))
+    for req in requests:
+        for pattern in req.patterns:
+            d = evaluate(req.permission, pattern, result.ruleset)
+            decision.checks.append(PatternDecision(req.permission, pattern, d.action, d.rule))
+    return decision
+
+
+def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None,
+                call: CallDecision | None = None) -> dict[str, Any]:
+    """The whole story of one tool as plain data (the `explain --format json` document)."""
+    from forge_tools.visibility.definition_layer import base_definition
+
+    deciding = verdict.deciding or verdict.layer("permission")
+    return {
+        "tool": verdict.id,
+        "agent": result.agent.name,
+        "model": result.model,
+        "client": result.client,
+        "flags": sorted(result.flags),
+        "source": {**verdict.source.to_json(), "line": verdict.source.line,
+                   "description": str(verdict.source)},
+        "shadowed": [s.to_json() | {"description": str(s)} for s in verdict.shadowed],
+        "permission": verdict.permission,
+        "visible": verdict.visible,
+        "hidden_at": verdict.hidden_at,
+        "reason": verdict.reason,
+        "layers": [v.to_json() for v in verdict.layers],
+        "deciding_rule": deciding.rule.to_json() if deciding.rule is not None else None,
+        "definition": verdict.definition,
+        "original_definition": base_definition(verdict.tool) if verdict.tool is not None else None,
+        "definition_changes": [{"by": who, "diff": diff} for who, diff in verdict.definition_changes],
+        "fix": fix_suggestion(result, verdict, loaded),
+        "call": call.to_json() if call is not None else None,
+        "problems": [p.one_line() for p in result.problems],
+        "notes": list(result.notes),
+    }

@@ -1,0 +1,301 @@
+"""The whole visibility pipeline for one turn (SPEC 2 and 3): sources -> layer 1 -> 2 -> 3.
+
+`resolve` records, for every candidate, every layer's verdict (even after an earlier layer dropped
+it), the definition that would be sent and who changed it, and what it shadowed. `layers`, `explain`,
+`run`, `check` and `diff` all read this one result, so they can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from forge_tools.errors import ConfigError, ForgeToolsError
+from forge_tools.origin import Origin
+
+if TYPE_CHECKING:
+    from forge_tools.permission.agents import Agent
+    from forge_tools.permission.model import Rule, Ruleset
+    from forge_tools.sources.candidates import CandidateSet, Shadowing
+    from forge_tools.sources.plugins import PluginHooks
+    from forge_tools.tools.contract import Tool, ToolSource
+    from forge_tools.visibility.model_layer import ModelRule
+
+LayerName = Literal["model", "definition", "permission", "request"]
+LAYERS: tuple[LayerName, ...] = ("model", "definition", "permission", "request")
+TOOLS_OPTION = "--tools"
+NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
+NOTE_SCRIPTS_STATIC = "script tools found by a static scan (not imported): their definitions are unknown"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a turn is asked with; None/empty values mean the config's defaults."""
+
+    agent: str | None = None
+    model: str | None = None  # "provider/model"; None -> the agent's model, else config `model`
+    client: str = "cli"
+    flags: frozenset[str] = frozenset()
+    session_permission: Path | None = None
+    tool_overrides: Mapping[str, bool] = field(default_factory=dict)
+    pure: bool = False
+
+
+@dataclass(frozen=True)
+class LayerVerdict:
+    layer: LayerName
+    kept: bool
+    reason: str
+    rule: Rule | ModelRule | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"layer": self.layer, "kept": self.kept, "reason": self.reason,
+                "rule": self.rule.to_json() if self.rule is not None else None}
+
+
+@dataclass
+class ToolVerdict:
+    """One candidate's whole story for this turn."""
+
+    id: str
+    tool: Tool | None
+    source: ToolSource
+    shadowed: list[ToolSource]
+    permission: str
+    layers: list[LayerVerdict]
+    visible: bool
+    hidden_at: LayerName | None
+    reason: str | None
+    definition: dict[str, Any] | None
+    definition_changes: list[tuple[str, str]] = field(default_factory=list)
+
+    def layer(self, name: str) -> LayerVerdict:
+        return next(v for v in self.layers if v.layer == name)
+
+    @property
+    def deciding(self) -> LayerVerdict | None:
+        """The verdict that hid the tool (None when visible)."""
+        return self.layer(self.hidden_at) if self.hidden_at else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source": self.source.to_json(),
+            "shadowed": [s.to_json() for s in self.shadowed],
+            "permission": self.permission,
+            "visible": self.visible,
+            "hidden_at": self.hidden_at,
+            "reason": self.reason,
+            "layers": [v.to_json() for v in self.layers],
+        }
+
+
+@dataclass
+class Sources:
+    """The loaded candidates and plugins, reusable across agents (for `layers --matrix`)."""
+
+    candidates: CandidateSet
+    hooks: PluginHooks | None
+    problems: list[ForgeToolsError]
+    notes: list[str]
+
+
+@dataclass
+class PipelineResult:
+    request: Request
+    agent: Agent
+    agents: dict[str, Agent]
+    model: str | None
+    client: str
+    flags: frozenset[str]
+    ruleset: Ruleset
+    tools: list[ToolVerdict]
+    problems: list[ForgeToolsError]
+    notes: list[str]
+    shadowings: list[Shadowing]
+    hooks: PluginHooks | None  # for the tool wrapper's before/after hooks (`run`)
+    session_rules: tuple[Rule, ...] = ()
+    request_rules: tuple[Rule, ...] = ()
+
+    def get(self, tool_id: str) -> ToolVerdict | None:
+        return next((t for t in self.tools if t.id == tool_id), None)
+
+    @property
+    def visible_ids(self) -> list[str]:
+        return [t.id for t in self.tools if t.visible]
+
+    @property
+    def ids(self) -> list[str]:
+        return [t.id for t in self.tools]
+
+    def to_json(self) -> dict[str, Any]:
+        """The `layers --format json` document."""
+        return {
+            "agent": self.agent.name,
+            "model": self.model,
+            "client": self.client,
+            "flags": sorted(self.flags),
+            "tools": [t.to_json() for t in self.tools],
+            "shadowed": [s.to_json() for s in self.shadowings],
+            "problems": [p.one_line() for p in self.problems],
+            "notes": list(self.notes),
+        }
+
+
+# ------------------------------------------------------------------------------------------- inputs
+
+
+def config_model(loaded: Any) -> str | None:
+    node = loaded.tree.get("model") if loaded is not None else None
+    return node.value if node is not None and isinstance(node.value, str) else None
+
+
+def load_session_overlay(path: Path, home: Path) -> list[Rule]:
+    """The `permission` map of a session overlay file (any config format), with file:line origins."""
+    from forge_tools.config.parse import format_of, parse_text
+    from forge_tools.permission.rules import rules_from_config
+
+    base = Origin("file", path=str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("session permission file not found (--session-permission)", base) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read session permission file: {exc}", base) from None
+    tree = parse_text(text, format_of(path), base)
+    if not tree.is_map or tree.get("permission") is None:
+        raise ConfigError("a session permission file needs a top-level `permission` map", tree.origin)
+    return rules_from_config(tree.get("permission"), None, home)
+
+
+def parse_tool_overrides(text: str | None) -> dict[str, bool]:
+    """`--tools '{"edit": false}'` -> {"edit": False}; anything else is a usage error naming --tools."""
+    import json
+
+    from forge_tools.errors import UsageError
+
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"not valid JSON ({exc.msg} at column {exc.colno}); "
+                         'write e.g. \'{"edit": false}\'', where=TOOLS_OPTION) from None
+    if not isinstance(data, dict) or not all(isinstance(v, bool) for v in data.values()):
+        raise UsageError('expected a JSON object of tool names to true/false, e.g. \'{"edit": false}\'',
+                         where=TOOLS_OPTION)
+    return {str(k): bool(v) for k, v in data.items()}
+
+
+# ------------------------------------------------------------------------------------------ sources
+
+
+def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sources:
+    """Candidates from builtins, then config-dir scripts, then plugins (SPEC 2), with their problems."""
+    from forge_tools.sources.candidates import build_candidates, entries_of
+    from forge_tools.tools.builtins import builtin_tools
+    from forge_tools.tools.contract import ToolSource
+
+    problems: list[ForgeToolsError] = []
+    notes: list[str] = []
+    config_dirs = list(getattr(loaded, "config_dirs", []) or [])
+    builtins = builtin_tools(frozenset(request.flags), request.client)
+    hooks = None
+    if load_code:
+        from forge_tools.sources.plugins import load_plugins
+        from forge_tools.sources.scripts import load_scripts
+
+        scripts = load_scripts(config_dirs)
+        for err in scripts.errors:
+            problems.append(ConfigError(err.message, Origin("file", path=str(err.path), line=err.line)))
+        hooks = load_plugins(config_dirs, getattr(loaded, "plugin_specs", []) or [], pure=request.pure)
+        plugin_tools = hooks.register_tools()
+        problems.extend(hooks.problems)
+        candidates = build_candidates(
+            entries_of(builtins), entries_of(scripts.tools), entries_of(plugin_tools))
+    else:
+        static: list[tuple[str, Tool | None, ToolSource]] = []
+        try:
+            from forge_tools.sources.static_scripts import static_script_ids
+        except ImportError:
+            notes.append("script tools unknown without --load-code")
+        else:
+            for found in static_script_ids(config_dirs):
+                static.append((found.id, None, ToolSource("script", path=str(found.path), line=found.line)))
+            if static:
+                notes.append(NOTE_SCRIPTS_STATIC)
+        if not request.pure:
+            notes.append(NOTE_PLUGINS_UNKNOWN)
+        candidates = build_candidates(entries_of(builtins), static)
+    if request.pure:
+        notes.append("--pure: no external plugin was loaded")
+    return Sources(candidates, hooks, problems, notes)
+
+
+# ----------------------------------------------------------------------------------------- resolve
+
+
+def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sources | None = None,
+            agents: dict[str, Agent] | None = None) -> PipelineResult:
+    """Run the three layers for `request` over every candidate (see the module docstring).
+
+    `sources` and `agents` may be passed in to reuse them across agents (`layers --matrix`).
+    """
+    from forge_tools.paths import home_dir
+    from forge_tools.permission.agents import load_agents, select_agent, subagents_for
+    from forge_tools.permission.names import permission_name
+    from forge_tools.permission.visibility import request_rules
+    from forge_tools.visibility.definition_layer import definition_layer
+    from forge_tools.visibility.model_layer import ModelContext, model_layer
+    from forge_tools.visibility.permission_layer import permission_layer
+
+    agents = agents if agents is not None else load_agents(loaded)
+    agent = select_agent(agents, request.agent, loaded)
+    model = request.model or agent.model or config_model(loaded)
+    session = (tuple(load_session_overlay(request.session_permission, home_dir()))
+               if request.session_permission is not None else ())
+    overrides = dict(request.tool_overrides)
+    req_rules = tuple(request_rules(overrides, Origin("cli", name=TOOLS_OPTION)))
+    configured = (*agent.ruleset, *session)
+
+    sources = sources if sources is not None else load_sources(loaded, request, load_code)
+    candidates = sources.candidates.candidates
+    ids = [c.id for c in candidates]
+    model_verdicts = model_layer(ids, ModelContext.of(model, request.client, request.flags))
+    # the task description lists what this turn's agent may dispatch, under this turn's rules
+    subagents = subagents_for(_with_ruleset(agent, (*configured, *req_rules)), agents)
+    definitions = definition_layer([(c.id, c.tool) for c in candidates], sources.hooks, subagents)
+    third = permission_layer(ids, configured, req_rules, overrides)
+
+    problems = list(sources.problems)
+    tools: list[ToolVerdict] = []
+    for cand in candidates:
+        mv, dv, pv = model_verdicts[cand.id], definitions[cand.id], third[cand.id]
+        problems.extend(dv.problems)
+        layers = [
+            LayerVerdict("model", mv.kept, mv.reason, mv.rule),
+            LayerVerdict("definition", True, dv.reason, None),
+            LayerVerdict("permission", pv.permission_kept, pv.permission_reason, pv.permission_rule),
+            LayerVerdict("request", pv.request_kept, pv.request_reason, pv.request_rule),
+        ]
+        hidden_at: LayerName | None = "model" if not mv.kept else pv.hidden_at  # type: ignore[assignment]
+        reason = next((v.reason for v in layers if v.layer == hidden_at), None) if hidden_at else None
+        tools.append(ToolVerdict(
+            id=cand.id, tool=cand.tool, source=cand.source, shadowed=list(cand.shadowed),
+            permission=permission_name(cand.id), layers=layers, visible=hidden_at is None,
+            hidden_at=hidden_at, reason=reason, definition=dv.definition, definition_changes=dv.changes,
+        ))
+    return PipelineResult(
+        request=request, agent=agent, agents=agents, model=model, client=request.client,
+        flags=frozenset(request.flags), ruleset=(*configured, *req_rules), tools=tools,
+        problems=problems, notes=list(sources.notes), shadowings=list(sources.candidates.shadowings),
+        hooks=sources.hooks, session_rules=session, request_rules=req_rules,
+    )
+
+
+def _with_ruleset(agent: Agent, ruleset: Ruleset) -> Agent:
+    import dataclasses
+
+    return dataclasses.replace(agent, ruleset=tuple(ruleset))
