@@ -187,6 +187,21 @@ def render_truncated(
     return Truncated(content, True, removed, unit, direction, output_path, hint, note)
 
 
+def printable_text(text: str) -> str:
+    """The text a model can be shown: bytes that were not UTF-8 (kept as `surrogateescape` surrogates
+    by the caller) become U+FFFD. The saved full output keeps the original bytes."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "replace")
+
+
 def truncate_output(
     text: str,
     policy: TruncationPolicy | None = None,
@@ -195,14 +210,19 @@ def truncate_output(
     tool_id: str = "tool",
     direction: Direction | None = None,
 ) -> Truncated:
-    """Apply the shared limit; when anything is cut, save the whole text and point at it."""
+    """Apply the shared limit; when anything is cut, save the whole text and point at it.
+
+    Limits apply to the text as shown (non-UTF-8 bytes replaced); the saved file keeps the exact bytes
+    of a text decoded with `surrogateescape`.
+    """
     policy = policy or TruncationPolicy()
     direction = direction or policy.direction
     hint_kind: HintKind = "subagent" if hint == "subagent" else "search"
-    lines = text.split("\n")
+    shown = printable_text(text)
+    lines = shown.split("\n")
     kept, removed, unit = preview_lines(lines, policy, direction)
     if removed == 0 and len(kept) == len(lines):
-        return Truncated(text, False, direction=direction)
+        return Truncated(shown, False, direction=direction)
     output_path: str | None = None
     note: str | None = None
     try:

@@ -197,3 +197,15 @@ def test_truncate_output_saves_the_exact_text(tmp_path_factory: pytest.TempPathF
         return
     assert result.output_path is not None
     assert Path(result.output_path).read_bytes() == text.encode("utf-8")
+
+
+def test_non_utf8_bytes_are_replaced_in_the_preview_and_kept_in_the_file(store: OutputStore) -> None:
+    raw = b"".join(b"row %d \xff\xfe\n" % i for i in range(20))
+    text = raw.decode("utf-8", "surrogateescape")  # how a caller hands over a command's bytes
+    result = truncate_output(text, TruncationPolicy(max_lines=5), store=store, tool_id="bash")
+    assert result.output_path is not None
+    assert Path(result.output_path).read_bytes() == raw
+    result.content.encode("utf-8")  # printable: no lone surrogates left
+    assert "row 0 \ufffd\ufffd" in result.content
+    small = truncate_output("ok \udcff", TruncationPolicy(), store=store)
+    assert not small.truncated and small.content == "ok \ufffd"

@@ -353,3 +353,23 @@ def test_cancelling_an_async_call_aborts_the_tool(store: OutputStore) -> None:
 
     asyncio.run(main())
     assert ctx.abort.aborted and ctx.abort.reason == "cancelled"
+
+
+def test_a_call_aborted_before_it_starts_does_not_execute(store: OutputStore) -> None:
+    rec = Recorder()
+    ctx = make_ctx(store, rec)
+    ctx.abort.abort("session ended")
+    result = call_tool(echo_tool(rec), {"text": "x"}, ctx)
+    assert result.is_error and "session ended" in result.output
+    assert [e[0] for e in rec.events] == ["ask"]
+
+
+def test_a_failing_after_hook_keeps_the_output(store: OutputStore) -> None:
+    class Broken:
+        def tool_execute_after(self, *, tool_id: str, result: ToolResult, ctx: ToolContext) -> None:
+            raise RuntimeError("after hook broke")
+
+    rec = Recorder()
+    result = call_tool(echo_tool(rec), {"text": "kept"}, make_ctx(store), hooks=Broken())
+    assert result.output == "kept" and not result.is_error
+    assert result.metadata["hookErrors"] == ["after hook broke"]
