@@ -79,11 +79,19 @@ literal_text = st.text(
 )
 
 
-@given(pattern=literal_text, other=st.text(max_size=30))
+@given(pattern=literal_text, other=st.one_of(st.text(max_size=30), literal_text.map(lambda t: t + "x")))
 def test_literal_pattern_matches_exactly_itself(pattern: str, other: str) -> None:
     assert wildcard_match(pattern, pattern)
-    if other != pattern:
+    assert wildcard_match(pattern.replace("/", "\\"), pattern)  # backslashes count as slashes
+    if other.replace("\\", "/") != pattern:
         assert not wildcard_match(other, pattern)
+
+
+@given(pattern=literal_text, cut=st.integers(0, 30), insert=st.text(max_size=3), drop=st.integers(0, 2))
+def test_literal_pattern_rejects_near_misses(pattern: str, cut: int, insert: str, drop: int) -> None:
+    cut = min(cut, len(pattern))
+    other = pattern[:cut] + insert + pattern[cut + drop:]
+    assert wildcard_match(other, pattern) is (other.replace("\\", "/") == pattern)
 
 
 @given(pattern=literal_text, text=st.text(max_size=10))
