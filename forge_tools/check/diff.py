@@ -1,0 +1,325 @@
+"""`forge-tools diff`: what a config change does, per agent, for code review.
+
+Two projects are loaded the same way `check` loads one (project code is never imported unless asked),
+then compared: tools that became visible or hidden per agent, `--expect` calls whose decision changed,
+and rules added, removed, changed or moved within each config level, with locations on both sides.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from forge_tools.check.context import TOP, CheckContext
+from forge_tools.errors import ConfigError, UsageError
+from forge_tools.permission.model import Rule
+
+
+@dataclass
+class Side:
+    """One project loaded for comparison."""
+
+    label: str
+    root: Path
+    ctx: CheckContext
+
+
+def load_side(label: str, directory: Path, load_code: bool = False,
+              overlays: tuple[Path, ...] = ()) -> Side:
+    from forge_tools.check.context import build_context
+    from forge_tools.config import LoadOptions, load_config
+
+    if not directory.is_dir():
+        raise ConfigError(f"{label}: {directory} is not a directory")
+    try:
+        loaded = load_config(LoadOptions(cwd=directory, project=directory, overlays=overlays))
+        ctx = build_context(loaded, load_code=load_code)
+    except ConfigError as exc:
+        raise ConfigError(f"{label}: {exc.message}", exc.origin) from None
+    return Side(label, loaded.project_root, ctx)
+
+
+# ------------------------------------------------------------------------------------------ changes
+
+
+@dataclass(frozen=True)
+class ToolChange:
+    agent: str
+    tool: str
+    change: str  # "visible" (became visible) or "hidden" (became hidden)
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"agent": self.agent, "tool": self.tool, "became": self.change, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class CallChange:
+    agent: str
+    call: str
+    old: str
+    new: str
+    explanation: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"agent": self.agent, "call": self.call, "old": self.old, "new": self.new,
+                "explanation": self.explanation}
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    scope: str  # "" for top-level, else the agent name
+    change: str  # added, removed, changed, moved
+    rule: str
+    old_location: str | None
+    new_location: str | None
+    old_action: str | None = None
+    new_action: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope or "top-level", "change": self.change, "rule": self.rule,
+                "old_location": self.old_location, "new_location": self.new_location,
+                "old_action": self.old_action, "new_action": self.new_action}
+
+
+@dataclass
+class DiffReport:
+    old: Side
+    new: Side
+    agents_added: list[str] = field(default_factory=list)
+    agents_removed: list[str] = field(default_factory=list)
+    tools: list[ToolChange] = field(default_factory=list)
+    calls: list[CallChange] = field(default_factory=list)
+    rules: list[RuleChange] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.agents_added or self.agents_removed or self.tools or self.calls or self.rules)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "old": {"label": self.old.label, "root": str(self.old.root)},
+            "new": {"label": self.new.label, "root": str(self.new.root)},
+            "changed": self.changed,
+            "agents": {"added": self.agents_added, "removed": self.agents_removed},
+            "tools": [t.to_json() for t in self.tools],
+            "calls": [c.to_json() for c in self.calls],
+            "rules": [r.to_json() for r in self.rules],
+        }
+
+
+def _where(rule: Rule, root: Path) -> str:
+    from forge_tools.report.findings import describe
+
+    return describe(rule.origin, root)
+
+
+def _rule_words(rule: Rule) -> str:
+    return f"{rule.permission} {json.dumps(rule.pattern)}"
+
+
+def _keyed(rules: list[Rule]) -> list[tuple[tuple[str, str, int], Rule]]:
+    seen: dict[tuple[str, str], int] = {}
+    out = []
+    for r in rules:
+        n = seen.get((r.permission, r.pattern), 0)
+        seen[(r.permission, r.pattern)] = n + 1
+        out.append(((r.permission, r.pattern, n), r))
+    return out
+
+
+def _lcs(a: list[Any], b: list[Any]) -> set[Any]:
+    """The items of a longest common subsequence (the rules that kept their relative order)."""
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, -1, -1):
+        for j in range(len(b) - 1, -1, -1):
+            table[i][j] = table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
+    keep: set[Any] = set()
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            keep.add(a[i])
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return keep
+
+
+def rule_changes(old: Side, new: Side) -> list[RuleChange]:
+    changes: list[RuleChange] = []
+    scopes = list(dict.fromkeys([*old.ctx.scopes, *new.ctx.scopes]))
+    for scope in scopes:
+        before = _keyed(old.ctx.scopes.get(scope, []))
+        after = _keyed(new.ctx.scopes.get(scope, []))
+        old_by, new_by = dict(before), dict(after)
+        for key, rule in before:
+            if key not in new_by:
+                changes.append(RuleChange(scope, "removed", f"{_rule_words(rule)} {rule.action}",
+                                          _where(rule, old.root), None, rule.action, None))
+        for key, rule in after:
+            if key not in old_by:
+                changes.append(RuleChange(scope, "added", f"{_rule_words(rule)} {rule.action}", None,
+                                          _where(rule, new.root), None, rule.action))
+            elif old_by[key].action != rule.action:
+                was = old_by[key]
+                words = f"{_rule_words(rule)} {was.action} -> {rule.action}"
+                changes.append(RuleChange(scope, "changed", words,
+                                          _where(was, old.root), _where(rule, new.root), was.action,
+                                          rule.action))
+        common_old = [k for k, _ in before if k in new_by]
+        common_new = [k for k, _ in after if k in old_by]
+        kept = _lcs(common_old, common_new)
+        for key in common_new:
+            if key not in kept:
+                was, now = old_by[key], new_by[key]
+                changes.append(RuleChange(scope, "moved", f"{_rule_words(now)} {now.action}",
+                                          _where(was, old.root), _where(now, new.root), was.action,
+                                          now.action))
+    return changes
+
+
+def _reason(result: Any, tool_id: str, root: Path) -> str:
+    v = result.get(tool_id)
+    if v is None:
+        return "not a candidate"
+    if v.visible:
+        rule = v.layer("permission").rule
+        if isinstance(rule, Rule):
+            return f"last rule for {v.permission}: {_rule_words(rule)} {rule.action} at {_where(rule, root)}"
+        return "visible"
+    deciding = v.deciding
+    rule = deciding.rule if deciding is not None else None
+    where = f" ({_rule_words(rule)} {rule.action} at {_where(rule, root)})" if isinstance(rule, Rule) else ""
+    return f"hidden at the {v.hidden_at} layer: {v.reason}{where}"
+
+
+def tool_changes(old: Side, new: Side) -> list[ToolChange]:
+    changes: list[ToolChange] = []
+    for name in new.ctx.results:
+        if name not in old.ctx.results:
+            continue
+        before = set(old.ctx.results[name].visible_ids)
+        result = new.ctx.results[name]
+        for tool_id in result.ids + [t for t in old.ctx.results[name].ids if t not in result.ids]:
+            now = tool_id in result.visible_ids
+            was = tool_id in before
+            if now and not was:
+                changes.append(ToolChange(name, tool_id, "visible", _reason(result, tool_id, new.root)))
+            elif was and not now:
+                changes.append(ToolChange(name, tool_id, "hidden", _reason(result, tool_id, new.root)))
+    return changes
+
+
+def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
+    from forge_tools.check.expect import decide_call, load_expectations
+
+    if expect is None:
+        return []
+    changes: list[CallChange] = []
+    for a in load_expectations(expect):
+        if a.call is None:
+            continue
+        agents = list(new.ctx.results) if a.agent == "*" else [a.agent]
+        for name in agents:
+            if name not in old.ctx.results or name not in new.ctx.results:
+                continue
+            before = decide_call(old.ctx.results[name], a.call.tool, a.call.args, old.root)
+            after = decide_call(new.ctx.results[name], a.call.tool, a.call.args, new.root)
+            if before.action != after.action:
+                call = f"{a.call.tool} {json.dumps(a.call.args)}"
+                changes.append(CallChange(name, call, before.action, after.action, after.explanation))
+    return changes
+
+
+def diff_sides(old: Side, new: Side, expect: Path | None = None) -> DiffReport:
+    report = DiffReport(old, new)
+    report.agents_added = [n for n in new.ctx.agents if n not in old.ctx.agents]
+    report.agents_removed = [n for n in old.ctx.agents if n not in new.ctx.agents]
+    report.tools = tool_changes(old, new)
+    report.calls = call_changes(old, new, expect)
+    report.rules = rule_changes(old, new)
+    return report
+
+
+# ------------------------------------------------------------------------------------------ git
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise UsageError("git is not installed", where="--base") from None
+    if done.returncode != 0:
+        message = (done.stderr.strip().splitlines() or ["git failed"])[-1]
+        raise UsageError(message, where="--base")
+    return done.stdout
+
+
+@contextmanager
+def project_at(ref: str, project: Path) -> Iterator[Path]:
+    """The project directory as it was at `ref`, extracted with `git archive` into a temp dir."""
+    top = Path(_git(["rev-parse", "--show-toplevel"], project).strip())
+    prefix = _git(["rev-parse", "--show-prefix"], project).strip()
+    _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], project)
+    with tempfile.TemporaryDirectory(prefix="forge-diff-") as tmp:
+        archive = Path(tmp) / "base.tar"
+        with archive.open("wb") as out:
+            done = subprocess.run(["git", "archive", "--format=tar", ref], cwd=top, stdout=out,
+                                  stderr=subprocess.PIPE, check=False)
+        if done.returncode != 0:
+            message = done.stderr.decode(errors="replace").strip() or "git archive failed"
+            raise UsageError(message, where="--base")
+        tree = Path(tmp) / "tree"
+        tree.mkdir()
+        with tarfile.open(archive) as tar:
+            tar.extractall(tree, filter="data")
+        (tree / ".git").mkdir(exist_ok=True)  # so the old side's project root is the extracted tree
+        old = tree / prefix
+        old.mkdir(parents=True, exist_ok=True)
+        yield old
+
+
+# ------------------------------------------------------------------------------------------ output
+
+
+def render_diff_json(report: DiffReport, stream: IO[str]) -> None:
+    stream.write(json.dumps(report.to_json(), indent=2) + "\n")
+
+
+def render_diff_text(report: DiffReport, stream: IO[str]) -> None:
+    lines = [f"diff: {report.old.label} -> {report.new.label}"]
+    for name in report.agents_added:
+        lines.append(f"agent {name}: added")
+    for name in report.agents_removed:
+        lines.append(f"agent {name}: removed")
+    by_agent: dict[str, list[str]] = {}
+    for t in report.tools:
+        by_agent.setdefault(t.agent, []).append(f"  {t.tool} became {t.change}: {t.reason}")
+    for c in report.calls:
+        by_agent.setdefault(c.agent, []).append(f"  call {c.call}: {c.old} -> {c.new} ({c.explanation})")
+    for name, items in by_agent.items():
+        lines.append(f"agent {name}")
+        lines += items
+    if report.rules:
+        lines.append("rules")
+        for r in report.rules:
+            scope = "top-level" if r.scope == TOP else f"agent {r.scope}"
+            if r.change == "added":
+                where = f"at {r.new_location}"
+            elif r.change == "removed":
+                where = f"was at {r.old_location}"
+            else:
+                where = f"{r.old_location} -> {r.new_location}"
+            lines.append(f"  {scope}: {r.change} {r.rule} ({where})")
+    if not report.changed:
+        lines.append("no changes")
+    stream.write("\n".join(lines) + "\n")

@@ -1,0 +1,66 @@
+"""`forge-tools diff OLD NEW` / `forge-tools diff --base REF`: what a permission config change does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("diff")
+    def diff_command(
+        old: Annotated[Path | None, typer.Argument(help="The old project directory (with --base: the "
+                                                   "project).", show_default=False)] = None,
+        new: Annotated[Path | None, typer.Argument(help="The new project directory.",
+                                                   show_default=False)] = None,
+        base: Annotated[str | None, typer.Option("--base", help="Compare the project at this git ref with "
+                                                 "the working tree.", show_default=False)] = None,
+        expect: Annotated[Path | None, typer.Option("--expect", help="Assertions file whose calls are "
+                                                    "compared.", show_default=False)] = None,
+        fmt: Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")] = "text",
+        fail_on_change: Annotated[bool, typer.Option("--fail-on-change",
+                                                     help="Exit 1 when anything changed.")] = False,
+        load_code: Annotated[bool, typer.Option("--load-code",
+                                                help="Import tool scripts and plugins (trusted code only).")]
+        = False,
+    ) -> int:
+        """Per agent: tools that became visible or hidden, --expect calls whose decision changed, and
+        rules added, removed, changed or moved (with locations on both sides)."""
+        import sys
+
+        from forge_tools.check.diff import (
+            diff_sides,
+            load_side,
+            project_at,
+            render_diff_json,
+            render_diff_text,
+        )
+        from forge_tools.cli.common import check_format
+        from forge_tools.config import find_project_root
+        from forge_tools.errors import UsageError
+
+        check_format(fmt, ("text", "json"))
+        expect_path = (expect if expect.is_absolute() else Path.cwd() / expect) if expect else None
+        if base is not None:
+            if new is not None:
+                raise UsageError("with --base give at most one PROJECT directory", where="diff")
+            project = (old or Path.cwd()).resolve()
+            if not project.is_dir():
+                raise UsageError(f"{old}: not a directory", where="PROJECT")
+            project = find_project_root(project) if old is None else project
+            with project_at(base, project) as old_dir:
+                before = load_side(base, old_dir, load_code)
+                after = load_side("working tree", project, load_code)
+                report = diff_sides(before, after, expect_path)
+                render = render_diff_json if fmt == "json" else render_diff_text
+                render(report, sys.stdout)
+        else:
+            if old is None or new is None:
+                raise UsageError("give OLD and NEW project directories, or --base GIT_REF", where="diff")
+            before = load_side(str(old), old.resolve(), load_code)
+            after = load_side(str(new), new.resolve(), load_code)
+            report = diff_sides(before, after, expect_path)
+            (render_diff_json if fmt == "json" else render_diff_text)(report, sys.stdout)
+        return 1 if (fail_on_change and report.changed) else 0
