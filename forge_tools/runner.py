@@ -29,6 +29,8 @@ from forge_tools.errors import (
     UnknownNameError,
     UsageError,
 )
+from forge_tools.origin import Origin
+from forge_tools.permission.model import Rule
 from forge_tools.tools.contract import AbortSignal, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -99,6 +101,12 @@ def _origin_text(rule: Any) -> str:
     return str(origin) if origin is not None else "unknown origin"
 
 
+LAYER_THREE = ("permission", "request")
+"""The layers whose drop `run` refuses: the agent's rules and the request booleans. A tool dropped only
+by layer one (model, provider, flags) still runs, with a note: that layer decides what the model is
+offered, not what a person may run by hand."""
+
+
 def select_tool(result: PipelineResult, tool_id: str, force_hidden: bool = False) -> Tool:
     """The tool to run, or a one-line refusal: unknown (did-you-mean), internal, hidden, not loaded."""
     verdict: ToolVerdict | None = result.get(tool_id)
@@ -110,20 +118,40 @@ def select_tool(result: PipelineResult, tool_id: str, force_hidden: bool = False
             f"{tool_id!r} is what a malformed model call is routed to; it is not for direct use",
             where="run",
         )
-    if not verdict.visible and not force_hidden:
+    if verdict.hidden_at in LAYER_THREE and not force_hidden:
         raise ToolHidden(_hidden_message(result, verdict))
     if tool is None:
         raise ForgeToolsError(f"tool {tool_id!r} was found but its code was not loaded")
     return tool
 
 
+def selection_notes(result: PipelineResult, tool_id: str, force_hidden: bool = False) -> list[str]:
+    """What a person should know about running this tool by hand (a model-layer drop, a forced run)."""
+    verdict = result.get(tool_id)
+    if verdict is None:
+        return []
+    notes: list[str] = []
+    model_verdict = next((lv for lv in verdict.layers if lv.layer == "model"), None)
+    if model_verdict is not None and not model_verdict.kept:
+        notes.append(f"the model layer would not offer {tool_id!r} to the model: {model_verdict.reason}")
+    if force_hidden and verdict.hidden_at in LAYER_THREE:
+        notes.append(
+            f"running {tool_id!r} although it is hidden ({verdict.reason}); --force-hidden turns its "
+            "deny into an ask for this run"
+        )
+    return notes
+
+
 def _hidden_message(result: PipelineResult, verdict: ToolVerdict) -> str:
     agent = result.agent.name
     layer = verdict.hidden_at or "a layer"
-    rule = next((lv.rule for lv in verdict.layers if not lv.kept and lv.rule is not None), None)
+    rule = next(
+        (lv.rule for lv in verdict.layers if lv.layer in LAYER_THREE and not lv.kept and lv.rule is not None),
+        None,
+    )
     reason = verdict.reason or "hidden"
     where = ""
-    if rule is not None and hasattr(rule, "permission"):
+    if isinstance(rule, Rule) and _origin_text(rule) not in reason:
         where = f"; rule {rule.permission} {rule.pattern!r} {rule.action} at {_origin_text(rule)}"
     return (
         f"tool {verdict.id!r} is hidden from agent {agent!r} by the {layer} layer: {reason}{where} "
@@ -251,6 +279,24 @@ def build_context(loaded: Any, result: PipelineResult, spec: RunSpec, ask: Any) 
     )
 
 
+FORCE_HIDDEN_ORIGIN = Origin("cli", name="--force-hidden")
+
+
+def gate_ruleset(result: PipelineResult, tool_id: str, force_hidden: bool = False) -> tuple[Rule, ...]:
+    """The rules the gate checks calls against.
+
+    A tool is hidden only when the last rule for its permission is `* deny`, which would also deny
+    every call; so `--force-hidden` adds `<permission> * ask` after it: each call is then asked (and
+    can be approved with --yes/--approve or at the prompt) instead of denied. Nothing else changes.
+    """
+    ruleset = tuple(result.ruleset)
+    get = getattr(result, "get", None)
+    verdict = get(tool_id) if callable(get) else None
+    if not force_hidden or verdict is None or verdict.hidden_at not in LAYER_THREE:
+        return ruleset
+    return (*ruleset, Rule(verdict.permission, "*", "ask", FORCE_HIDDEN_ORIGIN))
+
+
 def _decision_json(record: Any) -> dict[str, Any]:
     if isinstance(record, Mapping):
         return dict(record)
@@ -288,7 +334,7 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
         if spec.audit is not None:
             spec.audit(data)
 
-    gate = PermissionGate(result.ruleset, spec.approve, record)
+    gate = PermissionGate(gate_ruleset(result, tool.id, spec.force_hidden), spec.approve, record)
 
     def ask(
         permission: str, patterns: list[str], always: list[str] | None = None,
@@ -319,7 +365,7 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
         error = f"aborted: {spec.abort.reason or 'interrupted'}"
     elif refusal is not None:
         exit_code = refusal.exit_code
-        error = refusal.one_line()
+        error = _refusal_text(refusal)
     elif tool_result.is_error:
         exit_code = _error_exit_code(tool_result)
         error = tool_result.output.strip().splitlines()[0] if tool_result.output.strip() else "tool failed"
@@ -335,6 +381,16 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
         interrupted=spec.abort.aborted,
         agent=result.agent.name,
     )
+
+
+def _refusal_text(refusal: ForgeToolsError) -> str:
+    """A policy's reject reads as the policy's explanation; a person's keeps their feedback."""
+    question = getattr(refusal, "question", None)
+    answer = getattr(question, "answer", None)
+    feedback = getattr(answer, "feedback", None)
+    if question is not None and getattr(answer, "by_policy", False) and feedback:
+        return f"{question.describe()}: {feedback}"
+    return refusal.one_line()
 
 
 def _error_exit_code(result: ToolResult) -> ExitCode:

@@ -80,6 +80,13 @@ class ApproveSpec:
         return self.pattern is None or wildcard_match(pattern, self.pattern)
 
 
+@dataclass(frozen=True)
+class PolicyRejection(Answer):
+    """A reject given by the non-interactive policy (not a person); its feedback explains the fix."""
+
+    by_policy: bool = True
+
+
 class PolicyApprover:
     """Answers without waiting: `--yes` approves all, `--approve` what it covers, the rest is rejected.
 
@@ -105,7 +112,7 @@ class PolicyApprover:
             any(spec.covers(question.permission, p) for spec in self.specs) for p in question.patterns
         ):
             return Answer("once")
-        return Answer("reject", self.rejection(question))
+        return PolicyRejection("reject", self.rejection(question))
 
     def rejection(self, question: Question) -> str:
         uncovered = [

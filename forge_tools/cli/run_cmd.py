@@ -1,0 +1,261 @@
+"""`forge-tools run TOOL`: one real tool call through visibility, validation, the ask gate and truncation.
+
+The command parses options, picks the approve callback (a person on a terminal, else an explicit
+policy), runs the call in a worker thread via `runner.BackgroundRun` so the live status, the prompt and
+Ctrl-C stay in the main thread, then renders the outcome. All logic lives in `forge_tools.runner`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from forge_tools.cli.common import (
+    AgentOpt,
+    ClientOpt,
+    ConfigOpt,
+    FlagOpt,
+    FormatOpt,
+    ModelOpt,
+    ProjectOpt,
+    PureOpt,
+    SessionPermissionOpt,
+    ToolsOpt,
+)
+
+if TYPE_CHECKING:
+    from forge_tools.runner import RunOutcome
+
+ArgsOpt = Annotated[
+    str | None,
+    typer.Option("--args", "-a", help="Tool input: JSON, @file.json, or - for stdin (default {}).",
+                 show_default=False),
+]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", help="Seconds before the tool is stopped (sets the call's timeout).",
+                 show_default=False),
+]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every permission ask.")]
+ApproveOpt = Annotated[
+    list[str] | None,
+    typer.Option("--approve", help="Approve asks for PERMISSION[=PATTERN] (wildcards allowed; repeatable).",
+                 show_default=False),
+]
+AuditOpt = Annotated[
+    Path | None,
+    typer.Option("--audit", help="Append one JSON line per permission decision to FILE (created 0600).",
+                 show_default=False),
+]
+ForceHiddenOpt = Annotated[
+    bool, typer.Option("--force-hidden", help="Run a tool even though layer three hides it from the agent.")
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("run")
+    def run_command(
+        tool: Annotated[str, typer.Argument(help="Tool id, e.g. bash, read, edit, or a project tool.")],
+        args: ArgsOpt = None,
+        agent: AgentOpt = None,
+        fmt: FormatOpt = "text",
+        timeout: TimeoutOpt = None,
+        yes: YesOpt = False,
+        approve: ApproveOpt = None,
+        audit: AuditOpt = None,
+        force_hidden: ForceHiddenOpt = False,
+        model: ModelOpt = None,
+        flag: FlagOpt = None,
+        client: ClientOpt = "cli",
+        session_permission: SessionPermissionOpt = None,
+        tools: ToolsOpt = None,
+        config: ConfigOpt = None,
+        project: ProjectOpt = None,
+        pure: PureOpt = False,
+    ) -> int:
+        """Run one tool call as an agent would: visibility, validation, permission, execute, truncation."""
+        return _run(
+            tool, args, agent, fmt, timeout, yes, approve or [], audit, force_hidden,
+            dict(model=model, flag=flag, client=client, session_permission=session_permission,
+                 tools=tools, config=config, project=project, pure=pure),
+        )
+
+
+def _pipeline_request(agent: str | None, pipe: dict[str, Any]) -> tuple[Any, Any]:
+    """The loaded config and the pipeline request, from the options shared with layers/explain."""
+    from forge_tools.cli.common import load
+    from forge_tools.visibility.pipeline import Request, parse_tool_overrides
+
+    loaded = load(pipe["config"], pipe["project"])
+    request = Request(
+        agent=agent,
+        model=pipe["model"],
+        client=pipe["client"],
+        flags=frozenset(pipe["flag"] or ()),
+        session_permission=pipe["session_permission"],
+        tool_overrides=parse_tool_overrides(pipe["tools"]),
+        pure=pipe["pure"],
+    )
+    return loaded, request
+
+
+class _Approver:
+    """`--yes`/`--approve` first; whatever they leave goes to a person on a terminal, else is rejected."""
+
+    def __init__(self, policy: Any, prompt: Any | None) -> None:
+        self.policy_approver = policy
+        self.prompt = prompt
+        if prompt is None:
+            self.policy = policy.policy
+        elif policy.policy == "reject":
+            self.policy = "interactive"
+        else:
+            self.policy = f"{policy.policy}, then interactive"
+
+    def __call__(self, question: Any) -> Any:
+        answer = self.policy_approver(question)
+        if answer.reply != "reject" or self.prompt is None:
+            return answer
+        return self.prompt(question)
+
+
+def _run(
+    tool_id: str, args_text: str | None, agent: str | None, fmt: str, timeout: float | None, yes: bool,
+    approvals: list[str], audit_path: Path | None, force_hidden: bool, pipe: dict[str, Any],
+) -> int:
+    import sys
+
+    from forge_tools.cli.common import check_format
+    from forge_tools.cli.prompt import LiveStatus, PolicyApprover, TerminalPrompt, is_interactive
+    from forge_tools.errors import ExitCode, UsageError
+    from forge_tools.runner import (
+        AuditLog,
+        BackgroundRun,
+        RunSpec,
+        parse_args_option,
+        run_selected,
+        select_tool,
+        selection_notes,
+    )
+    from forge_tools.tools.contract import AbortSignal
+    from forge_tools.visibility.pipeline import resolve
+
+    check_format(fmt, ("text", "json"))
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"must be a positive number of seconds, got {timeout:g}", where="--timeout")
+    policy = PolicyApprover(yes=yes, approvals=approvals)
+    raw_args = parse_args_option(args_text, sys.stdin)
+    audit = AuditLog(audit_path) if audit_path is not None else None
+
+    loaded, request = _pipeline_request(agent, pipe)
+    result = resolve(loaded, request)
+    tool = select_tool(result, tool_id, force_hidden)
+    for note in selection_notes(result, tool.id, force_hidden):
+        sys.stderr.write(f"forge-tools: note: {note}\n")
+    for problem in result.problems:
+        sys.stderr.write(f"forge-tools: warning: {problem.one_line()}\n")
+
+    interactive = args_text != "-" and is_interactive()
+    status = LiveStatus(sys.stderr, tool.id, enabled=interactive and fmt == "text")
+    prompt = TerminalPrompt(sys.stdin, sys.stderr, status) if interactive and not yes else None
+    approver = _Approver(policy, prompt)
+    abort = AbortSignal()
+    spec = RunSpec(tool.id, raw_args, approve=approver, policy=approver.policy, force_hidden=force_hidden,
+                   timeout=timeout, audit=audit, abort=abort, on_metadata=status.update)
+
+    def work(relay: Any) -> RunOutcome:
+        spec.approve = relay
+        return run_selected(loaded, result, tool, spec)
+
+    background = BackgroundRun(work, approver).start()
+    interrupted = 0
+    while True:
+        try:
+            if background.poll(0.1):
+                break
+            status.tick()
+        except KeyboardInterrupt:
+            interrupted += 1
+            status.clear()
+            if interrupted == 1:
+                sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at once)\n")
+                sys.stderr.flush()
+                abort.abort("interrupted")
+            else:
+                raise
+    status.clear()
+    outcome = background.result()
+    if fmt == "json":
+        _render_json(outcome)
+    else:
+        _render_text(outcome)
+    if outcome.interrupted:
+        return int(ExitCode.INTERRUPTED)
+    return int(outcome.exit_code)
+
+
+def _render_json(outcome: RunOutcome) -> None:
+    import json
+    import sys
+
+    sys.stdout.write(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def _printable(text: str) -> str:
+    """What a terminal or pipe can take: lone surrogates (undecodable bytes) become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if text else text
+
+
+def status_line(outcome: RunOutcome) -> list[str]:
+    """The stderr summary: tool, title, ok/error, elapsed, the ask policy, and where a cut output went."""
+    result = outcome.result
+    title = f" {result.title!r}" if result.title and result.title != outcome.tool else ""
+    state = "interrupted" if outcome.interrupted else ("error" if outcome.exit_code else "ok")
+    asked = any(d.get("action") == "ask" for d in outcome.decisions)
+    policy = f"asks answered by {outcome.policy}" if asked else f"nothing asked; ask policy {outcome.policy}"
+    lines = [f"forge-tools: {outcome.tool}{title}: {state} in {outcome.elapsed:.2f}s ({policy})"]
+    meta = result.metadata
+    if meta.get("truncated"):
+        removed, unit = meta.get("removed"), meta.get("unit", "lines")
+        end = "start" if meta.get("direction") == "tail" else "end"
+        where = meta.get("outputPath") or "(not saved)"
+        lines.append(
+            f"forge-tools: output cut: {removed} {unit} left out from the {end}; full output: {where}"
+        )
+        if meta.get("outputNote"):
+            lines.append(f"forge-tools: note: {meta['outputNote']}")
+    elif outcome.interrupted and outcome.output_path:
+        lines.append(f"forge-tools: output so far: {outcome.output_path}")
+    return lines
+
+
+_ANSWER_WORDS = {"once": "allowed once", "always": "allowed for this run", "reject": "rejected"}
+
+
+def _render_text(outcome: RunOutcome) -> None:
+    import sys
+
+    from forge_tools.errors import ExitCode
+
+    result = outcome.result
+    refused = outcome.exit_code == ExitCode.PERMISSION
+    if result.output and not refused and not (result.is_error and outcome.exit_code == ExitCode.USAGE):
+        text = _printable(result.output)
+        stream = sys.stderr if result.is_error else sys.stdout
+        stream.write(text if text.endswith("\n") else text + "\n")
+        stream.flush()
+    for decision in outcome.decisions:
+        if decision.get("action") == "ask":
+            answer = str(decision.get("answer"))
+            sys.stderr.write(
+                f"forge-tools: asked {decision.get('permission')} {decision.get('pattern')!r}: "
+                f"{_ANSWER_WORDS.get(answer, answer)} (policy: {outcome.policy})\n"
+            )
+    for line in status_line(outcome):
+        sys.stderr.write(line + "\n")
+    if outcome.error and (refused or outcome.exit_code == ExitCode.USAGE):
+        first = outcome.error if refused else result.output.strip()
+        sys.stderr.write(f"forge-tools: error: {first}\n")
+    sys.stderr.flush()
