@@ -108,6 +108,13 @@ def parse_json(text: str, base: Origin) -> Node:
 
 
 _JSON_POS = re.compile(r"line (\d+) column (\d+)")
+_TOKEN_WORDS = {
+    "COLON": "':'", "COMMA": "','", "LBRACE": "'{'", "RBRACE": "'}'", "LBRACKET": "'['",
+    "RBRACKET": "']'", "DOUBLE_QUOTE_STRING": "a string", "SINGLE_QUOTE_STRING": "a string",
+    "NAME": "a bare word", "INTEGER": "a number", "FLOAT": "a number", "EOF": "end of file",
+    "UNTERMINATED_DOUBLE_QUOTE_STRING": "an unterminated string",
+    "UNTERMINATED_SINGLE_QUOTE_STRING": "an unterminated string",
+}
 
 
 def _json_error_position(exc: Any, text: str) -> tuple[int, int, str]:
@@ -127,10 +134,18 @@ def _json_error_position(exc: Any, text: str) -> tuple[int, int, str]:
     else:
         line = text.count("\n") + 1
         col = len(text) - (text.rfind("\n") + 1) + 1
+    expecting = re.search(r"\. Was expecting (.+)$", primary)
     primary = re.sub(r"\s+at(:.*)?$", "", primary)
+    if expecting and "Was expecting" not in primary:
+        primary += f" (expected {expecting.group(1)})"
+    if primary.startswith("Syntax Error ") or primary == "Syntax Error":
+        primary = "unexpected" + primary[len("Syntax Error"):]
     primary = re.sub(r"\s+in or near token (\S+)", r" (found \1)", primary)
     primary = primary.replace("Syntax Error. ", "").replace("Syntax Error: ", "")
-    primary = primary.replace("Expecting value. ", "")
+    primary = primary.replace("Expecting value. ", "").replace("Was expecting", "expected")
+    primary = primary.replace("Unexpected EOF", "unexpected end of file")
+    primary = re.sub(r"\b[A-Z][A-Z_]+\b", lambda m: _TOKEN_WORDS.get(m.group(0), m.group(0).lower()), primary)
+    primary = re.sub(r"^unexpected \(found (.+)\)$", r"unexpected \1", primary)
     if not text.strip():
         primary = "the file is empty (write {} for an empty config)"
     return line, col, primary.rstrip(". ") or "syntax error"
@@ -230,6 +245,11 @@ def parse_toml(text: str, base: Origin) -> Node:
             line = text.count("\n") + 1
             col = len(text) - (text.rfind("\n") + 1) + 1
         short = _TOML_POS.sub("", message).strip()
+        if line is not None and ("overwrite" in short or "twice" in short):
+            # tomllib points after the value; the key that repeats is at the start of the line
+            text_line = text.splitlines()[line - 1] if line <= len(text.splitlines()) else ""
+            col = len(text_line) - len(text_line.lstrip()) + 1
+            short = f"{short} (a key or table is defined twice)"
         raise ConfigError(f"invalid TOML: {short}", _at(base, line, col, ())) from None
     positions = toml_positions(text)
 
@@ -311,12 +331,90 @@ def toml_positions(text: str) -> dict[tuple[str, ...], tuple[Pos, Pos]]:
             found[path] = ((lineno, indent + 1), (lineno, value_col))
             for i in range(len(table) + 1, len(path)):  # dotted keys create their parents here
                 found.setdefault(path[:i], ((lineno, indent + 1), (lineno, indent + 1)))
+            if value_text.startswith("{"):
+                _scan_inline(raw, value_col - 1, lineno, path, found)
         for quote in ('"""', "'''"):
             if value_text.startswith(quote) and value_text.count(quote) == 1:
                 in_multiline = quote
         if in_multiline is None:
             depth = max(0, _bracket_delta(value_text))
     return found
+
+
+def _scan_inline(line: str, i: int, lineno: int, prefix: tuple[str, ...],
+                 found: dict[tuple[str, ...], tuple[Pos, Pos]]) -> int | None:
+    """Locate the keys of a one-line inline table starting at `line[i] == "{"`; the index after its
+    closing brace, or None (and no further entries) when it is not a shape this scanner knows."""
+    i += 1
+    while True:
+        while i < len(line) and line[i] in " \t":
+            i += 1
+        if i < len(line) and line[i] == "}":
+            return i + 1
+        keys, rest = _read_key(line[i:])
+        if keys is None:
+            return None
+        key_col = i + 1
+        i = len(line) - len(rest)
+        if not line.startswith("=", i):
+            return None
+        i += 1
+        while i < len(line) and line[i] in " \t":
+            i += 1
+        path = prefix + keys
+        found[path] = ((lineno, key_col), (lineno, i + 1))
+        for n in range(len(prefix) + 1, len(path)):
+            found.setdefault(path[:n], ((lineno, key_col), (lineno, key_col)))
+        end = _skip_value(line, i, lineno, path, found)
+        if end is None:
+            return None
+        i = end
+        while i < len(line) and line[i] in " \t":
+            i += 1
+        if line.startswith(",", i):
+            i += 1
+        elif not line.startswith("}", i):
+            return None
+
+
+def _skip_value(line: str, i: int, lineno: int, path: tuple[str, ...],
+                found: dict[tuple[str, ...], tuple[Pos, Pos]]) -> int | None:
+    """The index just after the value starting at `line[i]` (inline tables are located on the way)."""
+    if i >= len(line):
+        return None
+    c = line[i]
+    if c == "{":
+        return _scan_inline(line, i, lineno, path, found)
+    if c in "\"'":
+        if line.startswith(c * 3, i):
+            return None
+        j = i + 1
+        while j < len(line) and line[j] != c:
+            j += 2 if c == '"' and line[j] == "\\" else 1
+        return j + 1 if j < len(line) else None
+    if c == "[":
+        depth, j, quote = 0, i, ""
+        while j < len(line):
+            ch = line[j]
+            if quote:
+                if ch == "\\" and quote == '"':
+                    j += 1
+                elif ch == quote:
+                    quote = ""
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+            j += 1
+        return None
+    j = i
+    while j < len(line) and line[j] not in ",} \t#":
+        j += 1
+    return j if j > i else None
 
 
 def _resolve_aot(keys: tuple[str, ...], aot_count: dict[tuple[str, ...], int]) -> tuple[str, ...]:

@@ -117,10 +117,18 @@ def test_toml_order_and_best_effort_positions() -> None:
     plan = tree.value["agent"].get("plan")
     assert plan.get("description").value == 'multi = "not a key"\n'
     assert at(plan.get("description")) == (12, 15)
-    # no line inside an inline table: the origin is the key path, never a guessed line
     edit = plan.value["tools"].get("edit")
-    assert edit.origin.line is None
-    assert str(edit.origin) == "cfg: agent.plan.tools.edit"
+    assert at(edit) == (15, 18)
+    assert key_at(edit) == (15, 11)
+
+
+def test_toml_falls_back_to_key_path_when_unsure() -> None:
+    # an escaped key is not decoded by the scanner: the origin is the key path, never a guessed line
+    tree = parse_toml('tools = { "a\\u0062" = false, c = true }\n', BASE)
+    node = tree.value["tools"].get("ab")
+    assert node is not None and node.origin.line is None
+    assert str(node.origin) == "cfg: tools.ab"
+    assert tree.value["tools"].get("c").origin.line is None  # the rest of that table is not guessed
 
 
 def test_toml_positions_skip_multiline_strings_and_arrays() -> None:
@@ -162,3 +170,14 @@ def test_errors_are_located(fmt: str, text: str, line: int, col: int, words: str
     assert info.value.origin is not None
     assert (info.value.origin.line, info.value.origin.column) == (line, col)
     assert words in info.value.message
+
+
+def test_toml_inline_tables_are_located() -> None:
+    text = '[permission]\nbash = { "git *" = "allow", \'rm *\' = "deny", n = { d = [1, "]"] }, e = 1 }\n'
+    found = toml_positions(text)
+    line = text.splitlines()[1]
+    key_pos, value_pos = found[("permission", "bash", "git *")]
+    assert (key_pos, value_pos) == ((2, line.index('"git') + 1), (2, line.index('"allow') + 1))
+    assert found[("permission", "bash", "rm *")][1] == (2, line.index('"deny') + 1)
+    assert found[("permission", "bash", "n", "d")][1] == (2, line.index("[1") + 1)
+    assert found[("permission", "bash", "e")][1] == (2, line.index("1 }") + 1)
