@@ -134,3 +134,25 @@ def test_the_context_reaches_a_script_tool(tmp_path: Path) -> None:
     (only,) = load_scripts([tmp_path]).tools
     assert call_tool(only, {}, ToolContext(agent="explore")).output == "explore"
     assert "ctx" not in only.json_schema().get("properties", {})
+
+
+def test_plain_tool_objects_and_explicit_names(tmp_path: Path) -> None:
+    write(tmp_path / "tools" / "lookup.py", '''
+        from forge_tools import Tool
+
+        default = Tool(
+            id="ignored",
+            description="Look a key up",
+            parameters={"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
+            execute=lambda args, ctx: args["key"][::-1],
+        )
+
+        @tool(name="fixed_name")
+        def anything() -> str:
+            return "named"
+    ''')
+    tools = {t.id: t for t in load_scripts([tmp_path]).tools}
+    assert set(tools) == {"lookup", "fixed_name"}
+    assert call_tool(tools["lookup"], {"key": "abc"}, ToolContext()).output == "cba"
+    bad = call_tool(tools["lookup"], {}, ToolContext())
+    assert bad.is_error and "- key: Field required" in bad.output
