@@ -76,29 +76,10 @@ def register(app: typer.Typer) -> None:
         pure: PureOpt = False,
     ) -> int:
         """Run one tool call as an agent would: visibility, validation, permission, execute, truncation."""
-        return _run(
-            tool, args, agent, fmt, timeout, yes, approve or [], audit, force_hidden,
-            dict(model=model, flag=flag, client=client, session_permission=session_permission,
-                 tools=tools, config=config, project=project, pure=pure),
-        )
+        from forge_tools.cli.pipeline_opts import options
 
-
-def _pipeline_request(agent: str | None, pipe: dict[str, Any]) -> tuple[Any, Any]:
-    """The loaded config and the pipeline request, from the options shared with layers/explain."""
-    from forge_tools.cli.common import load
-    from forge_tools.visibility.pipeline import Request, parse_tool_overrides
-
-    loaded = load(pipe["config"], pipe["project"])
-    request = Request(
-        agent=agent,
-        model=pipe["model"],
-        client=pipe["client"],
-        flags=frozenset(pipe["flag"] or ()),
-        session_permission=pipe["session_permission"],
-        tool_overrides=parse_tool_overrides(pipe["tools"]),
-        pure=pipe["pure"],
-    )
-    return loaded, request
+        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
+        return _run(tool, args, fmt, timeout, yes, approve or [], audit, force_hidden, opts)
 
 
 class _Approver:
@@ -122,12 +103,13 @@ class _Approver:
 
 
 def _run(
-    tool_id: str, args_text: str | None, agent: str | None, fmt: str, timeout: float | None, yes: bool,
-    approvals: list[str], audit_path: Path | None, force_hidden: bool, pipe: dict[str, Any],
+    tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
+    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any,
 ) -> int:
     import sys
 
     from forge_tools.cli.common import check_format
+    from forge_tools.cli.pipeline_opts import resolve_options
     from forge_tools.cli.prompt import LiveStatus, PolicyApprover, TerminalPrompt, is_interactive
     from forge_tools.errors import ExitCode, UsageError
     from forge_tools.runner import (
@@ -140,7 +122,6 @@ def _run(
         selection_notes,
     )
     from forge_tools.tools.contract import AbortSignal
-    from forge_tools.visibility.pipeline import resolve
 
     check_format(fmt, ("text", "json"))
     if timeout is not None and not timeout > 0:
@@ -149,8 +130,7 @@ def _run(
     raw_args = parse_args_option(args_text, sys.stdin)
     audit = AuditLog(audit_path) if audit_path is not None else None
 
-    loaded, request = _pipeline_request(agent, pipe)
-    result = resolve(loaded, request)
+    loaded, result = resolve_options(opts)
     tool = select_tool(result, tool_id, force_hidden)
     for note in selection_notes(result, tool.id, force_hidden):
         sys.stderr.write(f"forge-tools: note: {note}\n")
