@@ -70,10 +70,10 @@ def show_layers(opts: Any, fmt: str, default_banner: bool = False) -> int:
 
     out = console()
     out.print(header(loaded, result, default_banner), markup=False)
-    out.print(layers_table(result))
+    render_layers(out, result, getattr(loaded, "project_root", None))
     visible = len(result.visible_ids)
     out.print(f"{visible} of {len(result.tools)} candidate tools are sent to the model.", markup=False)
-    for line in shadow_lines(result):
+    for line in shadow_lines(result, getattr(loaded, "project_root", None)):
         out.print(line, markup=False)
     for note in result.notes:
         out.print(f"note: {note}", markup=False)
@@ -122,37 +122,67 @@ def short_reason(verdict: ToolVerdict) -> str:
     return f"{rule.permission} * deny ({rule.origin})"
 
 
-def layers_table(result: PipelineResult) -> Any:
+def display_source(source: Any, root: Any = None) -> str:
+    """`script .forge/tools/x.py` rather than an absolute path when it is inside the project."""
+    import contextlib
+    from pathlib import Path
+
+    text = str(source)
+    path = getattr(source, "path", None)
+    if path and root is not None:
+        with contextlib.suppress(ValueError):
+            text = text.replace(path, str(Path(path).resolve().relative_to(Path(root).resolve())))
+    return text
+
+
+LAYER_HEADER = ("TOOL", "SOURCE", "MODEL", "DEFINITION", "PERMISSION", "RESULT")
+
+
+def layer_rows(result: PipelineResult, root: Any = None) -> list[tuple[str, ...]]:
+    """One row of plain cells per candidate, in source order."""
+    show_request = bool(result.request_rules)
+    rows = []
+    for v in result.tools:
+        model, permission, request = (v.layer(n) for n in ("model", "permission", "request"))
+        definition_cell = ("changed" if v.definition_changes
+                           else "unknown" if v.definition is None else "keep")
+        perm_cell = _cell(permission.kept)
+        if show_request and (request.kept != permission.kept or v.hidden_at == "request"):
+            perm_cell += f", --tools: {_cell(request.kept)}"
+        source = display_source(v.source, root)
+        if v.shadowed:
+            source += f" (shadows {', '.join(display_source(s, root) for s in v.shadowed)})"
+        result_cell = "visible" if v.visible else f"hidden at {v.hidden_at}: {short_reason(v)}"
+        rows.append((v.id, source, _cell(model.kept), definition_cell, perm_cell, result_cell))
+    return rows
+
+
+def render_layers(out: Any, result: PipelineResult, root: Any = None) -> None:
+    """A rich table on a terminal (hidden rows dimmed); plain aligned columns in a pipe or file."""
+    rows = layer_rows(result, root)
+    if not out.is_terminal:
+        from forge_tools.cli.common import format_table
+
+        out.print(format_table(LAYER_HEADER, rows), markup=False, highlight=False, soft_wrap=True)
+        return
     from rich.table import Table
     from rich.text import Text
 
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for name in ("TOOL", "SOURCE", "MODEL", "DEFINITION", "PERMISSION", "RESULT"):
+    for name in LAYER_HEADER:
         table.add_column(name, overflow="fold")
-    show_request = bool(result.request_rules)
-    for v in result.tools:
-        model, permission, request = (v.layer(n) for n in ("model", "permission", "request"))
-        changed = [who for who, _ in v.definition_changes]
-        definition_cell = "changed" if changed else ("unknown" if v.definition is None else "keep")
-        perm_cell = _cell(permission.kept)
-        if (show_request and request.kept != permission.kept) or (show_request and v.hidden_at == "request"):
-            perm_cell += f", --tools: {_cell(request.kept)}"
-        source = str(v.source) + (f" (shadows {', '.join(str(s) for s in v.shadowed)})" if v.shadowed else "")
-        result_cell = "visible" if v.visible else f"hidden at {v.hidden_at}: {short_reason(v)}"
+    for v, row in zip(result.tools, rows, strict=True):
         style = "" if v.visible else "dim"
-        table.add_row(
-            Text(v.id, style="bold" if v.visible else "dim"),
-            Text(source, style=style),
-            Text(_cell(model.kept), style=style or ("" if model.kept else "red")),
-            Text(definition_cell, style=style),
-            Text(perm_cell, style=style),
-            Text(result_cell, style="green" if v.visible else "dim red"),
-        )
-    return table
+        cells = [Text(cell, style=style) for cell in row]
+        cells[0].stylize("bold" if v.visible else "dim")
+        cells[-1].stylize("green" if v.visible else "dim red")
+        table.add_row(*cells)
+    out.print(table)
 
 
-def shadow_lines(result: PipelineResult) -> list[str]:
-    return [f"shadowed: {s.id}: {s.by} replaces {s.shadowed}" for s in result.shadowings]
+def shadow_lines(result: PipelineResult, root: Any = None) -> list[str]:
+    return [f"shadowed: {s.id}: {display_source(s.by, root)} replaces {display_source(s.shadowed, root)}"
+            for s in result.shadowings]
 
 
 def report_problems(result: PipelineResult) -> None:
@@ -216,23 +246,27 @@ def show_matrix(opts: Any, fmt: str) -> int:
             "disabled": [a.name for a in agents.values() if a.disabled],
         }, indent=2))
         return 0
-    from rich.table import Table
-    from rich.text import Text
+    from forge_tools.cli.common import console, format_table
 
-    from forge_tools.cli.common import console
-
-    styles = {"allow": "green", "ask": "yellow", "limited": "magenta", "hidden": "dim"}
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    table.add_column("TOOL")
-    for name in names:
-        table.add_column(f"{name} ({agents[name].mode})")
-    for tool_id in tool_ids:
-        table.add_row(tool_id, *(Text(grid[n][tool_id], style=styles[grid[n][tool_id]]) for n in names))
     out = console()
     out.print(f"config: {config_label(loaded)} · client {request.client} · flags "
               f"{', '.join(sorted(request.flags)) or 'none'}", markup=False)
-    out.print(table)
-    out.print("legend: " + "; ".join(f"{k}: {v}" for k, v in MATRIX_STATES.items()), markup=False)
+    columns = ["TOOL", *(f"{name} ({agents[name].mode})" for name in names)]
+    if out.is_terminal:
+        from rich.table import Table
+        from rich.text import Text
+
+        styles = {"allow": "green", "ask": "yellow", "limited": "magenta", "hidden": "dim"}
+        table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+        for column in columns:
+            table.add_column(column)
+        for tool_id in tool_ids:
+            table.add_row(tool_id, *(Text(grid[n][tool_id], style=styles[grid[n][tool_id]]) for n in names))
+        out.print(table)
+    else:
+        rows = [(tool_id, *(grid[n][tool_id] for n in names)) for tool_id in tool_ids]
+        out.print(format_table(columns, rows), markup=False, soft_wrap=True)
+    out.print("legend:\n" + "\n".join(f"  {k:<8} {v}" for k, v in MATRIX_STATES.items()), markup=False)
     models = {n: results[n].model or "none" for n in names}
     if len(set(models.values())) == 1:
         out.print(f"model: {next(iter(models.values()))} (every agent)", markup=False)

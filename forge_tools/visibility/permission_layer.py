@@ -5,11 +5,12 @@ tool is hidden only when the last rule for its permission name (whatever that ru
 exactly `* deny`. Two verdicts are reported so a person can tell who hid a tool:
 
 - `permission`: the configured rules (agent + session overlay) alone;
-- `request`: the whole ruleset with the request booleans, plus the drop of exactly the tools set to
-  false. With no request booleans it just agrees with `permission`.
+- `request`: whether the request booleans drop the tool: `name: false` for exactly this tool, or a
+  request rule that is the last rule for its permission. A `name: true` after a hiding rule
+  re-allows the tool (the permission verdict still shows the rule that would have hidden it).
 
-Rules are indexed once per turn (exact permission names in a dict, wildcard names in a short list),
-so thousands of tools against thousands of rules stay fast.
+Rules are indexed once per turn (exact permission names in a dict, wildcard names in one regex), so
+thousands of tools against thousands of rules stay fast.
 """
 
 from __future__ import annotations
@@ -119,40 +120,32 @@ class PermissionLayer:
         rule = self.configured.last(perm)
         configured_hidden = hides(rule)
         permission_reason = _configured_reason(tool_id, perm, rule)
+        at = "permission" if configured_hidden else None
         if not self.overrides:
-            return PermissionVerdicts(
-                not configured_hidden, permission_reason, rule,
-                not configured_hidden, "no per-request tool booleans", None,
-                "permission" if configured_hidden else None,
-            )
+            return PermissionVerdicts(not configured_hidden, permission_reason, rule,
+                                      True, "no per-request tool booleans", None, at)
         if self.overrides.get(tool_id) is False:
             req_rule = self._request_rule_by_name.get(tool_id)
             return PermissionVerdicts(
                 not configured_hidden, permission_reason, rule,
                 False, f"dropped: the request sets {tool_id!r} to false (--tools)", req_rule,
-                "permission" if configured_hidden else "request",
+                at or "request",
             )
-        from_request = (full := self.requested.last(perm)) is not None
+        full = self.requested.last(perm)
         if full is None:
-            full = rule
+            return PermissionVerdicts(not configured_hidden, permission_reason, rule, True,
+                                      "the request booleans do not name this tool's permission", None, at)
         if hides(full):
-            assert full is not None
-            if from_request:
-                reason = (f"hidden: the request's {full.permission!r}: false becomes "
-                          f"`{full.permission} * deny`, the last rule for permission {perm!r}")
-                at = "permission" if configured_hidden else "request"
-            else:
-                reason = "still hidden by the configured rules (the request booleans do not change it)"
-                at = "permission"
-            return PermissionVerdicts(not configured_hidden, permission_reason, rule, False, reason, full, at)
-        if configured_hidden and full is not None:
+            reason = (f"hidden: the request's {full.permission!r}: false becomes "
+                      f"`{full.permission} * deny`, the last rule for permission {perm!r}")
+            return PermissionVerdicts(not configured_hidden, permission_reason, rule, False, reason, full,
+                                      at or "request")
+        if configured_hidden:
             reason = (f"re-allowed: the request's {full.permission!r}: true becomes "
                       f"`{full.permission} * {full.action}`, after the rule that hid it")
             return PermissionVerdicts(False, permission_reason, rule, True, reason, full, None)
-        reason = ("kept: the request booleans do not hide it" if not from_request
-                  else f"kept: the request sets {full.permission!r} to true" if full else "kept")
-        return PermissionVerdicts(True, permission_reason, rule, True, reason,
-                                  full if from_request else None, None)
+        return PermissionVerdicts(True, permission_reason, rule, True,
+                                  f"kept: the request sets {full.permission!r} to true", full, None)
 
 
 def permission_layer(tool_ids: Iterable[str], configured: Sequence[Rule], request_rules: Sequence[Rule],
