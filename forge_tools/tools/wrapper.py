@@ -165,12 +165,11 @@ def validate_args(tool: Tool, raw_args: Any) -> Any:
     raise InvalidInput(text, error_details(error))
 
 
-def _as_plain(args: Any) -> dict[str, Any]:
+def _as_plain(args: Any) -> Any:
+    """What a before-hook sees: the validated input as plain data, under the names the schema shows."""
     if isinstance(args, BaseModel):
-        return args.model_dump(mode="python")
-    if isinstance(args, dict):
-        return args
-    return {"value": args}
+        return args.model_dump(mode="python", by_alias=True)
+    return args
 
 
 # -- the steps around execute ------------------------------------------------------------------------
@@ -242,7 +241,7 @@ def _before(tool: Tool, raw_args: Any, ctx: ToolContext, hooks: Any) -> tuple[An
     return args, None
 
 
-def _to_result(tool: Tool, value: Any) -> ToolResult:
+def _to_result(value: Any) -> ToolResult:
     """str -> output; ToolResult as it is; None -> empty; anything else as JSON (or its str)."""
     if isinstance(value, ToolResult):
         return value
@@ -337,7 +336,7 @@ def _exception_result(tool: Tool, ctx: ToolContext, exc: Exception) -> ToolResul
 
 
 def _value_result(tool: Tool, ctx: ToolContext, value: Any) -> ToolResult:
-    result = _to_result(tool, value)
+    result = _to_result(value)
     if ctx.abort.aborted:
         result.metadata.setdefault("aborted", True)
     return result

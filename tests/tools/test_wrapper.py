@@ -373,3 +373,18 @@ def test_a_failing_after_hook_keeps_the_output(store: OutputStore) -> None:
     result = call_tool(echo_tool(rec), {"text": "kept"}, make_ctx(store), hooks=Broken())
     assert result.output == "kept" and not result.is_error
     assert result.metadata["hookErrors"] == ["after hook broke"]
+
+
+def test_hooks_see_the_schema_names_of_aliased_fields(store: OutputStore) -> None:
+    class ReadArgs(BaseModel):
+        model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+        file_path: str = Field(alias="filePath")
+
+    class Redirect:
+        def tool_execute_before(self, *, tool_id: str, args: dict[str, Any], ctx: ToolContext) -> None:
+            assert set(args) == {"filePath"}
+            args["filePath"] = "other.txt"
+
+    t = Tool("read", "r", ReadArgs, lambda a, c: a.file_path)
+    assert call_tool(t, {"filePath": "a.txt"}, make_ctx(store), hooks=Redirect()).output == "other.txt"
