@@ -170,23 +170,27 @@ def _absolute(path: Path, cwd: Path) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
+def read_config_text(path: Path, step: str) -> str:
+    """A config file's text; any reason it cannot be read is a `ConfigError` at the file's start."""
+    start = Origin("file", str(path), 1, 1)
+    try:
+        return path.read_text(encoding="utf-8").removeprefix("\ufeff")
+    except FileNotFoundError:
+        raise ConfigError(f"no such config file (given by {step})", start) from None
+    except IsADirectoryError:
+        raise ConfigError("cannot read config file: it is a directory", start) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read config file: not UTF-8 text ({exc.reason})", start) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file: {exc.strerror or exc}", start) from None
+
+
 def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path) -> Node:
     """Parse, substitute and validate one source; its tree is ready to merge."""
     home = home_dir(env)
     if isinstance(where, Path):
-        base = Origin("file", path=str(where))
-        start = Origin("file", str(where), 1, 1)  # a file that cannot be read is reported at its start
-        try:
-            text = where.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ConfigError(f"no such config file (given by {step})", start) from None
-        except IsADirectoryError:
-            raise ConfigError("cannot read config file: it is a directory", start) from None
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"cannot read config file: not UTF-8 text ({exc.reason})", start) from None
-        except OSError as exc:
-            raise ConfigError(f"cannot read config file: {exc.strerror or exc}", start) from None
-        tree = parse_text(text.removeprefix("\ufeff"), format_of(where), base)
+        text = read_config_text(where, step)
+        tree = parse_text(text, format_of(where), Origin("file", path=str(where)))
         tree = substitute(tree, env, where.parent, home)
         validate_tree(tree)
         return tree

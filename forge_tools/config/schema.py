@@ -121,17 +121,28 @@ _TYPE_WORDS = {
 
 
 def validate_tree(tree: Node) -> ConfigModel:
-    """Validate one source's located tree; the first error becomes a `ConfigError` at its location."""
+    """Validate one source's located tree; the first error in the file becomes a `ConfigError`."""
     if not tree.is_map:
         raise ConfigError(f"the config must be a mapping of keys, not {_describe(tree.value)}", tree.origin)
     try:
         return ConfigModel.model_validate(tree.plain())
     except ValidationError as exc:
-        raise _located_error(exc, tree) from None
+        raise located_errors(exc, tree)[0] from None
 
 
-def _located_error(exc: ValidationError, tree: Node) -> ConfigError:
-    """The error that comes first in the file, pointed at the node it is about.
+def validation_errors(tree: Node) -> list[ConfigError]:
+    """Every schema error of one source, one per offending node, in file order (for `check`)."""
+    try:
+        validate_tree(tree) if not tree.is_map else ConfigModel.model_validate(tree.plain())
+    except ConfigError as exc:
+        return [exc]
+    except ValidationError as exc:
+        return located_errors(exc, tree)
+    return []
+
+
+def located_errors(exc: ValidationError, tree: Node) -> list[ConfigError]:
+    """pydantic's errors pointed at the nodes they are about, in file order.
 
     Several type errors on one node (a union such as `bool | str`) are folded into one message.
     """
@@ -153,7 +164,7 @@ def _located_error(exc: ValidationError, tree: Node) -> ConfigError:
         o = e.origin
         return (o.line or 10**9, o.column or 0) if o is not None else (10**9, 0)
 
-    return min(errors, key=position)
+    return sorted(errors, key=position)
 
 
 def _walk(tree: Node, loc: tuple[Any, ...]) -> tuple[Node, tuple[str, ...], tuple[str, ...]]:
