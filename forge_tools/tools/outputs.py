@@ -172,7 +172,6 @@ class OutputStore:
         self.retention_days = retention_days
         self.fallback_root = Path(fallback_root) if fallback_root is not None else Path(tempfile.gettempdir())
         self.fallback_directory: Path | None = None
-        self._fallback_reason: str | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -185,11 +184,16 @@ class OutputStore:
     @classmethod
     def from_config(cls, loaded: Any, env: Mapping[str, str] | None = None) -> OutputStore:
         """Like `from_env`, with `tool_output.retention_days` from a loaded config when it is set."""
-        days: float = DEFAULT_RETENTION_DAYS
-        value = _config_value(loaded, "retention_days")
-        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            days = value
-        return cls.from_env(env, retention_days=days)
+        from forge_tools.errors import ConfigError
+        from forge_tools.tools.truncation import tool_output_setting
+
+        value, origin = tool_output_setting(loaded, "retention_days")
+        if value is None:
+            return cls.from_env(env)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            message = f"tool_output.retention_days must be a number of days (0 or more), got {value!r}"
+            raise ConfigError(message, origin)
+        return cls.from_env(env, retention_days=value)
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -326,19 +330,3 @@ class OutputStore:
 
 def _uid() -> int:
     return os.getuid() if hasattr(os, "getuid") else 0
-
-
-def _config_value(loaded: Any, key: str) -> Any:
-    """`tool_output.<key>` from a LoadedConfig (or a plain mapping), None when absent."""
-    if loaded is None:
-        return None
-    tree = getattr(loaded, "tree", None)
-    if tree is not None:
-        section = tree.get("tool_output")
-        node = section.get(key) if section is not None else None
-        return node.value if node is not None else None
-    if isinstance(loaded, Mapping):
-        section = loaded.get("tool_output")
-        if isinstance(section, Mapping):
-            return section.get(key)
-    return None

@@ -49,7 +49,7 @@ class TruncationPolicy:
         """
         limits: dict[str, int] = {}
         for key, default in (("max_lines", DEFAULT_MAX_LINES), ("max_bytes", DEFAULT_MAX_BYTES)):
-            value, origin = _config_entry(loaded, key)
+            value, origin = tool_output_setting(loaded, key)
             if value is None:
                 limits[key] = default
                 continue
@@ -59,7 +59,9 @@ class TruncationPolicy:
         return cls(max_lines=limits["max_lines"], max_bytes=limits["max_bytes"])
 
 
-def _config_entry(loaded: Any, key: str) -> tuple[Any, Any]:
+def tool_output_setting(loaded: Any, key: str) -> tuple[Any, Any]:
+    """`(value, origin)` of `tool_output.<key>` in a LoadedConfig or a plain mapping; `(None, None)`
+    when unset."""
     if loaded is None:
         return None, None
     tree = getattr(loaded, "tree", None)

@@ -222,3 +222,12 @@ def test_cli_unknown_id_suggests(cli: Any) -> None:
     assert code == 2 and "--format" in err
     code, _, err = cli("outputs", "clean", "--older-than", "-1")
     assert code == 2 and "--older-than" in err
+
+
+def test_retention_from_config() -> None:
+    from forge_tools.errors import ConfigError
+
+    assert OutputStore.from_config({"tool_output": {"retention_days": 2}}).retention_days == 2
+    assert OutputStore.from_config(None).retention_days == 7
+    with pytest.raises(ConfigError):
+        OutputStore.from_config({"tool_output": {"retention_days": "soon"}})
