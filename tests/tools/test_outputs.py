@@ -231,3 +231,25 @@ def test_retention_from_config() -> None:
     assert OutputStore.from_config(None).retention_days == 7
     with pytest.raises(ConfigError):
         OutputStore.from_config({"tool_output": {"retention_days": "soon"}})
+
+
+def _make_files(directory: str, count: int) -> None:
+    store = OutputStore(Path(directory))
+    for _ in range(count):
+        store.write_text("bash", str(os.getpid()))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_two_processes_at_once_never_share_a_file(tmp_path: Path) -> None:
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_make_files, args=(str(tmp_path), 40)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    assert [p.exitcode for p in procs] == [0, 0, 0]
+    entries = OutputStore(tmp_path).list()
+    assert len(entries) == len({e.id for e in entries}) == 120
+    assert {e.path.read_text() for e in entries} == {str(p.pid) for p in procs}
