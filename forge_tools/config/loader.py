@@ -16,7 +16,7 @@ from forge_tools.config.merge import merge
 from forge_tools.config.parse import format_of, parse_text
 from forge_tools.config.schema import ConfigModel, validate_tree
 from forge_tools.config.substitute import substitute
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, UsageError
 from forge_tools.origin import Node, Origin
 from forge_tools.paths import global_config_dir, home_dir
 
@@ -102,7 +102,7 @@ def find_project_root(cwd: Path, project: Path | None = None) -> Path:
     if project is not None:
         root = (cwd / project).resolve() if not project.is_absolute() else project.resolve()
         if not root.is_dir():
-            raise ConfigError(f"--project {project}: not a directory")
+            raise UsageError(f"not a directory: {project}", where="--project")
         return root
     for d in (cwd, *cwd.parents):
         if (d / ".git").exists():
