@@ -11,7 +11,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
@@ -85,73 +84,9 @@ def _substitute_each(node: Node, env: Mapping[str, str], base_dir: Path, home: P
 
 def schema_errors(tree: Node) -> list[ConfigError]:
     """All schema errors of one source (one per offending node), in file order."""
-    from pydantic import ValidationError
+    from forge_tools.config.schema import validation_errors
 
-    from forge_tools.config import schema
-
-    if not tree.is_map:
-        try:
-            schema.validate_tree(tree)
-        except ConfigError as exc:
-            return [exc]
-        return []
-    try:
-        schema.ConfigModel.model_validate(tree.plain())
-    except ValidationError as exc:
-        return _located_errors(exc, tree)
-    return []
-
-
-def _located_errors(exc: Any, tree: Node) -> list[ConfigError]:
-    from forge_tools.config import schema
-
-    by_node: dict[tuple[str, ...], list[tuple[Any, Node, tuple[str, ...]]]] = {}
-    for err in exc.errors():
-        node, keys, model_path = schema._walk(tree, err["loc"])
-        by_node.setdefault(keys, []).append((err, node, model_path))
-    out: list[ConfigError] = []
-    for keys, group in by_node.items():
-        # a union (bool | str ...) fails once per member: the loader folds those into one message
-        folded = _single(group, tree) if len(group) > 1 else None
-        if folded is not None:
-            out.append(folded)
-            continue
-        err, node, model_path = group[0]
-        out.append(schema._translate(err, node, keys, model_path))
-    return sorted(out, key=_position)
-
-
-def _single(group: list[tuple[Any, Node, tuple[str, ...]]], tree: Node) -> ConfigError | None:
-    """The loader's own folded message for one node's errors (it reports the first in the file)."""
-    from forge_tools.config import schema
-
-    node = group[0][1]
-    try:
-        schema.validate_tree(_only(tree, node))
-    except ConfigError as exc:
-        return exc
-    return None
-
-
-def _only(tree: Node, target: Node) -> Node:
-    """The tree pruned to the path that leads to `target` (so validation reports exactly that node)."""
-
-    def walk(node: Node) -> Node | None:
-        if node is target:
-            return node
-        if isinstance(node.value, dict):
-            for k, child in node.value.items():
-                found = walk(child)
-                if found is not None:
-                    return Node({k: found}, node.origin, node.key_origin)
-        if isinstance(node.value, list):
-            for child in node.value:
-                found = walk(child)
-                if found is not None:
-                    return Node([found], node.origin, node.key_origin)
-        return None
-
-    return walk(tree) or tree
+    return validation_errors(tree)
 
 
 def _position(e: ConfigError) -> tuple[str, int, int]:
@@ -164,25 +99,15 @@ def _position(e: ConfigError) -> tuple[str, int, int]:
 def check_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
                  home: Path) -> SourceCheck:
     """Read, parse, substitute and validate one source, keeping every error found."""
+    from forge_tools.config.loader import read_config_text
     from forge_tools.config.parse import format_of, parse_text
 
     result = SourceCheck(step, where)
     if isinstance(where, Path):
-        start = Origin("file", str(where), 1, 1)
         try:
-            text = where.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            result.errors.append(ConfigError(f"no such config file (given by {step})", start))
-            return result
-        except IsADirectoryError:
-            result.errors.append(ConfigError("cannot read config file: it is a directory", start))
-            return result
-        except UnicodeDecodeError as exc:
-            message = f"cannot read config file: not UTF-8 text ({exc.reason})"
-            result.errors.append(ConfigError(message, start))
-            return result
-        except OSError as exc:
-            result.errors.append(ConfigError(f"cannot read config file: {exc.strerror or exc}", start))
+            text = read_config_text(where, step)
+        except ConfigError as exc:
+            result.errors.append(exc)
             return result
         fmt, base, base_dir = format_of(where), Origin("file", path=str(where)), where.parent
     else:
