@@ -270,3 +270,23 @@ def test_overlays_apply_in_order_and_are_listed(cli: Cli, project: Path) -> None
     assert code == 0
     assert f'model = "b"  # {b.resolve()}:1:8' in out
     assert out.index(f"--config: {a.resolve()}") < out.index(f"--config: {b.resolve()}")
+
+
+def test_same_config_in_every_format_loads_the_same(cli: Cli, project: Path) -> None:
+    results = []
+    for name, text in TEXTS.items():
+        path = write(project / name, text)
+        code, out, _ = cli("config", "--format", "json")
+        assert code == 0
+        data = json.loads(out)
+        data.pop("$schema", None)
+        results.append(data)
+        path.unlink()
+    assert results[0] == results[1] == results[2]
+    assert list(results[0]["permission"]) == ["*", "edit", "bash"]
+
+
+def test_project_that_is_not_a_directory_is_a_usage_error(cli: Cli, project: Path) -> None:
+    code, out, err = cli("config", "--project", str(project / "missing"))
+    assert code == 2 and out == ""
+    assert "--project" in err and "Traceback" not in err
