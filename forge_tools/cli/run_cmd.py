@@ -193,6 +193,9 @@ def status_line(outcome: RunOutcome) -> list[str]:
     result = outcome.result
     title = f" {result.title!r}" if result.title and result.title != outcome.tool else ""
     state = "interrupted" if outcome.interrupted else ("error" if outcome.exit_code else "ok")
+    code = result.metadata.get("exitCode")
+    if isinstance(code, int) and code != 0 and not outcome.interrupted:
+        state += f" (command exit status {code})"
     asked = any(d.get("action") == "ask" for d in outcome.decisions)
     policy = f"asks answered by {outcome.policy}" if asked else f"nothing asked; ask policy {outcome.policy}"
     lines = [f"forge-tools: {outcome.tool}{title}: {state} in {outcome.elapsed:.2f}s ({policy})"]
@@ -223,7 +226,8 @@ def _render_text(outcome: RunOutcome) -> None:
     refused = outcome.exit_code == ExitCode.PERMISSION
     if result.output and not refused and not (result.is_error and outcome.exit_code == ExitCode.USAGE):
         text = _printable(result.output)
-        stream = sys.stderr if result.is_error else sys.stdout
+        is_message = result.is_error and bool(result.metadata.get("error"))  # not output, a message
+        stream = sys.stderr if is_message else sys.stdout
         stream.write(text if text.endswith("\n") else text + "\n")
         stream.flush()
     for decision in outcome.decisions:
