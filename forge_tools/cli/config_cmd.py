@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         project: ProjectOpt = None,
     ) -> int:
-        """Print the merged config (all sources in SPEC 6.2 order, plus --config overlays)."""
+        """Print the merged config: every config file and variable in load order, then --config overlays."""
         import sys
 
         from forge_tools.cli.common import check_format, load
