@@ -1,0 +1,41 @@
+"""Candidates in source order; a later id replaces an earlier one and the shadowing is recorded."""
+
+from __future__ import annotations
+
+from forge_tools.sources.candidates import build_candidates, collect_candidates
+from forge_tools.tools.contract import Tool, ToolSource
+
+
+def make(tool_id: str, source: ToolSource) -> Tool:
+    return Tool(tool_id, f"{tool_id} from {source}", {"type": "object"}, lambda a, c: "", source=source)
+
+
+BUILTIN = ToolSource("builtin")
+SCRIPT = ToolSource("script", path="/p/.forge/tools/bash.py")
+PLUGIN = ToolSource("plugin", plugin="extras", path="/p/.forge/plugins/extras.py")
+
+
+def test_sources_come_in_order() -> None:
+    result = collect_candidates([make("read", BUILTIN), make("bash", BUILTIN)], [make("mine", SCRIPT)],
+                                [make("theirs", PLUGIN)])
+    assert [c.id for c in result.candidates] == ["read", "bash", "mine", "theirs"]
+    assert result.shadowings == []
+
+
+def test_a_script_shadows_a_builtin_and_a_plugin_shadows_both() -> None:
+    result = collect_candidates([make("read", BUILTIN), make("bash", BUILTIN)], [make("bash", SCRIPT)],
+                                [make("bash", PLUGIN)])
+    bash = result.get("bash")
+    assert bash is not None
+    assert bash.source == PLUGIN and bash.tool is not None and bash.tool.source == PLUGIN
+    assert bash.shadowed == [BUILTIN, SCRIPT]
+    assert [(s.shadowed, s.by) for s in result.shadowings] == [(BUILTIN, SCRIPT), (SCRIPT, PLUGIN)]
+    assert "shadows builtin" in result.shadowings[0].describe()
+    # the winner keeps the place of the first candidate with that id
+    assert [c.id for c in result.candidates] == ["read", "bash"]
+
+
+def test_static_entries_without_code_take_part_too() -> None:
+    result = build_candidates([("read", None, BUILTIN)], [("read", None, SCRIPT)])
+    [read] = result.candidates
+    assert read.tool is None and read.source == SCRIPT and read.shadowed == [BUILTIN]

@@ -1,0 +1,267 @@
+"""Plugin discovery, loading and hook calls: failures are reported by name and origin, the rest works."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from forge_tools.origin import Origin
+from forge_tools.sources.plugins import discover, load_plugins
+
+FORGE = ".forge"
+
+
+def write_plugin(project: Path, name: str, body: str, folder: str = "plugins") -> Path:
+    path = project / FORGE / folder / f"{name}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def hooks_for(project: Path, specs: list = (), pure: bool = False):  # type: ignore[assignment]
+    return load_plugins([project / FORGE], specs, pure=pure)
+
+
+REWRITE = """
+    from forge_tools import hookimpl
+
+    @hookimpl
+    def tool_definition(tool_id, definition):
+        if tool_id == "read":
+            definition.description = "Read (rewritten by policy)."
+"""
+
+
+def test_a_plugin_file_rewrites_a_description(project: Path) -> None:
+    write_plugin(project, "policy", REWRITE)
+    hooks = hooks_for(project)
+    assert hooks.names == ["policy"] and not hooks.problems
+    final, steps, problems = hooks.rewrite_definition("read", "Read a file.", {"type": "object"})
+    assert final["description"] == "Read (rewritten by policy)."
+    assert [s.plugin for s in steps] == ["policy"] and not problems
+    untouched, steps, _ = hooks.rewrite_definition("bash", "Run.", {"type": "object"})
+    assert untouched["description"] == "Run." and steps == []
+
+
+def test_hooks_run_in_load_order_and_the_last_writer_wins(project: Path) -> None:
+    for name, text in (("a_first", "A"), ("b_second", "B")):
+        write_plugin(project, name, f"""
+            from forge_tools import hookimpl
+
+            @hookimpl
+            def tool_definition(definition):
+                definition.description = "{text}"
+        """)
+    hooks = hooks_for(project)
+    assert hooks.names == ["a_first", "b_second"]
+    final, steps, _ = hooks.rewrite_definition("read", "orig", {})
+    assert final["description"] == "B"
+    assert [(s.plugin, s.after["description"]) for s in steps] == [("a_first", "A"), ("b_second", "B")]
+
+
+def test_a_plugin_that_fails_to_import_is_reported_and_others_load(project: Path) -> None:
+    write_plugin(project, "broken", "import does_not_exist_anywhere\n")
+    write_plugin(project, "policy", REWRITE)
+    hooks = hooks_for(project)
+    assert hooks.names == ["policy"]
+    [problem] = hooks.problems
+    assert problem.plugin == "broken"
+    assert "does_not_exist_anywhere" in problem.one_line()
+    assert "broken.py" in problem.one_line()
+
+
+def test_an_unknown_hook_is_reported_by_name_with_a_suggestion(project: Path) -> None:
+    write_plugin(project, "typo", """
+        from forge_tools import hookimpl
+
+        @hookimpl
+        def tool_defintion(tool_id, definition):
+            definition.description = "never"
+    """)
+    hooks = hooks_for(project)
+    assert hooks.names == []
+    [problem] = hooks.problems
+    assert problem.plugin == "typo"
+    assert "'tool_defintion'" in problem.message and "tool_definition" in problem.message
+
+
+def test_a_hook_that_raises_keeps_the_definition_from_before_it(project: Path) -> None:
+    write_plugin(project, "a_good", """
+        from forge_tools import hookimpl
+
+        @hookimpl
+        def tool_definition(definition):
+            definition.description = "from good"
+    """)
+    write_plugin(project, "b_bad", """
+        from forge_tools import hookimpl
+
+        @hookimpl
+        def tool_definition(definition):
+            definition.description = "half-done"
+            raise RuntimeError("boom")
+    """)
+    hooks = hooks_for(project)
+    final, steps, problems = hooks.rewrite_definition("read", "orig", {"type": "object"})
+    assert final["description"] == "from good"
+    assert [s.plugin for s in steps] == ["a_good"]
+    [problem] = problems
+    assert problem.plugin == "b_bad" and "boom" in problem.message and "'read'" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("body", "complaint"),
+    [
+        ("definition.id = 'renamed'", "rename"),
+        ("definition.name = 'other'", "only change description and parameters"),
+        ("return [definition, definition]", "returned a value"),
+        ("definition.parameters = 'nope'", "JSON Schema"),
+    ],
+)
+def test_a_hook_may_not_rename_or_add_tools(project: Path, body: str, complaint: str) -> None:
+    write_plugin(project, "sneaky", f"""
+        from forge_tools import hookimpl
+
+        @hookimpl
+        def tool_definition(tool_id, definition):
+            definition.description = "changed"
+            {body}
+    """)
+    hooks = hooks_for(project)
+    final, steps, problems = hooks.rewrite_definition("read", "orig", {"type": "object"})
+    assert final == {"description": "orig", "parameters": {"type": "object"}}
+    assert steps == []
+    [problem] = problems
+    assert problem.plugin == "sneaky" and complaint in problem.message
+
+
+def test_parameters_are_a_copy_for_each_hook(project: Path) -> None:
+    write_plugin(project, "mutate", """
+        from forge_tools import hookimpl
+
+        @hookimpl
+        def tool_definition(definition):
+            definition.parameters["properties"]["extra"] = {"type": "string"}
+    """)
+    original = {"type": "object", "properties": {}}
+    final, _, _ = hooks_for(project).rewrite_definition("read", "d", original)
+    assert original == {"type": "object", "properties": {}}
+    assert "extra" in final["parameters"]["properties"]
+
+
+def test_register_tools_stamps_each_tool_with_its_plugin(project: Path) -> None:
+    path = write_plugin(project, "extras", """
+        from forge_tools import hookimpl, tool
+        from forge_tools.tools.contract import Tool
+
+        @tool(description="Say hi")
+        def hello(name: str) -> str:
+            return "hi " + name
+
+        @hookimpl
+        def register_tools(register):
+            register(hello)
+            register(Tool("schema_tool", "JSON Schema params", {"type": "object"}, lambda a, c: "ok"))
+            register("not a tool")
+    """)
+    hooks = hooks_for(project)
+    tools = hooks.register_tools()
+    assert [t.id for t in tools] == ["hello", "schema_tool"]
+    assert all(t.source.kind == "plugin" and t.source.plugin == "extras" for t in tools)
+    assert tools[0].source.path == str(path)
+    [problem] = hooks.problems
+    assert "register() takes a forge_tools.Tool" in problem.message
+
+
+def test_register_tools_that_raises_adds_none_of_its_tools(project: Path) -> None:
+    write_plugin(project, "flaky", """
+        from forge_tools import hookimpl
+        from forge_tools.tools.contract import Tool
+
+        @hookimpl
+        def register_tools(register):
+            register(Tool("first", "d", {"type": "object"}, lambda a, c: ""))
+            raise ValueError("no network")
+    """)
+    hooks = hooks_for(project)
+    assert hooks.register_tools() == []
+    assert "no network" in hooks.problems[0].message
+
+
+def test_undecorated_hook_functions_are_pointed_out(project: Path) -> None:
+    write_plugin(project, "plain", "def tool_definition(tool_id, definition):\n    pass\n")
+    hooks = hooks_for(project)
+    assert hooks.names == []
+    assert "decorate tool_definition with @forge_tools.hookimpl" in hooks.problems[0].message
+
+
+def test_pure_loads_nothing(project: Path) -> None:
+    write_plugin(project, "policy", REWRITE)
+    hooks = hooks_for(project, pure=True)
+    assert hooks.names == [] and not hooks.problems and not hooks
+
+
+class Spec:
+    def __init__(self, spec: str, origin: Origin, base_dir: Path) -> None:
+        self.spec, self.origin, self.base_dir = spec, origin, base_dir
+
+
+def test_config_plugin_list_paths_are_relative_to_the_config_file(project: Path) -> None:
+    (project / "plugs").mkdir()
+    (project / "plugs" / "mine.py").write_text(textwrap.dedent(REWRITE))
+    origin = Origin("file", path=str(project / "forge.json"), line=2, column=14)
+    specs = [Spec("./plugs/mine.py", origin, project), Spec("opencode-helicone@1.2", origin, project),
+             Spec("./plugs/missing.py", origin, project)]
+    hooks = load_plugins([], specs)
+    assert hooks.names == ["mine"]
+    lines = [p.one_line() for p in hooks.problems]
+    assert any("opencode-helicone@1.2" in line and "forge.json:2:14" in line and "npm" in line
+               for line in lines)
+    assert any("missing" in line and "forge.json:2:14" in line for line in lines)
+
+
+def test_load_order_is_entry_points_then_config_list_then_plugin_dirs(project: Path, monkeypatch) -> None:
+    import importlib.metadata as md
+
+    class EP:
+        name, value, group = "from_dist", "json", "forge_tools"
+        dist = type("D", (), {"name": "some-dist"})()
+
+    monkeypatch.setattr(md, "entry_points", lambda group=None: [EP()] if group == "forge_tools" else [])
+    write_plugin(project, "in_dir", REWRITE)
+    (project / "listed.py").write_text(textwrap.dedent(REWRITE))
+    spec = Spec("listed.py", Origin("file", path="forge.json"), project)
+    refs, problems = discover([project / FORGE], [spec])
+    assert [(r.name, r.kind) for r in refs] == [("from_dist", "entry-point"), ("listed", "config"),
+                                                ("in_dir", "dir")]
+    assert not problems
+
+
+def test_the_same_file_listed_twice_loads_once(project: Path) -> None:
+    path = write_plugin(project, "policy", REWRITE)
+    spec = Spec(str(path), Origin("file", path="forge.json"), project)
+    refs, _ = discover([project / FORGE], [spec])
+    assert [r.name for r in refs] == ["policy"]
+
+
+def test_execute_hooks_are_called_with_keywords_and_a_raise_blocks(project: Path) -> None:
+    write_plugin(project, "guard", """
+        from forge_tools import hookimpl
+
+        seen = []
+
+        @hookimpl
+        def tool_execute_before(tool_id, args):
+            if ".env" in str(args.get("filePath", "")):
+                raise PermissionError("secrets are off limits")
+            args["seen"] = True
+    """)
+    hooks = hooks_for(project)
+    args = {"filePath": "a.txt"}
+    hooks.tool_execute_before(tool_id="read", args=args, ctx=None)
+    assert args["seen"] is True
+    with pytest.raises(Exception, match="secrets are off limits") as info:
+        hooks.tool_execute_before(tool_id="read", args={"filePath": ".env"}, ctx=None)
+    assert "guard" in str(info.value.one_line())  # type: ignore[attr-defined]
