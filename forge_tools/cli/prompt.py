@@ -247,7 +247,7 @@ class LiveStatus:
         with self._lock:
             title, size = self._title, self._bytes
         elapsed = time.monotonic() - self.started
-        parts = [f"{self.tool_id}" + (f" {title}" if title else ""), f"{elapsed:.1f}s"]
+        parts = [f"{self.tool_id}" + (f" ({title})" if title else ""), f"{elapsed:.1f}s"]
         if size is not None:
             parts.append(f"{_human_bytes(size)} so far")
         text = " · ".join(parts) + "  (Ctrl-C to stop)"
@@ -256,7 +256,9 @@ class LiveStatus:
     def tick(self) -> None:
         if not self.enabled or self._paused or time.monotonic() - self.started < self.delay:
             return
-        text = self.line()
+        import shutil
+
+        text = self.line()[: max(shutil.get_terminal_size((80, 24)).columns - 1, 20)]
         pad = max(self._width - len(text), 0)
         self.stream.write("\r" + text + " " * pad)
         self.stream.flush()

@@ -138,7 +138,7 @@ def _run(
         sys.stderr.write(f"forge-tools: warning: {problem.one_line()}\n")
 
     interactive = args_text != "-" and is_interactive()
-    status = LiveStatus(sys.stderr, tool.id, enabled=interactive and fmt == "text")
+    status = LiveStatus(sys.stderr, _label(tool.id, raw_args), enabled=interactive and fmt == "text")
     prompt = TerminalPrompt(sys.stdin, sys.stderr, status) if interactive and not yes else None
     approver = _Approver(policy, prompt)
     abort = AbortSignal()
@@ -174,6 +174,16 @@ def _run(
     if outcome.interrupted:
         return int(ExitCode.INTERRUPTED)
     return int(outcome.exit_code)
+
+
+def _label(tool_id: str, args: dict[str, Any]) -> str:
+    """`bash: make test` for the live status: the tool and its most telling argument, shortened."""
+    for key in ("description", "command", "filePath", "pattern", "url", "path"):
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            text = " ".join(value.split())
+            return f"{tool_id}: {text[:57] + '...' if len(text) > 60 else text}"
+    return tool_id
 
 
 def _render_json(outcome: RunOutcome) -> None:
