@@ -79,7 +79,8 @@ def test_without_request_booleans_the_request_layer_keeps() -> None:
     assert not v.permission_kept and v.request_kept and v.request_rule is None
 
 
-_names = st.sampled_from(["bash", "edit", "read", "mcp_x", "mcp_y", "*", "mcp_*", "b?sh", "re*", "ls *", "a\\b"])
+_names = st.sampled_from(
+    ["bash", "edit", "read", "mcp_x", "mcp_y", "*", "mcp_*", "b?sh", "re*", "ls *", "a\\b"])
 _rule = st.builds(lambda p, pat, a: Rule(p, pat, a, CFG), _names, st.sampled_from(["*", "x", "a*"]),
                   st.sampled_from(["allow", "deny", "ask"]))
 
