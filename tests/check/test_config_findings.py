@@ -78,7 +78,7 @@ def test_config_overlay_errors_are_findings(project: Path, cli) -> None:
 
 
 def test_missing_project_exits_3(tmp_path: Path, cli) -> None:
-    code, out, err = cli("check", str(tmp_path / "nope"))
+    code, _out, err = cli("check", str(tmp_path / "nope"))
     assert code == 3
     assert "not a directory" in err and "Traceback" not in err
 

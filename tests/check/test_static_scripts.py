@@ -50,8 +50,7 @@ _private = tool(plain)
     write(cfg / "tool" / "single.py", "from forge_tools import tool\n\n@tool\ndef single():\n    pass\n")
     found = static_script_ids([cfg])
     ids = {t.id: t for t in found}
-    assert set(ids) == {"deploy", "deploy_status", "explicit_name", "deploy_rollback", "deploy",
-                        "deploy_other", "deploy_built", "chained_id", "single"}
+    assert set(ids) == {"deploy", "deploy_status", "explicit_name", "deploy_rollback", "deploy_other", "deploy_built", "chained_id", "single"}
     assert ids["deploy_status"].line == 12
     assert ids["single"].path.name == "single.py"
     assert all(t.path.suffix == ".py" for t in found)
@@ -99,7 +98,8 @@ def test_syntax_error_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     cfg = tmp_path / "cfg"
     write(cfg / "tools" / "broken.py", "def oops(:\n")
     write(cfg / "tools" / ".hidden.py", "from forge_tools import tool\n@tool\ndef default():\n    pass\n")
-    write(cfg / "tools" / "nested" / "deep.py", "from forge_tools import tool\n@tool\ndef deep():\n    pass\n")
+    write(cfg / "tools" / "nested" / "deep.py",
+          "from forge_tools import tool\n@tool\ndef deep():\n    pass\n")
     scan = scan_static_scripts([cfg])
     assert [t.id for t in scan.tools] == [".hidden"]  # dotfiles count, subfolders do not
     assert len(scan.problems) == 1

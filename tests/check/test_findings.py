@@ -1,0 +1,247 @@
+"""Each semantic finding code on a small located project (check never imports project code)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def check(cli, *args: str) -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
+    code, out, err = cli("check", "--format", "json", *args)
+    assert "Traceback" not in err, err
+    data = json.loads(out)
+    return code, data["findings"], data
+
+
+def only(findings: list[dict[str, Any]], code: str) -> list[dict[str, Any]]:
+    return [f for f in findings if f["code"] == code]
+
+
+def line_of(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def config(project: Path, text: str) -> Path:
+    path = project / "forge.json"
+    path.write_text(text)
+    return path
+
+
+def test_ft101_unknown_permission_with_did_you_mean(project: Path, cli) -> None:
+    path = config(project, '{\n  "permission": {\n    "bsh": "deny",\n    "read": "allow"\n  }\n}\n')
+    code, findings, _ = check(cli)
+    [f] = only(findings, "FT101")
+    assert code == 1 and f["level"] == "error"
+    assert "'bash'" in f["message"] and f["location"]["line"] == line_of(path, "bsh")
+    assert f["location"]["path"] == "forge.json"
+
+
+def test_ft101_script_tool_ids_are_known(project: Path, cli) -> None:
+    tools = project / ".forge" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "deploy.py").write_text("from forge_tools import tool\n\n@tool\ndef default():\n    pass\n\n"
+                                     "@tool\ndef rollback():\n    pass\n")
+    config(project, '{"permission": {"deploy": "ask", "deploy_rollback": "deny", "deploy_rolback": "ask"}}')
+    _, findings, _ = check(cli)
+    assert [f["data"]["name"] for f in only(findings, "FT101")] == ["deploy_rolback"]
+    assert "'deploy_rollback'" in only(findings, "FT101")[0]["message"]
+
+
+def test_ft102_wildcard_matching_nothing(project: Path, cli) -> None:
+    config(project, '{"permission": {"mcpx_*": "ask", "web*": "ask", "*": "allow"}}')
+    code, findings, _ = check(cli)
+    assert [f["message"].split("'")[1] for f in only(findings, "FT102")] == ["mcpx_*"]
+    assert code == 0  # a warning
+
+
+def test_ft103_unreachable_rule_exact_for_question_mark(project: Path, cli) -> None:
+    path = config(project, '{"permission": {"bash": {\n'
+                           '  "git status": "allow",\n'
+                           '  "ls ?": "allow",\n'
+                           '  "cat *": "allow",\n'
+                           '  "git *": "ask",\n'
+                           '  "ls ??": "deny",\n'
+                           '  "cat ?": "deny"\n'
+                           '}}}\n')
+    _, findings, _ = check(cli)
+    dead = only(findings, "FT103")
+    # "git status" is covered by "git *"; "ls ?" is not covered by "ls ??" (different lengths);
+    # "cat *" is not covered by "cat ?" (the later rule is narrower)
+    assert [f["location"]["line"] for f in dead] == [line_of(path, "git status")]
+    assert dead[0]["related"][0]["location"]["line"] == line_of(path, '"git *"')
+
+
+def test_ft103_across_top_level_and_agent(project: Path, cli) -> None:
+    path = config(project, '{\n'
+                           '  "permission": {"webfetch": {"https://a/*": "deny"}},\n'
+                           '  "agent": {\n'
+                           '    "build": {"permission": {"bash": {"git push *": "deny", "*": "allow"}}}\n'
+                           '  }\n'
+                           '}\n')
+    _, findings, _ = check(cli)
+    dead = only(findings, "FT103")
+    # the agent's own earlier rule is dead; the top-level webfetch deny is live in every agent
+    assert len(dead) == 1 and dead[0]["location"]["line"] == line_of(path, "git push")
+
+
+def test_ft103_top_level_rule_dead_in_every_agent(project: Path, cli) -> None:
+    config(project, '{"permission": {"todowrite": {"x": "deny"}, "*": "ask"}}')
+    _, findings, _ = check(cli)
+    assert len(only(findings, "FT103")) == 1
+
+
+def test_ft104_trailing_deny_hides_tool(project: Path, cli) -> None:
+    path = config(project, '{"permission": {\n'
+                           '  "bash": {"git *": "allow", "npm test": "allow", "*": "deny"}\n'
+                           '}}\n')
+    code, findings, _ = check(cli)
+    [f] = only(findings, "FT104")
+    assert f["level"] == "warning" and "bash" in f["message"] and code == 0
+    assert f["location"]["line"] == line_of(path, '"*": "deny"')
+    assert len(f["related"]) == 2
+    assert sorted(f["data"]["agents"]) == sorted(["build", "plan", "general", "explore"])
+    code, _, _ = check(cli, "--strict")
+    assert code == 1
+
+
+def test_ft104_not_for_the_right_order(project: Path, cli) -> None:
+    config(project, '{"permission": {"bash": {"*": "deny", "git *": "allow"}}}')
+    _, findings, _ = check(cli)
+    assert only(findings, "FT104") == []
+
+
+def test_ft105_specific_deny_does_not_hide(project: Path, cli) -> None:
+    config(project, '{"permission": {"bash": {"rm *": "deny"}}}')
+    code, findings, _ = check(cli)
+    [f] = only(findings, "FT105")
+    assert f["level"] == "info" and code == 0
+
+
+def test_ft106_unknown_agents(project: Path, cli) -> None:
+    path = config(project, '{\n  "default_agent": "buld",\n'
+                           '  "permission": {"task": {"reviewr": "deny", "explore": "deny"}}\n}\n')
+    code, findings, _ = check(cli)
+    found = only(findings, "FT106")
+    assert code == 1
+    assert {(f["location"]["line"], f["level"]) for f in found} == {
+        (line_of(path, "default_agent"), "error"), (line_of(path, "reviewr"), "warning")}
+    assert any("'build'" in f["message"] for f in found)
+
+
+def test_ft107_legacy_tools_map_with_replacement(project: Path, cli) -> None:
+    config(project, '{"tools": {"write": false, "bash": true},\n'
+                    ' "agent": {"plan": {"tools": {"webfetch": false}}}}')
+    _, findings, _ = check(cli)
+    found = only(findings, "FT107")
+    assert [f["data"]["replacement"] for f in found] == [{"edit": "deny", "bash": "allow"},
+                                                        {"webfetch": "deny"}]
+    assert '"permission": {"edit": "deny", "bash": "allow"}' in found[0]["message"]
+
+
+def test_ft108_external_read_without_external_directory(project: Path, cli, tmp_path: Path) -> None:
+    config(project, '{"permission": {"read": {"/etc/*": "allow"}}}')
+    _, findings, _ = check(cli)
+    [f] = only(findings, "FT108")
+    assert "/etc/*" in f["hint"]
+    config(project, '{"permission": {"read": {"/etc/*": "allow"},\n'
+                    '                "external_directory": {"/etc/*": "allow"}}}')
+    _, findings, _ = check(cli)
+    assert only(findings, "FT108") == []
+    config(project, json.dumps({"permission": {"read": {f"{project}/docs/*": "allow"}}}))
+    _, findings, _ = check(cli)
+    assert only(findings, "FT108") == []  # inside the project
+
+
+def test_ft109_plugins_unknown_and_ft101_softened(project: Path, cli) -> None:
+    config(project, '{"plugin": ["./my_plugin.py"], "permission": {"mytool": "deny"}}')
+    _code, findings, _ = check(cli)
+    assert len(only(findings, "FT109")) == 1
+    [f] = only(findings, "FT101")
+    assert f["level"] == "warning" and "--load-code" in f["message"]
+
+
+def test_ft110_edit_family_name(project: Path, cli) -> None:
+    config(project, '{"permission": {"write": "deny"}}')
+    _, findings, _ = check(cli)
+    [f] = only(findings, "FT110")
+    assert "'edit'" in f["hint"]
+
+
+def test_ft009_tool_script_syntax_error(project: Path, cli) -> None:
+    tools = project / ".forge" / "tool"
+    tools.mkdir(parents=True)
+    (tools / "broken.py").write_text("x = (\n")
+    _, findings, _ = check(cli)
+    [f] = only(findings, "FT009")
+    assert f["location"]["path"] == ".forge/tool/broken.py"
+
+
+def test_check_never_imports_tool_scripts(project: Path, cli, tmp_path: Path) -> None:
+    marker = tmp_path / "imported.marker"
+    tools = project / ".forge" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "sneaky.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('x')\n"
+        "from forge_tools import tool\n\n@tool\ndef default() -> str:\n    return 'hi'\n")
+    (project / "expect.yaml").write_text("- agent: build\n  visible: [sneaky]\n")
+    code, findings, data = check(cli, "--expect", "expect.yaml")
+    assert code == 0, findings
+    assert not marker.exists()
+    assert data["expectations"]["results"][0]["passed"] is True  # the static id is a real candidate
+    code, _, _ = check(cli, "--load-code")
+    assert marker.exists()  # the same project does import it when asked
+
+
+@pytest.mark.parametrize("name", ["expect.yaml", "expect.toml", "expect.json"])
+def test_expectations_in_every_format(project: Path, cli, name: str) -> None:
+    body = {
+        "expect.yaml": "- agent: plan\n  visible: [read]\n- agent: build\n  hidden: [read]\n",
+        "expect.toml": '[[expect]]\nagent = "plan"\nvisible = ["read"]\n\n'
+                       '[[expect]]\nagent = "build"\nhidden = ["read"]\n',
+        "expect.json": '[\n {"agent": "plan", "visible": ["read"]},\n'
+                       ' {"agent": "build", "hidden": ["read"]}\n]\n',
+    }[name]
+    (project / name).write_text(body)
+    code, findings, data = check(cli, "--expect", name)
+    assert code == 1
+    results = data["expectations"]["results"]
+    assert [r["passed"] for r in results] == [True, False]
+    assert "read is visible" in results[1]["explanation"]
+    [f] = only(findings, "FT201")
+    assert f["location"]["path"] == name and f["location"]["line"] is not None
+
+
+def test_expectations_every_agent_and_calls(project: Path, cli) -> None:
+    config(project, '{"agent": {"plan": {"permission": {"bash": {"*": "ask", "git log*": "allow"}}}}}')
+    (project / "expect.yaml").write_text(
+        '- agent: "*"\n  visible: [bash]\n'
+        "- agent: plan\n  call: {tool: bash, args: {command: 'git log && rm -rf x'}}\n  expect: ask\n"
+        "- agent: plan\n  call: {tool: bash, args: {command: 'git log'}}\n  expect: allow\n"
+        "- agent: explore\n  hidden: [edit]\n")
+    code, _findings, data = check(cli, "--expect", "expect.yaml")
+    results = data["expectations"]["results"]
+    assert [r["passed"] for r in results] == [True, True, True, True], results
+    assert code == 0
+
+
+def test_bad_expectations_file_is_located(project: Path, cli) -> None:
+    (project / "expect.yaml").write_text("- agent: plan\n  hiden: [edit]\n")
+    code, findings, _ = check(cli, "--expect", "expect.yaml")
+    [f] = only(findings, "FT202")
+    assert code == 1 and f["location"]["line"] == 2 and "'hidden'" in f["message"]
+    (project / "expect.yaml").write_text("- agent: build\n  call: {tool: bash}\n  expect: forbid\n")
+    _, findings, _ = check(cli, "--expect", "expect.yaml")
+    [f] = only(findings, "FT202")
+    assert f["location"]["line"] == 3
+    code, _, err = cli("check", "--expect", "missing.yaml")
+    assert code == 3 and "not found" in err
+
+
+def test_unknown_agent_in_expectations(project: Path, cli) -> None:
+    (project / "expect.yaml").write_text("- agent: plann\n  hidden: [edit]\n")
+    code, _, data = check(cli, "--expect", "expect.yaml")
+    assert code == 1
+    assert "'plan'" in data["expectations"]["results"][0]["explanation"]
