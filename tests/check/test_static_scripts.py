@@ -50,7 +50,8 @@ _private = tool(plain)
     write(cfg / "tool" / "single.py", "from forge_tools import tool\n\n@tool\ndef single():\n    pass\n")
     found = static_script_ids([cfg])
     ids = {t.id: t for t in found}
-    assert set(ids) == {"deploy", "deploy_status", "explicit_name", "deploy_rollback", "deploy_other", "deploy_built", "chained_id", "single"}
+    assert set(ids) == {"deploy", "deploy_status", "explicit_name", "deploy_rollback", "deploy_other",
+                        "deploy_built", "chained_id", "single"}
     assert ids["deploy_status"].line == 12
     assert ids["single"].path.name == "single.py"
     assert all(t.path.suffix == ".py" for t in found)
