@@ -352,7 +352,18 @@ CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
 
 
 def analyse(ctx: CheckContext) -> list[Finding]:
+    """Every check's findings; one cause is reported once (see `_one_cause`)."""
     findings: list[Finding] = []
     for check in CHECKS:
         findings.extend(check(ctx))
-    return findings
+    return _one_cause(findings)
+
+
+def _one_cause(findings: list[Finding]) -> list[Finding]:
+    """Allows overridden by a trailing `* deny` are also unreachable: FT104 says it better, so drop
+    their FT103; a dead rule gets no FT105 note either."""
+    overridden = {r.origin for f in findings if f.code == "FT104" for r in f.related}
+    dead = {f.origin for f in findings if f.code == "FT103"}
+    return [f for f in findings
+            if not (f.code == "FT103" and f.origin in overridden)
+            and not (f.code == "FT105" and f.origin in dead)]
