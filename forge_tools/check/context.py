@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 PERMISSION_ONLY_NAMES = frozenset({
     *EDIT_FAMILY, "external_directory", "doom_loop", "plan_enter", "plan_exit", "question", "task", "lsp",
 })
-#: SPEC 2's builtin list, used when the builtins package cannot tell (it is the same list)
-SPEC_BUILTINS = ("invalid", "question", "bash", "read", "glob", "grep", "list", "edit", "write",
-                 "apply_patch", "task", "webfetch", "todowrite", "websearch", "skill", "lsp", "plan_exit")
 
 USER_KINDS = frozenset({"file", "env", "cli"})
 TOP = ""  # the scope name of the top-level config rules
@@ -35,13 +32,10 @@ def is_user_rule(rule: Rule) -> bool:
 
 
 def builtin_ids() -> list[str]:
-    import importlib
+    """Every builtin id, flag-gated ones included (a rule for `lsp` is not a typo)."""
+    from forge_tools.tools.builtins import ALL_BUILTINS
 
-    order = getattr(importlib.import_module("forge_tools.tools.builtins"), "BUILTIN_ORDER", None)
-    if not order:
-        return list(SPEC_BUILTINS)
-    ids = [getattr(t, "id", t) for t in order]
-    return [str(i) for i in ids] + [i for i in ("lsp", "plan_exit") if i not in ids]
+    return list(ALL_BUILTINS)
 
 
 @dataclass
