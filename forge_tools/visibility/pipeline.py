@@ -201,7 +201,7 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
     problems: list[ForgeToolsError] = []
     notes: list[str] = []
     config_dirs = list(getattr(loaded, "config_dirs", []) or [])
-    builtins = builtin_tools(frozenset(request.flags), request.client)
+    builtins = builtin_tools(frozenset(request.flags), request.client, config_dirs=config_dirs)
     hooks = None
     if load_code:
         from forge_tools.sources.plugins import load_plugins

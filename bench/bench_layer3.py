@@ -1,0 +1,67 @@
+"""Layer three at scale: N plugin-registered tools against N rules (1% with wildcard permission names).
+
+Prints the in-process time of the layer-three decision for every tool, at half, full and double size,
+so the growth is visible. Target (README): 10,000 x 10,000 under 1 s.
+
+    python bench/bench_layer3.py [--size 10000] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from forge_tools.origin import Origin
+from forge_tools.permission.model import Rule
+from forge_tools.permission.visibility import request_rules
+from forge_tools.visibility.permission_layer import permission_layer
+
+
+def workload(n_tools: int, n_rules: int, seed: int = 7) -> tuple[list[str], list[Rule]]:
+    rnd = random.Random(seed)
+    tools = [f"plugin_tool_{i:06d}" for i in range(n_tools)]
+    origin = Origin("file", path="forge.json", line=1, column=1)
+    rules = []
+    for i in range(n_rules):
+        if i % 100 == 0:  # 1% wildcard permission names, e.g. "plugin_tool_0012*"
+            name = tools[rnd.randrange(n_tools)][: rnd.randrange(13, 18)] + "*"
+        else:
+            name = tools[rnd.randrange(n_tools)] if rnd.random() < 0.5 else f"other_{i}"
+        action = rnd.choice(["allow", "deny", "ask"])
+        rules.append(Rule(name, rnd.choice(["*", "*", "src/*"]), action, origin))
+    return tools, rules
+
+
+def timed(n_tools: int, n_rules: int, repeat: int) -> tuple[float, int]:
+    tools, rules = workload(n_tools, n_rules)
+    overrides = {tools[0]: False}
+    times = []
+    hidden = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        verdicts = permission_layer(tools, rules, request_rules(overrides, Origin("cli", name="--tools")),
+                                    overrides)
+        times.append(time.perf_counter() - start)
+        hidden = sum(1 for v in verdicts.values() if not v.kept)
+    return statistics.median(times), hidden
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    print(f"{'tools':>8} {'rules':>8} {'median s':>9} {'us/tool':>8} {'hidden':>7}")
+    for factor in (0.5, 1, 2):
+        n = int(args.size * factor)
+        seconds, hidden = timed(n, n, args.repeat)
+        print(f"{n:>8} {n:>8} {seconds:>9.3f} {seconds / n * 1e6:>8.1f} {hidden:>7}")
+    seconds, _ = timed(args.size, args.size, args.repeat)
+    verdict = "under" if seconds < 1.0 else "OVER"
+    print(f"target: {args.size} x {args.size} in under 1 s: {seconds:.3f} s ({verdict})")
+
+
+if __name__ == "__main__":
+    main()
