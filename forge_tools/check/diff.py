@@ -29,6 +29,7 @@ class Side:
     label: str
     root: Path
     ctx: CheckContext
+    shown_root: str | None = None  # what reports call the root (a temp checkout has no useful path)
 
 
 def load_side(label: str, directory: Path, load_code: bool = False,
@@ -105,8 +106,8 @@ class DiffReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "old": {"label": self.old.label, "root": str(self.old.root)},
-            "new": {"label": self.new.label, "root": str(self.new.root)},
+            "old": {"label": self.old.label, "root": self.old.shown_root or str(self.old.root)},
+            "new": {"label": self.new.label, "root": self.new.shown_root or str(self.new.root)},
             "changed": self.changed,
             "agents": {"added": self.agents_added, "removed": self.agents_removed},
             "tools": [t.to_json() for t in self.tools],
@@ -196,10 +197,7 @@ def _reason(result: Any, tool_id: str, root: Path) -> str:
         if isinstance(rule, Rule):
             return f"last rule for {v.permission}: {_rule_words(rule)} {rule.action} at {_where(rule, root)}"
         return "visible"
-    deciding = v.deciding
-    rule = deciding.rule if deciding is not None else None
-    where = f" ({_rule_words(rule)} {rule.action} at {_where(rule, root)})" if isinstance(rule, Rule) else ""
-    return f"hidden at the {v.hidden_at} layer: {v.reason}{where}"
+    return f"hidden at the {v.hidden_at} layer: {v.reason}"
 
 
 def tool_changes(old: Side, new: Side) -> list[ToolChange]:

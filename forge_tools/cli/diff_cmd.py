@@ -52,6 +52,7 @@ def register(app: typer.Typer) -> None:
             project = find_project_root(project) if old is None else project
             with project_at(base, project) as old_dir:
                 before = load_side(base, old_dir, load_code)
+                before.shown_root = f"git {base}"
                 after = load_side("working tree", project, load_code)
                 report = diff_sides(before, after, expect_path)
                 render = render_diff_json if fmt == "json" else render_diff_text
