@@ -14,7 +14,7 @@ from forge_tools.errors import ForgeToolsError, UnknownNameError, UsageError
 
 if TYPE_CHECKING:
     from forge_tools.permission.model import Rule
-    from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
+    from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
 
 
 @dataclass
@@ -85,36 +85,47 @@ def _section(rule: Rule) -> str:
 
 
 def fix_suggestion(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None) -> str | None:
-    """One line telling a person how to make a hidden tool visible (None when it is visible)."""
-    deciding = verdict.deciding
-    if deciding is None:
+    """One line telling a person how to make a hidden tool visible (None when it is visible).
+
+    When several layers would drop the tool, every one of them needs a fix, in pipeline order.
+    """
+    if verdict.visible:
         return None
-    if deciding.layer == "model":
-        fix = getattr(deciding.rule, "fix", None)
-        return f"to keep {verdict.id}: {fix}" if fix else None
-    agent = result.agent.name
-    perm = verdict.permission
-    if deciding.layer == "request" and result.request.tool_overrides.get(verdict.id) is False:
-        return f'drop "{verdict.id}": false from --tools'
+    fixes = []
+    for layer in verdict.layers:
+        if layer.kept:
+            continue
+        fix = _fix_for(result, verdict, layer, loaded)
+        if fix and fix not in fixes:
+            fixes.append(fix)
+    return "; then ".join(fixes) or None
+
+
+def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, loaded: Any) -> str | None:
     from forge_tools.permission.model import Rule
 
-    rule = verdict.layer("permission").rule if deciding.layer == "permission" else deciding.rule
+    if layer.layer == "model":
+        fix = getattr(layer.rule, "fix", None)
+        return f"to keep {verdict.id}: {fix}" if fix else None
+    if layer.layer == "request" and result.request.tool_overrides.get(verdict.id) is False:
+        return f'drop "{verdict.id}": false from --tools'
+    rule = layer.rule
     if not isinstance(rule, Rule):
         return None
-    origin = rule.origin
+    perm, origin = verdict.permission, rule.origin
+    quoted = f"`{rule.permission} {rule.pattern} {rule.action}`"
     if origin.kind == "cli":
         return f'drop "{rule.permission}": false from --tools'
     if origin.kind == "env":
-        return f"change the `{perm}` rule in {origin} (it ends with `{rule.permission} * deny`)"
+        return f"change {origin}: its rule {quoted} hides {verdict.id}"
     if origin.kind == "file" and origin.path:
-        where = str(origin)
         if rule.permission == perm:
-            return (f"remove the rule `{rule.permission}: deny` at {where} "
-                    f"(or make it \"ask\"; a deny with a specific pattern rejects calls without hiding)")
-        return (f"add a rule for {perm} after `{rule.permission}` at {where}, e.g. "
-                f"{_section(rule)}.{perm} = \"ask\" (the last matching rule decides)")
-    return (f"add agent.{agent}.permission.{perm} = \"ask\" (or \"allow\") to {_config_file(loaded)}; "
-            f"it comes after the {origin} rule `{rule.permission} * deny`")
+            return (f"remove the rule {quoted} at {origin}, or change its action to \"ask\" "
+                    "(asks before each call instead of hiding the tool)")
+        return (f"add a rule for {perm} after {quoted} at {origin}, e.g. {_section(rule)}.{perm} = \"ask\" "
+                "(the last matching rule decides)")
+    return (f"add agent.{result.agent.name}.permission.{perm} = \"ask\" (or \"allow\") to "
+            f"{_config_file(loaded)}; it then comes after the {origin} rule {quoted}")
 
 
 # ------------------------------------------------------------------------------------------- call

@@ -26,7 +26,7 @@ def test_explain_edit_for_plan_names_the_rule_and_where(cli, forge_project: Path
     assert positions == sorted(positions)
     assert f"`edit * deny` at {toml}:4:1" in out
     fix = out.split("Fix:")[1]
-    assert "remove the rule" in fix and f"{toml}:4:1" in fix
+    assert "remove the rule `edit * deny`" in fix and f"{toml}:4:1" in fix
 
 
 def test_explain_a_builtin_rule_suggests_adding_one_after_it(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
@@ -42,7 +42,7 @@ def test_explain_wildcard_deny_suggests_a_rule_after_it(cli, project: Path) -> N
     code, out, _ = cli("explain", "grep")
     assert code == 0
     assert "HIDDEN" in out and f"{project / 'opencode.json'}:3:5" in out
-    assert "add a rule for grep after `*`" in out and 'permission.grep = "ask"' in out
+    assert "add a rule for grep after `* * deny`" in out and 'permission.grep = "ask"' in out
 
 
 def test_explain_model_drop_quotes_the_rule(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
