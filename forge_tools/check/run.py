@@ -72,6 +72,7 @@ def run_check(opts: CheckOptions) -> CheckReport:
         _not_checked(assertions, report, "not checked: the config has errors")
         return report
     report.findings += analyse(ctx)
+    report.notes += ctx.notes
     if opts.load_code:
         report.findings += [_problem_finding(p) for p in ctx.problems]
     if assertions:

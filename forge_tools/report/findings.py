@@ -86,6 +86,7 @@ class CheckReport:
     expect_file: Path | None = None
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)  # config files checked
+    notes: list[str] = field(default_factory=list)  # what was not looked at (e.g. plugin tools)
 
     def count(self, level: Level) -> int:
         return sum(1 for f in self.findings if f.level == level)
@@ -153,6 +154,7 @@ def render_json(report: CheckReport, stream: IO[str]) -> None:
     data = {
         "project_root": str(root),
         "files": [display_path(str(p), root) for p in report.files],
+        "notes": list(report.notes),
         "findings": [f.to_json(root) for f in report.sorted_findings()],
         "expectations": {
             "file": display_path(str(report.expect_file), root) if report.expect_file else None,
@@ -220,6 +222,8 @@ def render_text(report: CheckReport, stream: IO[str]) -> None:
             console.print(f"  {mark} {escape(where)}{escape(e.description)}")
             console.print(f"       {escape(e.explanation)}")
         console.print()
+    for note in report.notes:
+        console.print(f"[dim]note: {escape(note)}[/dim]")
     if not report.findings and not report.expectations:
         console.print("no findings")
     console.print(summary_line(report))

@@ -173,3 +173,20 @@ def test_diff_two_directories(tmp_path: Path, cli) -> None:
     moved = [r for r in data["rules"] if r["change"] == "moved"]
     assert len(moved) == 1
     assert {(t["tool"], t["became"]) for t in data["tools"]} == {("bash", "hidden")}
+
+
+def test_diff_never_imports_tool_scripts(tmp_path: Path, cli) -> None:
+    marker = tmp_path / "imported.marker"
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d in (old, new):
+        (d / ".git").mkdir(parents=True)
+        tools = d / ".forge" / "tools"
+        tools.mkdir(parents=True)
+        (tools / "sneaky.py").write_text(
+            f"from pathlib import Path\nPath({str(marker)!r}).write_text('x')\n"
+            "from forge_tools import tool\n\n@tool\ndef default() -> str:\n    return 'hi'\n")
+    (new / "forge.json").write_text('{"permission": {"sneaky": "deny"}}')
+    code, out, err = cli("diff", str(old), str(new), "--format", "json")
+    assert code == 0, err
+    assert not marker.exists()
+    assert [(t["tool"], t["became"]) for t in json.loads(out)["tools"]] == [("sneaky", "hidden")] * 4
