@@ -18,7 +18,7 @@ def ctx(project: Path) -> ToolContext:
     return ToolContext(project_root=project)
 
 
-def run_tool(tool: Tool, ctx: ToolContext, **raw: Any) -> ToolResult:
+def run_tool(tool: Tool, ctx: ToolContext, /, **raw: Any) -> ToolResult:
     """Validate like the wrapper does, then execute (sync or async); a str result becomes a ToolResult."""
     assert not isinstance(tool.parameters, dict)
     args = tool.parameters.model_validate(raw)
@@ -32,7 +32,7 @@ async def _await(value: Any) -> Any:
     return await value
 
 
-def requests_for(tool: Tool, ctx: ToolContext, **raw: Any) -> list[PermissionRequest]:
+def requests_for(tool: Tool, ctx: ToolContext, /, **raw: Any) -> list[PermissionRequest]:
     assert tool.permission_requests is not None and not isinstance(tool.parameters, dict)
     return tool.permission_requests(tool.parameters.model_validate(raw), ctx)
 
@@ -41,7 +41,7 @@ def requests_for(tool: Tool, ctx: ToolContext, **raw: Any) -> list[PermissionReq
 def call(ctx: ToolContext) -> Callable[..., ToolResult]:
     """`call(tool, **args)`: run a tool in the test's project."""
 
-    def invoke(tool: Tool, **raw: Any) -> ToolResult:
+    def invoke(tool: Tool, /, **raw: Any) -> ToolResult:
         return run_tool(tool, ctx, **raw)
 
     return invoke
@@ -51,7 +51,7 @@ def call(ctx: ToolContext) -> Callable[..., ToolResult]:
 def reqs(ctx: ToolContext) -> Callable[..., list[tuple[str, tuple[str, ...]]]]:
     """`reqs(tool, **args)`: the (permission, patterns) pairs a call would be checked against."""
 
-    def invoke(tool: Tool, **raw: Any) -> list[tuple[str, tuple[str, ...]]]:
+    def invoke(tool: Tool, /, **raw: Any) -> list[tuple[str, tuple[str, ...]]]:
         return [(r.permission, r.patterns) for r in requests_for(tool, ctx, **raw)]
 
     return invoke

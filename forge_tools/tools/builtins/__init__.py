@@ -1,0 +1,60 @@
+"""The builtin tools: an explicit, ordered list, never a scan of this folder (SPEC 2, source 1).
+
+Each builtin is one module exposing `TOOL`. Modules are imported only when `builtin_tools` is called,
+so commands that never touch tools start fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from forge_tools.tools.contract import Tool
+
+BUILTIN_ORDER: tuple[str, ...] = (
+    "invalid", "question", "bash", "read", "glob", "grep", "list", "edit", "write", "apply_patch",
+    "task", "webfetch", "todowrite", "websearch", "skill",
+)
+# Registered only when their gate holds: `lsp` with flag `lsp`; `plan_exit` with flag `plan` and client `cli`.
+GATED_ORDER: tuple[str, ...] = ("lsp", "plan_exit")
+ALL_BUILTINS: tuple[str, ...] = BUILTIN_ORDER + GATED_ORDER
+
+
+def gate_holds(tool_id: str, flags: Iterable[str], client: str) -> bool:
+    """Whether a flag-gated builtin is registered for these flags and client."""
+    flag_set = set(flags)
+    if tool_id == "lsp":
+        return "lsp" in flag_set
+    if tool_id == "plan_exit":
+        return "plan" in flag_set and client == "cli"
+    return True
+
+
+def builtin_ids(flags: Iterable[str] = (), client: str = "cli") -> list[str]:
+    flag_set = set(flags)
+    return [*BUILTIN_ORDER, *(t for t in GATED_ORDER if gate_holds(t, flag_set, client))]
+
+
+def load_builtin(tool_id: str) -> Tool:
+    """The `TOOL` of one builtin module."""
+    if tool_id not in ALL_BUILTINS:
+        raise KeyError(tool_id)
+    module = importlib.import_module(f"{__name__}.{tool_id}")
+    tool: Tool = module.TOOL
+    return tool
+
+
+def builtin_tools(
+    flags: Iterable[str] = (), client: str = "cli", config_dirs: Iterable[Path | str] | None = None
+) -> list[Tool]:
+    """The builtin candidates in SPEC order. With `config_dirs`, `skill` lists the skills found there."""
+    tools = []
+    for tool_id in builtin_ids(flags, client):
+        if tool_id == "skill" and config_dirs is not None:
+            from forge_tools.tools.builtins.skill import skill_tool
+
+            tools.append(skill_tool(config_dirs))
+        else:
+            tools.append(load_builtin(tool_id))
+    return tools

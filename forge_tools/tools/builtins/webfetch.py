@@ -1,0 +1,188 @@
+"""`webfetch`: fetch one http(s) URL and return it as markdown, text or HTML (SPEC 5.4 caps).
+
+Responses over 5 MB are refused, by their declared length before reading and by counting while
+streaming (a server may not declare one); the timeout is 30 s by default and 120 s at most. HTML is
+converted with markdownify, after dropping scripts, styles and other parts that carry no reading text.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+
+MAX_BYTES = 5 * 1024 * 1024
+DEFAULT_TIMEOUT_S = 30.0
+MAX_TIMEOUT_S = 120.0
+USER_AGENT = "forge-tools/0.1 (webfetch)"
+_DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "head")
+
+DESCRIPTION = """Fetch a web page or file over http(s) and return its content.
+
+- `url`: a complete http:// or https:// URL.
+- `format`: `markdown` (default; HTML is converted), `text` (HTML reduced to its text) or `html` (as
+  received).
+- `timeout`: seconds to wait, default 30, at most 120.
+- Responses larger than 5 MB are refused. The fetch is read-only; it follows redirects.
+- Long pages are cut; the complete text is saved to a file whose path is given."""
+
+
+class WebFetchArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: Annotated[str, Field(description="The http:// or https:// URL to fetch.")]
+    format: Annotated[
+        Literal["text", "markdown", "html"], Field(description="Output form (default markdown).")
+    ] = "markdown"
+    timeout: Annotated[
+        float | None, Field(gt=0, le=MAX_TIMEOUT_S, description="Timeout in seconds (default 30, max 120).")
+    ] = None
+
+    @field_validator("url")
+    @classmethod
+    def _http_only(cls, value: str) -> str:
+        parts = urlsplit(value.strip())
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+            raise ValueError("the URL must be a complete http:// or https:// address")
+        return value.strip()
+
+
+def permission_requests(args: WebFetchArgs, ctx: ToolContext) -> list[PermissionRequest]:
+    return [PermissionRequest("webfetch", (args.url,), (args.url,))]
+
+
+class _TextExtractor(HTMLParser):
+    """The readable text of an HTML page: drops invisible parts, keeps block structure as lines."""
+
+    _BLOCKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section",
+                         "article", "header", "footer", "pre", "blockquote", "table", "ul", "ol", "hr"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _DROP_TAGS:
+            self._skip += 1
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _DROP_TAGS and self._skip:
+            self._skip -= 1
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.parts.append(data)
+
+    def text(self) -> str:
+        lines = (" ".join(line.split()) for line in "".join(self.parts).split("\n"))
+        out: list[str] = []
+        for line in lines:
+            if line or (out and out[-1]):
+                out.append(line)
+        return "\n".join(out).strip()
+
+
+def html_to_text(html: str) -> str:
+    parser = _TextExtractor()
+    parser.feed(html)
+    parser.close()
+    return parser.text()
+
+
+def html_to_markdown(html: str) -> str:
+    """Markdown with ATX headings and runs of blank lines collapsed."""
+    from markdownify import markdownify
+
+    markdown: str = markdownify(html, heading_style="ATX")
+    lines = [line.rstrip() for line in markdown.split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+def _drop_invisible(html: str) -> str:
+    """Remove script/style/... elements with their content, so neither converter sees them."""
+    import re
+
+    for tag in _DROP_TAGS:
+        html = re.sub(rf"<{tag}\b[^>]*>.*?</{tag}\s*>", "", html, flags=re.IGNORECASE | re.DOTALL)
+    return html
+
+
+def _error(message: str, url: str) -> ToolResult:
+    return ToolResult(message, title=url, metadata={"truncated": False}, is_error=True)
+
+
+def execute(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
+    import httpx
+
+    timeout = min(args.timeout or DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
+    accept = {
+        "markdown": "text/markdown;q=1.0, text/html;q=0.9, text/plain;q=0.8, */*;q=0.1",
+        "text": "text/plain;q=1.0, text/html;q=0.9, */*;q=0.1",
+        "html": "text/html;q=1.0, application/xhtml+xml;q=0.9, */*;q=0.1",
+    }[args.format]
+    headers = {"User-Agent": USER_AGENT, "Accept": accept}
+    try:
+        with httpx.Client(follow_redirects=True, timeout=timeout, headers=headers) as client, \
+                client.stream("GET", args.url) as response:
+            if response.status_code >= 400:
+                return _error(f"{args.url} answered with HTTP {response.status_code} "
+                              f"{response.reason_phrase}.", args.url)
+            declared = response.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > MAX_BYTES:
+                return _error(f"{args.url} is {int(declared)} bytes, over the 5 MB limit; not fetched.",
+                              args.url)
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                if ctx.abort.aborted:
+                    return _error(f"fetching {args.url} was aborted.", args.url)
+                body += chunk
+                if len(body) > MAX_BYTES:
+                    return _error(f"{args.url} sent more than 5 MB; the fetch was stopped.", args.url)
+            content_type = response.headers.get("content-type", "")
+            encoding = response.encoding or "utf-8"
+            final_url = str(response.url)
+    except httpx.TimeoutException:
+        return _error(f"fetching {args.url} timed out after {timeout:g} s.", args.url)
+    except httpx.HTTPError as exc:
+        return _error(f"fetching {args.url} failed: {exc}", args.url)
+    mime = content_type.split(";")[0].strip().lower()
+    raw = bytes(body)
+    textual = mime.startswith("text/") or mime in ("", "application/json", "application/xml",
+                                                   "application/xhtml+xml", "application/javascript")
+    if not textual or b"\0" in raw[:4096]:
+        return _error(f"{args.url} returned {mime or 'binary data'}, not text; webfetch only returns text.",
+                      args.url)
+    try:
+        text = raw.decode(encoding, "replace")
+    except LookupError:
+        text = raw.decode("utf-8", "replace")
+    is_html = mime in ("text/html", "application/xhtml+xml") or (
+        not mime and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")))
+    if is_html and args.format == "markdown":
+        text = html_to_markdown(_drop_invisible(text))
+    elif is_html and args.format == "text":
+        text = html_to_text(_drop_invisible(text))
+    metadata = {"url": final_url, "contentType": content_type, "bytes": len(raw), "format": args.format}
+    return ToolResult(text, title=f"{final_url} ({content_type or 'unknown type'})", metadata=metadata)
+
+
+TOOL = Tool(
+    id="webfetch",
+    description=DESCRIPTION,
+    parameters=WebFetchArgs,
+    execute=execute,
+    permission_requests=permission_requests,
+)

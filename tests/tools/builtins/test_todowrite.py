@@ -1,0 +1,46 @@
+"""todowrite: validation, a per-session file under the data dir, the list returned."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from forge_tools.tools.builtins import todowrite
+from forge_tools.tools.contract import ToolContext
+
+from_list = todowrite.TodoWriteArgs.model_validate
+
+
+def test_saves_per_session_and_returns_the_list(ctx: ToolContext, isolated_env: dict[str, Path]) -> None:
+    todos = [{"id": "1", "content": "write tests", "status": "in_progress", "priority": "high"},
+             {"id": "2", "content": "ship", "status": "pending"}]
+    result = todowrite.execute(from_list({"todos": todos}), ctx)
+    assert not result.is_error and result.title == "2 open todos"
+    saved = isolated_env["data"] / "todo" / f"{ctx.session_id}.json"
+    assert json.loads(saved.read_text()) == json.loads(result.output)
+    assert json.loads(result.output)[1]["priority"] == "medium"
+    assert saved.stat().st_mode & 0o777 == 0o600
+    other = ToolContext(session_id="ses_other", project_root=ctx.project_root)
+    todowrite.execute(from_list({"todos": []}), other)
+    assert len(todowrite.load_todos(ctx.session_id)) == 2 and todowrite.load_todos("ses_other") == []
+
+
+def test_session_id_cannot_escape(isolated_env: dict[str, Path]) -> None:
+    path = todowrite.todo_file("../../etc/passwd")
+    assert path.parent == isolated_env["data"] / "todo"
+
+
+@pytest.mark.parametrize(
+    "todos",
+    [[{"id": "1", "content": "a", "status": "doing"}],
+     [{"id": "1", "content": "", "status": "pending"}],
+     [{"id": "1", "content": "a", "status": "pending"}, {"id": "1", "content": "b", "status": "pending"}],
+     [{"content": "a", "status": "pending"}]],
+)
+def test_invalid_lists(todos: list[dict[str, Any]]) -> None:
+    with pytest.raises(ValidationError):
+        from_list({"todos": todos})
