@@ -141,11 +141,11 @@ LAYER_HEADER = ("TOOL", "SOURCE", "MODEL", "DEFINITION", "PERMISSION", "RESULT")
 def layer_rows(result: PipelineResult, root: Any = None) -> list[tuple[str, ...]]:
     """One row of plain cells per candidate, in source order."""
     show_request = bool(result.request_rules)
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for v in result.tools:
         model, permission, request = (v.layer(n) for n in ("model", "permission", "request"))
         definition_cell = ("changed" if v.definition_changes
-                           else "unknown" if v.definition is None else "keep")
+                           else "unknown" if v.tool is None else "keep")
         perm_cell = _cell(permission.kept)
         if show_request and (request.kept != permission.kept or v.hidden_at == "request"):
             perm_cell += f", --tools: {_cell(request.kept)}"

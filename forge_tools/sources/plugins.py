@@ -304,6 +304,9 @@ class PluginHooks:
     def __bool__(self) -> bool:
         return bool(self.plugins)
 
+    def implements(self, hook: str) -> bool:
+        return any(hook in p.impls for p in self.plugins)
+
     @property
     def names(self) -> list[str]:
         return [p.name for p in self.plugins]

@@ -25,15 +25,30 @@ AGENTS_PLACEHOLDER = "{agents}"
 
 @dataclass
 class DefinitionOutcome:
-    """The final definition, the changes that produced it (author, diff), and hook failures."""
+    """The final definition, the changes that produced it (author, diff), and hook failures.
 
-    definition: dict[str, Any] | None  # {"description", "parameters"}; None when the tool is not loaded
+    When nothing can change a tool's definition it is built only if someone reads it: generating
+    every builtin's JSON Schema would cost `explain` start-up time for tools it never shows.
+    """
+
+    _definition: dict[str, Any] | None  # {"description", "parameters"}; None: the tool is not loaded
     changes: list[tuple[str, str]] = field(default_factory=list)
     problems: list[PluginError] = field(default_factory=list)
+    _lazy_tool: Tool | None = None
+
+    @property
+    def definition(self) -> dict[str, Any] | None:
+        if self._definition is None and self._lazy_tool is not None:
+            self._definition = base_definition(self._lazy_tool)
+        return self._definition
+
+    @definition.setter
+    def definition(self, value: dict[str, Any] | None) -> None:
+        self._definition = value
 
     @property
     def reason(self) -> str:
-        if self.definition is None:
+        if self._definition is None and self._lazy_tool is None:
             return "definition unknown (the tool's code was not loaded)"
         authors = [who for who, _ in self.changes]
         if not authors:
@@ -81,6 +96,8 @@ def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
     """Layer two for one tool: hooks in load order, then the subagent list for `task`."""
     if tool is None:
         return DefinitionOutcome(None)
+    if tool_id != "task" and not (hooks and hooks.implements("tool_definition")):
+        return DefinitionOutcome(None, _lazy_tool=tool)
     current = base_definition(tool)
     outcome = DefinitionOutcome(current)
     if hooks:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from forge_tools.sources.candidates import CandidateSet, Shadowing
     from forge_tools.sources.plugins import PluginHooks
     from forge_tools.tools.contract import Tool, ToolSource
+    from forge_tools.visibility.definition_layer import DefinitionOutcome
     from forge_tools.visibility.model_layer import ModelRule
 
 LayerName = Literal["model", "definition", "permission", "request"]
@@ -68,8 +69,13 @@ class ToolVerdict:
     visible: bool
     hidden_at: LayerName | None
     reason: str | None
-    definition: dict[str, Any] | None
+    definition_outcome: DefinitionOutcome
     definition_changes: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def definition(self) -> dict[str, Any] | None:
+        """What the model is sent: `{"description", "parameters"}` (None when the code was not loaded)."""
+        return self.definition_outcome.definition
 
     def layer(self, name: str) -> LayerVerdict:
         return next(v for v in self.layers if v.layer == name)
@@ -285,7 +291,7 @@ def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sour
         tools.append(ToolVerdict(
             id=cand.id, tool=cand.tool, source=cand.source, shadowed=list(cand.shadowed),
             permission=permission_name(cand.id), layers=layers, visible=hidden_at is None,
-            hidden_at=hidden_at, reason=reason, definition=dv.definition, definition_changes=dv.changes,
+            hidden_at=hidden_at, reason=reason, definition_outcome=dv, definition_changes=dv.changes,
         ))
     return PipelineResult(
         request=request, agent=agent, agents=agents, model=model, client=request.client,
