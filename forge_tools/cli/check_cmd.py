@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
     @app.command("check")
     def check_command(
         project: Annotated[Path | None, typer.Argument(help="Project directory (default: the cwd's project).",
-                                                       show_default=False)] = None,
+                                                       show_default=False, metavar="PROJECT")] = None,
         config: ConfigOpt = None,
         strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the check too.")] = False,
         expect: ExpectOpt = None,

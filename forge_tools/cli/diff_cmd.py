@@ -12,9 +12,10 @@ def register(app: typer.Typer) -> None:
     @app.command("diff")
     def diff_command(
         old: Annotated[Path | None, typer.Argument(help="The old project directory (with --base: the "
-                                                   "project).", show_default=False)] = None,
+                                                   "project).", show_default=False,
+                                                   metavar="OLD")] = None,
         new: Annotated[Path | None, typer.Argument(help="The new project directory.",
-                                                   show_default=False)] = None,
+                                                   show_default=False, metavar="NEW")] = None,
         base: Annotated[str | None, typer.Option("--base", help="Compare the project at this git ref with "
                                                  "the working tree.", show_default=False)] = None,
         expect: Annotated[Path | None, typer.Option("--expect", help="Assertions file whose calls are "
