@@ -87,9 +87,9 @@ def _rule_text(rule: dict[str, Any] | None) -> str:
     if rule.get("kind") == "model":
         return f"model rule {rule['id']}: {rule['text']}"
     origin = rule.get("origin") or {}
-    where = origin.get("description") or (
-        f"{origin.get('path')}:{origin.get('line')}:{origin.get('column')}" if origin.get("path") else "?")
-    return f"`{rule['permission']} {rule['pattern']} {rule['action']}` at {where}"
+    where = origin.get("description") or "?"
+    preposition = "at" if origin.get("path") else "from"
+    return f"`{rule['permission']} {rule['pattern']} {rule['action']}` {preposition} {where}"
 
 
 def render_text(data: dict[str, Any]) -> str:
@@ -117,6 +117,8 @@ def render_text(data: dict[str, Any]) -> str:
     out.append("")
     out.append("3. Deciding rule")
     out.append(f"   {_rule_text(data['deciding_rule'])}")
+    any_call = data["any_call"]
+    out.append(f"   calls in general (pattern `*`): {any_call['action']}, by {_rule_text(any_call['rule'])}")
     out.append("")
     out.append("4. Definition sent to the model" + ("" if data["visible"] else " (if it were visible)"))
     if data["definition"] is None:

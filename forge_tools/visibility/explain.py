@@ -170,7 +170,10 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None
     """The whole story of one tool as plain data (the `explain --format json` document)."""
     from forge_tools.visibility.definition_layer import base_definition
 
+    from forge_tools.permission.evaluate import evaluate
+
     deciding = verdict.deciding or verdict.layer("permission")
+    star = evaluate(verdict.permission, "*", result.ruleset)
     return {
         "tool": verdict.id,
         "agent": result.agent.name,
@@ -186,6 +189,7 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None
         "reason": verdict.reason,
         "layers": [v.to_json() for v in verdict.layers],
         "deciding_rule": deciding.rule.to_json() if deciding.rule is not None else None,
+        "any_call": PatternDecision(verdict.permission, "*", star.action, star.rule).to_json(),
         "definition": verdict.definition,
         "original_definition": base_definition(verdict.tool) if verdict.tool is not None else None,
         "definition_changes": [{"by": who, "diff": diff} for who, diff in verdict.definition_changes],
