@@ -15,7 +15,6 @@ from forge_tools.origin import Origin
 from forge_tools.report.findings import CheckReport, Finding, describe, display_path
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/forge-tools/forge-tools"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -89,8 +88,7 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
     rule_index = {c.code: i for i, c in enumerate(codes)}
     root_uri = report.project_root.resolve().as_uri().rstrip("/") + "/"
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "forge-tools", "version": _version(), "informationUri": INFORMATION_URI,
-                            "rules": rules}},
+        "tool": {"driver": {"name": "forge-tools", "version": _version(), "rules": rules}},
         "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
         "results": [_result(f, report, rule_index) for f in report.sorted_findings()],
         "columnKind": "unicodeCodePoints",
