@@ -63,6 +63,15 @@ class CommandLine:
 
     commands: tuple[str, ...]  # every pattern to check, in source order, without duplicates
     has_error: bool  # the parser reported a syntax error (the whole line is among `commands`)
+    argv: tuple[tuple[str | None, ...], ...] = ()  # each simple command's words; None = not static
+
+
+class _Found(list[str]):
+    """Patterns found so far, plus each simple command's static words (for path checks)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.argv: list[tuple[str | None, ...]] = []
 
 
 @lru_cache(maxsize=1)
@@ -80,11 +89,11 @@ def normalise(text: str) -> str:
 
 def split_command_line(line: str) -> CommandLine:
     """Every simple command of `line` as a normalised permission pattern (see the module docstring)."""
-    out: list[str] = []
+    out = _Found()
     has_error = _split_into(line, out, 0)
     if not out and normalise(line):
         out.append(normalise(line))
-    return CommandLine(tuple(dict.fromkeys(out)), has_error)
+    return CommandLine(tuple(dict.fromkeys(out)), has_error, tuple(dict.fromkeys(out.argv)))
 
 
 def command_patterns(line: str) -> list[str]:
@@ -92,7 +101,7 @@ def command_patterns(line: str) -> list[str]:
     return list(split_command_line(line).commands)
 
 
-def _split_into(line: str, out: list[str], depth: int) -> bool:
+def _split_into(line: str, out: _Found, depth: int) -> bool:
     data = line.encode("utf-8", "surrogateescape")
     tree = _parser().parse(data)
     root = tree.root_node
@@ -112,7 +121,7 @@ def _word(node: Node, data: bytes) -> str:
     return value if value is not None else _text(node, data)
 
 
-def _walk(node: Node, data: bytes, out: list[str], depth: int) -> None:
+def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
     stack = [node]
     while stack:
         current = stack.pop()
@@ -126,7 +135,7 @@ def _walk(node: Node, data: bytes, out: list[str], depth: int) -> None:
         stack.extend(reversed(current.children))
 
 
-def _command(node: Node, data: bytes, out: list[str], depth: int) -> None:
+def _command(node: Node, data: bytes, out: _Found, depth: int) -> None:
     assignments: list[str] = []
     words: list[str] = []
     static: list[str | None] = []
@@ -143,6 +152,7 @@ def _command(node: Node, data: bytes, out: list[str], depth: int) -> None:
         return
     pattern = normalise(" ".join(words))
     out.append(pattern)
+    out.argv.append(tuple(static))
     if assignments:
         out.append(normalise(" ".join([*assignments, *words])))
     name = static[0]
@@ -156,7 +166,7 @@ def _command(node: Node, data: bytes, out: list[str], depth: int) -> None:
     _follow_inner(words, static, out, depth)
 
 
-def _follow_inner(words: list[str], static: list[str | None], out: list[str], depth: int) -> None:
+def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
     """Also check what a nested shell, `eval` or a wrapper command would run."""
     name = static[0]
     if name is None:
@@ -178,6 +188,7 @@ def _follow_inner(words: list[str], static: list[str | None], out: list[str], de
         start = 1 + _wrapper_prefix_length(base, static[1:])
         if start < len(words):
             out.append(normalise(" ".join(words[start:])))
+            out.argv.append(tuple(static[start:]))
             _follow_inner(words[start:], static[start:], out, depth + 1)
 
 

@@ -74,17 +74,58 @@ class BashArgs(BaseModel):
         return value
 
 
-def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequest]:
-    """`external_directory` for a workdir outside the root, then `bash` with each simple command."""
-    from forge_tools.tools.shell import always_pattern, command_patterns
+# Commands whose plain arguments are paths: a target outside the project root is checked as
+# `external_directory` too (`rm -rf /etc/x`, `cat ~/.ssh/id_rsa`). The value is how many leading
+# non-option arguments are not paths (the mode of chmod, the owner of chown).
+PATH_COMMANDS: dict[str, int] = {
+    "cd": 0, "pushd": 0, "rm": 0, "rmdir": 0, "cp": 0, "mv": 0, "mkdir": 0, "touch": 0, "ln": 0,
+    "cat": 0, "tee": 0, "truncate": 0, "shred": 0, "chmod": 1, "chown": 1, "chgrp": 1,
+}
 
+
+def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequest]:
+    """`external_directory` for a workdir or a path argument outside the root, then `bash` with each
+    simple command of the line (SPEC 4.4)."""
+    from forge_tools.tools.shell import always_pattern, split_command_line
+
+    split = split_command_line(args.command)
+    cwd = resolve_path(args.workdir, ctx)
     requests: list[PermissionRequest] = []
     if args.workdir:
-        requests += external_request(resolve_path(args.workdir, ctx), ctx, is_dir=True)
-    patterns = tuple(command_patterns(args.command))
+        requests += external_request(cwd, ctx, is_dir=True)
+    for target in _path_arguments(split.argv, cwd):
+        requests += external_request(target, ctx, is_dir=target.is_dir())
+    requests = list({r.patterns: r for r in requests}.values())
+    patterns = split.commands
     always = tuple(dict.fromkeys(always_pattern(p) for p in patterns))
     requests.append(PermissionRequest("bash", patterns, always, {"command": args.command}))
     return requests
+
+
+def _path_arguments(argv: tuple[tuple[str | None, ...], ...], cwd: Path) -> list[Path]:
+    """Static path arguments of file commands, made absolute against `cwd` (`~` expanded)."""
+    found: list[Path] = []
+    for words in argv:
+        if not words or words[0] is None:
+            continue
+        skip = PATH_COMMANDS.get(words[0].rsplit("/", 1)[-1])
+        if skip is None:
+            continue
+        options_done = False
+        for word in words[1:]:
+            if word is None:
+                continue
+            if not options_done and word == "--":
+                options_done = True
+                continue
+            if not options_done and word.startswith("-") and word != "-":
+                continue
+            if skip:
+                skip -= 1
+                continue
+            path = Path(os.path.expanduser(word))
+            found.append(Path(os.path.normpath(path if path.is_absolute() else cwd / path)))
+    return found
 
 
 @dataclass

@@ -195,3 +195,19 @@ def test_always_patterns(ctx: ToolContext) -> None:
     assert bash.TOOL.permission_requests is not None
     (req,) = bash.TOOL.permission_requests(bash.BashArgs(command="git status && npm run build"), ctx)
     assert req.always == ("git status *", "npm run *")
+
+
+def test_path_arguments_outside_the_root(reqs: Any, project: Path, tmp_path: Path,
+                                         isolated_env: dict[str, Path]) -> None:
+    home = isolated_env["home"]
+    assert reqs(bash.TOOL, command=f"cat {tmp_path}/x.txt && rm -rf ~/junk") == [
+        ("external_directory", (f"{tmp_path}/*",)),
+        ("external_directory", (f"{home}/*",)),
+        ("bash", (f"cat {tmp_path}/x.txt", "rm -rf ~/junk")),
+    ]
+    up = reqs(bash.TOOL, command="sudo chmod 600 ../secret")
+    assert up[0] == ("external_directory", (f"{tmp_path}/*",))
+    assert reqs(bash.TOOL, command="cd /etc")[0] == ("external_directory", ("/etc/*",))
+    inside = reqs(bash.TOOL, command="rm -rf build ./dist && cp a b")
+    assert inside == [("bash", ("rm -rf build ./dist", "cp a b"))]
+    assert reqs(bash.TOOL, command="ls /etc") == [("bash", ("ls /etc",))]  # ls is not a path command

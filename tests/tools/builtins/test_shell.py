@@ -118,3 +118,8 @@ def test_deny_rule_cannot_be_bypassed() -> None:
     for line in ["ls && rm -rf x", "ls;rm x", "echo $(rm x)", "`rm x`", "FOO=1 rm x", "bash -c 'rm x'",
                  "eval 'rm x'", "ls $(rm x", "/bin/rm x", "'rm' x"]:
         assert any(wildcard_match(p, "rm *") for p in command_patterns(line)), line
+
+
+def test_argv_of_each_command() -> None:
+    argv = split_command_line("FOO=1 rm -rf \"a b\" $X && sudo cat ~/f").argv
+    assert ("rm", "-rf", "a b", None) in argv and ("cat", "~/f") in argv
