@@ -64,7 +64,8 @@ def test_json_reports_all_four(broken: Path, cli) -> None:
     assert by_code["FT104"]["related"][0]["location"]["line"] == 3  # the allow it overrides
     results = data["expectations"]["results"]
     assert [r["passed"] for r in results] == [True, False]
-    assert "expected deny, got allow" in results[1]["explanation"]
+    assert "expected deny, got " in results[1]["explanation"]
+    assert "rm -rf /" in results[1]["explanation"]
 
 
 def test_text_reports_all_four(broken: Path, cli) -> None:
