@@ -72,5 +72,48 @@ def cli():
     return invoke
 
 
+@pytest.fixture
+def write_file():
+    """`write_file(path, text)`: create parents, dedent, write; returns the path."""
+    import textwrap
+
+    def write(path: Path, text: str) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+        return path
+
+    return write
+
+
+@pytest.fixture
+def forge_project(project: Path, write_file) -> Path:  # type: ignore[no-untyped-def]
+    """Issue 4's scenario: forge.toml, a tool script, and a plugin that rewrites one description."""
+    write_file(project / "forge.toml", """
+        model = "anthropic/claude-sonnet-4"
+
+        [permission]
+        bash = { "*" = "ask", "git *" = "allow", "rm *" = "deny" }
+
+        [agent.plan.permission]
+        webfetch = "deny"
+    """)
+    write_file(project / ".forge" / "tools" / "count_lines.py", """
+        from forge_tools import tool
+
+        @tool(description="Count the lines of a file")
+        def count_lines(path: str) -> str:
+            return str(len(open(path).read().splitlines()))
+    """)
+    write_file(project / ".forge" / "plugins" / "policy.py", """
+        from forge_tools import hookimpl
+
+        @hookimpl
+        def tool_definition(tool_id, definition):
+            if tool_id == "read":
+                definition.description = "Read a file (house rule: never print secrets)."
+    """)
+    return project
+
+
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("NO_COLOR", "1")

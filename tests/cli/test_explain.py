@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.visibility.conftest import _builtins_until_landed, forge_project, write  # noqa: F401
 
-
-def test_explain_edit_for_plan_names_the_rule_and_where(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
-    write(forge_project / "forge.toml", """
+def test_explain_edit_for_plan_names_the_rule_and_where(cli, forge_project: Path, write_file) -> None:
+    write_file(forge_project / "forge.toml", """
         model = "anthropic/claude-sonnet-4"
 
         [agent.plan.permission]
@@ -29,7 +27,7 @@ def test_explain_edit_for_plan_names_the_rule_and_where(cli, forge_project: Path
     assert "remove the rule `edit * deny`" in fix and f"{toml}:4:1" in fix
 
 
-def test_explain_a_builtin_rule_suggests_adding_one_after_it(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_explain_a_builtin_rule_suggests_adding_one_after_it(cli, project: Path) -> None:
     code, out, _ = cli("explain", "todowrite", "--agent", "general")
     assert code == 0
     assert "builtin agent general" in out
@@ -37,22 +35,23 @@ def test_explain_a_builtin_rule_suggests_adding_one_after_it(cli, project: Path)
     assert "agent.general.permission.todowrite" in fix and "forge.toml" in fix
 
 
-def test_explain_wildcard_deny_suggests_a_rule_after_it(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
-    write(project / "opencode.json", '{\n  "permission": {\n    "*": "deny",\n    "read": "allow"\n  }\n}\n')
+def test_explain_wildcard_deny_suggests_a_rule_after_it(cli, project: Path, write_file) -> None:
+    text = '{\n  "permission": {\n    "*": "deny",\n    "read": "allow"\n  }\n}\n'
+    write_file(project / "opencode.json", text)
     code, out, _ = cli("explain", "grep")
     assert code == 0
     assert "HIDDEN" in out and f"{project / 'opencode.json'}:3:5" in out
     assert "add a rule for grep after `* * deny`" in out and 'permission.grep = "ask"' in out
 
 
-def test_explain_model_drop_quotes_the_rule(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_explain_model_drop_quotes_the_rule(cli, project: Path) -> None:
     code, out, _ = cli("explain", "apply_patch", "--model", "anthropic/claude-sonnet-4")
     assert code == 0
     assert "HIDDEN (at the model layer)" in out
     assert "model rule patch-mode" in out and "openai/gpt-5" in out.split("Fix:")[1]
 
 
-def test_explain_shows_plugin_changes_as_a_diff_and_the_source(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_explain_shows_plugin_changes_as_a_diff_and_the_source(cli, forge_project: Path) -> None:
     code, out, _ = cli("explain", "read")
     assert code == 0
     assert "changed by policy:" in out
@@ -61,7 +60,7 @@ def test_explain_shows_plugin_changes_as_a_diff_and_the_source(cli, forge_projec
     assert "script " in out and "count_lines.py" in out
 
 
-def test_explain_call_checks_each_command_of_a_bash_chain(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_explain_call_checks_each_command_of_a_bash_chain(cli, forge_project: Path) -> None:
     code, out, err = cli("explain", "bash", "--call", '{"command": "git status && rm -rf /"}')
     assert code == 0, err
     toml = forge_project / "forge.toml"
@@ -71,7 +70,7 @@ def test_explain_call_checks_each_command_of_a_bash_chain(cli, forge_project: Pa
     assert f"bash 'rm -rf /': deny (by `bash rm * deny` at {toml}:4:" in call
 
 
-def test_explain_json_has_the_same_content(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_explain_json_has_the_same_content(cli, forge_project: Path) -> None:
     code, out, _ = cli("explain", "bash", "--format", "json", "--call", '{"command": "ls; rm x"}')
     assert code == 0
     data = json.loads(out)
@@ -80,10 +79,11 @@ def test_explain_json_has_the_same_content(cli, forge_project: Path) -> None:  #
         assert key in data
     assert data["call"]["action"] == "deny"
     assert [c["pattern"] for c in data["call"]["checks"]] == ["ls", "rm x"]
-    assert data["call"]["checks"][0]["action"] == "ask" and data["call"]["checks"][0]["rule"]["pattern"] == "*"
+    first = data["call"]["checks"][0]
+    assert first["action"] == "ask" and first["rule"]["pattern"] == "*"
 
 
-def test_unknown_tool_did_you_mean_exit_1(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_tool_did_you_mean_exit_1(cli, project: Path) -> None:
     code, out, err = cli("explain", "bsh")
     assert code == 1 and out == ""
     assert "unknown tool 'bsh'" in err and "'bash'" in err
@@ -92,19 +92,19 @@ def test_unknown_tool_did_you_mean_exit_1(cli, project: Path) -> None:  # type: 
 
 
 @pytest.mark.parametrize("call", ["not json", "[1]", '{"commnd": "ls"}'])
-def test_bad_call_is_a_usage_error(cli, project: Path, call: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_call_is_a_usage_error(cli, project: Path, call: str) -> None:
     code, _, err = cli("explain", "bash", "--call", call)
     assert code == 2 and err.startswith("forge-tools: error: --call:")
 
 
-def test_request_drop_fix_names_the_option(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_request_drop_fix_names_the_option(cli, project: Path) -> None:
     code, out, _ = cli("explain", "bash", "--tools", '{"bash": false}')
     assert code == 0
     assert "HIDDEN (at the request layer)" in out and 'drop "bash": false from --tools' in out
 
 
-def test_session_overlay_rule_is_the_deciding_rule(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
-    overlay = write(project / "session.toml", '[permission]\nbash = "deny"\n')
+def test_session_overlay_rule_is_the_deciding_rule(cli, project: Path, write_file) -> None:
+    overlay = write_file(project / "session.toml", '[permission]\nbash = "deny"\n')
     code, out, _ = cli("explain", "bash", "--session-permission", str(overlay))
     assert code == 0 and f"`bash * deny` at {overlay}:2:1" in out
 
@@ -126,8 +126,8 @@ OPENCODE = """{
 """
 
 
-def test_opencode_json_project_gets_opencode_answers(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
-    write(project / "opencode.json", OPENCODE)
+def test_opencode_json_project_gets_opencode_answers(cli, project: Path, write_file) -> None:
+    write_file(project / "opencode.json", OPENCODE)
     code, out, err = cli("layers", "--format", "json")
     assert code == 0, err
     tools = {t["id"]: t for t in json.loads(out)["tools"]}

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.visibility.conftest import _builtins_until_landed, forge_project, write  # noqa: F401
 
-
-def test_layers_shows_every_tool_fate(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_layers_shows_every_tool_fate(cli, forge_project: Path) -> None:
     code, out, err = cli("layers")
     assert code == 0, err
     assert "agent build (primary)" in out and "forge.toml" in out
-    lines = {line.split()[0]: line for line in out.splitlines() if line and not line.startswith(("agent", "config"))}
+    lines = {line.split()[0]: line for line in out.splitlines()
+             if line and not line.startswith(("agent", "config"))}
     assert "visible" in lines["bash"]
     assert "hidden at model" in lines["apply_patch"] and "patch mode" in lines["apply_patch"]
     assert "script .forge/tools/count_lines.py" in lines["count_lines"]
@@ -20,7 +19,7 @@ def test_layers_shows_every_tool_fate(cli, forge_project: Path) -> None:  # type
     assert "candidate tools are sent to the model" in out
 
 
-def test_layers_json_shape(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_layers_json_shape(cli, forge_project: Path) -> None:
     code, out, _ = cli("layers", "--agent", "plan", "--format", "json")
     assert code == 0
     data = json.loads(out)
@@ -37,10 +36,11 @@ def test_layers_json_shape(cli, forge_project: Path) -> None:  # type: ignore[no
     assert rule["origin"]["path"].endswith("forge.toml") and rule["origin"]["line"] == 7
     model_rule = next(t for t in data["tools"] if t["id"] == "apply_patch")["layers"][0]["rule"]
     assert model_rule["kind"] == "model" and model_rule["id"] == "patch-mode" and model_rule["text"]
-    assert all(t["hidden_at"] in (None, "model", "definition", "permission", "request") for t in data["tools"])
+    layers = (None, "model", "definition", "permission", "request")
+    assert all(t["hidden_at"] in layers for t in data["tools"])
 
 
-def test_layers_matrix_shows_every_agent(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_layers_matrix_shows_every_agent(cli, forge_project: Path) -> None:
     code, out, _ = cli("layers", "--matrix")
     assert code == 0
     header = out.splitlines()[1]
@@ -57,8 +57,8 @@ def test_layers_matrix_shows_every_agent(cli, forge_project: Path) -> None:  # t
     assert data["matrix"]["explore"]["edit"] == "hidden" and data["matrix"]["build"]["read"] == "allow"
 
 
-def test_problems_go_to_stderr_and_the_rest_works(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
-    write(forge_project / ".forge" / "plugins" / "typo.py", """
+def test_problems_go_to_stderr_and_the_rest_works(cli, forge_project: Path, write_file) -> None:
+    write_file(forge_project / ".forge" / "plugins" / "typo.py", """
         from forge_tools import hookimpl
 
         @hookimpl
@@ -71,8 +71,8 @@ def test_problems_go_to_stderr_and_the_rest_works(cli, forge_project: Path) -> N
     assert "count_lines" in out
 
 
-def test_shadowing_is_never_silent(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
-    write(forge_project / ".forge" / "tools" / "bash.py", """
+def test_shadowing_is_never_silent(cli, forge_project: Path, write_file) -> None:
+    write_file(forge_project / ".forge" / "tools" / "bash.py", """
         from forge_tools import tool
 
         @tool
@@ -88,14 +88,14 @@ def test_shadowing_is_never_silent(cli, forge_project: Path) -> None:  # type: i
     assert bash["source"]["kind"] == "script" and bash["shadowed"][0]["kind"] == "builtin"
 
 
-def test_pure_drops_the_plugin(cli, forge_project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_pure_drops_the_plugin(cli, forge_project: Path) -> None:
     _, out, _ = cli("layers", "--pure", "--format", "json")
     read = next(t for t in json.loads(out)["tools"] if t["id"] == "read")
     definition = next(lv for lv in read["layers"] if lv["layer"] == "definition")
     assert "policy" not in definition["reason"]
 
 
-def test_flags_client_and_model_change_layer_one(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_flags_client_and_model_change_layer_one(cli, project: Path) -> None:
     _, out, _ = cli("layers", "--format", "json", "--model", "openai/gpt-5", "--flag", "lsp", "--flag", "exa",
                     "--client", "vscode")
     tools = {t["id"]: t for t in json.loads(out)["tools"]}
@@ -104,14 +104,14 @@ def test_flags_client_and_model_change_layer_one(cli, project: Path) -> None:  #
     assert tools["question"]["hidden_at"] == "model"
 
 
-def test_bad_tools_option_is_exit_2(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_tools_option_is_exit_2(cli, project: Path) -> None:
     code, _, err = cli("layers", "--tools", "{edit: false}")
     assert code == 2 and "--tools" in err and "Traceback" not in err
     code, _, err = cli("layers", "--model", "gpt-5")
     assert code == 2 and "--model" in err
 
 
-def test_bare_forge_tools_works_with_no_config(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bare_forge_tools_works_with_no_config(cli, project: Path) -> None:
     code, out, err = cli()
     assert code == 0, err
     assert "the embedded default" in out

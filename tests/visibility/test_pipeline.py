@@ -9,10 +9,9 @@ import pytest
 from forge_tools.config import LoadOptions, load_config
 from forge_tools.errors import ConfigError, UnknownNameError, UsageError
 from forge_tools.visibility.pipeline import Request, parse_tool_overrides, resolve
-from tests.visibility.conftest import write
 
 
-def load(project: Path):  # type: ignore[no-untyped-def]
+def load(project: Path):
     return load_config(LoadOptions(cwd=project))
 
 
@@ -32,8 +31,8 @@ def test_every_candidate_in_source_order_with_every_layer(forge_project: Path) -
     assert not result.problems
 
 
-def test_every_layer_is_computed_even_after_an_earlier_drop(forge_project: Path) -> None:
-    write(forge_project / "forge.toml", """
+def test_every_layer_is_computed_even_after_an_earlier_drop(forge_project: Path, write_file) -> None:
+    write_file(forge_project / "forge.toml", """
         model = "anthropic/claude-sonnet-4"
         [permission]
         apply_patch = "deny"
@@ -58,8 +57,8 @@ def test_plan_keeps_edit_visible_but_limited(forge_project: Path) -> None:
     assert "forge.toml:7" in (webfetch.reason or "")
 
 
-def test_session_overlay_comes_after_the_agent_and_keeps_file_positions(forge_project: Path) -> None:
-    overlay = write(forge_project / "session.yaml", """
+def test_session_overlay_comes_after_the_agent_and_keeps_positions(forge_project: Path, write_file) -> None:
+    overlay = write_file(forge_project / "session.yaml", """
         permission:
           todowrite: deny
     """)
@@ -71,12 +70,12 @@ def test_session_overlay_comes_after_the_agent_and_keeps_file_positions(forge_pr
     assert result.ruleset[-1] == rule
 
 
-def test_a_broken_session_overlay_names_file_line_column(forge_project: Path) -> None:
-    overlay = write(forge_project / "session.json", '{"permission": {"bash": "allwo"}}')
+def test_a_broken_session_overlay_names_file_line_column(forge_project: Path, write_file) -> None:
+    overlay = write_file(forge_project / "session.json", '{"permission": {"bash": "allwo"}}')
     with pytest.raises(ConfigError) as info:
         resolve(load(forge_project), Request(session_permission=overlay))
     assert str(overlay) in info.value.one_line() and "allow" in info.value.one_line()
-    no_map = write(forge_project / "s.toml", 'model = "x/y"\n')
+    no_map = write_file(forge_project / "s.toml", 'model = "x/y"\n')
     with pytest.raises(ConfigError, match="permission"):
         resolve(load(forge_project), Request(session_permission=no_map))
 
@@ -110,18 +109,18 @@ def test_pure_drops_the_plugin_but_keeps_scripts(forge_project: Path) -> None:
     assert any("--pure" in note for note in result.notes)
 
 
-def test_without_load_code_nothing_is_imported(forge_project: Path) -> None:
-    write(forge_project / ".forge" / "plugins" / "boom.py", "raise SystemExit('imported!')\n")
-    write(forge_project / ".forge" / "tools" / "boom.py", "raise SystemExit('imported!')\n")
+def test_without_load_code_nothing_is_imported(forge_project: Path, write_file) -> None:
+    write_file(forge_project / ".forge" / "plugins" / "boom.py", "raise SystemExit('imported!')\n")
+    write_file(forge_project / ".forge" / "tools" / "boom.py", "raise SystemExit('imported!')\n")
     result = resolve(load(forge_project), Request(), load_code=False)
     assert any("plugin tools unknown" in note for note in result.notes)
     count = result.get("count_lines")
     assert count is not None and count.tool is None and count.definition is None
 
 
-def test_plugin_and_script_failures_are_problems_not_errors(forge_project: Path) -> None:
-    write(forge_project / ".forge" / "plugins" / "broken.py", "import nope_nope\n")
-    write(forge_project / ".forge" / "tools" / "bad.py", "import nope_nope\n")
+def test_plugin_and_script_failures_are_problems_not_errors(forge_project: Path, write_file) -> None:
+    write_file(forge_project / ".forge" / "plugins" / "broken.py", "import nope_nope\n")
+    write_file(forge_project / ".forge" / "tools" / "bad.py", "import nope_nope\n")
     result = resolve(load(forge_project), Request())
     lines = [p.one_line() for p in result.problems]
     assert any("plugin broken" in line for line in lines)
@@ -129,8 +128,8 @@ def test_plugin_and_script_failures_are_problems_not_errors(forge_project: Path)
     assert result.get("count_lines") is not None
 
 
-def test_plugin_tools_come_last_and_can_shadow(forge_project: Path) -> None:
-    write(forge_project / ".forge" / "plugins" / "extras.py", """
+def test_plugin_tools_come_last_and_can_shadow(forge_project: Path, write_file) -> None:
+    write_file(forge_project / ".forge" / "plugins" / "extras.py", """
         from forge_tools import hookimpl
         from forge_tools.tools.contract import Tool
 
