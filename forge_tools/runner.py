@@ -114,9 +114,8 @@ def select_tool(result: PipelineResult, tool_id: str, force_hidden: bool = False
         raise UnknownNameError("tool", tool_id, _suggest(tool_id, [t.id for t in result.tools]))
     tool = verdict.tool
     if tool is not None and tool.internal:
-        raise UsageError(
-            f"{tool_id!r} is what a malformed model call is routed to; it is not for direct use",
-            where="run",
+        raise ForgeToolsError(
+            f"tool {tool_id!r} is where a malformed model call is routed; it is not for direct use"
         )
     if verdict.hidden_at in LAYER_THREE and not force_hidden:
         raise ToolHidden(_hidden_message(result, verdict))

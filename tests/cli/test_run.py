@@ -1,0 +1,315 @@
+"""`forge-tools run TOOL` from the command line: the real path, bad input and faults (issue 3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs a POSIX shell")
+
+
+def write_config(project: Path, data: dict[str, Any]) -> Path:
+    path = project / "forge.json"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
+def line_of(path: Path, needle: str) -> int:
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def full_output_path(err: str) -> Path:
+    """The full-output file named in the status lines on stderr."""
+    found = [line.split("full output:")[1].strip() for line in err.splitlines() if "full output:" in line]
+    assert found, err
+    return Path(found[0])
+
+
+# -- the happy paths of "Done when" ------------------------------------------------------------------
+
+
+def test_read_a_file(cli: Any, project: Path) -> None:
+    (project / "README.md").write_text("# Hello\nsecond line\n")
+    code, out, err = cli("run", "read", "--args", '{"filePath": "README.md"}')
+    assert code == 0, err
+    assert "Hello" in out and "second line" in out
+    assert "read" in err and "ok" in err
+
+
+@needs_bash
+def test_seq_shows_tail_and_full_file(cli: Any, project: Path) -> None:
+    code, out, err = cli("run", "bash", "--args", '{"command": "seq 1 100000"}')
+    assert code == 0, err
+    assert out.rstrip().endswith("100000")
+    assert "\n1\n" not in out
+    path = full_output_path(err)
+    full = path.read_text()
+    assert full.startswith("1\n2\n") and full.rstrip().endswith("100000")
+    assert len(full.splitlines()) == 100000
+
+
+def test_edit_asked_then_approved(cli: Any, project: Path) -> None:
+    write_config(project, {"permission": {"edit": "ask"}})
+    target = project / "notes.txt"
+    target.write_text("colour: red\n")
+    args = json.dumps({"filePath": "notes.txt", "oldString": "red", "newString": "blue"})
+    code, _, err = cli("run", "edit", "--args", args)
+    assert code == 4
+    assert "--approve" in err and "forge.json:" in err
+    assert "reject" in err
+    assert target.read_text() == "colour: red\n"
+    code, _, err = cli("run", "edit", "--args", args, "--approve", "edit")
+    assert code == 0, err
+    assert target.read_text() == "colour: blue\n"
+    assert "--approve" in err
+
+
+@needs_bash
+def test_bash_deny_rm_refuses_chain(cli: Any, project: Path) -> None:
+    config = write_config(project, {"permission": {"bash": {"rm *": "deny"}}})
+    (project / "x").mkdir()
+    code, out, err = cli("run", "bash", "--args", '{"command": "ls && rm -rf x"}', "--yes")
+    assert code == 4
+    assert "rm *" in err
+    assert f"forge.json:{line_of(config, 'rm *')}" in err
+    assert (project / "x").is_dir()
+    assert out == ""
+
+
+def test_project_tool_script(cli: Any, project: Path) -> None:
+    tools = project / ".forge" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "greet.py").write_text(
+        "from forge_tools import tool\n\n"
+        "@tool(description='Greet someone')\n"
+        "def greet(name: str) -> str:\n"
+        "    return f'hello {name}'\n"
+    )
+    code, out, err = cli("run", "greet", "--args", '{"name": "Ada"}')
+    assert code == 0, err
+    assert out.strip() == "hello Ada"
+
+
+# -- bad input and faults ----------------------------------------------------------------------------
+
+
+def test_malformed_args_json(cli: Any) -> None:
+    bad = '{"filePath": }'
+    code, out, err = cli("run", "read", "--args", bad)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert "--args" in lines[0] and f"line 1 column {bad.index('}') + 1}" in lines[0]
+    assert out == ""
+
+
+def test_args_from_stdin_and_file(cli: Any, project: Path, tmp_path: Path) -> None:
+    (project / "a.txt").write_text("alpha\n")
+    code, out, _ = cli("run", "read", "--args", "-", input='{"filePath": "a.txt"}')
+    assert code == 0 and "alpha" in out
+    args_file = tmp_path / "args.json"
+    args_file.write_text('{"filePath": "a.txt"}')
+    code, out, _ = cli("run", "read", "--args", f"@{args_file}")
+    assert code == 0 and "alpha" in out
+
+
+def test_args_failing_validation(cli: Any) -> None:
+    code, _, err = cli("run", "read", "--args", '{"filePath": 5, "bogus": true}')
+    assert code == 2
+    assert "filePath" in err and "bogus" in err
+    assert "schema" in err
+
+
+def test_unknown_tool_did_you_mean(cli: Any) -> None:
+    code, _, err = cli("run", "bsh")
+    assert code == 1
+    assert "'bash'" in err and "did you mean" in err
+
+
+def test_invalid_is_not_for_direct_use(cli: Any) -> None:
+    code, _, err = cli("run", "invalid")
+    assert code == 1
+    assert "not for direct use" in err
+
+
+def test_tool_that_raises(cli: Any, project: Path) -> None:
+    tools = project / ".forge" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "boom.py").write_text(
+        "from forge_tools import tool\n\n"
+        "@tool(description='Always fails')\n"
+        "def boom() -> str:\n"
+        "    raise ValueError('the flux capacitor is empty')\n"
+    )
+    code, _, err = cli("run", "boom")
+    assert code == 1
+    assert "the flux capacitor is empty" in err
+    assert "Traceback" not in err
+    code, out, _ = cli("run", "boom", "--format", "json")
+    assert code == 1
+    data = json.loads(out)
+    assert "flux capacitor" in data["error"]
+    assert data["result"]["metadata"]["error"] == "exception"
+
+
+@needs_bash
+def test_non_utf8_output(cli: Any, project: Path) -> None:
+    command = "seq 1 20000; printf 'bad \\377\\376 end\\n'"
+    code, out, err = cli("run", "bash", "--args", json.dumps({"command": command}))
+    assert code == 0, err
+    assert "bad \ufffd\ufffd end" in out
+    path = full_output_path(err)
+    assert b"bad \xff\xfe end\n" in path.read_bytes()
+
+
+@needs_bash
+def test_unwritable_truncation_dir_falls_back(cli: Any, project: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the data dir should be")
+    monkeypatch.setenv("FORGE_DATA_DIR", str(blocker))
+    code, _, err = cli("run", "bash", "--args", '{"command": "seq 1 100000"}')
+    assert code == 0, err
+    assert "could not be written" in err
+    path = full_output_path(err)
+    assert not str(path).startswith(str(blocker))
+    assert path.read_text().rstrip().endswith("100000")
+
+
+@needs_bash
+def test_two_runs_at_once_never_share_a_file(project: Path) -> None:
+    from forge_tools.cli.prompt import PolicyApprover
+    from forge_tools.config import LoadOptions, load_config
+    from forge_tools.runner import RunSpec, run_tool
+    from forge_tools.visibility.pipeline import Request
+
+    loaded = load_config(LoadOptions(cwd=project))
+    outcomes: dict[str, Any] = {}
+
+    def go(tag: str) -> None:
+        spec = RunSpec("bash", {"command": f"seq 1 30000; echo {tag}"}, PolicyApprover())
+        outcomes[tag] = run_tool(loaded, Request(), spec)
+
+    threads = [threading.Thread(target=go, args=(tag,)) for tag in ("first", "second")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    paths = {tag: outcomes[tag].output_path for tag in ("first", "second")}
+    assert None not in paths.values()
+    assert paths["first"] != paths["second"]
+    for tag, path in paths.items():
+        assert Path(path).read_text().rstrip().endswith(tag)
+
+
+def test_hidden_tool_is_refused_with_rule(cli: Any, project: Path) -> None:
+    config = write_config(project, {"permission": {"read": "deny"}})
+    (project / "a.txt").write_text("alpha\n")
+    code, out, err = cli("run", "read", "--args", '{"filePath": "a.txt"}')
+    assert code == 4
+    assert f"forge.json:{line_of(config, 'read')}" in err
+    assert "--force-hidden" in err
+    assert out == ""
+
+
+def test_force_hidden_turns_the_deny_into_an_ask(cli: Any, project: Path) -> None:
+    write_config(project, {"permission": {"read": "deny"}})
+    (project / "a.txt").write_text("alpha\n")
+    code, _, err = cli("run", "read", "--force-hidden", "--args", '{"filePath": "a.txt"}')
+    assert code == 4
+    assert "--force-hidden" in err and "--approve" in err
+    code, out, err = cli("run", "read", "--force-hidden", "--yes", "--args", '{"filePath": "a.txt"}')
+    assert code == 0, err
+    assert "alpha" in out
+
+
+def test_hidden_by_agent_rules(cli: Any) -> None:
+    code, _, err = cli("run", "edit", "--agent", "explore", "--args", "{}")
+    assert code == 4
+    assert "explore" in err
+
+
+def test_json_output_shape(cli: Any, project: Path) -> None:
+    (project / "a.txt").write_text("alpha\n")
+    code, out, err = cli("run", "read", "--format", "json", "--args", '{"filePath": "a.txt"}')
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["tool"] == "read"
+    assert data["input"] == {"filePath": "a.txt"}
+    assert set(data["result"]) == {"title", "output", "metadata"}
+    assert "alpha" in data["result"]["output"]
+    assert isinstance(data["permission"], list)
+    assert "error" not in data
+
+
+def test_audit_records_each_decision(cli: Any, project: Path, tmp_path: Path) -> None:
+    write_config(project, {"permission": {"edit": "ask"}})
+    (project / "n.txt").write_text("a\n")
+    audit = tmp_path / "audit.jsonl"
+    args = json.dumps({"filePath": "n.txt", "oldString": "a", "newString": "b"})
+    code, _, err = cli("run", "edit", "--args", args, "--yes", "--audit", str(audit))
+    assert code == 0, err
+    assert oct(audit.stat().st_mode & 0o777) == oct(0o600)
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    asked = [r for r in records if r["action"] == "ask"]
+    assert asked and asked[0]["permission"] == "edit" and asked[0]["pattern"] == "n.txt"
+    assert asked[0]["answer"] == "once" and asked[0]["tool"] == "edit"
+    assert asked[0]["rule"]["origin"]["path"].endswith("forge.json")
+
+
+@needs_bash
+def test_timeout_stops_the_command(cli: Any) -> None:
+    code, out, err = cli("run", "bash", "--timeout", "0.3", "--format", "json",
+                         "--args", '{"command": "echo begun; sleep 20"}')
+    assert code == 1, err
+    data = json.loads(out)
+    assert data["result"]["metadata"]["timedOut"] is True
+    assert "begun" in data["result"]["output"]
+    assert "error" in data
+
+
+def test_bad_timeout_and_format(cli: Any) -> None:
+    assert cli("run", "read", "--timeout", "0")[0] == 2
+    assert cli("run", "read", "--format", "yaml")[0] == 2
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------------------
+
+
+@needs_bash
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_aborts_and_keeps_output(project: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, FORGE_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1")
+    command = "seq 1 50000; echo started; sleep 31.25"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "forge_tools", "run", "bash", "--args", json.dumps({"command": command})],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    out_dir = tmp_path / "data" / "tool-output"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and proc.poll() is None:
+        files = list(out_dir.glob("tool_*")) if out_dir.is_dir() else []
+        if files and files[0].stat().st_size > 200_000:  # spilling: the command is well under way
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    saved = full_output_path(err)
+    assert saved.read_bytes().endswith(b"50000\nstarted\n")
+    left = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+    assert not [line for line in left if line.strip() == "sleep 31.25"]
