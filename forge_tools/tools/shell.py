@@ -14,8 +14,9 @@ make a call stricter, never looser. The decisions below all follow from that:
   (`FOO=1 rm x`), so `LD_PRELOAD=... ls` is not allowed merely because `ls *` is.
 - **Nested shells**: `bash -c 'rm x'` (also sh, zsh, dash, ksh) and `eval 'rm x'` are checked as
   themselves *and* as the commands of the inner string, when that string is static.
-- **Wrappers**: `sudo`, `env`, `nohup`, `nice`, `time`, `timeout`, `command`, `exec`, `builtin`, `xargs`
-  and `doas` are checked as themselves and as the command they run (`sudo rm x` -> also `rm x`).
+- **Wrappers**: `sudo`, `env`, `nohup`, `nice`, `time`, `timeout`, `command`, `exec`, `builtin`, `xargs`,
+  `doas`, `watch`, `flock`, `setsid` and a few more are checked as themselves and as the command they
+  run (`sudo rm x` -> also `rm x`); so is each `find ... -exec CMD ;` command.
 - **`export`/`local`/`declare`/`readonly`/`unset`** are commands too.
 - **Parse errors fail closed**: the whole line (whitespace collapsed) is one more pattern besides every
   piece that could be found, so a `deny` can never be bypassed by confusing the parser.
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 WRAPPERS = frozenset({
     "sudo", "doas", "env", "nohup", "nice", "time", "timeout", "command", "exec", "builtin", "xargs",
-    "stdbuf", "ionice", "chronic",
+    "stdbuf", "ionice", "chronic", "watch", "flock", "setsid", "unbuffer", "caffeinate",
 })
 # Options of common wrappers that take a separate value (`sudo -u root rm x`).
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
@@ -49,6 +50,8 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
     "ionice": frozenset({"-c", "-n", "-p"}),
     "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "watch": frozenset({"-n", "-d", "--interval"}),
+    "flock": frozenset({"-w", "-E", "--timeout"}),
 }
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
@@ -184,12 +187,34 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
         if all(w is not None for w in static[1:]) and len(static) > 1:
             _split_into(" ".join(w for w in static[1:] if w is not None), out, depth + 1)
         return
+    if base == "find":
+        _follow_find_exec(words, static, out, depth)
+        return
     if base in WRAPPERS:
         start = 1 + _wrapper_prefix_length(base, static[1:])
         if start < len(words):
             out.append(normalise(" ".join(words[start:])))
             out.argv.append(tuple(static[start:]))
             _follow_inner(words[start:], static[start:], out, depth + 1)
+
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _follow_find_exec(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
+    """`find . -exec rm {} ;` also checks `rm {}` (each -exec/-execdir/-ok/-okdir command)."""
+    i = 1
+    while i < len(static):
+        if static[i] in _FIND_EXEC:
+            end = i + 1
+            while end < len(static) and static[end] not in (";", "+"):
+                end += 1
+            if end > i + 1:
+                out.append(normalise(" ".join(words[i + 1:end])))
+                out.argv.append(tuple(static[i + 1:end]))
+                _follow_inner(words[i + 1:end], static[i + 1:end], out, depth + 1)
+            i = end
+        i += 1
 
 
 def _is_short_option_with_c(word: str) -> bool:

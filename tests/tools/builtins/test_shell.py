@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forge_tools.tools.shell import always_pattern, command_patterns, split_command_line
 
@@ -52,6 +54,10 @@ from forge_tools.tools.shell import always_pattern, command_patterns, split_comm
         ("nohup rm x &", ["rm x"]),
         ("find . | xargs rm", ["rm"]),
         ("command rm x", ["rm x"]),
+        ("find . -name '*.o' -exec rm {} \\;", ["rm {}"]),
+        ("find . -execdir sh -c 'rm x' \\; -print", ["rm x"]),
+        ("find . -exec rm {} +", ["rm {}"]),
+        ("watch -n 1 rm x", ["rm x"]),
         ("/bin/rm -rf /", ["rm -rf /"]),
         ('"rm" -rf \'/\'', ["rm -rf /"]),
         ("r\\m x", ["rm x"]),
@@ -123,3 +129,26 @@ def test_deny_rule_cannot_be_bypassed() -> None:
 def test_argv_of_each_command() -> None:
     argv = split_command_line("FOO=1 rm -rf \"a b\" $X && sudo cat ~/f").argv
     assert ("rm", "-rf", "a b", None) in argv and ("cat", "~/f") in argv
+
+
+_SAFE = ["ls", "echo hi", "git status", "cat 'a b'", "true"]
+_WRAP = ["{}", "$({})", "`{}`", "( {} )", "{{ {}; }}", "if true; then {}; fi", "bash -c '{}'", "eval '{}'",
+         "sudo {}", "FOO=1 {}", "echo \"$({})\"", "for i in 1; do {}; done", "cat <({})"]
+_SEP = [" && ", " || ", "; ", " | ", "\n", " & "]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.lists(st.sampled_from(_SAFE), max_size=3),
+    after=st.lists(st.sampled_from(_SAFE), max_size=3),
+    wrap=st.sampled_from(_WRAP),
+    seps=st.lists(st.sampled_from(_SEP), min_size=6, max_size=6),
+)
+def test_rm_is_always_found(before: list[str], after: list[str], wrap: str, seps: list[str]) -> None:
+    from forge_tools.permission.wildcard import wildcard_match
+
+    parts = [*before, wrap.format("rm -rf /x"), *after]
+    line = parts[0]
+    for sep, part in zip(seps, parts[1:], strict=False):
+        line += sep + part
+    assert any(wildcard_match(p, "rm *") for p in command_patterns(line)), line
