@@ -6,6 +6,7 @@ Kept in one place so that every tool answers "is this outside the project?" the 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 from pathlib import Path
@@ -63,9 +64,17 @@ def relative_to_root(path: Path, ctx: ToolContext) -> str:
 
 
 def external_request(path: Path, ctx: ToolContext, is_dir: bool = False) -> list[PermissionRequest]:
-    """`external_directory` with `<dir>/*` when the target lies outside the project root, else nothing."""
-    if is_inside(path, Path(ctx.project_root)):
+    """`external_directory` with `<dir>/*` when the target lies outside the project root, else nothing.
+
+    A path that is inside only by name (a symlink out of the project) is named by where it really is.
+    """
+    root = Path(ctx.project_root)
+    if is_inside(path, root):
         return []
+    root_abs = Path(os.path.normpath(root.absolute()))
+    if path == root_abs or root_abs in path.parents:
+        with contextlib.suppress(OSError):
+            path = path.resolve()
     directory = path if is_dir else path.parent
     pattern = posix(directory).rstrip("/") + "/*"
     return [PermissionRequest("external_directory", (pattern,), (pattern,), {"path": posix(path)})]

@@ -16,8 +16,11 @@ def read_text(path: Path) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write through a temp file in the same directory and rename, so a crash never leaves half a file.
 
-    The file keeps its permission bits when it existed; parent directories are created.
+    The file keeps its permission bits when it existed; parent directories are created. A symlink is
+    followed, so the file it points to is changed and the link stays a link.
     """
+    if path.is_symlink():
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

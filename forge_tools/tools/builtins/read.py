@@ -88,6 +88,9 @@ def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
         return _error(f"{posix(path)} is a directory, not a file; use the list tool to see inside.", path)
     if not path.exists():
         return _error(not_found_message("File", path), path)
+    if not path.is_file():
+        return _error(f"{posix(path)} is not a regular file (a device, socket or pipe); read only shows "
+                      "files.", path)
     offset = args.offset or 1
     limit = args.limit or DEFAULT_LIMIT
     try:

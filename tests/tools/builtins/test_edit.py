@@ -80,3 +80,19 @@ def test_permission_patterns(reqs: Any, project: Path, tmp_path: Path) -> None:
     outside = str(tmp_path / "etc" / "x.conf")
     assert reqs(edit.TOOL, filePath=outside, oldString="a", newString="b") == [
         ("external_directory", (f"{tmp_path}/etc/*",)), ("edit", (outside,))]
+
+
+def test_symlink_is_followed(call: Any, project: Path) -> None:
+    (project / "real.txt").write_text("a\n")
+    (project / "link.txt").symlink_to(project / "real.txt")
+    assert not call(edit.TOOL, filePath="link.txt", oldString="a", newString="b").is_error
+    assert (project / "link.txt").is_symlink() and (project / "real.txt").read_text() == "b\n"
+
+
+def test_symlink_out_of_the_project_asks_for_the_real_place(reqs: Any, project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text("x")
+    (project / "escape").symlink_to(outside)
+    assert reqs(edit.TOOL, filePath="escape/f.txt", oldString="x", newString="y") == [
+        ("external_directory", (f"{outside}/*",)), ("edit", ("escape/f.txt",))]

@@ -101,3 +101,11 @@ def test_permission_patterns(call: Any, reqs: Any, project: Path, tmp_path: Path
         ("read", (str(outside),)),
     ]
     assert reqs(read.TOOL, filePath="../x/../y.txt")[0] == ("external_directory", (f"{tmp_path}/*",))
+
+
+def test_not_a_regular_file(call: Any, project: Path) -> None:
+    import os
+
+    os.mkfifo(project / "pipe")
+    result = call(read.TOOL, filePath="pipe")
+    assert result.is_error and "regular file" in result.output
