@@ -96,7 +96,9 @@ def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
     """Layer two for one tool: hooks in load order, then the subagent list for `task`."""
     if tool is None:
         return DefinitionOutcome(None)
-    if tool_id != "task" and not (hooks and hooks.implements("tool_definition")):
+    if hooks is not None and not hooks.implements("tool_definition"):
+        hooks = None
+    if tool_id != "task" and hooks is None:
         return DefinitionOutcome(None, _lazy_tool=tool)
     current = base_definition(tool)
     outcome = DefinitionOutcome(current)
@@ -120,4 +122,6 @@ def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
 def definition_layer(tools: Iterable[tuple[str, Tool | None]], hooks: PluginHooks | None,
                      subagents: Sequence[Agent]) -> dict[str, DefinitionOutcome]:
     """Layer two for every candidate (computed even for tools layer one dropped)."""
+    if hooks is not None and not hooks.implements("tool_definition"):
+        hooks = None
     return {tool_id: definition_for(tool_id, tool, hooks, subagents) for tool_id, tool in tools}
