@@ -321,10 +321,6 @@ class PluginHooks:
     def _call(fn: Callable[..., Any], argnames: tuple[str, ...], kwargs: dict[str, Any]) -> Any:
         return fn(**{name: kwargs[name] for name in argnames})
 
-    def _failure(self, plugin: LoadedPlugin, hook: str, exc: BaseException, what: str = "") -> PluginError:
-        return PluginError(f"hook {hook}{what} raised {type(exc).__name__}: {exc}", plugin.name,
-                           plugin.ref.origin)
-
     # ---- register_tools
 
     def register_tools(self) -> list[Tool]:
@@ -403,7 +399,10 @@ class PluginHooks:
             try:
                 self._call(fn, argnames, kwargs)
             except Exception as exc:
-                raise self._failure(plugin, hook, exc, f" for tool {kwargs['tool_id']!r}") from exc
+                # the wrapper shows only the message, so the message itself names the plugin
+                text = str(exc).strip() or type(exc).__name__
+                raise PluginError(f"{text} (plugin {plugin.name}, hook {hook})", plugin.name,
+                                  plugin.ref.origin) from exc
 
 
 _DEFINITION_FIELDS = frozenset({"id", "description", "parameters"})

@@ -264,4 +264,4 @@ def test_execute_hooks_are_called_with_keywords_and_a_raise_blocks(project: Path
     assert args["seen"] is True
     with pytest.raises(Exception, match="secrets are off limits") as info:
         hooks.tool_execute_before(tool_id="read", args={"filePath": ".env"}, ctx=None)
-    assert "guard" in str(info.value.one_line())  # type: ignore[attr-defined]
+    assert "plugin guard, hook tool_execute_before" in str(info.value)
