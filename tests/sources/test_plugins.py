@@ -265,3 +265,32 @@ def test_execute_hooks_are_called_with_keywords_and_a_raise_blocks(project: Path
     with pytest.raises(Exception, match="secrets are off limits") as info:
         hooks.tool_execute_before(tool_id="read", args={"filePath": ".env"}, ctx=None)
     assert "plugin guard, hook tool_execute_before" in str(info.value)
+
+
+def test_entry_point_plugins_load_by_module_or_attribute(project: Path, monkeypatch) -> None:
+    import importlib.metadata as md
+
+    pkg = project / "site"
+    pkg.mkdir()
+    (pkg / "forge_ep_plugin.py").write_text(textwrap.dedent("""
+        from forge_tools import hookimpl
+
+        class Hooks:
+            @hookimpl
+            def tool_definition(self, definition):
+                definition.description = "from the entry point"
+
+        hooks = Hooks()
+    """))
+    monkeypatch.syspath_prepend(str(pkg))
+
+    class EP:
+        name, value, group = "ep", "forge_ep_plugin:hooks", "forge_tools"
+        dist = type("D", (), {"name": "forge-ep"})()
+
+    monkeypatch.setattr(md, "entry_points", lambda group=None: [EP()] if group == "forge_tools" else [])
+    hooks = load_plugins([], [])
+    assert hooks.names == ["ep"] and not hooks.problems
+    final, _, _ = hooks.rewrite_definition("read", "orig", {})
+    assert final["description"] == "from the entry point"
+    assert "entry point ep = forge_ep_plugin:hooks in forge-ep" in str(hooks.plugins[0].ref.origin)
