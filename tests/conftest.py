@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,11 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, P
     monkeypatch.setenv("FORGE_DATA_DIR", str(data))
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")
+    # The output store's fallback (and any other temp file) stays inside the test's own tmp.
+    temp = tmp_path / "systmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     # A git root stops the upward project search inside tmp.
     (project / ".git").mkdir()
     monkeypatch.chdir(project)
