@@ -274,7 +274,8 @@ def build_context(loaded: Any, result: PipelineResult, spec: RunSpec, ask: Any) 
         truncation=TruncationPolicy.from_config(loaded),
         outputs=OutputStore.from_config(loaded),
         hint=_hint_kind(result.agent),
-        extra={"loaded": loaded, "pipeline": result},
+        extra={"loaded": loaded, "pipeline": result,
+               "config_dirs": list(getattr(loaded, "config_dirs", []) or [])},
     )
 
 

@@ -54,6 +54,10 @@ ForceHiddenOpt = Annotated[
 ]
 
 
+TALKS_TO_TERMINAL = frozenset({"question"})
+ABORT_GRACE_SECONDS = 15.0  # after Ctrl-C, how long a tool gets to stop and hand back its output
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run_command(
@@ -107,6 +111,7 @@ def _run(
     approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any,
 ) -> int:
     import sys
+    import time
 
     from forge_tools.cli.common import check_format
     from forge_tools.cli.pipeline_opts import resolve_options
@@ -138,7 +143,9 @@ def _run(
         sys.stderr.write(f"forge-tools: warning: {problem.one_line()}\n")
 
     interactive = args_text != "-" and is_interactive()
-    status = LiveStatus(sys.stderr, _label(tool.id, raw_args), enabled=interactive and fmt == "text")
+    # `question` talks to the person itself; a status line would write over its prompt
+    live = interactive and fmt == "text" and tool.id not in TALKS_TO_TERMINAL
+    status = LiveStatus(sys.stderr, _label(tool.id, raw_args), enabled=live)
     prompt = TerminalPrompt(sys.stdin, sys.stderr, status) if interactive and not yes else None
     approver = _Approver(policy, prompt)
     abort = AbortSignal()
@@ -150,21 +157,24 @@ def _run(
         return run_selected(loaded, result, tool, spec)
 
     background = BackgroundRun(work, approver).start()
-    interrupted = 0
+    interrupted_at: float | None = None
     while True:
         try:
             if background.poll(0.1):
                 break
             status.tick()
+            if interrupted_at is not None and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS:
+                sys.stderr.write(f"forge-tools: the tool did not stop within {ABORT_GRACE_SECONDS:g}s; "
+                                 "leaving it\n")
+                return int(ExitCode.INTERRUPTED)
         except KeyboardInterrupt:
-            interrupted += 1
             status.clear()
-            if interrupted == 1:
-                sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at once)\n")
-                sys.stderr.flush()
-                abort.abort("interrupted")
-            else:
+            if interrupted_at is not None:
                 raise
+            interrupted_at = time.monotonic()
+            sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at once)\n")
+            sys.stderr.flush()
+            abort.abort("interrupted")
     status.clear()
     outcome = background.result()
     if fmt == "json":
