@@ -168,9 +168,8 @@ def call_decision(
 def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None,
                 call: CallDecision | None = None) -> dict[str, Any]:
     """The whole story of one tool as plain data (the `explain --format json` document)."""
-    from forge_tools.visibility.definition_layer import base_definition
-
     from forge_tools.permission.evaluate import evaluate
+    from forge_tools.visibility.definition_layer import base_definition
 
     deciding = verdict.deciding or verdict.layer("permission")
     star = evaluate(verdict.permission, "*", result.ruleset)
