@@ -171,7 +171,10 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None
     from forge_tools.permission.evaluate import evaluate
     from forge_tools.visibility.definition_layer import base_definition
 
-    deciding = verdict.deciding or verdict.layer("permission")
+    deciding = verdict.deciding
+    if deciding is None:  # visible: the last rule for its permission, a request boolean if one applies
+        request = verdict.layer("request")
+        deciding = request if request.rule is not None else verdict.layer("permission")
     star = evaluate(verdict.permission, "*", result.ruleset)
     return {
         "tool": verdict.id,

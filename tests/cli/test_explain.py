@@ -143,3 +143,10 @@ def test_opencode_json_project_gets_opencode_answers(cli, project: Path, write_f
     assert "- review: Reviews code." in description and "- explore" in description
     code, out, _ = cli("explain", "bash", "--call", '{"command": "git status && rm -rf /"}')
     assert "Call decision: DENY" in out and "opencode.json:6:" in out
+
+
+def test_a_request_true_re_allows_and_becomes_the_deciding_rule(cli, project: Path) -> None:
+    code, out, _ = cli("explain", "todowrite", "--agent", "general", "--tools", '{"todowrite": true}')
+    assert code == 0 and out.startswith("todowrite: VISIBLE")
+    assert "re-allowed" in out
+    assert "`todowrite * allow` from option --tools" in out.split("3. Deciding rule")[1]
