@@ -11,9 +11,36 @@ _forge_tools() {
     esac
   done
   case "$cmd" in
-    "") COMPREPLY=($(compgen -W "completions --help --version" -- "$cur")); return ;;
+    "") COMPREPLY=($(compgen -W "agents check completions config diff explain layers outputs rules run --help --version" -- "$cur")); return ;;
+    agents)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--format -f --config -c --project --help -h" -- "$cur")); fi
+      ;;
+    check)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--config -c --strict --expect --format -f --load-code --help -h" -- "$cur")); fi
+      ;;
     completions)
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--write --help -h" -- "$cur")); fi
+      ;;
+    config)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--show-origin --format -f --config -c --project --help -h" -- "$cur")); fi
+      ;;
+    diff)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--base --expect --format -f --fail-on-change --load-code --help -h" -- "$cur")); fi
+      ;;
+    explain)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --agent --format -f --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur")); fi
+      ;;
+    layers)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --format -f --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur")); fi
+      ;;
+    outputs)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--help -h" -- "$cur")); fi
+      ;;
+    rules)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --format -f --config -c --project --help -h" -- "$cur")); fi
+      ;;
+    run)
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--args -a --agent --format -f --timeout --yes -y --approve --audit --force-hidden --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur")); fi
       ;;
   esac
 }

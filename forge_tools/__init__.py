@@ -27,16 +27,14 @@ _LAZY = {
 __all__ = [*_LAZY, "__version__"]
 
 if TYPE_CHECKING:
-    from forge_tools.config import load_project
-    from forge_tools.sources.hookspecs import hookimpl
-    from forge_tools.tools.contract import (
-        PermissionRequest,
-        Tool,
-        ToolContext,
-        ToolResult,
-        ToolSource,
-        tool,
-    )
+    from forge_tools.config import load_project as load_project
+    from forge_tools.sources.hookspecs import hookimpl as hookimpl
+    from forge_tools.tools.contract import PermissionRequest as PermissionRequest
+    from forge_tools.tools.contract import Tool as Tool
+    from forge_tools.tools.contract import ToolContext as ToolContext
+    from forge_tools.tools.contract import ToolResult as ToolResult
+    from forge_tools.tools.contract import ToolSource as ToolSource
+    from forge_tools.tools.contract import tool as tool
 
 
 def __getattr__(name: str) -> Any:

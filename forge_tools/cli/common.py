@@ -21,13 +21,16 @@ ProjectOpt = Annotated[
     typer.Option("--project", help="Project root (default: the enclosing git worktree, else the cwd).",
                  show_default=False),
 ]
-AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent name (default: config default_agent, else build).")]
+AgentOpt = Annotated[
+    str | None, typer.Option("--agent", help="Agent name (default: config default_agent, else build).")
+]
 ModelOpt = Annotated[
     str | None, typer.Option("--model", help="PROVIDER/MODEL (default: config `model`).", show_default=False)
 ]
 FlagOpt = Annotated[
-    list[str] | None, typer.Option("--flag", help="Turn on a flag such as lsp, plan, exa, question (repeatable).",
-                                   show_default=False)
+    list[str] | None,
+    typer.Option("--flag", help="Turn on a flag such as lsp, plan, exa, question (repeatable).",
+                 show_default=False),
 ]
 ClientOpt = Annotated[str, typer.Option("--client", help="Client name: cli, app, desktop, ...")]
 SessionPermissionOpt = Annotated[

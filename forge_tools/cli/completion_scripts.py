@@ -92,12 +92,14 @@ def render_bash(tree: list[CommandSpec]) -> str:
         '    esac',
         '  done',
         '  case "$cmd" in',
-        f'    "") COMPREPLY=($(compgen -W "{" ".join(c.name for c in tree)} --help --version" -- "$cur")); return ;;',
+        f'    "") COMPREPLY=($(compgen -W "{" ".join(c.name for c in tree)} --help --version" -- "$cur"));'
+        " return ;;",
     ]
     for c in tree:
         words = " ".join(n for o in c.options for n in o.names)
         choice_cases = [
-            f'        {"|".join(o.names)}) COMPREPLY=($(compgen -W "{" ".join(o.choices)}" -- "$cur")); return ;;'
+            f'        {"|".join(o.names)}) COMPREPLY=($(compgen -W "{" ".join(o.choices)}" -- "$cur"));'
+            " return ;;"
             for o in c.options
             if o.choices
         ]

@@ -45,7 +45,7 @@ def test_script_parses_in_its_shell(shell: str, tmp_path: Path) -> None:
 
 
 def test_cli_writes_all_three(tmp_path: Path, cli) -> None:
-    code, out, _ = cli("completions", "--write", str(tmp_path))
+    code, _, _ = cli("completions", "--write", str(tmp_path))
     assert code == 0
     for shell, name in FILE_NAMES.items():
         assert (tmp_path / name).read_text(encoding="utf-8") == render(shell)
