@@ -76,7 +76,7 @@ def _root(
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit code (only `main` calls sys.exit)."""
-    from typer._click import exceptions as click_exc
+    import click.exceptions as click_exc
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:

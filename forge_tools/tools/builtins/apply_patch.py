@@ -224,7 +224,7 @@ def apply_hunks(content: str, hunks: list[Hunk], name: str) -> str:
 
 
 class ApplyPatchArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     patchText: Annotated[str, Field(description="The full patch, from '*** Begin Patch' to '*** End Patch'.")]
     _ops: list[FileOp] = PrivateAttr(default_factory=list)

@@ -53,7 +53,7 @@ DESCRIPTION = """Run a bash command line in the project root (or in `workdir`) a
 
 
 class BashArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     command: Annotated[str, Field(description="The command line to run with bash.")]
     timeout: Annotated[

@@ -33,7 +33,7 @@ DESCRIPTION = """Replace an exact piece of text in a file.
 
 
 class EditArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     filePath: Annotated[str, Field(description="File to modify (absolute or relative to the project root).")]
     oldString: Annotated[str, Field(description="Exact text to replace.")]

@@ -28,7 +28,7 @@ DESCRIPTION = f"""Find files by name with a glob pattern, newest first.
 
 
 class GlobArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     pattern: Annotated[str, Field(min_length=1, description="Glob to match, e.g. '**/*.py'.")]
     path: Annotated[

@@ -36,7 +36,7 @@ DESCRIPTION = f"""Search file contents with a regular expression.
 
 
 class GrepArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     pattern: Annotated[str, Field(min_length=1, description="Regular expression to search for.")]
     path: Annotated[

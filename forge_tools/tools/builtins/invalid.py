@@ -17,7 +17,7 @@ DESCRIPTION = "Internal: receives malformed tool calls and explains what was wro
 
 
 class InvalidArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     tool: Annotated[str, Field(description="The tool the model tried to call.")]
     error: Annotated[str, Field(description="What was wrong with the call.")]

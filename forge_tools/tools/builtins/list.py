@@ -35,7 +35,7 @@ DESCRIPTION = f"""List the files and folders under a directory as a tree.
 
 
 class ListArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: Annotated[
         str | None, Field(description="Directory to list (absolute or relative to the project root).")

@@ -20,7 +20,7 @@ call hierarchies. `filePath` with 1-based `line` and `character` name the positi
 
 
 class LspArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     operation: Annotated[Operation, Field(description="What to ask the language server.")]
     filePath: Annotated[str, Field(description="The file (absolute or relative to the project root).")]

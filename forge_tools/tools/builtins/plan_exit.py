@@ -13,7 +13,7 @@ to building. Do not call it while questions about the plan are still open."""
 
 
 class PlanExitArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 def execute(args: PlanExitArgs, ctx: ToolContext) -> ToolResult:

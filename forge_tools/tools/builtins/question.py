@@ -23,14 +23,14 @@ between approaches), not for things you can find out yourself.
 
 
 class Option(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     label: Annotated[str, Field(min_length=1, description="The choice as shown (a few words).")]
     description: Annotated[str | None, Field(description="What choosing it means.")] = None
 
 
 class Question(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     question: Annotated[str, Field(min_length=1, description="The full question.")]
     header: Annotated[str | None, Field(description="A very short label for the question.")] = None
@@ -39,7 +39,7 @@ class Question(BaseModel):
 
 
 class QuestionArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     questions: Annotated[list[Question], Field(min_length=1, description="The questions to ask, in order.")]
 

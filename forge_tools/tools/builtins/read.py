@@ -48,7 +48,7 @@ DESCRIPTION = """Read a text file from the local filesystem and return its lines
 
 
 class ReadArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     filePath: Annotated[str, Field(description="The file (absolute, or relative to the project root).")]
     offset: Annotated[

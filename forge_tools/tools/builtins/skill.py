@@ -81,7 +81,7 @@ def describe(skills: dict[str, Skill]) -> str:
 
 
 class SkillArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: Annotated[str, Field(min_length=1, description="The name of the skill to load.")]
 

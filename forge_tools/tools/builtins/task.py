@@ -22,7 +22,7 @@ DESCRIPTION = """Start a subagent to carry out a task on its own and report back
 
 
 class TaskArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     description: Annotated[str, Field(description="A short (3-5 word) summary of the task.")]
     prompt: Annotated[str, Field(description="Full instructions for the subagent.")]

@@ -28,7 +28,7 @@ at a time. Skip it for a single trivial step.
 
 
 class Todo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: Annotated[str, Field(min_length=1, description="Unique id of the todo.")]
     content: Annotated[str, Field(min_length=1, description="What is to be done.")]
@@ -41,7 +41,7 @@ class Todo(BaseModel):
 
 
 class TodoWriteArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     todos: Annotated[list[Todo], Field(description="The complete, updated todo list.")]
 

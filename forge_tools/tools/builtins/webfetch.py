@@ -32,7 +32,7 @@ DESCRIPTION = """Fetch a web page or file over http(s) and return its content.
 
 
 class WebFetchArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     url: Annotated[str, Field(description="The http:// or https:// URL to fetch.")]
     format: Annotated[

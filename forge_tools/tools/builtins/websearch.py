@@ -18,7 +18,7 @@ DESCRIPTION = """Search the web and return the most relevant pages with short ex
 
 
 class WebSearchArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     query: Annotated[str, Field(min_length=1, description="The search query.")]
     numResults: Annotated[int, Field(ge=1, le=50, description="Number of results (default 8).")] = 8

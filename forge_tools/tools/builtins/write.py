@@ -19,7 +19,7 @@ DESCRIPTION = """Write a file: create it, or replace all of its content.
 
 
 class WriteArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     filePath: Annotated[str, Field(description="File to write (absolute or relative to the project root).")]
     content: Annotated[str, Field(description="The full content to write.")]
