@@ -47,8 +47,15 @@ class ToolOutputConfig(_Strict):
     retention_days: int | None = Field(default=None, ge=0)
 
 
-class AgentConfig(_Strict):
-    """`agent.<name>`: the keys opencode defines for an agent."""
+class AgentConfig(BaseModel):
+    """`agent.<name>`: the keys opencode defines for an agent, types checked.
+
+    Any other key is accepted, as opencode does (it passes such keys to the model as options, e.g.
+    `reasoningEffort`), so an existing opencode.json loads unchanged; `agent_option_keys` lists them
+    for `check` to mention.
+    """
+
+    model_config = ConfigDict(extra="allow", populate_by_name=False, strict=True)
 
     model: str | None = None
     variant: str | None = None
@@ -106,6 +113,23 @@ class ConfigModel(_Strict):
     compaction: dict[str, Any] | None = None
     experimental: dict[str, Any] | None = None
     skills: Any = None
+
+
+def agent_option_keys(tree: Node) -> list[tuple[str, str, Origin, str | None]]:
+    """Keys under `agent.<name>` that are not agent settings: (agent, key, where, closest known key).
+
+    opencode hands them to the model as options, so they are valid; a close match to a known key is
+    likely a misspelling that `check` can point out.
+    """
+    known = [f.alias or name for name, f in AgentConfig.model_fields.items()]
+    found: list[tuple[str, str, Origin, str | None]] = []
+    agents = tree.get("agent")
+    for agent_name, settings in agents.items() if agents is not None else ():
+        for key, node in settings.items():
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
+                found.append((agent_name, key, node.key_origin or node.origin, close[0] if close else None))
+    return found
 
 
 _TYPE_WORDS = {

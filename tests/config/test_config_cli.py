@@ -73,10 +73,62 @@ def test_unknown_top_level_key(cli: Cli, project: Path) -> None:
                         "did you mean 'permission'")
 
 
-def test_unknown_agent_key(cli: Cli, project: Path) -> None:
-    path = write(project / "forge.yaml", "agent:\n  review:\n    descripton: x\n")
-    assert_config_error(cli, path, 3, 5, "unknown key 'descripton' in agent.review",
-                        "did you mean 'description'")
+def test_unknown_agent_key_is_a_model_option_as_in_opencode(cli: Cli, project: Path) -> None:
+    """opencode passes unknown agent keys to the model as options; an opencode.json using one loads."""
+    from forge_tools.config import load_project
+    from forge_tools.config.schema import agent_option_keys
+
+    write(project / "forge.yaml", "agent:\n  review:\n    descripton: x\n    reasoningEffort: high\n")
+    code, out, err = cli("agents")
+    assert code == 0, err
+    assert "review" in out
+    found = agent_option_keys(load_project(cwd=project).tree)
+    assert [(a, k, o.line, o.column, hint) for a, k, o, hint in found] == [
+        ("review", "descripton", 3, 5, "description"), ("review", "reasoningEffort", 4, 5, None)]
+
+
+def test_agent_settings_keep_their_types(cli: Cli, project: Path) -> None:
+    path = write(project / "forge.yaml", "agent:\n  review:\n    mode: sub\n    reasoningEffort: high\n")
+    assert_config_error(cli, path, 3, 11, "agent.review.mode", "'sub'")
+
+
+def test_opencode_json_as_users_write_it_loads(cli: Cli, project: Path) -> None:
+    write(project / "prompts" / "review.txt", "Review the change.\n")
+    write(project / "opencode.json", json.dumps({
+        "$schema": "https://opencode.ai/config.json",
+        "model": "anthropic/claude-sonnet-4-5",
+        "small_model": "anthropic/claude-haiku-4-5",
+        "provider": {"anthropic": {"options": {"apiKey": "{env:ANTHROPIC_API_KEY}"}}},
+        "mcp": {"docs": {"type": "remote", "url": "https://example.invalid/mcp", "enabled": True}},
+        "instructions": ["CONTRIBUTING.md"],
+        "permission": {
+            "edit": "ask",
+            "bash": {"*": "ask", "git status": "allow", "git diff *": "allow", "rm *": "deny"},
+            "webfetch": "deny",
+            "external_directory": {"~/src/**": "allow"},
+            "doom_loop": "deny",
+        },
+        "tools": {"write": False},
+        "agent": {
+            "review": {
+                "description": "Reviews code", "mode": "subagent", "model": "anthropic/claude-haiku-4-5",
+                "prompt": "{file:./prompts/review.txt}", "tools": {"bash": False},
+                "permission": {"edit": "deny"}, "temperature": 0.1, "color": "#FF5733",
+                "reasoningEffort": "high", "textVerbosity": "low",
+            },
+            "plan": {"permission": {"bash": {"ls *": "allow"}}},
+        },
+    }, indent=2))
+    for command in (("config", "--show-origin"), ("agents",), ("rules", "--agent", "review")):
+        code, out, err = cli(*command)
+        assert code == 0, (command, err)
+    code, out, _ = cli("rules", "--agent", "review", "--format", "json")
+    rules = [(r["permission"], r["pattern"], r["action"]) for r in json.loads(out)["rules"]]
+    # top-level tools, then top-level permission, then the agent's tools and permission, then the tail
+    start = rules.index(("edit", "*", "deny"))
+    assert rules[start:start + 2] == [("edit", "*", "deny"), ("edit", "*", "ask")]
+    assert rules[-3:-1] == [("bash", "*", "deny"), ("edit", "*", "deny")]
+    assert rules[-1][0] == "external_directory" and rules[-1][2] == "allow"
 
 
 def test_missing_file_substitution(cli: Cli, project: Path) -> None:
