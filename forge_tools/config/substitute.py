@@ -34,7 +34,10 @@ def substitute(node: Node, env: Mapping[str, str], base_dir: Path, home: Path) -
     def replace(match: re.Match[str]) -> str:
         kind, arg = match.group(1), match.group(2).strip()
         if kind == "env":
-            return env.get(arg, "")
+            value = env.get(arg, "")
+            if any("\ud800" <= c <= "\udfff" for c in value):  # undecodable bytes (surrogateescape)
+                raise ConfigError(f"{{env:{arg}}}: the variable is not UTF-8 text", node.origin)
+            return value
         path = _file_path(arg, base_dir, home)
         try:
             return path.read_text(encoding="utf-8").strip()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forge_tools.config.parse import parse_json, parse_text, parse_toml, parse_yaml, toml_positions
 from forge_tools.errors import ConfigError
@@ -181,3 +183,93 @@ def test_toml_inline_tables_are_located() -> None:
     assert found[("permission", "bash", "rm *")][1] == (2, line.index('"deny') + 1)
     assert found[("permission", "bash", "n", "d")][1] == (2, line.index("[1") + 1)
     assert found[("permission", "bash", "e")][1] == (2, line.index("1 }") + 1)
+
+
+# ------------------------------------------------------------------ JSON: the stdlib path and json-five
+
+def tree_facts(node: Node) -> object:
+    """Everything a tree says: values, order, and the origin of every key and value."""
+    if isinstance(node.value, dict):
+        value: object = [(k, tree_facts(v)) for k, v in node.value.items()]
+    elif isinstance(node.value, list):
+        value = [tree_facts(v) for v in node.value]
+    else:
+        value = (type(node.value).__name__, node.value)
+    return value, node.origin, node.key_origin
+
+
+@pytest.mark.parametrize("text", [
+    JSONC,
+    '{"a": [1, -2, 3.5e3, true, null, "x\\"y // not a comment"], "b": {}}',
+    '\r\n{\r\n\t"permission": {\r\n\t\t"bash": "ask", // tab-indented, CRLF\r\n\t},\r\n}\r\n',
+    '{"a": "/* not */", /* a\nmulti-line\ncomment */ "b": [1, 2,\n], "c": "\\u00e9\\ud83d\\ude00"}',
+    "{'json5': '\\ud83d\\ude00'}",
+    '[1, 2, {"k": -0, "l": -1.5}]',
+    '  "just a string"  ',
+    '{"a": 1} // trailing comment',
+])
+def test_stdlib_path_gives_json_fives_tree(text: str) -> None:
+    from forge_tools.config.parse import fast_parse_json, parse_json5
+
+    fast = fast_parse_json(text, BASE) if "json5" not in text else parse_json5(text, BASE)
+    assert fast is not None
+    assert tree_facts(fast) == tree_facts(parse_json5(text, BASE))
+    if "\\ud83d" in text:  # an escaped surrogate pair is one character in every path
+        assert "\U0001F600" in str(fast.plain())
+
+
+@pytest.mark.parametrize("fmt,text", [
+    ("json", '{"model": "\\ud800"}'), ("json", "{'model': '\\udc00x'}"), ("json", '{"\\ud800": 1}'),
+    ("yaml", 'model: "\\ud800"'), ("yaml", '"\\ud800": 1'),
+])
+def test_unpaired_surrogate_escape_is_a_located_error(fmt: str, text: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_text(text, fmt, BASE)
+    assert "unpaired surrogate" in caught.value.message
+    assert caught.value.origin is not None and caught.value.origin.line == 1
+
+
+@pytest.mark.parametrize("text", [
+    "{a: 1}", "{'a': 1}", '{"a": 0x10}', '{"a": +1}', '[,]', '{,}', '[1,,]', '{"a": 1,,}',
+    '{"a": "x\\\n y"}', '{"a": 1', '{"a": 1}}', '', '// only a comment', '{"a": "unterminated // }',
+    '{"a": 1 /* unterminated }',
+])
+def test_json5_syntax_and_errors_are_left_to_json_five(text: str) -> None:
+    """What plain JSON(C) cannot read goes to json-five, which reads it or reports its own message."""
+    from forge_tools.config.parse import fast_parse_json
+
+    assert fast_parse_json(text, BASE) is None
+
+
+def test_duplicate_key_is_found_by_the_stdlib_path_too() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_json('{\n  "bash": "allow",\n  "bash": "deny"\n}', BASE)
+    assert str(caught.value.origin) == "cfg:3:3"
+    assert "duplicate key 'bash' (first at line 2)" in caught.value.message
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=json_values, indent=st.sampled_from([None, 0, 2, "\t"]), comment=st.booleans(),
+       trailing=st.booleans())
+def test_stdlib_path_equals_json_five_on_random_documents(value: object, indent: object, comment: bool,
+                                                          trailing: bool) -> None:
+    import json
+
+    from forge_tools.config.parse import fast_parse_json, parse_json5
+
+    text = json.dumps(value, indent=indent)  # type: ignore[arg-type]
+    if comment:
+        text = text.replace("\n", " // c\n", 1).replace("[", "[/* b */", 1)
+    if trailing:
+        text = text.replace("\n}", ",\n}", 1).replace("\n]", ",\n]", 1)
+    fast = fast_parse_json(text, BASE)
+    assert fast is not None
+    assert tree_facts(fast) == tree_facts(parse_json5(text, BASE))
