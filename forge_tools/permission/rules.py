@@ -1,7 +1,8 @@
 """Turn a located `permission` / `tools` config node into ordered rules (SPEC 4.2).
 
 Order is meaning (the last match wins), so rules come out in file order, with the legacy `tools`
-booleans of a level placed before that level's explicit `permission` keys. Each rule keeps the origin
+booleans of a level placed before that level's explicit `permission` keys (an explicit key replaces
+the converted one of the same name). Each rule keeps the origin
 of the key that wrote it, so `rules` and `explain` can point at file:line:col.
 """
 
@@ -77,10 +78,19 @@ def _permission_rules(permission: Node, home: Path | str) -> list[Rule]:
 
 
 def rules_from_config(permission: Node | None, tools: Node | None, home: Path | str) -> list[Rule]:
-    """Rules of one config level: converted legacy `tools` booleans, then the `permission` keys."""
-    rules: list[Rule] = []
+    """Rules of one config level: converted legacy `tools` booleans, then the `permission` keys.
+
+    The two maps merge key by key, as opencode 1.18.33 does (an object spread of the converted
+    `tools` map, then `permission`): a permission name both maps set keeps the converted key's
+    place but only the explicit `permission` rules, and a tool that folds twice keeps its last value.
+    """
+    by_key: dict[str, list[Rule]] = {}
     if tools is not None and tools.value is not None:
-        rules.extend(_tools_rules(tools))
+        for rule in _tools_rules(tools):
+            by_key[rule.permission] = [rule]
     if permission is not None and permission.value is not None:
-        rules.extend(_permission_rules(permission, home))
-    return rules
+        explicit: dict[str, list[Rule]] = {}
+        for rule in _permission_rules(permission, home):
+            explicit.setdefault(rule.permission, []).append(rule)
+        by_key.update(explicit)
+    return [rule for rules in by_key.values() for rule in rules]

@@ -94,17 +94,17 @@ def test_explore_hides_everything_but_its_tools() -> None:
 
 def test_config_levels_in_order() -> None:
     got = agents({
-        "tools": {"bash": False},
+        "tools": {"webfetch": False},
         "permission": {"bash": {"git *": "allow"}},
-        "agent": {"build": {"tools": {"bash": True}, "permission": {"bash": {"rm *": "deny"}}}},
+        "agent": {"build": {"tools": {"grep": True}, "permission": {"bash": {"rm *": "deny"}}}},
     })
     build = got["build"]
     configured = [(r.permission, r.pattern, r.action, r.origin.key_path) for r in build.ruleset
                   if r.origin.kind == "file"]
     assert configured == [
-        ("bash", "*", "deny", ("tools", "bash")),
+        ("webfetch", "*", "deny", ("tools", "webfetch")),
         ("bash", "git *", "allow", ("permission", "bash", "git *")),
-        ("bash", "*", "allow", ("agent", "build", "tools", "bash")),
+        ("grep", "*", "allow", ("agent", "build", "tools", "grep")),
         ("bash", "rm *", "deny", ("agent", "build", "permission", "bash", "rm *")),
     ]
     assert build.ruleset[-1].pattern == TRUNC

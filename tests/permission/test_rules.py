@@ -41,10 +41,16 @@ def test_map_form_keeps_file_order() -> None:
 def test_tools_come_first_and_fold_the_edit_family() -> None:
     got = triples({"bash": "ask"}, {"write": False, "bash": True, "patch": True, "multiedit": False,
                                     "apply_patch": False, "webfetch": False})
-    assert got == [
-        ("edit", "*", "deny"), ("bash", "*", "allow"), ("edit", "*", "allow"), ("edit", "*", "deny"),
-        ("edit", "*", "deny"), ("webfetch", "*", "deny"), ("bash", "*", "ask"),
-    ]
+    # as opencode 1.18.33 merges them: one key per permission name, the converted keys first, an
+    # explicit key replacing the converted one in its place (tests/compat records what it answered)
+    assert got == [("edit", "*", "deny"), ("bash", "*", "ask"), ("webfetch", "*", "deny")]
+
+
+def test_explicit_key_replaces_the_converted_one_in_place() -> None:
+    got = triples({"*": "ask", "grep": {"*.py": "allow"}, "webfetch": "allow"},
+                  {"webfetch": False, "grep": False, "write": False, "edit": True})
+    assert got == [("webfetch", "*", "allow"), ("grep", "*.py", "allow"), ("edit", "*", "allow"),
+                   ("*", "*", "ask")]
 
 
 @pytest.mark.parametrize(
