@@ -85,6 +85,7 @@ _STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DO
 _STRING_OR_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=[ \t\r\n]*[}\]])')
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^ \t\r\n{}\[\]:,"]+')
 _NOT_NEWLINE = re.compile(r"[^\n]")
+_MAYBE_TRAILING_COMMA = re.compile(r",[ \t\r\n]*[}\]]")
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -110,9 +111,9 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
     """
     import json
 
-    if "/" in text:
+    if "//" in text or "/*" in text:
         text = _STRING_OR_COMMENT.sub(_blank, text)
-    if "," in text:
+    if _MAYBE_TRAILING_COMMA.search(text):
         text = _STRING_OR_COMMA.sub(_blank, text)
     try:
         data = json.loads(text, object_pairs_hook=_Pairs)
