@@ -18,6 +18,7 @@ OriginKind = Literal[
     "builtin-agent",  # rules a builtin agent (build, plan, general, explore) adds
     "session",  # rules added during a run (answer "always")
     "plugin",  # something a plugin did
+    "safety",  # a rule the system adds to fail closed (e.g. an opaque bash command; name says why)
 ]
 
 
@@ -46,6 +47,7 @@ class Origin:
             "builtin-agent": f"builtin agent {self.name}" if self.name else "builtin agent",
             "session": "session",
             "plugin": f"plugin {self.name}" if self.name else "plugin",
+            "safety": f"safety check: {self.name}" if self.name else "safety check",
         }.get(self.kind, self.kind)
         return f"{label}: {keys}" if keys and self.kind in ("env", "cli") else label
 

@@ -15,7 +15,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -297,6 +297,39 @@ def gate_ruleset(result: PipelineResult, tool_id: str, force_hidden: bool = Fals
     return (*ruleset, Rule(verdict.permission, "*", "ask", FORCE_HIDDEN_ORIGIN))
 
 
+def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule | None:
+    """For a pattern whose real command is only known when it runs (`$CMD x`, `curl .. | sh`): a deny
+    or ask rule that could apply to the real command, or None when none could.
+
+    Only rules after the last catch-all (`*`) rule of the permission can decide anything, since that
+    one matches every command; among those, any deny or ask might match what really runs.
+    """
+    from forge_tools.permission.wildcard import wildcard_match
+
+    relevant = [r for r in rules if wildcard_match(permission, r.permission)]
+    catch_all = max((i for i, r in enumerate(relevant) if set(r.pattern) <= {"*"}), default=0)
+    return next((r for r in reversed(relevant[catch_all:]) if r.action in ("deny", "ask")), None)
+
+
+def escalate_opaque(gate: Any, permission: str, opaque: Iterable[str]) -> None:
+    """Fail closed on opaque patterns: one the rules would allow is asked instead when a narrower
+    deny or ask rule could apply to the real command. The ask is a session rule whose origin says why,
+    so the question, the audit line and a non-interactive refusal all name the rule that could apply."""
+    session = gate.session
+    for pattern in opaque:
+        decision = session.evaluate(permission, pattern)
+        answered = decision.rule is not None and decision.rule.origin.kind == "session"
+        if decision.action != "allow" or answered:
+            continue  # not allowed anyway, or allowed by a person's `always` answer in this run
+        rules = [r for r in (*session.base.rules, *session.rules) if r.origin.kind != "safety"]
+        risk = opaque_escalation(permission, pattern, rules)
+        if risk is None:
+            continue
+        why = (f"what {pattern!r} runs is known only when it runs, and rule {risk.permission} "
+               f"{risk.pattern!r} {risk.action} ({risk.origin}) could apply to it")
+        session.rules.append(Rule(permission, pattern, "ask", Origin("safety", name=why)))
+
+
 def _decision_json(record: Any) -> dict[str, Any]:
     if isinstance(record, Mapping):
         return dict(record)
@@ -340,6 +373,7 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
         permission: str, patterns: list[str], always: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
+        escalate_opaque(gate, permission, (metadata or {}).get("opaque") or ())
         try:
             gate(permission, patterns, always, {"tool": tool.id, **(metadata or {})})
         except (PermissionDenied, PermissionRejected) as exc:

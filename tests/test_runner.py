@@ -225,6 +225,58 @@ def test_run_selected_tool_that_raises(project: Path) -> None:
     assert "error" in outcome.to_json()
 
 
+def _opaque_tool() -> Any:
+    @tool(description="runs something only known at run time")
+    def dyn(command: str) -> str:
+        return f"ran {command}"
+
+    dyn.permission_requests = lambda args, ctx: [
+        PermissionRequest("bash", (args.command,), ("$RM *",), {"opaque": [args.command]})
+    ]
+    return dyn
+
+
+RM_DENY = Rule("bash", "rm *", "deny", Origin("file", "/p/forge.json", 4, 28))
+
+
+def test_opaque_command_is_asked_when_a_narrower_deny_could_apply(project: Path) -> None:
+    loaded = _loaded(project)
+    outcome = run_selected(loaded, _pipeline([RM_DENY]), _opaque_tool(),
+                           RunSpec("dyn", {"command": "$RM x"}, PolicyApprover()))
+    assert outcome.exit_code == ExitCode.PERMISSION
+    assert "only when it runs" in (outcome.error or "") and "/p/forge.json:4:28" in (outcome.error or "")
+    assert outcome.decisions[0]["action"] == "ask"
+    assert outcome.decisions[0]["rule"]["origin"]["kind"] == "safety"
+    approved = run_selected(loaded, _pipeline([RM_DENY]), _opaque_tool(),
+                            RunSpec("dyn", {"command": "$RM x"}, PolicyApprover(approvals=["bash"])))
+    assert approved.exit_code == ExitCode.OK and approved.result.output == "ran $RM x"
+
+
+def test_opaque_command_runs_when_no_narrower_rule_exists(project: Path) -> None:
+    loaded = _loaded(project)
+    for rules in ([], [RM_DENY, Rule("bash", "*", "allow", Origin("file", "/p/forge.json", 5, 3))]):
+        outcome = run_selected(loaded, _pipeline(rules), _opaque_tool(),
+                               RunSpec("dyn", {"command": "$RM x"}, PolicyApprover()))
+        assert outcome.exit_code == ExitCode.OK, outcome.error
+
+
+def test_opaque_command_always_answer_is_not_asked_again(project: Path) -> None:
+    from forge_tools.permission.gate import PermissionGate
+    from forge_tools.runner import escalate_opaque
+
+    answers: list[str] = []
+
+    def approve(question: Any) -> Answer:
+        answers.append(question.patterns[0])
+        return Answer("always")
+
+    gate = PermissionGate(_pipeline([RM_DENY]).ruleset, approve)
+    for _ in range(2):
+        escalate_opaque(gate, "bash", ["$RM x"])
+        gate("bash", ["$RM x"], ["$RM *"])
+    assert answers == ["$RM x"]
+
+
 # -- the worker thread relays questions ---------------------------------------------------------------
 
 

@@ -20,10 +20,23 @@ make a call stricter, never looser. The decisions below all follow from that:
 - **`export`/`local`/`declare`/`readonly`/`unset`** are commands too.
 - **Parse errors fail closed**: the whole line (whitespace collapsed) is one more pattern besides every
   piece that could be found, so a `deny` can never be bypassed by confusing the parser.
+- **Line continuations** (`r\\<newline>m x` is `rm x` to bash): the line is also split with every
+  backslash-newline removed.
+- `alias NAME=VALUE`, `trap 'CMD' SIG`, `su -c CMD` (also runuser, script) and `env -S 'CMD'` are also
+  checked as the command line they carry; `coproc [NAME] CMD` as CMD.
 - A line with no command at all (only assignments or comments) is checked as its whole text.
 
-A dynamic command name (`$CMD x`, `$(echo rm) x`) cannot be known before running; its pattern keeps the
-source text, which only a wildcard rule such as `*` matches.
+**Opaque commands.** Some commands cannot be known before they run: a dynamic command name (`$CMD x`,
+`$(echo rm) x`, `r${x}m`), a shell reading a script or its stdin (`bash x.sh`, `curl .. | sh`), `source`,
+`eval "$X"`, `bash -c "$X"`, `xargs -I{} {}`, and any line the parser could not read. Their patterns keep
+the source text (only a wildcard rule such as `*` matches it) and are also listed in
+`CommandLine.opaque`, so that a gate can ask instead of allowing when a narrower deny or ask rule could
+apply to the real command (`run` does; see `runner.opaque_escalation`).
+
+What no rule about command names can catch: programs that do the same thing by other means (`find
+-delete`, `python -c`, `perl -e`, `git -c core.pager=...`, `make`, a script's contents) and wrappers this
+module does not know. A deny on `rm *` stops commands named rm, not deleting files; to contain effects,
+deny `*` and allow what is needed.
 """
 
 from __future__ import annotations
@@ -36,11 +49,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "mksh", "ash", "busybox sh"})
 WRAPPERS = frozenset({
     "sudo", "doas", "env", "nohup", "nice", "time", "timeout", "command", "exec", "builtin", "xargs",
-    "stdbuf", "ionice", "chronic", "watch", "flock", "setsid", "unbuffer", "caffeinate",
+    "stdbuf", "ionice", "chronic", "watch", "flock", "setsid", "unbuffer", "caffeinate", "busybox",
+    "chrt", "taskset", "strace", "ltrace", "unshare", "nsenter", "chroot", "firejail", "proot",
+    "catchsegv", "coproc", "parallel",
 })
+# Commands whose `-c STRING` (or `--command STRING`) is a command line run by a shell.
+COMMAND_STRING_C = frozenset({"su", "runuser", "script"})
+# Commands that run a file's contents in this shell: what they run cannot be seen here.
+SOURCES = frozenset({"source", "."})
+# Wrappers with positional arguments before the command (`timeout 5 CMD`, `chrt 10 CMD`).
+_POSITIONAL: dict[str, int] = {"timeout": 1, "chrt": 1, "taskset": 1, "chroot": 1}
 # Options of common wrappers that take a separate value (`sudo -u root rm x`).
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"}),
@@ -52,6 +73,13 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "stdbuf": frozenset({"-i", "-o", "-e"}),
     "watch": frozenset({"-n", "-d", "--interval"}),
     "flock": frozenset({"-w", "-E", "--timeout"}),
+    "env": frozenset({"-u", "-C", "--unset", "--chdir"}),
+    "exec": frozenset({"-a"}),
+    "strace": frozenset({"-e", "-o", "-p", "-s", "-u", "-E", "-I", "-a", "-b", "-O", "-S", "-X", "-P"}),
+    "ltrace": frozenset({"-e", "-o", "-p", "-s", "-u", "-a", "-n"}),
+    "nsenter": frozenset({"-t", "-S", "-G", "--target", "--setuid", "--setgid"}),
+    "taskset": frozenset(),
+    "firejail": frozenset(),
 }
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
@@ -67,6 +95,7 @@ class CommandLine:
     commands: tuple[str, ...]  # every pattern to check, in source order, without duplicates
     has_error: bool  # the parser reported a syntax error (the whole line is among `commands`)
     argv: tuple[tuple[str | None, ...], ...] = ()  # each simple command's words; None = not static
+    opaque: tuple[str, ...] = ()  # patterns (also in `commands`) whose real command is only known at run
 
 
 class _Found(list[str]):
@@ -75,6 +104,13 @@ class _Found(list[str]):
     def __init__(self) -> None:
         super().__init__()
         self.argv: list[tuple[str | None, ...]] = []
+        self.opaque: list[str] = []
+
+    def add_opaque(self, pattern: str) -> None:
+        pattern = normalise(pattern)
+        if pattern:
+            self.append(pattern)
+            self.opaque.append(pattern)
 
 
 @lru_cache(maxsize=1)
@@ -96,7 +132,8 @@ def split_command_line(line: str) -> CommandLine:
     has_error = _split_into(line, out, 0)
     if not out and normalise(line):
         out.append(normalise(line))
-    return CommandLine(tuple(dict.fromkeys(out)), has_error, tuple(dict.fromkeys(out.argv)))
+    return CommandLine(tuple(dict.fromkeys(out)), has_error, tuple(dict.fromkeys(out.argv)),
+                       tuple(dict.fromkeys(out.opaque)))
 
 
 def command_patterns(line: str) -> list[str]:
@@ -109,9 +146,11 @@ def _split_into(line: str, out: _Found, depth: int) -> bool:
     tree = _parser().parse(data)
     root = tree.root_node
     has_error = bool(root.has_error)
-    if has_error and normalise(line):
-        out.append(normalise(line))
+    if has_error:
+        out.add_opaque(line)
     _walk(root, data, out, depth)
+    if "\\\n" in line and depth < _MAX_DEPTH:
+        has_error = _split_into(line.replace("\\\n", ""), out, depth + 1) or has_error
     return has_error
 
 
@@ -139,10 +178,27 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
 
 
 def _command(node: Node, data: bytes, out: _Found, depth: int) -> None:
+    # tree-sitter-bash sometimes joins two lines into one command (`a | b | c<newline>rm x && d`
+    # reads as `c rm x`); words of one simple command never have an unescaped newline between them,
+    # so such a node is cut there and each piece is checked as its own command.
+    segments: list[list[Node]] = [[]]
+    previous: Node | None = None
+    for child in node.children:
+        if previous is not None and previous.type != "heredoc_redirect":
+            gap = data[previous.end_byte:child.start_byte].replace(b"\\\n", b"")
+            if b"\n" in gap:
+                segments.append([])
+        segments[-1].append(child)
+        previous = child
+    for segment in segments:
+        _simple_command(segment, data, out, depth)
+
+
+def _simple_command(children: list[Node], data: bytes, out: _Found, depth: int) -> None:
     assignments: list[str] = []
     words: list[str] = []
     static: list[str | None] = []
-    for child in node.children:
+    for child in children:
         if child.type in _REDIRECTS:
             continue
         if child.type == "variable_assignment" and not words:
@@ -164,38 +220,129 @@ def _command(node: Node, data: bytes, out: _Found, depth: int) -> None:
         words = [name.rstrip("/").rsplit("/", 1)[-1], *words[1:]]
         static = [words[0], *static[1:]]
         out.append(normalise(" ".join(words)))
-    if depth >= _MAX_DEPTH:
-        return
     _follow_inner(words, static, out, depth)
 
 
+def _split_static(text: str | None, words: list[str], out: _Found, depth: int) -> None:
+    """Check a command line carried as an argument; one that is not static is opaque."""
+    if text is None:
+        out.add_opaque(" ".join(words))
+    elif depth < _MAX_DEPTH:
+        _split_into(text, out, depth + 1)
+
+
 def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
-    """Also check what a nested shell, `eval` or a wrapper command would run."""
+    """Also check what a nested shell, `eval`, a wrapper or a command-string option would run."""
     name = static[0]
     if name is None:
+        out.add_opaque(" ".join(words))  # `$CMD x`: the command is only known when it runs
+        return
+    if depth >= _MAX_DEPTH:
         return
     base = name.rsplit("/", 1)[-1]
     if base in SHELLS:
-        for i, word in enumerate(static[1:-1], start=1):
-            if word is not None and _is_short_option_with_c(word):
-                inner = static[i + 1]
-                if inner is not None:
-                    _split_into(inner, out, depth + 1)
-                return
+        _follow_shell(words, static, out, depth)
+        return
+    if base in SOURCES:
+        out.add_opaque(" ".join(words))
         return
     if base == "eval":
-        if all(w is not None for w in static[1:]) and len(static) > 1:
-            _split_into(" ".join(w for w in static[1:] if w is not None), out, depth + 1)
+        if len(static) > 1:
+            inner = None if any(w is None for w in static[1:]) else " ".join(w for w in static[1:] if w)
+            _split_static(inner, words, out, depth)
         return
     if base == "find":
         _follow_find_exec(words, static, out, depth)
         return
+    if base in COMMAND_STRING_C:
+        for i, word in enumerate(static[1:], start=1):
+            short_c = word is not None and word[:1] == "-" and word[1:2] != "-" and word.endswith("c")
+            if (short_c or word == "--command") and i + 1 < len(static):
+                _split_static(static[i + 1], words, out, depth)
+            elif word is not None and word.startswith("--command="):
+                _split_static(word.split("=", 1)[1], words, out, depth)
+        return
+    if base in ("mapfile", "readarray"):
+        for i, word in enumerate(static[1:-1], start=1):
+            if word == "-C":
+                _split_static(static[i + 1], words, out, depth)  # the callback is run as a command
+        return
+    if base == "alias":
+        for word in static[1:]:
+            if word is not None and "=" in word:
+                _split_static(word.split("=", 1)[1], words, out, depth)
+        return
+    if base == "trap":
+        args = [w for w in static[1:] if w is None or not w.startswith("-")]
+        if len(args) >= 2 and args[0] != "":
+            _split_static(args[0], words, out, depth)
+        return
+    if base == "env":
+        for i, word in enumerate(static[1:-1], start=1):
+            if word in ("-S", "--split-string"):
+                rest = static[i + 1:]
+                inner = None if any(w is None for w in rest) else " ".join(w for w in rest if w is not None)
+                _split_static(inner, words, out, depth)
+                return
     if base in WRAPPERS:
-        start = 1 + _wrapper_prefix_length(base, static[1:])
-        if start < len(words):
-            out.append(normalise(" ".join(words[start:])))
-            out.argv.append(tuple(static[start:]))
-            _follow_inner(words[start:], static[start:], out, depth + 1)
+        starts = _wrapped_command_starts(base, static)
+        for start in starts:
+            if start < len(words):
+                out.append(normalise(" ".join(words[start:])))
+                out.argv.append(tuple(static[start:]))
+                _follow_inner(words[start:], static[start:], out, depth + 1)
+        if base == "xargs" and starts and starts[0] < len(static):
+            replace = _xargs_replace_string(static)
+            head = static[starts[0]]
+            if replace and (head is None or replace in head):
+                out.add_opaque(" ".join(words[starts[0]:]))  # the command itself comes from stdin
+
+
+def _follow_shell(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
+    """`bash -c STRING` checks STRING; a shell that reads a script file or stdin is opaque."""
+    has_c = False
+    i = 1
+    while i < len(static):
+        word = static[i]
+        if word is None:
+            break
+        if word == "--":
+            i += 1
+            break
+        if word in ("-o", "+o", "-O", "+O"):
+            i += 2
+            continue
+        if word.startswith("--"):
+            i += 1
+            continue
+        if len(word) > 1 and word[0] in "-+":
+            has_c = has_c or (word[0] == "-" and "c" in word[1:])
+            i += 1
+            continue
+        break
+    if has_c and i < len(static):
+        _split_static(static[i], words, out, depth)
+    elif not has_c:
+        out.add_opaque(" ".join(words))
+
+
+def _xargs_replace_string(static: list[str | None]) -> str | None:
+    for i, word in enumerate(static[1:], start=1):
+        if word is None:
+            return None
+        if word == "-I" and i + 1 < len(static):
+            return static[i + 1]
+        if word.startswith("-I") and len(word) > 2:
+            return word[2:]
+        if word in ("-i", "--replace"):
+            return "{}"
+        if word.startswith("--replace="):
+            return word.split("=", 1)[1]
+        if word.startswith("-i") and len(word) > 2:
+            return word[2:]
+        if not word.startswith("-"):
+            return None
+    return None
 
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -221,8 +368,13 @@ def _is_short_option_with_c(word: str) -> bool:
     return word.startswith("-") and not word.startswith("--") and "c" in word[1:]
 
 
-def _wrapper_prefix_length(base: str, words: list[str | None]) -> int:
-    """How many words after a wrapper's name are its own options (and `env` assignments)."""
+def _wrapped_command_starts(base: str, static: list[str | None]) -> list[int]:
+    """Where the command a wrapper runs may start: after the wrapper's own options, its `env`
+    assignments and positional arguments. A long option without `=` may take the next word as its
+    value (`sudo --user root rm x`), so the word after that is a start too: checking more is safe."""
+    words = static[1:]
+    values = _VALUE_OPTIONS.get(base, frozenset())
+    starts: list[int] = []
     i = 0
     while i < len(words):
         word = words[i]
@@ -231,18 +383,25 @@ def _wrapper_prefix_length(base: str, words: list[str | None]) -> int:
         if word == "--":
             i += 1
             break
-        if word.startswith("-"):
+        if base == "coproc" and word in ("{", "("):
             i += 1
-            if word in _VALUE_OPTIONS.get(base, ()):
-                i += 1
+            break
+        if base == "coproc" and i + 1 < len(words) and words[i + 1] in ("{", "("):
+            i += 2  # `coproc NAME { ...`
+            break
+        if word.startswith("-") and len(word) > 1:
+            i += 1
+            if word in values or (not word.startswith("--") and f"-{word[-1]}" in values):
+                i += 1  # `-u root`, and a cluster ending in a value option (`sudo -iu root`)
+            elif word.startswith("--") and "=" not in word and i < len(words):
+                starts.append(i + 1 + 1)  # `--user root CMD`: CMD may start after the value
             continue
         if base == "env" and "=" in word and not word.startswith("="):
             i += 1
             continue
         break
-    if base == "timeout" and i < len(words):
-        i += 1  # the duration
-    return i
+    i += _POSITIONAL.get(base, 0)
+    return [1 + i, *(s for s in starts if s > 1 + i)]
 
 
 _ESCAPES_IN_DOUBLE = {'"', "\\", "$", "`", "\n"}

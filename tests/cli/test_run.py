@@ -90,6 +90,18 @@ def test_bash_deny_rm_refuses_chain(cli: Any, project: Path) -> None:
     assert out == ""
 
 
+@needs_bash
+@pytest.mark.parametrize("command", ["RM=rm; $RM -rf x", "echo 'rm -rf x' | sh", "r\\\nm -rf x",
+                                     "ls | ls | ls\nrm -rf x && ls"])
+def test_bash_deny_rm_is_not_bypassed(cli: Any, project: Path, command: str) -> None:
+    write_config(project, {"permission": {"bash": {"*": "allow", "rm *": "deny"}}})
+    (project / "x").mkdir()
+    code, out, err = cli("run", "bash", "--args", json.dumps({"command": command}))
+    assert code == 4, (out, err)
+    assert "rm *" in err
+    assert (project / "x").is_dir()
+
+
 def test_project_tool_script(cli: Any, project: Path) -> None:
     tools = project / ".forge" / "tools"
     tools.mkdir(parents=True)

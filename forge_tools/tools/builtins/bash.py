@@ -98,7 +98,10 @@ def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequ
     requests = list({r.patterns: r for r in requests}.values())
     patterns = split.commands
     always = tuple(dict.fromkeys(always_pattern(p) for p in patterns))
-    requests.append(PermissionRequest("bash", patterns, always, {"command": args.command}))
+    metadata: dict[str, Any] = {"command": args.command}
+    if split.opaque:
+        metadata["opaque"] = list(split.opaque)  # a gate may ask for these (runner.escalate_opaque)
+    requests.append(PermissionRequest("bash", patterns, always, metadata))
     return requests
 
 

