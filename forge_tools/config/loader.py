@@ -180,7 +180,13 @@ def read_config_text(path: Path, step: str) -> str:
     except IsADirectoryError:
         raise ConfigError("cannot read config file: it is a directory", start) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"cannot read config file: not UTF-8 text ({exc.reason})", start) from None
+        raw = bytes(exc.object)
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        before = raw[line_start:exc.start].decode("utf-8", "replace").removeprefix("\ufeff")
+        at = Origin("file", str(path), raw.count(b"\n", 0, exc.start) + 1, len(before) + 1)
+        byte = raw[exc.start:exc.start + 1].hex()
+        raise ConfigError(f"cannot read config file: not UTF-8 text (byte 0x{byte}); save it as UTF-8",
+                          at) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file: {exc.strerror or exc}", start) from None
 

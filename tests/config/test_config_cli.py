@@ -341,3 +341,51 @@ def test_project_that_is_not_a_directory_is_a_usage_error(cli: Cli, project: Pat
     code, out, err = cli("config", "--project", str(project / "missing"))
     assert code == 2 and out == ""
     assert "--project" in err and "Traceback" not in err
+
+
+def test_non_utf8_byte_is_located(cli: Cli, project: Path) -> None:
+    path = project / "forge.json"
+    path.write_bytes('{\n  "model": "naïve \xe9"}'.encode().replace(b"\xc3\xa9", b"\xe9"))
+    assert_config_error(cli, path, 2, 19, "not UTF-8 text", "0xe9")  # ï is one column
+
+
+@pytest.mark.parametrize("name,data,line,col", [
+    ("forge.json", b'\xef\xbb\xbf{\r\n\t"permission": {\r\n\t\t"bash": "alow"}}', 3, 11),
+    ("forge.yaml", b"\xef\xbb\xbfpermission:\r\n\tbash: alow\r\n", 2, 1),
+    ("forge.yaml", b"permission:\r\n  bash:   alow\r\n", 2, 11),
+    ("forge.toml", b'\xef\xbb\xbf[permission]\r\n\tbash = "alow"\r\n', 2, 9),
+])
+def test_bom_crlf_and_tabs_keep_columns(cli: Cli, project: Path, name: str, data: bytes, line: int,
+                                        col: int) -> None:
+    """A tab is one column, CRLF is one line end, a byte-order mark takes no column."""
+    path = project / name
+    path.write_bytes(data)
+    assert_config_error(cli, path, line, col)
+
+
+@pytest.mark.parametrize("name,text", [
+    ("forge.json", "[]"), ("forge.json", '"allow"'), ("forge.yaml", "- a\n"), ("forge.json", "5"),
+])
+def test_top_level_must_be_a_mapping(cli: Cli, project: Path, name: str, text: str) -> None:
+    assert_config_error(cli, write(project / name, text), 1, 1, "must be a mapping")
+
+
+def test_permission_as_a_number(cli: Cli, project: Path) -> None:
+    path = write(project / "forge.json", '{\n\t"permission": 5\n}')
+    assert_config_error(cli, path, 2, 16, "permission: expected an action")
+
+
+@pytest.mark.parametrize("var,value,words", [
+    ("FORGE_CONFIG_CONTENT", "{bad", ("env FORGE_CONFIG_CONTENT", "invalid JSON", "1:5 of the value")),
+    ("FORGE_CONFIG_CONTENT", "[1]", ("env FORGE_CONFIG_CONTENT", "must be a mapping")),
+    ("FORGE_PERMISSION", '{"bash": "nope"}', ("env FORGE_PERMISSION", "unknown action 'nope'")),
+    ("FORGE_PERMISSION", "5", ("env FORGE_PERMISSION", "expected an action")),
+])
+def test_bad_inline_json_in_environment(cli: Cli, project: Path, monkeypatch: pytest.MonkeyPatch, var: str,
+                                        value: str, words: tuple[str, ...]) -> None:
+    monkeypatch.setenv(var, value)
+    code, out, err = cli("rules")
+    assert (code, out) == (3, ""), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    for word in words:
+        assert word in err
