@@ -20,7 +20,7 @@ def render(loaded: LoadedConfig, fmt: str, show_origin: bool = False) -> str:
     """The merged config in `fmt`; with `show_origin` every leaf says where it was written."""
     if fmt == "text":
         return render_text(loaded, show_origin)
-    data: Any = origin_tree(loaded) if show_origin else loaded.tree.plain()
+    data: Any = origin_tree(loaded) if show_origin else as_written(loaded.tree)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "yaml":
@@ -35,6 +35,26 @@ def render(loaded: LoadedConfig, fmt: str, show_origin: bool = False) -> str:
         note = "".join(f"# {key} = null (omitted: TOML has no null)\n" for key in dropped)
         return note + toml_dumps(cleaned)
     raise ValueError(fmt)
+
+
+def shown(node: Node) -> Any:
+    """The value to print: a string made by `{env:...}`/`{file:...}` is printed as written, because
+    that is how secrets such as API keys get into a config, and output often ends up in logs."""
+    return node.meta.get("template", node.value)
+
+
+def as_written(node: Node) -> Any:
+    """`Node.plain()`, with substituted strings shown as written (see `shown`)."""
+    if isinstance(node.value, dict):
+        return {k: as_written(v) for k, v in node.value.items()}
+    if isinstance(node.value, list):
+        return [as_written(v) for v in node.value]
+    return shown(node)
+
+
+def _substitution_note(node: Node) -> str:
+    used = node.meta.get("substituted")
+    return f"substituted from {', '.join(used)}; value not shown" if used else ""
 
 
 def toml_dumps(data: dict[str, Any]) -> str:
@@ -105,9 +125,11 @@ def render_text(loaded: LoadedConfig, show_origin: bool) -> str:
     for keys, node in leaves(loaded.tree):
         if not keys:
             continue
-        text = f"{dotted(keys)} = {json.dumps(node.value, ensure_ascii=False)}"
-        if show_origin:
-            text += f"  # {describe_origin(node.origin)}"
+        text = f"{dotted(keys)} = {json.dumps(shown(node), ensure_ascii=False)}"
+        notes = [describe_origin(node.origin)] if show_origin else []
+        notes += [_substitution_note(node)] if "template" in node.meta else []
+        if notes:
+            text += f"  # {'; '.join(notes)}"
         lines.append(text)
     return "\n".join(lines) + "\n"
 
@@ -136,7 +158,10 @@ def origin_tree(loaded: LoadedConfig) -> dict[str, Any]:
             return {k: build(v) for k, v in node.value.items()}
         if isinstance(node.value, list) and node.value:
             return [build(v) for v in node.value]
-        return {"value": node.value, "origin": origin_json(node.origin)}
+        leaf = {"value": shown(node), "origin": origin_json(node.origin)}
+        if "substituted" in node.meta:
+            leaf["substituted"] = node.meta["substituted"]
+        return leaf
 
     return {
         "project_root": str(loaded.project_root),

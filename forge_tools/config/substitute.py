@@ -21,7 +21,8 @@ def substitute(node: Node, env: Mapping[str, str], base_dir: Path, home: Path) -
     """A copy of `node` with every string value's `{env:...}` / `{file:...}` replaced.
 
     A missing env var becomes "" (opencode's behaviour); a `{file:}` path is relative to `base_dir`,
-    `~/` is the home directory, and the content is stripped of surrounding whitespace.
+    `~/` is the home directory, and the content is stripped of surrounding whitespace. A substituted
+    node keeps the string as written in `meta["template"]` and what it used in `meta["substituted"]`.
     """
     if isinstance(node.value, dict):
         return dataclasses.replace(node, value={k: substitute(v, env, base_dir, home)
@@ -31,8 +32,11 @@ def substitute(node: Node, env: Mapping[str, str], base_dir: Path, home: Path) -
     if not isinstance(node.value, str) or "{" not in node.value:
         return node
 
+    used: list[str] = []
+
     def replace(match: re.Match[str]) -> str:
         kind, arg = match.group(1), match.group(2).strip()
+        used.append(f"{kind} {arg}" + (" (unset)" if kind == "env" and not env.get(arg) else ""))
         if kind == "env":
             value = env.get(arg, "")
             if any("\ud800" <= c <= "\udfff" for c in value):  # undecodable bytes (surrogateescape)
@@ -49,7 +53,12 @@ def substitute(node: Node, env: Mapping[str, str], base_dir: Path, home: Path) -
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise ConfigError(f"{{file:{arg}}}: cannot read {str(path)!r}: {reason}", node.origin) from None
 
-    return dataclasses.replace(node, value=_TOKEN.sub(replace, node.value))
+    value = _TOKEN.sub(replace, node.value)
+    if not used:
+        return node
+    # `config` prints the template, not the value: substitutions are how API keys get into configs
+    meta = {**node.meta, "template": node.value, "substituted": used}
+    return dataclasses.replace(node, value=value, meta=meta)
 
 
 def _file_path(arg: str, base_dir: Path, home: Path) -> Path:

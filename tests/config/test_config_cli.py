@@ -389,3 +389,26 @@ def test_bad_inline_json_in_environment(cli: Cli, project: Path, monkeypatch: py
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     for word in words:
         assert word in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "yaml", "toml"])
+@pytest.mark.parametrize("show_origin", [False, True])
+def test_config_never_prints_substituted_values(cli: Cli, project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                fmt: str, show_origin: bool) -> None:
+    """`{env:}` and `{file:}` are how API keys get into a config; `config` output often lands in logs."""
+    monkeypatch.setenv("SECRET_KEY", "sk-live-123")
+    write(project / "key.txt", "file-secret-456\n")
+    write(project / "forge.json", json.dumps({
+        "provider": {"x": {"options": {"apiKey": "{env:SECRET_KEY}", "other": "{file:key.txt}"}}},
+        "model": "x/{env:SECRET_KEY}",
+    }))
+    code, out, err = cli("config", "--format", fmt, *(["--show-origin"] if show_origin else []))
+    assert code == 0, err
+    assert "sk-live-123" not in out and "file-secret-456" not in out
+    assert "{env:SECRET_KEY}" in out and "{file:key.txt}" in out
+    if fmt == "text":
+        assert "substituted from env SECRET_KEY; value not shown" in out
+    # the value itself is what the engine uses
+    from forge_tools.config import load_project
+
+    assert load_project(cwd=project).data.model == "x/sk-live-123"
