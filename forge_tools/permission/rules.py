@@ -18,14 +18,19 @@ from forge_tools.permission.names import permission_name
 
 
 def expand_home(pattern: str, home: Path | str) -> str:
-    """`~`, `~/x`, `$HOME`, `$HOME/x` -> the home directory. `~user` and `$HOMEX` stay literal."""
+    """`~`, `~/x`, `$HOME`, `$HOME/x`, `$HOME*` -> the home directory (as opencode expands them).
+
+    `~user` is another user's home and `$HOMEDIR` another variable, so both stay literal.
+    """
     home_s = str(home).replace("\\", "/").rstrip("/") or "/"
-    for prefix in ("~", "$HOME"):
-        if pattern == prefix:
-            return home_s
-        if pattern.startswith(prefix + "/"):
-            rest = pattern[len(prefix) + 1:]
+    if pattern == "~" or pattern == "$HOME":
+        return home_s
+    for prefix in ("~/", "$HOME/"):
+        if pattern.startswith(prefix):
+            rest = pattern[len(prefix):]
             return home_s + "/" + rest if home_s != "/" else "/" + rest
+    if pattern.startswith("$HOME") and not (pattern[5].isalnum() or pattern[5] == "_"):
+        return home_s + pattern[5:]  # `$HOME*`, `$HOME.bak`
     return pattern
 
 

@@ -62,6 +62,10 @@ def test_explicit_key_replaces_the_converted_one_in_place() -> None:
         ("$HOME", "/home/me"),
         ("~other/x", "~other/x"),  # another user's home is not ours
         ("$HOMEDIR/x", "$HOMEDIR/x"),  # another variable
+        ("$HOME_2/x", "$HOME_2/x"),
+        ("$HOME*", "/home/me*"),  # as opencode: the variable ends where a name cannot go on
+        ("$HOME.bak/*", "/home/me.bak/*"),
+        ("~*", "~*"),  # opencode expands `~` only alone or before `/`
         ("src/~/x", "src/~/x"),
     ],
 )
