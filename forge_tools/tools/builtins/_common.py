@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from forge_tools.tools.contract import PermissionRequest, ToolContext
@@ -80,10 +81,24 @@ def external_request(path: Path, ctx: ToolContext, is_dir: bool = False) -> list
     return [PermissionRequest("external_directory", (pattern,), (pattern,), {"path": posix(path)})]
 
 
+def real_path(path: Path) -> Path:
+    """Where `path` really is once symlinks are followed (the path itself when that fails)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def path_patterns(path: Path, render: Callable[[Path], str]) -> tuple[str, ...]:
+    """The permission patterns for a path: its own, plus where it really is when a symlink makes that
+    differ, so `notes.txt -> .env` still meets the `*.env` rule (more patterns can only be stricter)."""
+    return tuple(dict.fromkeys((render(path), render(real_path(path)))))
+
+
 def edit_requests(path: Path, ctx: ToolContext) -> list[PermissionRequest]:
     """The `edit` check (path relative to the root), after external_directory when outside it."""
-    rel = relative_to_root(path, ctx)
-    edit = PermissionRequest("edit", (rel,), (rel,), {"filepath": posix(path)})
+    rels = path_patterns(path, lambda p: relative_to_root(p, ctx))
+    edit = PermissionRequest("edit", rels, rels[:1], {"filepath": posix(path)})
     return [*external_request(path, ctx), edit]
 
 

@@ -81,7 +81,7 @@ def glob_matches(pattern: str, rel: str) -> bool:
 
 def walk_files(root: Path) -> Iterator[tuple[Path, str]]:
     """Every regular file under `root` (absolute path, relative posix path), hidden and skipped dirs
-    left out; symlinks to directories are not followed (no loops)."""
+    left out; symlinks are not followed (no loops, and nothing outside the root is read)."""
     stack = [(root, "")]
     while stack:
         directory, rel = stack.pop()
@@ -98,7 +98,7 @@ def walk_files(root: Path) -> Iterator[tuple[Path, str]]:
                 if entry.is_dir(follow_symlinks=False):
                     if entry.name not in SEARCH_SKIP_DIRS:
                         stack.append((Path(entry.path), child + "/"))
-                elif entry.is_file():
+                elif entry.is_file(follow_symlinks=False):  # as ripgrep: a link may point outside
                     yield Path(entry.path), child
             except OSError:
                 continue

@@ -29,7 +29,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from forge_tools.tools.builtins._common import external_request, posix, relative_to_root, resolve_path
+from forge_tools.tools.builtins._common import (
+    external_request,
+    path_patterns,
+    posix,
+    relative_to_root,
+    resolve_path,
+)
 from forge_tools.tools.builtins._files import read_text, unified_diff, write_atomic
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
 
@@ -261,7 +267,10 @@ def permission_requests(args: ApplyPatchArgs, ctx: ToolContext) -> list[Permissi
             if req.patterns[0] not in seen:
                 seen.add(req.patterns[0])
                 requests.append(req)
-    rels = tuple(dict.fromkeys(relative_to_root(p, ctx) for p in paths))
+    def rel(path: Path) -> str:
+        return relative_to_root(path, ctx)
+
+    rels = tuple(dict.fromkeys(r for p in paths for r in path_patterns(p, rel)))
     requests.append(PermissionRequest("edit", rels, rels, {"files": [posix(p) for p in paths]}))
     return requests
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from forge_tools.tools.builtins._common import (
     external_request,
     not_found_message,
+    path_patterns,
     posix,
     resolve_path,
 )
@@ -61,8 +62,8 @@ class ReadArgs(BaseModel):
 
 def permission_requests(args: ReadArgs, ctx: ToolContext) -> list[PermissionRequest]:
     path = resolve_path(args.filePath, ctx)
-    pattern = posix(path)
-    return [*external_request(path, ctx), PermissionRequest("read", (pattern,), (pattern,))]
+    patterns = path_patterns(path, posix)
+    return [*external_request(path, ctx), PermissionRequest("read", patterns, patterns[:1])]
 
 
 def is_binary(path: Path, head: bytes) -> bool:

@@ -95,4 +95,4 @@ def test_symlink_out_of_the_project_asks_for_the_real_place(reqs: Any, project: 
     (outside / "f.txt").write_text("x")
     (project / "escape").symlink_to(outside)
     assert reqs(edit.TOOL, filePath="escape/f.txt", oldString="x", newString="y") == [
-        ("external_directory", (f"{outside}/*",)), ("edit", ("escape/f.txt",))]
+        ("external_directory", (f"{outside}/*",)), ("edit", ("escape/f.txt", f"{outside}/f.txt"))]

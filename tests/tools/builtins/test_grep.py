@@ -81,3 +81,16 @@ def test_permission_patterns(reqs: Any, tmp_path: Path) -> None:
     assert reqs(grep.TOOL, pattern="TODO|FIXME") == [("grep", ("TODO|FIXME",))]
     outside = reqs(grep.TOOL, pattern="x", path=str(tmp_path / "o"))
     assert outside[0] == ("external_directory", (f"{tmp_path}/*",))
+
+
+def test_fallback_does_not_follow_symlinks_out_of_the_root(call: Any, project: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from forge_tools.tools.builtins.grep import TOOL as GREP
+
+    monkeypatch.setenv("FORGE_NO_RIPGREP", "1")
+    outside = tmp_path / "outside-secret.txt"
+    outside.write_text("needle outside\n")
+    (project / "link.txt").symlink_to(outside)
+    (project / "inside.txt").write_text("needle inside\n")
+    out = call(GREP, pattern="needle").output
+    assert "inside.txt" in out and "outside" not in out

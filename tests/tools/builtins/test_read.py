@@ -109,3 +109,14 @@ def test_not_a_regular_file(call: Any, project: Path) -> None:
     os.mkfifo(project / "pipe")
     result = call(read.TOOL, filePath="pipe")
     assert result.is_error and "regular file" in result.output
+
+
+def test_symlink_is_also_checked_as_its_target(reqs: Any, project: Path) -> None:
+    """`notes.txt -> .env` must still meet the `*.env` ask rule."""
+    from forge_tools.tools.builtins.read import TOOL as READ
+
+    (project / ".env").write_text("SECRET=1\n")
+    (project / "notes.txt").symlink_to(".env")
+    patterns = dict(reqs(READ, filePath="notes.txt"))["read"]
+    assert any(p.endswith("/.env") for p in patterns)
+    assert patterns[0].endswith("/notes.txt")

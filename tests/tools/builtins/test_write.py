@@ -32,3 +32,17 @@ def test_permission_patterns(reqs: Any, tmp_path: Path) -> None:
     target = str(tmp_path / "x.md")
     assert reqs(write.TOOL, filePath=target, content="") == [
         ("external_directory", (f"{tmp_path}/*",)), ("edit", (target,))]
+
+
+def test_symlink_is_also_checked_as_its_target(reqs: Any, project: Path) -> None:
+    """A plan file that links to source code must not let the plan agent's plan-only allow edit it."""
+    from forge_tools.tools.builtins.apply_patch import TOOL as APPLY_PATCH
+    from forge_tools.tools.builtins.write import TOOL as WRITE
+
+    (project / "src.py").write_text("x = 1\n")
+    (project / ".forge" / "plans").mkdir(parents=True)
+    (project / ".forge" / "plans" / "x.md").symlink_to("../../src.py")
+    patterns = dict(reqs(WRITE, filePath=".forge/plans/x.md", content="y"))["edit"]
+    assert patterns == (".forge/plans/x.md", "src.py")
+    patch = "*** Begin Patch\n*** Delete File: .forge/plans/x.md\n*** End Patch"
+    assert "src.py" in dict(reqs(APPLY_PATCH, patchText=patch))["edit"]
