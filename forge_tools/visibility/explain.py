@@ -120,12 +120,35 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, 
         return f"change {origin}: its rule {quoted} hides {verdict.id}"
     if origin.kind == "file" and origin.path:
         if rule.permission == perm:
-            return (f"remove the rule {quoted} at {origin}, or change its action to \"ask\" "
-                    "(asks before each call instead of hiding the tool)")
+            ask = "to \"ask\" (asks before each call instead of hiding the tool)"
+            earlier = _hiding_without(result, verdict, rule)
+            if earlier is None:
+                return f"remove the rule {quoted} at {origin}, or change its action {ask}"
+            return (f"change the action of {quoted} at {origin} {ask}; removing it is not enough: "
+                    f"{_quote(earlier)} would then hide it")
+        if origin.key_path and origin.key_path[-1] == "permission":  # `permission = "deny"`, one action
+            section = ".".join(origin.key_path)
+            sep = " = " if str(origin.path).endswith(".toml") else ": "
+            example = f'{{"*"{sep}"{rule.action}", "{perm}"{sep}"ask"}}'
+            return (f"turn the one-action `{section}` at {origin} into a map with a rule for {perm} after "
+                    f"`*`, e.g. {section} = {example}")
         return (f"add a rule for {perm} after {quoted} at {origin}, e.g. {_section(rule)}.{perm} = \"ask\" "
                 "(the last matching rule decides)")
     return (f"add agent.{result.agent.name}.permission.{perm} = \"ask\" (or \"allow\") to "
             f"{_config_file(loaded)}; it then comes after the {origin} rule {quoted}")
+
+
+def _hiding_without(result: PipelineResult, verdict: ToolVerdict, removed: Rule) -> Rule | None:
+    """The rule that would hide the tool once `removed` is gone (None: removing it is enough)."""
+    from forge_tools.permission.visibility import hidden_by_permission
+
+    remaining = tuple(r for r in result.ruleset if r is not removed)
+    return hidden_by_permission(verdict.id, remaining)
+
+
+def _quote(rule: Rule) -> str:
+    where = "at" if rule.origin.kind == "file" else "from"
+    return f"`{rule.permission} {rule.pattern} {rule.action}` {where} {rule.origin}"
 
 
 # ------------------------------------------------------------------------------------------- call

@@ -1,0 +1,162 @@
+"""forge-tools' answers for opencode.json-only projects against what opencode 1.18.33 answered.
+
+The records in fixtures/<case>/opencode-1.18.33.json were made by running the real opencode on the
+same opencode.json (see fixtures/README.md); nothing here runs opencode or needs the network.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+VERSION = "1.18.33"
+CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / f"opencode-{VERSION}.json").is_file())
+LOADABLE = [c for c in CASES
+            if "error" not in json.loads((FIXTURES / c / f"opencode-{VERSION}.json").read_text())]
+REFUSED = [c for c in CASES if c not in LOADABLE]
+
+# Agents opencode keeps for its own housekeeping (hidden, never given tools by a user): not modelled.
+OPENCODE_INTERNAL_AGENTS = {"compaction", "summary", "title"}
+# opencode 1.18.33 registers no `list` tool; SPEC 2 keeps it as a builtin.
+FORGE_ONLY_BUILTINS = {"list"}
+TRUNC, PLANS = "<truncation dir>", "<plan files>"
+
+# Rules opencode 1.18.33 adds that forge-tools does not (reported to the lead; see fixtures/README.md):
+# agent -> (the rule they follow, the extra rules).
+KNOWN_EXTRA = {
+    "plan": (("plan_exit", "*", "allow"), [("task", "general", "deny")]),
+    "explore": (("read", "*", "allow"), [("external_directory", "*", "ask"),
+                                         ("external_directory", TRUNC, "allow")]),
+}
+
+
+def record(case: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / case / f"opencode-{VERSION}.json").read_text())
+    return data
+
+
+def agent_cases() -> list[tuple[str, str]]:
+    return [(case, name) for case in LOADABLE for name in record(case)["debug_agent"]
+            if name not in OPENCODE_INTERNAL_AGENTS]
+
+
+@pytest.fixture
+def case_project(project: Path) -> Any:
+    def copy(case: str) -> Path:
+        shutil.copy(FIXTURES / case / "opencode.json", project / "opencode.json")
+        return project
+    return copy
+
+
+def json_out(cli: Any, *args: str) -> Any:
+    code, out, err = cli(*args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def opencode_rules(rules: list[dict[str, str]]) -> list[tuple[str, str, str]]:
+    """opencode's rules with its machine paths named; its own plan-dir and temp-dir rules left out."""
+    out = []
+    for r in rules:
+        pattern = r["pattern"]
+        if pattern.startswith("$HOME/.local/share/opencode/tool-output/"):
+            pattern = TRUNC
+        elif pattern == ".opencode/plans/*.md":
+            pattern = PLANS
+        elif "opencode/plans" in pattern or pattern == "/tmp/opencode/*":
+            continue
+        out.append((r["permission"], pattern, r["action"]))
+    return out
+
+
+def forge_rules(rules: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    out = []
+    for r in rules:
+        pattern = r["pattern"]
+        if pattern.endswith("/tool-output/*"):
+            pattern = TRUNC
+        elif pattern == ".forge/plans/*.md":
+            pattern = PLANS
+        out.append((r["permission"], pattern, r["action"]))
+    return out
+
+
+def without_known_extras(agent: str, rules: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    if agent not in KNOWN_EXTRA:
+        return rules
+    anchor, extras = KNOWN_EXTRA[agent]
+    for i in range(len(rules)):
+        if rules[i:i + 1 + len(extras)] == [anchor, *extras]:
+            return rules[:i + 1] + rules[i + 1 + len(extras):]
+    return rules
+
+
+@pytest.mark.parametrize("case", LOADABLE)
+def test_the_same_agents(case: str, case_project: Any, cli: Any) -> None:
+    case_project(case)
+    theirs = {a["name"]: a["mode"] for a in record(case)["agent_list"]
+              if a["name"] not in OPENCODE_INTERNAL_AGENTS}
+    ours = {a["name"]: a["mode"] for a in json_out(cli, "agents")["agents"] if not a["disabled"]}
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(("case", "agent"), agent_cases())
+def test_the_same_rules_in_the_same_order(case: str, agent: str, case_project: Any, cli: Any) -> None:
+    case_project(case)
+    theirs = opencode_rules(record(case)["debug_agent"][agent]["permission"])
+    ours = forge_rules(json_out(cli, "rules", "--agent", agent)["rules"])
+    assert ours == without_known_extras(agent, theirs)
+
+
+@pytest.mark.parametrize("agent", sorted(KNOWN_EXTRA))
+@pytest.mark.xfail(strict=True, reason="opencode 1.18.33 adds rules SPEC 4.3 does not list (reported)")
+def test_builtin_agents_have_opencodes_extra_rules(agent: str, case_project: Any, cli: Any) -> None:
+    case_project("minimal")
+    theirs = opencode_rules(record("minimal")["debug_agent"][agent]["permission"])
+    assert forge_rules(json_out(cli, "rules", "--agent", agent)["rules"]) == theirs
+
+
+@pytest.mark.parametrize(("case", "agent"), agent_cases())
+def test_the_same_tools_are_hidden(case: str, agent: str, case_project: Any, cli: Any) -> None:
+    """Every tool opencode lists for the agent has the same fate; the others are ours alone."""
+    case_project(case)
+    theirs: dict[str, bool] = record(case)["debug_agent"][agent]["tools"]
+    layers = json_out(cli, "layers", "--agent", agent)
+    ours = {t["id"]: t for t in layers["tools"]}
+    assert {tool_id: ours[tool_id]["visible"] for tool_id in theirs} == theirs
+    for tool_id, verdict in ours.items():
+        if tool_id not in theirs:
+            # opencode leaves out of its listing what the model layer drops; `list` is ours alone
+            assert tool_id in FORGE_ONLY_BUILTINS or verdict["hidden_at"] == "model", tool_id
+
+
+@pytest.mark.parametrize(("case", "agent"), agent_cases())
+def test_explain_names_the_rule_opencode_hides_by(case: str, agent: str, case_project: Any,
+                                                  cli: Any) -> None:
+    """For a tool opencode hides, `explain` quotes the last rule for its permission: `* deny`."""
+    from forge_tools.permission.names import permission_name
+    from forge_tools.permission.wildcard import wildcard_match
+
+    case_project(case)
+    agent_record = record(case)["debug_agent"][agent]
+    hidden = [t for t, shown in agent_record["tools"].items() if not shown]
+    theirs = opencode_rules(agent_record["permission"])
+    for tool_id in hidden:
+        story = json_out(cli, "explain", tool_id, "--agent", agent)
+        rule = story["deciding_rule"]
+        last = [r for r in theirs if wildcard_match(permission_name(tool_id), r[0])][-1]
+        assert (rule["permission"], rule["pattern"], rule["action"]) == last == (last[0], "*", "deny")
+
+
+@pytest.mark.parametrize("case", REFUSED)
+@pytest.mark.xfail(strict=True, reason="opencode allows a pattern map only for some permission names "
+                                       "(reported to the lead: config validation)")
+def test_configs_opencode_refuses_are_refused(case: str, case_project: Any, cli: Any) -> None:
+    case_project(case)
+    code, _, err = cli("agents")
+    assert code != 0 and "permission.todowrite" in err.replace(": ", ".")

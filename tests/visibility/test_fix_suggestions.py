@@ -1,0 +1,56 @@
+"""`explain`'s fix suggestion is only useful if applying it makes the tool visible: apply each one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def story(cli: Any, tool: str, *args: str) -> dict[str, Any]:
+    code, out, err = cli("explain", tool, *args, "--format", "json")
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("before", "agent", "tool", "says", "after"),
+    [
+        # the only hiding rule: removing it is enough (and so is ask)
+        ('[permission]\ntodowrite = "deny"\n', "build", "todowrite", "remove the rule",
+         '[permission]\n'),
+        # an earlier builtin `* deny` would take over: only changing the action helps
+        ('[permission]\ntodowrite = "deny"\n', "explore", "todowrite", 'change the action of',
+         '[permission]\ntodowrite = "ask"\n'),
+        # a wildcard deny: a rule for the tool after it
+        ('[permission]\n"*" = "deny"\nread = "allow"\n', "build", "grep", 'permission.grep = "ask"',
+         '[permission]\n"*" = "deny"\nread = "allow"\ngrep = "ask"\n'),
+        # the one-action form cannot take a key: it becomes a map
+        ('permission = "deny"\n', "build", "grep", 'permission = {"*" = "deny", "grep" = "ask"}',
+         'permission = {"*" = "deny", "grep" = "ask"}\n'),
+        # a builtin agent rule: a rule in the agent's own config comes after it
+        ("", "explore", "todowrite", 'agent.explore.permission.todowrite = "ask"',
+         '[agent.explore.permission]\ntodowrite = "ask"\n'),
+    ],
+)
+def test_the_suggested_fix_makes_the_tool_visible(
+    cli: Any, project: Path, before: str, agent: str, tool: str, says: str, after: str
+) -> None:
+    (project / "forge.toml").write_text(before)
+    hidden = story(cli, tool, "--agent", agent)
+    assert not hidden["visible"]
+    assert says in hidden["fix"]
+    (project / "forge.toml").write_text(after)
+    assert story(cli, tool, "--agent", agent)["visible"]
+
+
+def test_removal_is_not_offered_when_an_earlier_rule_would_still_hide(cli: Any, project: Path) -> None:
+    (project / "forge.toml").write_text('[permission]\ntodowrite = "deny"\n')
+    fix = story(cli, "todowrite", "--agent", "explore")["fix"]
+    assert "remove" not in fix.split(";")[0]
+    assert "builtin agent explore" in fix  # names the rule that would take over
+    (project / "forge.toml").write_text("")
+    assert not story(cli, "todowrite", "--agent", "explore")["visible"]
