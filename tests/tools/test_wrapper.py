@@ -388,3 +388,18 @@ def test_hooks_see_the_schema_names_of_aliased_fields(store: OutputStore) -> Non
 
     t = Tool("read", "r", ReadArgs, lambda a, c: a.file_path)
     assert call_tool(t, {"filePath": "a.txt"}, make_ctx(store), hooks=Redirect()).output == "other.txt"
+
+
+def test_a_tool_that_saves_its_own_full_output_still_triggers_the_cleanup(tmp_path: Path) -> None:
+    """bash spills to the store itself and sets `truncated`; old outputs must still age out."""
+    store = OutputStore(tmp_path / "out", retention_days=7)
+    old = store.write_text("bash", "old output")
+    week_ago = old.path.stat().st_mtime - 8 * 86400
+    os.utime(old.path, (week_ago, week_ago))
+
+    @tool(description="truncates by itself")
+    def spills() -> ToolResult:
+        return ToolResult("tail", metadata={"truncated": True, "outputPath": "x"})
+
+    call_tool(spills, {}, ToolContext(project_root=tmp_path, outputs=store))
+    assert not old.path.exists()

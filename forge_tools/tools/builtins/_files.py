@@ -38,7 +38,16 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def _umask() -> int:
-    current = os.umask(0)
+    """The process umask, read without changing it where the OS allows (setting it to 0 even briefly
+    would let another thread create a world-writable file)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o077)
     os.umask(current)
     return current
 
