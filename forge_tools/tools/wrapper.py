@@ -267,16 +267,11 @@ def _after(tool: Tool, result: ToolResult, ctx: ToolContext, hooks: Any) -> Tool
         except Exception as exc:
             result.metadata.setdefault("hookErrors", []).append(_exception_text(exc))
     if "truncated" in result.metadata:
-        if result.metadata["truncated"] and isinstance(ctx.outputs, _output_store_class()):
-            ctx.outputs.maybe_cleanup()  # a tool that saved its own full output (bash) ages it out too
+        cleanup = getattr(ctx.outputs, "maybe_cleanup", None)
+        if result.metadata["truncated"] and callable(cleanup):
+            cleanup()  # a tool that saved its own full output (bash) ages old ones out too
         return result
     return apply_truncation(tool, result, ctx)
-
-
-def _output_store_class() -> type:
-    from forge_tools.tools.outputs import OutputStore
-
-    return OutputStore
 
 
 def apply_truncation(tool: Tool, result: ToolResult, ctx: ToolContext) -> ToolResult:
