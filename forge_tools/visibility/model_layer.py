@@ -48,8 +48,12 @@ class ModelRule:
     fix: str  # what a person can do to keep the tool
 
     def to_json(self) -> dict[str, Any]:
-        """Model-layer rules in reports: `{"kind": "model", "id", "text", "origin"}` (no file: SPEC 3.1)."""
+        """The rule shape of `layers --format json` (`permission`, `pattern`, `action`, `origin`), all
+        null here since a model rule is no permission rule, plus `kind: "model"`, `id` and `text`."""
         return {
+            "permission": None,
+            "pattern": None,
+            "action": None,
             "kind": "model",
             "id": self.id,
             "text": self.text,

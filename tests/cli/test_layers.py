@@ -36,6 +36,12 @@ def test_layers_json_shape(cli, forge_project: Path) -> None:
     assert rule["origin"]["path"].endswith("forge.toml") and rule["origin"]["line"] == 7
     model_rule = next(t for t in data["tools"] if t["id"] == "apply_patch")["layers"][0]["rule"]
     assert model_rule["kind"] == "model" and model_rule["id"] == "patch-mode" and model_rule["text"]
+    # every rule has the shape, a model rule too (its permission fields are null)
+    for t in data["tools"]:
+        for lv in t["layers"]:
+            if lv["rule"] is not None:
+                assert {"permission", "pattern", "action", "origin"} <= set(lv["rule"]), (t["id"], lv)
+                assert {"path", "line", "column"} <= set(lv["rule"]["origin"])
     layers = (None, "model", "definition", "permission", "request")
     assert all(t["hidden_at"] in layers for t in data["tools"])
 
