@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from forge_tools.config.files import read_regular_text
 from forge_tools.config.merge import merge
 from forge_tools.config.parse import format_of, parse_text
 from forge_tools.config.schema import ConfigModel, validate_tree
@@ -174,7 +175,7 @@ def read_config_text(path: Path, step: str) -> str:
     """A config file's text; any reason it cannot be read is a `ConfigError` at the file's start."""
     start = Origin("file", str(path), 1, 1)
     try:
-        return path.read_text(encoding="utf-8").removeprefix("\ufeff")
+        return read_regular_text(path).removeprefix("\ufeff")
     except FileNotFoundError:
         raise ConfigError(f"no such config file (given by {step})", start) from None
     except IsADirectoryError:

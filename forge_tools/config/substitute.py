@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from forge_tools.config.files import read_regular_text
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node
 
@@ -44,7 +45,7 @@ def substitute(node: Node, env: Mapping[str, str], base_dir: Path, home: Path) -
             return value
         path = _file_path(arg, base_dir, home)
         try:
-            return path.read_text(encoding="utf-8").strip()
+            return read_regular_text(path).strip()
         except FileNotFoundError:
             raise ConfigError(f"{{file:{arg}}}: no such file {str(path)!r}", node.origin) from None
         except IsADirectoryError:

@@ -412,3 +412,23 @@ def test_config_never_prints_substituted_values(cli: Cli, project: Path, monkeyp
     from forge_tools.config import load_project
 
     assert load_project(cwd=project).data.model == "x/sk-live-123"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="POSIX only")
+@pytest.mark.parametrize("kind", ["config-is-device", "config-is-pipe", "file-is-device", "file-is-pipe"])
+def test_devices_and_pipes_are_refused_not_read(cli: Cli, project: Path, kind: str) -> None:
+    """A cloned project must not make `config` hang on a pipe or read /dev/zero until memory runs out."""
+    target = project / "pipe"
+    if kind.endswith("pipe"):
+        os.mkfifo(target)
+    else:
+        target = Path("/dev/zero")
+    if kind.startswith("config"):
+        (project / "forge.json").symlink_to(target)
+        code, out, err = cli("config")
+        assert (code, out) == (3, ""), err
+        assert err.startswith(f"forge-tools: error: {project.resolve() / 'forge.json'}:1:1: ")
+        assert "not a regular file" in err and len(err.strip().splitlines()) == 1
+    else:
+        path = write(project / "forge.json", json.dumps({"model": f"{{file:{target}}}"}))
+        assert_config_error(cli, path, 1, 11, "not a regular file")

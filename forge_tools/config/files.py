@@ -1,0 +1,41 @@
+"""Reading a config file or a `{file:...}` target safely: regular files only, of a sane size.
+
+A project can be cloned from anywhere, and `config`/`check` read it without running it; a symlink
+named forge.json that points at /dev/zero or a pipe must give an error, not exhaust memory or hang.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+#: larger than any real config or prompt file; reading stops here
+MAX_BYTES = 16 * 1024 * 1024
+
+
+class NotAFile(OSError):
+    """The path is not something to read as text (device, pipe, socket) or is far too large."""
+
+
+def read_regular_text(path: Path) -> str:
+    """The UTF-8 text of a regular file (symlinks followed); OSError / UnicodeDecodeError otherwise."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe must not block the open
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "it is a directory", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFile(errno.EINVAL, "it is not a regular file (a device, pipe or socket)", str(path))
+        if info.st_size > MAX_BYTES:
+            raise NotAFile(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", str(path))
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1
+            data = handle.read(MAX_BYTES + 1)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(data) > MAX_BYTES:
+        raise NotAFile(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", str(path))
+    return data.decode("utf-8")
