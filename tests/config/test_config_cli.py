@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -146,14 +145,16 @@ def test_unreadable_file_permission(cli: Cli, project: Path, monkeypatch: pytest
     if os.geteuid() != 0:
         path.chmod(0)
     else:  # root reads anything: make the read fail the way a mode-000 file does for a user
-        real = pathlib.Path.read_text
+        from forge_tools.config import files
 
-        def denied(self: Path, *args: object, **kwargs: object) -> str:
-            if self.name == "forge.json":
-                raise PermissionError(13, "Permission denied", str(self))
-            return real(self, *args, **kwargs)  # type: ignore[arg-type]
+        real = files.os.open
 
-        monkeypatch.setattr(pathlib.Path, "read_text", denied)
+        def denied(name: Any, *args: Any, **kwargs: Any) -> int:
+            if str(name).endswith("forge.json"):
+                raise PermissionError(13, "Permission denied", str(name))
+            return real(name, *args, **kwargs)
+
+        monkeypatch.setattr(files.os, "open", denied)
     try:
         assert_config_error(cli, path, 1, 1, "cannot read config file: Permission denied")
     finally:
