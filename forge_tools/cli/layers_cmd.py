@@ -107,8 +107,8 @@ def _cell(kept: bool) -> str:
     return "keep" if kept else "drop"
 
 
-def short_reason(verdict: ToolVerdict) -> str:
-    """The reason in a few words, quoting the rule (for the table)."""
+def short_reason(verdict: ToolVerdict, root: Any = None) -> str:
+    """The reason in a few words, quoting the rule (for the table; `explain` has the whole story)."""
     deciding = verdict.deciding
     if deciding is None:
         return ""
@@ -116,10 +116,24 @@ def short_reason(verdict: ToolVerdict) -> str:
 
     rule = deciding.rule
     if not isinstance(rule, Rule):
-        return str(getattr(rule, "text", deciding.reason))
+        text = str(getattr(rule, "text", deciding.reason))
+        return text.split(" (", 1)[0]  # the condition's detail is in `explain`
     if deciding.layer == "request" and rule.origin.kind == "cli":
         return f"--tools {rule.permission}: false"
-    return f"{rule.permission} * deny ({rule.origin})"
+    return f"{rule.permission} * deny ({display_origin(rule.origin, root)})"
+
+
+def display_origin(origin: Any, root: Any = None) -> str:
+    """`forge.toml:4:1` rather than an absolute path when the file is inside the project."""
+    import contextlib
+    from pathlib import Path
+
+    text = str(origin)
+    path = getattr(origin, "path", None)
+    if path and root is not None:
+        with contextlib.suppress(ValueError):
+            text = text.replace(path, str(Path(path).resolve().relative_to(Path(root).resolve())), 1)
+    return text
 
 
 def display_source(source: Any, root: Any = None) -> str:
@@ -152,7 +166,7 @@ def layer_rows(result: PipelineResult, root: Any = None) -> list[tuple[str, ...]
         source = display_source(v.source, root)
         if v.shadowed:
             source += f" (shadows {', '.join(display_source(s, root) for s in v.shadowed)})"
-        result_cell = "visible" if v.visible else f"hidden at {v.hidden_at}: {short_reason(v)}"
+        result_cell = "visible" if v.visible else f"hidden at {v.hidden_at}: {short_reason(v, root)}"
         rows.append((v.id, source, _cell(model.kept), definition_cell, perm_cell, result_cell))
     return rows
 
@@ -170,7 +184,9 @@ def render_layers(out: Any, result: PipelineResult, root: Any = None) -> None:
 
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for name in LAYER_HEADER:
-        table.add_column(name, overflow="fold")
+        # ids and verdict words never break; a narrow terminal wraps the source and the reason
+        table.add_column(name, overflow="fold", no_wrap=name not in ("SOURCE", "RESULT"),
+                         ratio={"SOURCE": 1, "RESULT": 2}.get(name))
     for v, row in zip(result.tools, rows, strict=True):
         style = "" if v.visible else "dim"
         cells = [Text(cell, style=style) for cell in row]
