@@ -22,10 +22,11 @@ from forge_tools.origin import Node, Origin
 from forge_tools.paths import global_config_dir, home_dir
 
 #: config file names, in the order they load when several sit in one directory (later wins):
-#: the opencode compatibility files first, so forge's own files override them; then by format.
+#: the opencode compatibility files first, so forge's own files override them (opencode.json over
+#: opencode.jsonc, as opencode loads them); then by format.
 CONFIG_FILE_ORDER: tuple[str, ...] = (
-    "opencode.json",
     "opencode.jsonc",
+    "opencode.json",
     "forge.json",
     "forge.jsonc",
     "forge.toml",

@@ -126,6 +126,16 @@ def test_file_order_within_one_directory(project: Path) -> None:
     assert model_from(load(project)) == CONFIG_FILE_ORDER[-2]
 
 
+def test_opencode_json_overrides_opencode_jsonc_and_forge_files_override_both(project: Path) -> None:
+    """opencode reads opencode.jsonc, then opencode.json (the .json wins); forge's own files come last."""
+    write(project / "opencode.json", {"model": "json", "small_model": "json"})
+    write(project / "opencode.jsonc", '{"model": "jsonc", "small_model": "jsonc", "theme": "jsonc"}')
+    loaded = load(project)
+    assert (loaded.data.model, loaded.data.small_model, loaded.data.theme) == ("json", "json", "jsonc")
+    write(project / "forge.yaml", "model: forge\n")
+    assert load(project).data.model == "forge"
+
+
 def test_nearest_project_file_wins_and_stops_at_root(project: Path, tmp_path: Path) -> None:
     write(tmp_path / "forge.json", {"model": "above-root"})  # outside the git worktree: never read
     write(project / "forge.json", {"model": "root", "default_agent": "plan"})
