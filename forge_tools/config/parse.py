@@ -360,6 +360,16 @@ def parse_toml(text: str, base: Origin) -> Node:
             line = text.count("\n") + 1
             col = len(text) - (text.rfind("\n") + 1) + 1
         short = _TOML_POS.sub("", message).strip()
+        duplicate = re.fullmatch(r"Duplicate inline table key '(.+)'", short)
+        if duplicate and line is not None and col is not None:
+            # tomllib points after the inline table; point at the key written the second time
+            name = re.escape(duplicate.group(1))
+            text_line = text.splitlines()[line - 1] if line <= len(text.splitlines()) else ""
+            found_keys = list(re.finditer(rf"""(?<![\w"'-])(?:{name}|"{name}"|'{name}')\s*=""",
+                                          text_line[:col]))
+            if found_keys:
+                col = found_keys[-1].start() + 1
+            short = f"duplicate key '{duplicate.group(1)}' in an inline table"
         if line is not None and ("overwrite" in short or "twice" in short):
             # tomllib points after the value; the key that repeats is at the start of the line
             text_line = text.splitlines()[line - 1] if line <= len(text.splitlines()) else ""
