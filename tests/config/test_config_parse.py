@@ -165,7 +165,7 @@ def test_every_key_path_is_recorded(fmt: str, text: str) -> None:
         ("yaml", "a: [1\nb: 2\n", 2, 2, "invalid YAML"),
         ("toml", 'a = 1\nb = = 2\n', 2, 5, "invalid TOML"),
         ("toml", 'p = {bash = "allow", bash = "deny"}\n', 1, 22, "duplicate key 'bash'"),
-        ("toml", '[p]\nb = { "x y" = 1, y = 2, "x y" = 3 }\n', 2, 27, "duplicate key 'x y'"),
+        ("toml", '[p]\nb = { "x y" = 1, y = 2, "x y" = 3 }\n', 2, 25, "duplicate key 'x y'"),
         ("json", '{"a": {"b": 1,\n "b": 2}}', 2, 2, "duplicate key 'b' (first at line 1)"),
     ],
 )
