@@ -160,3 +160,21 @@ def test_configs_opencode_refuses_are_refused(case: str, case_project: Any, cli:
     case_project(case)
     code, _, err = cli("agents")
     assert code != 0 and "permission.todowrite" in err.replace(": ", ".")
+
+
+def call_records() -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for path in sorted(FIXTURES.glob(f"*/calls-{VERSION}.json")):
+        for call in json.loads(path.read_text())["calls"]:
+            found.append((path.parent.name, call))
+    return found
+
+
+@pytest.mark.parametrize(("case", "call"), call_records())
+def test_explain_call_denies_what_opencode_refused(case: str, call: dict[str, Any], case_project: Any,
+                                                   cli: Any) -> None:
+    """opencode's debug run refuses a call only on deny, so `deny` must match exactly."""
+    case_project(case)
+    story = json_out(cli, "explain", call["tool"], "--agent", call["agent"],
+                     "--call", json.dumps(call["params"]))
+    assert (story["call"]["action"] == "deny") == (call["opencode"] == "denied")
