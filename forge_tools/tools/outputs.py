@@ -106,7 +106,7 @@ class OutputFile:
     def closed(self) -> bool:
         return self._file.closed
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: bytes | bytearray | memoryview) -> int:
         n = self._file.write(data)
         self.bytes_written += n
         return n

@@ -10,7 +10,6 @@ job (the run command exits 4, an agent loop tells the model).
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import inspect
 import json
@@ -311,6 +310,8 @@ def _execute_in_worker(tool: Tool, args: Any, ctx: ToolContext) -> Any:
         try:
             value = tool.execute(args, ctx)
             if inspect.isawaitable(value):
+                import asyncio  # only async tools pay for it (with ssl, ~50 ms of start-up)
+
                 value = asyncio.run(_await(value))
             outcome["value"] = value
         except BaseException as exc:
@@ -368,6 +369,8 @@ async def call_tool_async(
     tool: Tool, raw_args: Any, ctx: ToolContext | None = None, hooks: Any = None
 ) -> ToolResult:
     """`call_tool` for an event loop: sync tools run in a thread; cancelling the task aborts the tool."""
+    import asyncio
+
     ctx = ctx or ToolContext()
     args, early = _before(tool, raw_args, ctx, hooks)
     if early is not None:

@@ -145,9 +145,13 @@ class _Capture:
     total: int = 0
     newlines: int = 0
 
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        self.newlines += chunk.count(b"\n")
+    def add(self, data: bytes | bytearray, size: int | None = None) -> None:
+        """Take the first `size` bytes of `data` (all of it by default). `data` may be the reader's
+        reused buffer: nothing here keeps a reference to it."""
+        size = len(data) if size is None else size
+        chunk = memoryview(data)[:size]
+        self.total += size
+        self.newlines += data.count(b"\n", 0, size)
         if self.file is None and self.file_error is None and len(self.memory) + len(chunk) > self.limit:
             self._spill()
         if self.file is not None:
@@ -251,6 +255,7 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, ctx: ToolContext, de
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     _grow_pipe(fd)
+    buffer = bytearray(CHUNK)
     last_progress = 0.0
     exited_at: float | None = None
     ended_by: str | None = None
@@ -272,10 +277,10 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, ctx: ToolContext, de
         ready, _, _ = select.select([fd], [], [], wait)
         if not ready:
             continue
-        chunk = os.read(fd, CHUNK)
-        if not chunk:
+        size = os.readv(fd, [buffer])  # into one reused buffer: no new 1 MB object per read
+        if not size:
             break
-        capture.add(chunk)
+        capture.add(buffer, size)
         if now - last_progress >= PROGRESS_INTERVAL_S:
             last_progress = now
             ctx.metadata(metadata={"bytes": capture.total})
