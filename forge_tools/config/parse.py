@@ -302,11 +302,19 @@ def parse_yaml(text: str, base: Origin) -> Node:
                 raise ConfigError("binary values are not supported", here)
             return clean_text(value, here) if isinstance(value, str) else value
 
+        # Aliases share nodes, so a small file can stand for billions of values ("billion laughs");
+        # a real config has fewer values than characters, so more than that (plus slack) is refused.
+        budget = [len(text) + 10_000]
+
         def convert(node: yn.Node, keys: tuple[str, ...], key_origin: Origin | None,
                     active: tuple[int, ...] = ()) -> Node:
             here = _at(base, *mark_of(node), keys)
             if id(node) in active:
                 raise ConfigError("recursive YAML alias", here)
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise ConfigError("YAML aliases expand to far more values than the file holds; write the "
+                                  "values out or use fewer aliases", here)
             active = (*active, id(node))
             if isinstance(node, yn.MappingNode):
                 out: dict[str, Node] = {}

@@ -276,3 +276,17 @@ def test_stdlib_path_equals_json_five_on_random_documents(value: object, indent:
     fast = fast_parse_json(text, BASE)
     assert fast is not None
     assert tree_facts(fast) == tree_facts(parse_json5(text, BASE))
+
+
+def test_yaml_alias_bomb_is_refused_quickly() -> None:
+    lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]  # 10**9 values
+    with pytest.raises(ConfigError, match="aliases expand to far more values"):
+        parse_yaml("\n".join(lines) + "\n", BASE)
+
+
+def test_yaml_aliases_of_normal_size_still_work() -> None:
+    text = ("base: &rules\n  bash: ask\n  edit: deny\n"
+            "agent:\n" + "".join(f"  a{i}:\n    permission: *rules\n" for i in range(50)))
+    tree = parse_yaml(text, BASE)
+    assert tree.plain()["agent"]["a49"]["permission"] == {"bash": "ask", "edit": "deny"}
