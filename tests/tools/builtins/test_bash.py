@@ -106,6 +106,17 @@ def test_capture_memory_stays_bounded(tmp_path: Path) -> None:
     assert peak <= 110 * 1024
 
 
+def test_capture_takes_only_the_read_part_of_a_reused_buffer(tmp_path: Path) -> None:
+    capture = bash._Capture(limit=10, tail_keep=40, store=OutputStore(tmp_path / "out"))
+    buffer = bytearray(b"\n" * 64)
+    for text in (b"one\ntwo\n", b"three\n", b"four five six\n"):
+        buffer[: len(text)] = text
+        capture.add(buffer, len(text))
+    capture.close()
+    assert capture.total == 34 and capture.newlines == 4
+    assert capture.file is not None and capture.file.path.read_bytes() == b"one\ntwo\nthree\nfour five six\n"
+
+
 def test_five_megabytes_end_to_end(ctx: ToolContext) -> None:
     result = run(ctx, "head -c 5000000 /dev/zero | tr '\\0' 'a' | fold -w 100")
     meta = result.metadata
