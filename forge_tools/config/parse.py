@@ -49,6 +49,15 @@ def _first_at(node: Node) -> str:
     return f" (first at line {first.line})" if first is not None and first.line else ""
 
 
+#: deeper nesting is refused: no config needs it, and every later step walks the tree recursively
+MAX_DEPTH = 64
+
+
+def _check_depth(keys: tuple[str, ...], here: Origin) -> None:
+    if len(keys) > MAX_DEPTH:
+        raise ConfigError(f"nested more than {MAX_DEPTH} levels deep; no config needs that", here)
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -132,6 +141,7 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
     def convert(value: Any, keys: tuple[str, ...], key_origin: Origin | None) -> Node:
         start = next(tokens)
         here = at(start.start(), keys)
+        _check_depth(keys, here)
         if isinstance(value, _Pairs):
             out: dict[str, Node] = {}
             for i, (key, item) in enumerate(value):
@@ -177,7 +187,10 @@ def parse_json5(text: str, base: Origin) -> Node:
     except JSON5DecodeError as exc:
         line, col, message = _json_error_position(exc, text)
         raise ConfigError(f"invalid JSON: {message}", _at(base, line, col, ())) from None
-    except (ValueError, RecursionError) as exc:  # escapes json-five reports without a token
+    except RecursionError:
+        raise ConfigError(f"invalid JSON: nested more than {MAX_DEPTH} levels deep", _at(base, 1, 1, ())) \
+            from None
+    except ValueError as exc:  # escapes json-five reports without a token
         raise ConfigError(f"invalid JSON: {exc}", _at(base, 1, 1, ())) from None
 
     def pos(node: Any) -> tuple[int | None, int | None]:
@@ -187,6 +200,7 @@ def parse_json5(text: str, base: Origin) -> Node:
 
     def convert(node: Any, keys: tuple[str, ...], key_origin: Origin | None) -> Node:
         here = _at(base, *pos(node), keys)
+        _check_depth(keys, here)
         if isinstance(node, m.JSONObject):
             out: dict[str, Node] = {}
             for pair in node.key_value_pairs:
@@ -285,6 +299,9 @@ def parse_yaml(text: str, base: Origin) -> Node:
             raise ConfigError(f"invalid YAML: {problem}", _at(base, line, col, ())) from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"invalid YAML: {exc}", _at(base, 1, 1, ())) from None
+        except RecursionError:
+            raise ConfigError(f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
+                              _at(base, 1, 1, ())) from None
         if root is None:
             return Node({}, _at(base, 1, 1, ()))
 
@@ -311,6 +328,7 @@ def parse_yaml(text: str, base: Origin) -> Node:
             here = _at(base, *mark_of(node), keys)
             if id(node) in active:
                 raise ConfigError("recursive YAML alias", here)
+            _check_depth(keys, here)
             budget[0] -= 1
             if budget[0] < 0:
                 raise ConfigError("YAML aliases expand to far more values than the file holds; write the "
@@ -360,6 +378,9 @@ def parse_toml(text: str, base: Origin) -> Node:
     """TOML through tomllib (no positions); lines/columns are added where `toml_positions` finds keys."""
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(f"invalid TOML: nested more than {MAX_DEPTH} levels deep", _at(base, 1, 1, ())) \
+            from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = _TOML_POS.search(message)
@@ -390,6 +411,7 @@ def parse_toml(text: str, base: Origin) -> Node:
         key_pos, value_pos = positions.get(keys, ((None, None), (None, None)))
         here = _at(base, *value_pos, keys) if value_pos[0] else _at(base, *key_pos, keys)
         key_origin = _at(base, *key_pos, keys) if is_key else None
+        _check_depth(keys, here)
         if isinstance(value, dict):
             children = {str(k): convert(v, (*keys, str(k)), True) for k, v in value.items()}
             node = Node(children, here, key_origin)

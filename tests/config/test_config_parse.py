@@ -290,3 +290,19 @@ def test_yaml_aliases_of_normal_size_still_work() -> None:
             "agent:\n" + "".join(f"  a{i}:\n    permission: *rules\n" for i in range(50)))
     tree = parse_yaml(text, BASE)
     assert tree.plain()["agent"]["a49"]["permission"] == {"bash": "ask", "edit": "deny"}
+
+
+@pytest.mark.parametrize("fmt,template", [
+    ("json", '{{"a": {open}{close}}}'), ("json", "{{'a': {open}{close}}}"),  # stdlib and json-five paths
+    ("yaml", "a: {open}{close}\n"), ("toml", "a = {open}{close}\n"),
+])
+@pytest.mark.parametrize("depth", [100, 3000])
+def test_absurd_nesting_is_a_located_error_not_a_crash(fmt: str, template: str, depth: int) -> None:
+    text = template.format(open="[" * depth, close="]" * depth)
+    with pytest.raises(ConfigError, match="nested more than 64 levels"):
+        parse_text(text, fmt, BASE)
+
+
+def test_nesting_of_real_configs_is_fine() -> None:
+    text = '{"a": ' + "[" * 60 + "]" * 60 + "}"
+    assert parse_json(text, BASE).get("a") is not None
