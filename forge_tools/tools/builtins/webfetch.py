@@ -7,6 +7,7 @@ converted with markdownify, after dropping scripts, styles and other parts that 
 
 from __future__ import annotations
 
+import time
 from html.parser import HTMLParser
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -134,6 +135,7 @@ def execute(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
         "html": "text/html;q=1.0, application/xhtml+xml;q=0.9, */*;q=0.1",
     }[args.format]
     headers = {"User-Agent": USER_AGENT, "Accept": accept}
+    deadline = time.monotonic() + timeout
     try:
         with httpx.Client(follow_redirects=True, timeout=timeout, headers=headers) as client, \
                 client.stream("GET", args.url) as response:
@@ -148,6 +150,8 @@ def execute(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
             for chunk in response.iter_bytes():
                 if ctx.abort.aborted:
                     return _error(f"fetching {args.url} was aborted.", args.url)
+                if time.monotonic() > deadline:  # httpx's timeout is per read; a slow drip passes it
+                    raise httpx.ReadTimeout("the whole fetch took too long")
                 body += chunk
                 if len(body) > MAX_BYTES:
                     return _error(f"{args.url} sent more than 5 MB; the fetch was stopped.", args.url)

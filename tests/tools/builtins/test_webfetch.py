@@ -55,6 +55,15 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/slow":
             time.sleep(1.5)
             self._send(200, "text/plain", b"late")
+        elif self.path == "/drip":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                for _ in range(20):  # one byte every 0.1 s: each read is quick, the whole is not
+                    self.wfile.write(b"z")
+                    self.wfile.flush()
+                    time.sleep(0.1)
         elif self.path == "/image":
             self._send(200, "image/png", b"\x89PNG\r\n\x1a\n\0\0")
         else:
@@ -109,6 +118,11 @@ def test_size_limits(call: Any, server: str) -> None:
 
 def test_timeout(call: Any, server: str) -> None:
     result = call(webfetch.TOOL, url=f"{server}/slow", timeout=0.3)
+    assert result.is_error and "timed out" in result.output
+
+
+def test_timeout_is_for_the_whole_fetch(call: Any, server: str) -> None:
+    result = call(webfetch.TOOL, url=f"{server}/drip", timeout=0.4)
     assert result.is_error and "timed out" in result.output
 
 
