@@ -128,7 +128,10 @@ def _error(message: str, url: str) -> ToolResult:
 def execute(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
     import httpx
 
-    timeout = min(args.timeout or DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
+    if ctx.timeout is not None:  # the caller's explicit limit (`run --timeout`) wins, as in bash
+        timeout = float(ctx.timeout)
+    else:
+        timeout = min(args.timeout or DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
     accept = {
         "markdown": "text/markdown;q=1.0, text/html;q=0.9, text/plain;q=0.8, */*;q=0.1",
         "text": "text/plain;q=1.0, text/html;q=0.9, */*;q=0.1",

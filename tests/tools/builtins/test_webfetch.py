@@ -126,6 +126,12 @@ def test_timeout_is_for_the_whole_fetch(call: Any, server: str) -> None:
     assert result.is_error and "timed out" in result.output
 
 
+def test_context_timeout_overrides_argument(ctx: Any, server: str) -> None:
+    ctx.timeout = 0.3
+    result = webfetch.execute(webfetch.WebFetchArgs(url=f"{server}/slow", timeout=60), ctx)
+    assert result.is_error and "timed out after 0.3 s" in result.output
+
+
 def test_http_error_and_binary(call: Any, server: str) -> None:
     missing = call(webfetch.TOOL, url=f"{server}/missing")
     assert missing.is_error and "404" in missing.output
