@@ -234,6 +234,17 @@ def status_line(outcome: RunOutcome) -> list[str]:
     return lines
 
 
+def _usage_line(outcome: RunOutcome) -> str:
+    """Input that does not fit the schema, on one line: which fields and what is wrong with each (the
+    model-facing text of the result lists the same, one per line)."""
+    problems = outcome.result.metadata.get("errors")
+    if not isinstance(problems, list) or not problems:
+        return " ".join(outcome.result.output.split())
+    parts = [f"{p.get('field') or '(input)'}: {p.get('problem')}" for p in problems if isinstance(p, dict)]
+    return (f"--args does not fit the {outcome.tool} tool's parameters: {'; '.join(parts)} "
+            f"(see `forge-tools explain {outcome.tool}` for the schema)")
+
+
 _ANSWER_WORDS = {"once": "allowed once", "always": "allowed for this run", "reject": "rejected"}
 
 
@@ -260,6 +271,6 @@ def _render_text(outcome: RunOutcome) -> None:
     for line in status_line(outcome):
         sys.stderr.write(line + "\n")
     if outcome.error and (refused or outcome.exit_code == ExitCode.USAGE):
-        first = outcome.error if refused else result.output.strip()
+        first = outcome.error if refused else _usage_line(outcome)
         sys.stderr.write(f"forge-tools: error: {first}\n")
     sys.stderr.flush()
