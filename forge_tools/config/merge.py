@@ -10,13 +10,32 @@ from forge_tools.origin import Node
 CONCAT_LISTS: frozenset[tuple[str, ...]] = frozenset({("plugin",)})
 
 
+def is_permission_path(path: tuple[str, ...]) -> bool:
+    """`permission` at the top level or inside one agent (`agent.<name>.permission`)."""
+    return path == ("permission",) or (len(path) == 3 and path[0] == "agent" and path[2] == "permission")
+
+
+def _as_map(node: Node) -> Node:
+    """The one-action form `"deny"` as the map it means, `{"*": "deny"}` (SPEC 4.2)."""
+    if isinstance(node.value, str):
+        star = Node(node.value, node.origin, node.origin, dict(node.meta))
+        return Node({"*": star}, node.origin, node.key_origin)
+    return node
+
+
 def merge(base: Node, over: Node, path: tuple[str, ...] = ()) -> Node:
     """`over` on top of `base`.
 
     Mappings merge key by key; a key already in `base` keeps its position (like JS object spread, so
     permission order stays as first written) while its value and origin become `over`'s. `plugin`
     lists concatenate, dropping specs already present; every other value is replaced.
+
+    A `permission` written as one action means `{"*": action}` and merges as that map with a map from
+    another source (as opencode does): a global `permission: deny` plus a project's
+    `permission: {bash: ...}` keeps the `* deny` instead of silently dropping it.
     """
+    if is_permission_path(path) and isinstance(base.value, dict) != isinstance(over.value, dict):
+        base, over = _as_map(base), _as_map(over)
     if isinstance(base.value, dict) and isinstance(over.value, dict):
         merged: dict[str, Node] = dict(base.value)
         for key, node in over.value.items():

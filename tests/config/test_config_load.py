@@ -58,9 +58,17 @@ def test_merge_plugin_lists_concatenate_other_lists_replace() -> None:
 
 
 def test_merge_scalar_replaces_map() -> None:
+    a = Node.from_plain({"provider": {"x": {"a": 1}}}, Origin("file", path="a"))
+    b = Node.from_plain({"provider": {"x": "off"}}, Origin("file", path="b"))
+    assert merge(a, b).plain() == {"provider": {"x": "off"}}
+
+
+def test_merge_one_action_permission_is_the_star_rule() -> None:
     a = Node.from_plain({"permission": {"bash": "ask"}}, Origin("file", path="a"))
     b = Node.from_plain({"permission": "deny"}, Origin("file", path="b"))
-    assert merge(a, b).plain() == {"permission": "deny"}
+    assert merge(a, b).plain() == {"permission": {"bash": "ask", "*": "deny"}}
+    assert merge(b, a).plain() == {"permission": {"*": "deny", "bash": "ask"}}
+    assert merge(b, b).plain() == {"permission": "deny"}
 
 
 # ------------------------------------------------------------------------------------------ discovery
@@ -256,3 +264,26 @@ def test_load_does_not_touch_os_environ_when_env_given(project: Path) -> None:
     loaded = load_config(LoadOptions(cwd=project, env={**os.environ, "ONLY_HERE": "given"}))
     assert model_from(loaded) == "given"
     assert "ONLY_HERE" not in os.environ
+
+
+def test_one_action_permission_merges_as_its_map(project: Path, isolated_env: dict[str, Path],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A global `permission: deny` must survive a project that adds one allow (it meant `* deny`)."""
+    from forge_tools.permission.agents import load_agents
+    from forge_tools.permission.evaluate import evaluate
+
+    write(isolated_env["home"] / ".config" / "forge" / "forge.json", {"permission": "deny",
+                                                       "agent": {"plan": {"permission": "ask"}}})
+    write(project / "forge.json", {"permission": {"bash": {"git status": "allow"}},
+                                   "agent": {"plan": {"permission": {"read": "allow"}}}})
+    loaded = load(project)
+    assert loaded.tree.plain()["permission"] == {"*": "deny", "bash": {"git status": "allow"}}
+    star = loaded.node_at("permission", "*")
+    assert star is not None and star.origin.path is not None and star.origin.path.endswith("forge.json")
+    agents = load_agents(loaded)
+    assert evaluate("webfetch", "https://x", agents["build"].ruleset).action == "deny"
+    assert evaluate("bash", "git status", agents["build"].ruleset).action == "allow"
+    assert loaded.tree.plain()["agent"]["plan"]["permission"] == {"*": "ask", "read": "allow"}
+    # and the other way round: a later one-action form is `*` merged into the map
+    monkeypatch.setenv("FORGE_PERMISSION", '"ask"')
+    assert load(project).tree.plain()["permission"] == {"*": "ask", "bash": {"git status": "allow"}}
