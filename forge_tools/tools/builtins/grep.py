@@ -134,7 +134,7 @@ def render(found: dict[str, FileMatches]) -> tuple[str, int, bool]:
         for number, text in entry.lines[: MAX_MATCHES - shown]:
             if len(text) > MAX_LINE_CHARS:
                 text = text[:MAX_LINE_CHARS] + "..."
-            rows.append(f"  {number}: {text}")
+            rows.append(f"  Line {number}: {text}")  # the shape models know from opencode
         shown += len(rows)
         blocks.append(f"{posix(path)}:\n" + "\n".join(rows))
     files = len(found)

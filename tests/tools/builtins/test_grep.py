@@ -35,8 +35,8 @@ def test_grouped_newest_first(call: Any, project: Path, engine: str) -> None:
     assert result.metadata["engine"] == engine
     assert result.output == (
         "Found 3 matches in 2 files\n\n"
-        f"{project}/src/new.py:\n  2: def gamma():\n\n"
-        f"{project}/old.py:\n  1: def alpha():\n  3: def beta():"
+        f"{project}/src/new.py:\n  Line 2: def gamma():\n\n"
+        f"{project}/old.py:\n  Line 1: def alpha():\n  Line 3: def beta():"
     )
 
 
@@ -63,7 +63,7 @@ def test_cap(call: Any, project: Path, engine: str) -> None:
     result = call(grep.TOOL, pattern="hit")
     assert result.metadata["truncated"] is True and result.metadata["matches"] == 150
     assert result.output.count("  ") >= grep.MAX_MATCHES and "were cut" in result.output
-    assert f"  {grep.MAX_MATCHES}: hit" in result.output
+    assert f"  Line {grep.MAX_MATCHES}: hit" in result.output
     assert f"  {grep.MAX_MATCHES + 1}: hit" not in result.output
 
 
