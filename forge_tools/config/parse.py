@@ -294,8 +294,13 @@ def parse_yaml(text: str, base: Origin) -> Node:
             root = loader.get_single_node()
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
-            line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
             problem = exc.problem or exc.context or "syntax error"
+            if exc.context == "while scanning an alias" or problem.startswith("found undefined alias"):
+                # `*: ask` is the most common rule and an alias to YAML: say how to write it
+                mark = exc.context_mark or mark
+                problem = (f"{problem} (YAML reads a leading * as an alias: quote the pattern, "
+                           'e.g. "*": ask)')
+            line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
             raise ConfigError(f"invalid YAML: {problem}", _at(base, line, col, ())) from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"invalid YAML: {exc}", _at(base, 1, 1, ())) from None

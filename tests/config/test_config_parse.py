@@ -165,6 +165,8 @@ def test_every_key_path_is_recorded(fmt: str, text: str) -> None:
         ("yaml", "a: [1\nb: 2\n", 2, 2, "invalid YAML"),
         ("toml", 'a = 1\nb = = 2\n', 2, 5, "invalid TOML"),
         ("toml", 'p = {bash = "allow", bash = "deny"}\n', 1, 22, "duplicate key 'bash'"),
+        ("yaml", "permission:\n  *: ask\n", 2, 3, 'quote the pattern, e.g. "*": ask'),
+        ("yaml", "permission:\n  read:\n    *.env: deny\n", 3, 5, "leading * as an alias"),
         ("toml", '[p]\nb = { "x y" = 1, y = 2, "x y" = 3 }\n', 2, 25, "duplicate key 'x y'"),
         ("json", '{"a": {"b": 1,\n "b": 2}}', 2, 2, "duplicate key 'b' (first at line 1)"),
     ],
