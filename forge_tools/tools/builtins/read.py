@@ -7,6 +7,7 @@ what was shown and how to continue. Binary files are refused rather than dumped 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -44,7 +45,8 @@ DESCRIPTION = """Read a text file from the local filesystem and return its lines
   (1-based line number to start at) and `limit` (how many lines) to read the part you need.
 - Lines longer than 2000 characters are cut, and one call returns at most 50 KiB; a note at the end
   says which lines were shown and which offset continues.
-- Binary files (images, archives, executables, ...) are refused. Use the list tool for directories.
+- Binary files (images, archives, executables, ...) are refused. A directory reads as its entries
+  (sub-directories end in `/`); the list tool shows a whole tree.
 - Reading several files you will need anyway in one turn is cheaper than reading them one by one."""
 
 
@@ -63,7 +65,8 @@ class ReadArgs(BaseModel):
 def permission_requests(args: ReadArgs, ctx: ToolContext) -> list[PermissionRequest]:
     path = resolve_path(args.filePath, ctx)
     patterns = path_patterns(path, posix)
-    return [*external_request(path, ctx), PermissionRequest("read", patterns, patterns[:1])]
+    return [*external_request(path, ctx, is_dir=path.is_dir()),
+            PermissionRequest("read", patterns, patterns[:1])]
 
 
 def is_binary(path: Path, head: bytes) -> bool:
@@ -86,7 +89,7 @@ def _error(message: str, path: Path) -> ToolResult:
 def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
     path = resolve_path(args.filePath, ctx)
     if path.is_dir():
-        return _error(f"{posix(path)} is a directory, not a file; use the list tool to see inside.", path)
+        return _read_directory(path, args)
     if not path.exists():
         return _error(not_found_message("File", path), path)
     if not path.is_file():
@@ -150,6 +153,29 @@ def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
         "totalLines": total,
         "preview": "\n".join(shown[:20]),
     }
+    return ToolResult(output, title=posix(path), metadata=metadata)
+
+
+def _read_directory(path: Path, args: ReadArgs) -> ToolResult:
+    """A directory reads as its sorted entries (sub-directories end in `/`), paged like lines, as in
+    opencode's read; the list tool gives the recursive view."""
+    try:
+        names = sorted((e.name + "/" if e.is_dir() else e.name) for e in os.scandir(path))
+    except OSError as exc:
+        return _error(f"cannot list {posix(path)}: {exc.strerror or exc}", path)
+    offset = args.offset or 1
+    limit = args.limit or DEFAULT_LIMIT
+    shown = names[offset - 1:offset - 1 + limit]
+    last = offset - 1 + len(shown)
+    more = last < len(names)
+    if more:
+        note = (f"(Directory {posix(path)}: entries {offset}-{last} of {len(names)}. Use offset={last + 1} "
+                "to continue, or the list tool for a tree.)")
+    else:
+        note = f"(Directory {posix(path)}: {len(names)} entries. The list tool shows the tree below it.)"
+    output = "\n".join(shown) + ("\n\n" if shown else "") + note
+    metadata = {"truncated": more, "path": posix(path), "entries": len(names),
+                "preview": "\n".join(shown[:20])}
     return ToolResult(output, title=posix(path), metadata=metadata)
 
 

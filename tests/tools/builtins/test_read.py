@@ -77,10 +77,16 @@ def test_missing_file_suggests(call: Any, reqs: Any, project: Path) -> None:
     assert str(project / "config.yaml") in result.output
 
 
-def test_directory_suggests_list(call: Any, reqs: Any, project: Path) -> None:
-    (project / "src").mkdir()
+def test_directory_reads_as_its_entries(call: Any, reqs: Any, project: Path) -> None:
+    (project / "src" / "pkg").mkdir(parents=True)
+    (project / "src" / "b.py").write_text("")
+    (project / "src" / "a.py").write_text("")
     result = call(read.TOOL, filePath="src")
-    assert result.is_error and "list" in result.output
+    assert not result.is_error
+    assert result.output.splitlines()[:3] == ["a.py", "b.py", "pkg/"]
+    paged = call(read.TOOL, filePath="src", offset=2, limit=1)
+    assert paged.output.splitlines()[0] == "b.py" and "offset=3" in paged.output
+    assert paged.metadata["truncated"] is True
 
 
 def test_empty_file(call: Any, reqs: Any, project: Path) -> None:
