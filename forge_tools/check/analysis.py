@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
@@ -92,19 +93,84 @@ def unknown_permissions(ctx: CheckContext) -> list[Finding]:
 
 def covers(later: Rule, earlier: Rule) -> bool:
     """Whether `later` matches every (permission, pattern) that `earlier` matches (exact for * and ?)."""
-    return pattern_subsumes(later.permission, earlier.permission) and pattern_subsumes(later.pattern,
-                                                                                       earlier.pattern)
+    return (_may_cover(later.permission, earlier.permission) and _may_cover(later.pattern, earlier.pattern)
+            and pattern_subsumes(later.permission, earlier.permission)
+            and pattern_subsumes(later.pattern, earlier.pattern))
+
+
+def _may_cover(general: str, specific: str) -> bool:
+    """Cheap necessary conditions for `pattern_subsumes(general, specific)`: the literal ends agree, and
+    `general` matches two texts `specific` matches (its wildcards filled with a character `general`
+    does not name, and its `*` left empty)."""
+    if general == specific or general == "*":
+        return True
+    if not (literal_prefix(specific).startswith(literal_prefix(general))
+            and literal_suffix(specific).endswith(literal_suffix(general))):
+        return False
+    if not has_wildcard(specific):
+        return wildcard_match(specific, general)
+    fresh = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in general)
+    filled = specific.replace("*", fresh).replace("?", fresh)
+    emptied = specific.replace("*", "").replace("?", fresh)
+    return wildcard_match(filled, general) and wildcard_match(emptied, general)
+
+
+@lru_cache(maxsize=16384)
+def literal_prefix(pattern: str) -> str:
+    """The literal text every match of `pattern` starts with (what comes before its first wildcard).
+
+    If `general` covers `specific`, the literal prefix of `specific` starts with that of `general`
+    (and likewise for suffixes; both checked by a property test), so only such pairs need the exact,
+    slower subsumption test.
+    """
+    body = normalize(pattern)
+    body = body[:-2] if body.endswith(" *") else body
+    cut = next((i for i, c in enumerate(body) if c in "*?"), len(body))
+    return body[:cut]
+
+
+@lru_cache(maxsize=16384)
+def literal_suffix(pattern: str) -> str:
+    """The literal text every match of `pattern` ends with (nothing after an optional ` *` tail)."""
+    text = normalize(pattern)
+    if text.endswith(" *"):
+        return ""
+    cut = max((i for i, c in enumerate(text) if c in "*?"), default=-1)
+    return text[cut + 1:]
 
 
 def dead_rules(ruleset: tuple[Rule, ...]) -> dict[Rule, Rule]:
-    """Each user rule that a later rule covers -> the nearest such later rule."""
+    """Each user rule that a later rule covers -> the nearest such later rule.
+
+    Later rules are indexed by the literal prefixes of their permission and pattern, so a large
+    config costs about one dictionary look-up per prefix length instead of a scan of every later rule.
+    """
+    from bisect import bisect_right
+
+    prefixes = [(literal_prefix(r.permission), literal_prefix(r.pattern)) for r in ruleset]
+    index: dict[tuple[str, str], list[int]] = {}
+    for i, key in enumerate(prefixes):
+        index.setdefault(key, []).append(i)  # ascending
+    perm_lengths = sorted({len(k[0]) for k in index})
+    pattern_lengths = sorted({len(k[1]) for k in index})
     dead: dict[Rule, Rule] = {}
     for i, rule in enumerate(ruleset):
         if not is_user_rule(rule):
             continue
-        for later in ruleset[i + 1:]:
-            if covers(later, rule):
-                dead[rule] = later
+        perm, pattern = prefixes[i]
+        candidates: list[int] = []
+        for a in perm_lengths:
+            if a > len(perm):
+                break
+            for b in pattern_lengths:
+                if b > len(pattern):
+                    break
+                later = index.get((perm[:a], pattern[:b]))
+                if later:
+                    candidates.extend(later[bisect_right(later, i):])
+        for j in sorted(candidates):
+            if covers(ruleset[j], rule):
+                dead[rule] = ruleset[j]
                 break
     return dead
 
@@ -114,7 +180,7 @@ def unreachable_rules(ctx: CheckContext) -> list[Finding]:
     per_agent = {a.name: dead_rules(a.ruleset) for a in ctx.enabled_agents}
     findings: list[Finding] = []
     for _scope, rule in _unique_rules(ctx):
-        holders = [a for a in ctx.enabled_agents if rule in a.ruleset]
+        holders = [a for a in ctx.enabled_agents if rule in ctx.rule_set(a.name)]
         if not holders or not all(rule in per_agent[a.name] for a in holders):
             continue
         coverers: dict[Rule, list[str]] = {}
@@ -305,7 +371,7 @@ def external_reads(ctx: CheckContext) -> list[Finding]:
         if directory is None or directory == root or directory.startswith(root + "/"):
             continue
         probe = directory.rstrip("/") + "/*"
-        undecided = [a.name for a in ctx.enabled_agents if rule in a.ruleset
+        undecided = [a.name for a in ctx.enabled_agents if rule in ctx.rule_set(a.name)
                      and not _user_decides(evaluate("external_directory", probe, a.ruleset).rule)]
         if not undecided:
             continue

@@ -58,6 +58,14 @@ class CheckContext:
     plugin_tools_known: bool = False
     problems: list[ForgeToolsError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    _rule_sets: dict[str, frozenset[Rule]] = field(default_factory=dict, repr=False)
+    _scope_by_rule: dict[Rule, str] | None = field(default=None, repr=False)
+
+    def rule_set(self, agent: str) -> frozenset[Rule]:
+        """The agent's rules as a set: membership tests stay cheap on large configs."""
+        if agent not in self._rule_sets:
+            self._rule_sets[agent] = frozenset(self.agents[agent].ruleset)
+        return self._rule_sets[agent]
 
     @property
     def enabled_agents(self) -> list[Agent]:
@@ -69,10 +77,12 @@ class CheckContext:
         return {*self.tool_ids, *PERMISSION_ONLY_NAMES, *builtin_ids()}
 
     def scope_of(self, rule: Rule) -> str | None:
-        for scope, rules in self.scopes.items():
-            if rule in rules:
-                return scope
-        return None
+        if self._scope_by_rule is None:
+            self._scope_by_rule = {}
+            for scope, rules in self.scopes.items():
+                for r in rules:
+                    self._scope_by_rule.setdefault(r, scope)
+        return self._scope_by_rule.get(rule)
 
     def user_rules(self) -> list[tuple[str, Rule]]:
         return [(scope, r) for scope, rules in self.scopes.items() for r in rules if is_user_rule(r)]
