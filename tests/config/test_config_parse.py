@@ -308,3 +308,46 @@ def test_absurd_nesting_is_a_located_error_not_a_crash(fmt: str, template: str, 
 def test_nesting_of_real_configs_is_fine() -> None:
     text = '{"a": ' + "[" * 60 + "]" * 60 + "}"
     assert parse_json(text, BASE).get("a") is not None
+
+
+# ------------------------------------------------------------------ YAML: libyaml and the pure loader
+
+yaml_keys = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=6)
+yaml_values = st.recursive(
+    st.none() | st.booleans() | st.integers()
+    | st.text(st.characters(blacklist_categories=("Cs",)), max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(yaml_keys, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(value=yaml_values, flow=st.booleans(), crlf=st.booleans())
+def test_libyaml_gives_the_pure_loaders_tree(value: object, flow: bool, crlf: bool) -> None:
+    import yaml
+
+    from forge_tools.config.parse import parse_yaml_with
+
+    if not getattr(yaml, "__with_libyaml__", False):
+        pytest.skip("PyYAML without libyaml")
+    text = yaml.safe_dump({"root": value}, allow_unicode=True, default_flow_style=flow, sort_keys=False)
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    fast = parse_yaml_with(text, BASE, yaml.CSafeLoader)
+    assert tree_facts(fast) == tree_facts(parse_yaml_with(text, BASE, yaml.SafeLoader))
+
+
+@pytest.mark.parametrize("text", [
+    "permission:\n\tbash: ask\n", "a: [1\n", "permission:\n  bash: ask\n  bash: deny\n", "a: *nope\n",
+])
+def test_yaml_errors_come_from_the_pure_loader(text: str) -> None:
+    """Whatever loader read the file, an error reads the same (the pure loader's text and position)."""
+    import yaml
+
+    from forge_tools.config.parse import parse_yaml_with
+
+    with pytest.raises(ConfigError) as via_default:
+        parse_yaml(text, BASE)
+    with pytest.raises(ConfigError) as via_pure:
+        parse_yaml_with(text, BASE, yaml.SafeLoader)
+    assert via_default.value.one_line() == via_pure.value.one_line()
