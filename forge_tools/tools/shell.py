@@ -96,6 +96,7 @@ class CommandLine:
     has_error: bool  # the parser reported a syntax error (the whole line is among `commands`)
     argv: tuple[tuple[str | None, ...], ...] = ()  # each simple command's words; None = not static
     opaque: tuple[str, ...] = ()  # patterns (also in `commands`) whose real command is only known at run
+    redirects: tuple[str, ...] = ()  # static file targets of redirects (`> out`, `< in`), for path checks
 
 
 class _Found(list[str]):
@@ -105,6 +106,7 @@ class _Found(list[str]):
         super().__init__()
         self.argv: list[tuple[str | None, ...]] = []
         self.opaque: list[str] = []
+        self.redirects: list[str] = []
 
     def add_opaque(self, pattern: str) -> None:
         pattern = normalise(pattern)
@@ -133,7 +135,7 @@ def split_command_line(line: str) -> CommandLine:
     if not out and normalise(line):
         out.append(normalise(line))
     return CommandLine(tuple(dict.fromkeys(out)), has_error, tuple(dict.fromkeys(out.argv)),
-                       tuple(dict.fromkeys(out.opaque)))
+                       tuple(dict.fromkeys(out.opaque)), tuple(dict.fromkeys(out.redirects)))
 
 
 def command_patterns(line: str) -> list[str]:
@@ -169,12 +171,26 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
         current = stack.pop()
         if current.type == "command":
             _command(current, data, out, depth)
+        elif current.type == "file_redirect":
+            _redirect(current, data, out)
         elif current.type in _DECLARATIONS:
             words = [_word(c, data) for c in current.children if c.type not in _REDIRECTS]
             pattern = normalise(" ".join(w for w in words if w))
             if pattern:
                 out.append(pattern)
         stack.extend(reversed(current.children))
+
+
+def _redirect(node: Node, data: bytes, out: _Found) -> None:
+    """Note a redirect's file (`> out`, `>> ~/x`, `< in`); `2>&1` and `>&-` name no file."""
+    destination = node.child_by_field_name("destination")
+    if destination is None:
+        return
+    target = _static_value(destination, data)
+    operators = {c.type for c in node.children if c is not destination and c.type != "file_descriptor"}
+    if target is None or (operators & {">&", "<&"} and (target.isdigit() or target == "-")):
+        return
+    out.redirects.append(target)
 
 
 def _command(node: Node, data: bytes, out: _Found, depth: int) -> None:

@@ -93,7 +93,7 @@ def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequ
     requests: list[PermissionRequest] = []
     if args.workdir:
         requests += external_request(cwd, ctx, is_dir=True)
-    for target in _path_arguments(split.argv, cwd):
+    for target in [*_path_arguments(split.argv, cwd), *_redirect_targets(split.redirects, cwd)]:
         requests += external_request(target, ctx, is_dir=target.is_dir())
     requests = list({r.patterns: r for r in requests}.values())
     patterns = split.commands
@@ -103,6 +103,23 @@ def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequ
         metadata["opaque"] = list(split.opaque)  # a gate may ask for these (runner.escalate_opaque)
     requests.append(PermissionRequest("bash", patterns, always, metadata))
     return requests
+
+
+# Files every shell writes to or reads from as a matter of course; never "outside the project".
+HARMLESS_FILES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
+                            "/dev/zero", "/dev/random", "/dev/urandom"})
+
+
+def _redirect_targets(targets: tuple[str, ...], cwd: Path) -> list[Path]:
+    """Redirect files (`> ~/.bashrc`, `< /etc/shadow`) made absolute, less /dev/null and friends."""
+    found: list[Path] = []
+    for word in targets:
+        path = Path(os.path.expanduser(word))
+        path = Path(os.path.normpath(path if path.is_absolute() else cwd / path))
+        if posix(path) in HARMLESS_FILES or posix(path).startswith("/dev/fd/"):
+            continue
+        found.append(path)
+    return found
 
 
 def _path_arguments(argv: tuple[tuple[str | None, ...], ...], cwd: Path) -> list[Path]:

@@ -222,3 +222,14 @@ def test_path_arguments_outside_the_root(reqs: Any, project: Path, tmp_path: Pat
     inside = reqs(bash.TOOL, command="rm -rf build ./dist && cp a b")
     assert inside == [("bash", ("rm -rf build ./dist", "cp a b"))]
     assert reqs(bash.TOOL, command="ls /etc") == [("bash", ("ls /etc",))]  # ls is not a path command
+
+
+def test_redirect_files_outside_the_root(reqs: Any, project: Path, tmp_path: Path,
+                                        isolated_env: dict[str, Path]) -> None:
+    home = isolated_env["home"]
+    assert reqs(bash.TOOL, command="echo 'alias ls=rm' >> ~/.bashrc")[0] == (
+        "external_directory", (f"{home}/*",))
+    assert reqs(bash.TOOL, command=f"wc -l < {tmp_path}/secret.txt")[0] == (
+        "external_directory", (f"{tmp_path}/*",))
+    assert reqs(bash.TOOL, command="make 2>/dev/null >out.log 2>&1") == [
+        ("bash", ("make",))]

@@ -212,3 +212,8 @@ def test_commands_known_only_at_run_time_are_opaque(line: str) -> None:
 )
 def test_static_commands_are_not_opaque(line: str) -> None:
     assert split_command_line(line).opaque == ()
+
+
+def test_redirect_targets_are_listed_for_path_checks() -> None:
+    line = "ls > out 2>&1 < in >> ~/x 3>\"$HOME/y\" 2>&- && echo $(cat < /etc/shadow)"
+    assert split_command_line(line).redirects == ("out", "in", "~/x", "/etc/shadow")
