@@ -14,7 +14,7 @@ from forge_tools.check.codes import CODES
 from forge_tools.check.config_errors import finding_for, scan_config
 from forge_tools.errors import ConfigError, ExitCode, ForgeToolsError
 from forge_tools.origin import Origin
-from forge_tools.report.findings import CheckReport, Finding
+from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def run_check(opts: CheckOptions) -> CheckReport:
 
     scan = scan_config(opts.cwd, opts.project, opts.overlays)
     report = CheckReport(project_root=scan.project_root, codes=dict(CODES), files=scan.files,
-                         expect_file=opts.expect)
+                         expect_file=opts.expect, repo_root=enclosing_repo(scan.project_root))
     report.findings += [finding_for(e) for e in scan.errors]
     if not opts.load_code:
         for p in scan_static_scripts(scan.config_dirs).problems:

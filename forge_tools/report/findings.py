@@ -87,6 +87,13 @@ class CheckReport:
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)  # config files checked
     notes: list[str] = field(default_factory=list)  # what was not looked at (e.g. plugin tools)
+    repo_root: Path | None = None  # the enclosing git worktree, when the project is inside one
+
+    @property
+    def source_root(self) -> Path:
+        """What GitHub annotations and SARIF paths are relative to: the repository, whose layout code
+        scanning knows, even when the checked project is a subdirectory of it."""
+        return self.repo_root or self.project_root
 
     def count(self, level: Level) -> int:
         return sum(1 for f in self.findings if f.level == level)
@@ -104,6 +111,15 @@ class CheckReport:
                     order[f.level], f.code)
 
         return sorted(self.findings, key=key)
+
+
+def enclosing_repo(start: Path) -> Path | None:
+    """The nearest directory at or above `start` holding `.git` (a dir, or a file for worktrees)."""
+    start = start.resolve()
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return None
 
 
 def display_path(path: str | None, root: Path | None) -> str | None:

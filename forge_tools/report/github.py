@@ -1,6 +1,8 @@
 """GitHub Actions workflow commands: one `::error file=...,line=...,col=...,title=CODE::message` a finding.
 
-GitHub turns these lines into annotations on the pull request's diff; `info` becomes `notice`.
+GitHub turns these lines into annotations on the pull request's diff; `info` becomes `notice`. Paths
+are relative to the repository root (not the checked project), which is what GitHub resolves them
+against. Escaping follows GitHub's rules: `%`, CR and LF in the message; also `:` and `,` in properties.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def workflow_command(finding: Finding, report: CheckReport) -> str:
     props: list[str] = []
     o = finding.origin
     if o is not None and o.kind == "file" and o.path:
-        props.append(f"file={_escape_property(display_path(o.path, report.project_root) or o.path)}")
+        props.append(f"file={_escape_property(display_path(o.path, report.source_root) or o.path)}")
         if o.line is not None:
             props.append(f"line={o.line}")
             props.append(f"col={o.column or 1}")
@@ -33,7 +35,7 @@ def workflow_command(finding: Finding, report: CheckReport) -> str:
     if o is not None and not (o.kind == "file" and o.path):
         message = f"{o}: {message}"
     for r in finding.related:
-        message += f"\n{r.label}: {describe(r.origin, report.project_root)}"
+        message += f"\n{r.label}: {describe(r.origin, report.source_root)}"
     if finding.hint:
         message += f"\nfix: {finding.hint}"
     return f"::{_COMMAND[finding.level]} {','.join(props)}::{_escape_data(message)}"

@@ -1,15 +1,21 @@
 """SARIF 2.1.0 for GitHub code scanning: one rule per finding code, one result per finding.
 
-Locations are relative to the project root (`%SRCROOT%`), which is what a code-scanning upload from the
-repository's root resolves. GitHub rejects results without a location, so a finding with no file of its
-own (e.g. from an environment variable) is anchored at line 1 of the first config file, and its message
-says where it really came from.
+Locations are relative to the repository root (`%SRCROOT%`; the project root when there is no git
+worktree), which is what a code-scanning upload resolves, also when the checked project is a
+subdirectory; a file outside it (e.g. the global config) gets an absolute `file:` URI. Each result has a
+`partialFingerprints` entry built from the code, the file and the config key (not the line), so an
+alert keeps its identity when lines above it move. GitHub rejects results without a location, so a
+finding with no file of its own (e.g. from an environment variable) is anchored at line 1 of the first
+config file, and its message says where it really came from.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 from typing import IO, Any
+from urllib.parse import quote
 
 from forge_tools.origin import Origin
 from forge_tools.report.findings import CheckReport, Finding, describe, display_path
@@ -31,14 +37,29 @@ def _pascal(name: str) -> str:
 def _physical(origin: Origin, report: CheckReport) -> dict[str, Any] | None:
     if origin.kind != "file" or not origin.path:
         return None
-    uri = display_path(origin.path, report.project_root) or origin.path
     region: dict[str, Any] = {"startLine": max(origin.line or 1, 1)}
     if origin.column is not None and origin.line is not None:
         region["startColumn"] = max(origin.column, 1)
-    return {
-        "artifactLocation": {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if not uri.startswith("/") else {})},
-        "region": region,
-    }
+    return {"artifactLocation": _artifact(origin.path, report), "region": region}
+
+
+def _artifact(path: str, report: CheckReport) -> dict[str, Any]:
+    shown = display_path(path, report.source_root) or path
+    if Path(shown).is_absolute():
+        return {"uri": Path(shown).as_uri()}
+    return {"uri": quote(shown), "uriBaseId": "%SRCROOT%"}
+
+
+def _fingerprint(finding: Finding, physical: dict[str, Any] | None) -> str:
+    """Stable across line moves: the code, the file and the config key path (the line only when the
+    finding has no key path)."""
+    o = finding.origin
+    where = physical["artifactLocation"]["uri"] if physical is not None else (str(o) if o else "")
+    if o is not None and o.key_path:
+        spot = "/".join(o.key_path)
+    else:
+        spot = f"{o.line}:{o.column}" if o is not None else finding.message
+    return hashlib.sha256(f"{finding.code}\0{where}\0{spot}".encode()).hexdigest()[:32]
 
 
 def _result(finding: Finding, report: CheckReport, rule_index: dict[str, int]) -> dict[str, Any]:
@@ -59,10 +80,11 @@ def _result(finding: Finding, report: CheckReport, rule_index: dict[str, int]) -
         result["ruleIndex"] = rule_index[finding.code]
     if physical is not None:
         result["locations"] = [{"physicalLocation": physical}]
+    result["partialFingerprints"] = {"forgeToolsFinding/v1": _fingerprint(finding, physical)}
     related = []
     for i, r in enumerate(finding.related, start=1):
         loc = _physical(r.origin, report)
-        label = f"{r.label}: {describe(r.origin, report.project_root)}"
+        label = f"{r.label}: {describe(r.origin, report.source_root)}"
         entry: dict[str, Any] = {"id": i, "message": {"text": label}}
         if loc is not None:
             entry["physicalLocation"] = loc
@@ -86,7 +108,7 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
         for c in codes
     ]
     rule_index = {c.code: i for i, c in enumerate(codes)}
-    root_uri = report.project_root.resolve().as_uri().rstrip("/") + "/"
+    root_uri = report.source_root.resolve().as_uri().rstrip("/") + "/"
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "forge-tools", "version": _version(), "rules": rules}},
         "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
