@@ -436,15 +436,10 @@ def _static_value(node: Node, data: bytes) -> str | None:
     if kind == "ansi_c_string":
         return _decode_ansi_c(_text(node, data)[2:-1])
     if kind == "string":
-        parts: list[str] = []
-        for child in node.children:
-            if child.type == '"':
-                continue
-            if child.type == "string_content":
-                parts.append(_unescape_double(_text(child, data)))
-            else:
-                return None
-        return "".join(parts)
+        if any(child.type not in ('"', "string_content") for child in node.children):
+            return None
+        raw = _text(node, data)  # the whole text between the quotes: newlines are not in any child
+        return _unescape_double(raw[1:-1]) if len(raw) >= 2 else None
     if kind == "concatenation":
         values = [_static_value(c, data) for c in node.children]
         if any(v is None for v in values):

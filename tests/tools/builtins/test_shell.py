@@ -217,3 +217,8 @@ def test_static_commands_are_not_opaque(line: str) -> None:
 def test_redirect_targets_are_listed_for_path_checks() -> None:
     line = "ls > out 2>&1 < in >> ~/x 3>\"$HOME/y\" 2>&- && echo $(cat < /etc/shadow)"
     assert split_command_line(line).redirects == ("out", "in", "~/x", "/etc/shadow")
+
+
+def test_newline_inside_double_quotes_is_kept() -> None:
+    result = split_command_line('echo "a\nb" && rm x')
+    assert ("echo", "a\nb") in result.argv and result.commands == ("echo a b", "rm x")
