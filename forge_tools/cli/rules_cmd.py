@@ -39,8 +39,18 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"agent {chosen.name} ({chosen.mode}{flags}): {len(chosen.ruleset)} rules, "
                    "the last matching rule decides, no match means ask")
         rows = [
-            (str(i), rule.permission, rule.pattern, rule.action, str(rule.origin))
+            (str(i), _cell(rule.permission), _cell(rule.pattern), rule.action, str(rule.origin))
             for i, rule in enumerate(chosen.ruleset, 1)
         ]
         typer.echo(format_table(("#", "PERMISSION", "PATTERN", "ACTION", "ORIGIN"), rows))
         return 0
+
+
+def _cell(text: str) -> str:
+    """A pattern as typed, quoted when a plain cell would hide what it matches (empty, edge spaces,
+    control characters): `"git "` and `git` are different rules."""
+    import json
+
+    if text and text == text.strip() and text.isprintable():
+        return text
+    return json.dumps(text, ensure_ascii=False)

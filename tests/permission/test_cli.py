@@ -143,3 +143,14 @@ def test_bad_agent_config_is_a_config_error(cli, project: Path) -> None:
     code, _, err = cli("agents")
     assert code == 3
     assert "forge.json:2:" in err and "subagent" in err
+
+
+def test_rules_text_quotes_patterns_a_plain_cell_would_hide(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / "forge.json").write_text(json.dumps(
+        {"permission": {"bash": {"git ": "allow", "": "deny", "a\nb": "ask", "ls *": "allow"}}}))
+    code, out, err = cli("rules")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert all(line.split()[0].isdigit() for line in lines[2:])  # one line per rule, newline or not
+    bash = [line.split(None, 2)[2] for line in lines[2:] if line.split()[1] == "bash"]
+    assert [cell.split("  ")[0] for cell in bash] == ['"git "', '""', '"a\\nb"', "ls *"]
