@@ -220,7 +220,12 @@ def status_line(outcome: RunOutcome) -> list[str]:
     policy = f"asks answered by {outcome.policy}" if asked else f"nothing asked; ask policy {outcome.policy}"
     lines = [f"forge-tools: {outcome.tool}{title}: {state} in {outcome.elapsed:.2f}s ({policy})"]
     meta = result.metadata
-    if meta.get("truncated"):
+    if meta.get("truncated") and meta.get("removed") is None:
+        # a tool that caps its own output (read, list, glob, grep) says how to see the rest itself
+        where = f"; the whole file: {meta['outputPath']}" if meta.get("outputPath") else ""
+        lines.append(f"forge-tools: output capped by the {outcome.tool} tool (its closing note says how to "
+                     f"see the rest){where}")
+    elif meta.get("truncated"):
         removed, unit = meta.get("removed"), meta.get("unit", "lines")
         end = "start" if meta.get("direction") == "tail" else "end"
         where = meta.get("outputPath") or "(not saved)"

@@ -331,3 +331,11 @@ def test_ctrl_c_aborts_and_keeps_output(project: Path, tmp_path: Path) -> None:
     assert kept.startswith(b"1\n2\n3\n") and len(kept) > 200_000
     left = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
     assert not [line for line in left if line.strip() == "sleep 31.25"]
+
+
+def test_self_capped_output_status_line(cli: Any, project: Path) -> None:
+    (project / "big.txt").write_text("".join(f"{i}\n" for i in range(3000)))
+    code, out, err = cli("run", "read", "--args", '{"filePath": "big.txt"}')
+    assert code == 0, err
+    assert "None" not in err and "capped by the read tool" in err and str(project / "big.txt") in err
+    assert "offset=2001" in out

@@ -153,6 +153,8 @@ def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
         "totalLines": total,
         "preview": "\n".join(shown[:20]),
     }
+    if metadata["truncated"]:
+        metadata["outputPath"] = posix(path)  # the whole text is the file itself (SPEC 1)
     return ToolResult(output, title=posix(path), metadata=metadata)
 
 
