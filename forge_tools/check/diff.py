@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,7 +32,11 @@ class Side:
 
 
 def load_side(label: str, directory: Path, load_code: bool = False,
-              overlays: tuple[Path, ...] = ()) -> Side:
+              overlays: tuple[Path, ...] = (), git_tree: Path | None = None) -> Side:
+    """Load one side. `git_tree` is the temp copy of a commit that `directory` lies in: errors in its
+    files are then shown as `REF:path` (git's own notation), not as a temp path that is gone."""
+    from dataclasses import replace
+
     from forge_tools.check.context import build_context
     from forge_tools.config import LoadOptions, load_config
 
@@ -43,7 +46,15 @@ def load_side(label: str, directory: Path, load_code: bool = False,
         loaded = load_config(LoadOptions(cwd=directory, project=directory, overlays=overlays))
         ctx = build_context(loaded, load_code=load_code)
     except ConfigError as exc:
-        raise ConfigError(f"{label}: {exc.message}", exc.origin) from None
+        origin = exc.origin
+        if git_tree is not None and origin is not None and origin.path is not None:
+            try:
+                inside = Path(origin.path).resolve().relative_to(git_tree.resolve()).as_posix()
+            except ValueError:
+                pass
+            else:
+                raise ConfigError(exc.message, replace(origin, path=f"{label}:{inside}")) from None
+        raise ConfigError(f"{label}: {exc.message}", origin) from None
     return Side(label, loaded.project_root, ctx)
 
 
@@ -262,28 +273,114 @@ def _git(args: list[str], cwd: Path) -> str:
     return done.stdout
 
 
+def _commit_of(ref: str, project: Path) -> str:
+    """The commit `ref` names, resolved once so that nothing later can read it as an option."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "--end-of-options",
+                               f"{ref}^{{commit}}"], cwd=project, capture_output=True, text=True,
+                              check=False)
+    except FileNotFoundError:
+        raise UsageError("git is not installed", where="--base") from None
+    sha = done.stdout.strip()
+    if done.returncode != 0 or not sha:
+        raise UsageError(f"{ref!r} is not a commit in this repository (try e.g. HEAD~1 or "
+                         "origin/main)", where="--base")
+    return sha
+
+
+_BLOB_MODES = {b"100644", b"100755"}
+_LINK_MODE = b"120000"
+
+
+def _safe_parts(path: str) -> tuple[str, ...] | None:
+    """The path's parts, or None for anything that could leave the extraction dir or touch `.git`."""
+    parts = tuple(path.split("/"))
+    if path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
+        return None
+    return parts
+
+
+def _tree_entries(sha: str, top: Path) -> list[tuple[bytes, str, str]]:
+    """(mode, object id, path) of every file and symlink in the commit's tree."""
+    import os
+
+    done = subprocess.run(["git", "ls-tree", "-r", "-z", "--full-tree", sha], cwd=top,
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip() or "git ls-tree failed"
+        raise UsageError(message, where="--base")
+    entries = []
+    for item in done.stdout.split(b"\0"):
+        meta, _, raw_path = item.partition(b"\t")
+        fields = meta.split(b" ")
+        if len(fields) == 3 and (fields[0] in _BLOB_MODES or fields[0] == _LINK_MODE):
+            entries.append((fields[0], fields[2].decode(), os.fsdecode(raw_path)))
+    return entries
+
+
+def extract_commit(sha: str, top: Path, dest: Path) -> None:
+    """Write the commit's files into `dest` with git's plumbing, as stored (no checkout, no
+    `.gitattributes` filters or export rules, no hooks); a symlink is kept only when it points inside
+    `dest`, and paths that would leave `dest` are skipped."""
+    import os
+
+    entries = [(mode, oid, parts) for mode, oid, path in _tree_entries(sha, top)
+               if (parts := _safe_parts(path)) is not None]
+    links: list[tuple[Path, str]] = []
+    with subprocess.Popen(["git", "cat-file", "--batch"], cwd=top, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        for mode, oid, parts in entries:
+            proc.stdin.write(oid.encode() + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) != 3:
+                continue  # missing object (e.g. a partial clone): leave the file out
+            content = proc.stdout.read(int(header[2]))
+            proc.stdout.read(1)  # the newline after each object
+            target = dest.joinpath(*parts)
+            if mode == _LINK_MODE:
+                links.append((target, os.fsdecode(content)))
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        proc.stdin.close()
+    root = dest.resolve()
+    for link, points_to in links:  # after the files, so no file is ever written through a link
+        if points_to.startswith("/"):
+            continue
+        resolved = Path(os.path.normpath(link.parent / points_to))
+        if resolved != root and root not in resolved.parents:
+            continue
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if not link.exists() and not link.is_symlink():
+            link.symlink_to(points_to)
+
+
 @contextmanager
 def project_at(ref: str, project: Path) -> Iterator[Path]:
-    """The project directory as it was at `ref`, extracted with `git archive` into a temp dir."""
+    with commit_tree(ref, project) as (_tree, old):
+        yield old
+
+
+@contextmanager
+def commit_tree(ref: str, project: Path) -> Iterator[tuple[Path, Path]]:
+    """The project directory as it was at `ref`, written into a private temp dir (removed on exit).
+
+    Uses `git ls-tree` and `git cat-file` only: no hook, filter or project code runs, and files that
+    `.gitattributes` keeps out of archives are there as committed.
+    """
     top = Path(_git(["rev-parse", "--show-toplevel"], project).strip())
     prefix = _git(["rev-parse", "--show-prefix"], project).strip()
-    _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], project)
+    sha = _commit_of(ref, project)
     with tempfile.TemporaryDirectory(prefix="forge-diff-") as tmp:
-        archive = Path(tmp) / "base.tar"
-        with archive.open("wb") as out:
-            done = subprocess.run(["git", "archive", "--format=tar", ref], cwd=top, stdout=out,
-                                  stderr=subprocess.PIPE, check=False)
-        if done.returncode != 0:
-            message = done.stderr.decode(errors="replace").strip() or "git archive failed"
-            raise UsageError(message, where="--base")
         tree = Path(tmp) / "tree"
         tree.mkdir()
-        with tarfile.open(archive) as tar:
-            tar.extractall(tree, filter="data")
+        extract_commit(sha, top, tree)
         (tree / ".git").mkdir(exist_ok=True)  # so the old side's project root is the extracted tree
         old = tree / prefix
         old.mkdir(parents=True, exist_ok=True)
-        yield old
+        yield tree, old
 
 
 # ------------------------------------------------------------------------------------------ output

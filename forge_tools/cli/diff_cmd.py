@@ -32,9 +32,9 @@ def register(app: typer.Typer) -> None:
         import sys
 
         from forge_tools.check.diff import (
+            commit_tree,
             diff_sides,
             load_side,
-            project_at,
             render_diff_json,
             render_diff_text,
         )
@@ -51,8 +51,8 @@ def register(app: typer.Typer) -> None:
             if not project.is_dir():
                 raise UsageError(f"{old}: not a directory", where="PROJECT")
             project = find_project_root(project) if old is None else project
-            with project_at(base, project) as old_dir:
-                before = load_side(base, old_dir, load_code)
+            with commit_tree(base, project) as (tree, old_dir):
+                before = load_side(base, old_dir, load_code, git_tree=tree)
                 before.shown_root = f"git {base}"
                 after = load_side("working tree", project, load_code)
                 report = diff_sides(before, after, expect_path)

@@ -1,0 +1,101 @@
+"""`diff --base`: the old side is the commit as stored (export-ignore and filters do not apply, nothing
+runs), odd trees (absolute symlinks) do not break it, bad refs are one-line errors, and the temp copy is
+always removed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+CONFIG = '{"permission": {"bash": {"rm *": "deny"}}}\n'
+
+
+def git(repo: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def leftovers() -> list[str]:
+    return [p.name for p in Path(tempfile.gettempdir()).iterdir() if p.name.startswith("forge-diff-")]
+
+
+def test_export_ignore_and_absolute_symlinks_do_not_matter(repo: Path, cli) -> None:
+    (repo / ".forge").mkdir()
+    (repo / ".forge" / "forge.json").write_text(CONFIG)
+    (repo / ".gitattributes").write_text(".forge export-ignore\n")
+    (repo / "outside").symlink_to("/etc/hostname")
+    (repo / "inside").symlink_to(".forge/forge.json")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    code, out, err = cli("diff", "--base", "HEAD", "--fail-on-change")
+    assert (code, err) == (0, ""), out
+    assert "no changes" in out
+    assert leftovers() == []
+
+
+def test_no_filter_or_hook_runs(repo: Path, cli, tmp_path: Path) -> None:
+    marker = tmp_path / "ran.marker"
+    (repo / "forge.json").write_text(CONFIG)
+    (repo / ".gitattributes").write_text("forge.json filter=probe\n")
+    git(repo, "config", "filter.probe.smudge", f"sh -c 'touch {marker}; cat'")
+    git(repo, "config", "filter.probe.clean", "cat")
+    hooks = repo / ".git" / "hooks"
+    for name in ("post-checkout", "pre-commit"):
+        (hooks / name).write_text(f"#!/bin/sh\ntouch {marker}\n")
+        (hooks / name).chmod(0o755)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "base")
+    code, out, _ = cli("diff", "--base", "HEAD")
+    assert code == 0 and "no changes" in out
+    assert not marker.exists()
+
+
+def test_bad_ref_is_a_one_line_error_and_nothing_is_left(repo: Path, cli) -> None:
+    (repo / "forge.json").write_text(CONFIG)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    for ref in ("no-such-ref", "--output=x"):
+        code, _out, err = cli("diff", "--base", ref)
+        assert code != 0
+        assert err.count("\n") == 1 and "not a commit" in err and "Traceback" not in err
+    assert not (repo / "x").exists()
+    assert leftovers() == []
+
+
+def test_broken_old_config_is_reported_and_cleaned_up(repo: Path, cli) -> None:
+    (repo / "forge.json").write_text('{"permission": {"bash": "sometimes"}}\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "broken")
+    (repo / "forge.json").write_text(CONFIG)
+    code, _out, err = cli("diff", "--base", "HEAD")
+    assert code == 3 and "HEAD:forge.json:1:" in err and "forge-diff-" not in err
+    assert leftovers() == []
+
+
+def test_project_in_a_subdirectory(repo: Path, cli) -> None:
+    sub = repo / "svc"
+    sub.mkdir()
+    (sub / "forge.json").write_text(CONFIG)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    (sub / "forge.json").write_text('{"permission": {"bash": {"rm *": "deny"}, "webfetch": "deny"}}\n')
+    code, out, _ = cli("diff", "svc", "--base", "HEAD", "--format", "json")
+    assert code == 0
+    import json
+
+    data = json.loads(out)
+    assert [(r["change"], r["rule"]) for r in data["rules"]] == [("added", 'webfetch "*" deny')]
