@@ -91,7 +91,9 @@ def _find(store: OutputStore, wanted: str) -> OutputEntry:
         return by_prefix[0]
     ids = [e.id for e in entries]
     suggestions = [e.id for e in by_prefix][:3] or difflib.get_close_matches(wanted, ids, n=3, cutoff=0.6)
-    raise UnknownNameError("output", wanted, suggestions)
+    error = UnknownNameError("output", wanted, suggestions)
+    error.message += f"; `forge-tools outputs list` shows the {len(ids)} stored in {store.directory}"
+    raise error
 
 
 @outputs_app.command("show")
@@ -108,14 +110,17 @@ def show_command(
     if path_only:
         typer.echo(str(entry.path))
         return 0
-    data = entry.path.read_bytes()
+    import shutil
+
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is not None:
-        sys.stdout.flush()
-        buffer.write(data)
-        buffer.flush()
-    else:
-        sys.stdout.write(data.decode("utf-8", "replace"))
+    with entry.path.open("rb") as source:  # streamed: an output can be gigabytes
+        if buffer is not None:
+            sys.stdout.flush()
+            shutil.copyfileobj(source, buffer, 1024 * 1024)
+            buffer.flush()
+        else:
+            for chunk in iter(lambda: source.read(1024 * 1024), b""):
+                sys.stdout.write(chunk.decode("utf-8", "replace"))
     return 0
 
 

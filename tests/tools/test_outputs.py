@@ -218,6 +218,8 @@ def test_cli_unknown_id_suggests(cli: Any) -> None:
     code, _, err = cli("outputs", "show", f.id[:-1] + "Q")
     assert code == 1
     assert "unknown output" in err and f.id in err
+    code, _, err = cli("outputs", "show", "nothing-like-it")
+    assert code == 1 and "outputs list" in err and len(err.strip().splitlines()) == 1
     code, _, err = cli("outputs", "list", "--format", "xml")
     assert code == 2 and "--format" in err
     code, _, err = cli("outputs", "clean", "--older-than", "-1")
