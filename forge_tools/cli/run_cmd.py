@@ -35,8 +35,8 @@ ArgsOpt = Annotated[
 ]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", help="Seconds before the tool is stopped (sets the call's timeout).",
-                 show_default=False),
+    typer.Option("--timeout", help="Seconds the call may take (overrides its own timeout); bash and "
+                 "webfetch stop at it, other tools see it as ctx.timeout.", show_default=False),
 ]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every permission ask.")]
 ApproveOpt = Annotated[
