@@ -133,7 +133,9 @@ def test_argv_of_each_command() -> None:
 
 _SAFE = ["ls", "echo hi", "git status", "cat 'a b'", "true"]
 _WRAP = ["{}", "$({})", "`{}`", "( {} )", "{{ {}; }}", "if true; then {}; fi", "bash -c '{}'", "eval '{}'",
-         "sudo {}", "FOO=1 {}", "echo \"$({})\"", "for i in 1; do {}; done", "cat <({})"]
+         "sudo {}", "FOO=1 {}", "echo \"$({})\"", "for i in 1; do {}; done", "cat <({})",
+         "coproc {}", "env -u X {}", "exec -a n {}", "sudo --user root {}", "busybox {}", "trap '{}' EXIT",
+         "su -c '{}'", "bash -c -- '{}'", "chrt 5 {}", "nohup nice -n 3 {} &"]
 _SEP = [" && ", " || ", "; ", " | ", "\n", " & "]
 
 
