@@ -40,6 +40,9 @@ class Assertion:
     expect: Action | None = None
     name: str | None = None
     model: str | None = None
+    agent_origin: Origin | None = None
+    tool_origin: Origin | None = None  # the call's `tool` value
+    args_origin: Origin | None = None  # the call's `args` (or the call itself)
 
     def describe(self) -> str:
         if self.name:
@@ -83,7 +86,7 @@ def _assertion(node: Node) -> Assertion:
     agent_node = node.get("agent")
     if agent_node is None:
         raise ConfigError('an assertion needs `agent` (an agent name, or "*" for every agent)', node.origin)
-    a = Assertion(_str(agent_node, "agent"), node.origin)
+    a = Assertion(_str(agent_node, "agent"), node.origin, agent_origin=agent_node.origin)
     if (h := node.get("hidden")) is not None:
         a.hidden = _names(h, "hidden")
     if (v := node.get("visible")) is not None:
@@ -106,8 +109,11 @@ def _assertion(node: Node) -> Assertion:
         args = call.get("args")
         if args is not None and not args.is_map:
             raise ConfigError("call.args must be a mapping of argument names to values", args.origin)
-        tool = _str(cast(Node, call.get("tool")), "call.tool")
+        tool_node = cast(Node, call.get("tool"))
+        tool = _str(tool_node, "call.tool")
         a.call = Call(tool, args.plain() if args is not None else {})
+        a.tool_origin = tool_node.origin
+        a.args_origin = args.origin if args is not None else call.origin
         if expect.value not in ACTIONS:
             close = difflib.get_close_matches(str(expect.value), ACTIONS, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -145,10 +151,12 @@ def load_expectations(path: Path) -> list[Assertion]:
 # ------------------------------------------------------------------------------------------ checking
 
 
-def rule_origin_words(rule: Rule | None) -> str:
+def rule_origin_words(rule: Rule | None, root: Path | None = None) -> str:
     if rule is None:
         return "no rule matched (the default is ask)"
-    return f"rule {rule.permission} {json.dumps(rule.pattern)} {rule.action} ({rule.origin})"
+    from forge_tools.report.findings import describe
+
+    return f"rule {rule.permission} {json.dumps(rule.pattern)} {rule.action} ({describe(rule.origin, root)})"
 
 
 @dataclass(frozen=True)
@@ -160,16 +168,32 @@ class CallDecision:
     rule: Rule | None = None
 
 
+def args_problem(result: Any, tool_id: str, args: dict[str, Any]) -> str | None:
+    """Why `args` do not fit the tool's parameters (None when they do, or the tool is not loaded)."""
+    from forge_tools.tools.wrapper import InvalidInput, validate_args
+
+    verdict = result.get(tool_id)
+    if verdict is None or verdict.tool is None:
+        return None
+    try:
+        validate_args(verdict.tool, args)
+    except InvalidInput as exc:
+        fields = "; ".join(f"{d.get('field')}: {d.get('problem')}" for d in exc.details)
+        return f"the arguments do not fit {tool_id}'s parameters ({fields or exc.text})"
+    except Exception as exc:  # a broken schema of a loaded tool: say so, do not crash the check
+        return f"the arguments of {tool_id} cannot be validated: {exc}"
+    return None
+
+
 def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: Path) -> CallDecision:
     """What the gate would decide for this call in this turn, without running the tool."""
     from forge_tools.permission.evaluate import evaluate
     from forge_tools.tools.contract import PermissionRequest, ToolContext
+    from forge_tools.tools.wrapper import validate_args
 
     verdict = result.get(tool_id)
     if verdict is None:
-        close = difflib.get_close_matches(tool_id, result.ids, n=3)
-        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-        return CallDecision("deny", f"unknown tool {tool_id!r}{hint}")
+        return CallDecision("deny", f"unknown tool {tool_id!r}{_did_you_mean(tool_id, result.ids)}")
     if not verdict.visible:
         deciding = verdict.deciding
         rule = deciding.rule if deciding is not None and isinstance(deciding.rule, Rule) else None
@@ -178,9 +202,11 @@ def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: P
     tool = verdict.tool
     requests: list[PermissionRequest]
     if tool is not None and tool.permission_requests is not None:
+        problem = args_problem(result, tool_id, args)
+        if problem is not None:
+            return CallDecision("deny", problem)
         try:
-            params = tool.parameters
-            value: Any = params.model_validate(args) if not isinstance(params, dict) else args
+            value = validate_args(tool, args)
             ctx = ToolContext(agent=result.agent.name, project_root=project_root)
             requests = list(tool.permission_requests(value, ctx))
         except Exception as exc:
@@ -196,7 +222,7 @@ def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: P
             checked.append(f"{req.permission} {json.dumps(pattern)} -> {d.action}")
             if worst is None or _STRICTNESS[d.action] > _STRICTNESS[worst.action]:
                 worst = CallDecision(d.action, f"{req.permission} {json.dumps(pattern)}: "
-                                     f"{rule_origin_words(d.rule)}", d.rule)
+                                     f"{rule_origin_words(d.rule, project_root)}", d.rule)
     if worst is None:
         return CallDecision("allow", f"{tool_id} needs no permission check for this call")
     if len(checked) > 1:
@@ -204,70 +230,102 @@ def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: P
     return worst
 
 
+def _did_you_mean(name: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(name, names, n=3)
+    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def tool_state(result: Any, tool_id: str, root: Path) -> tuple[bool, str]:
+    """(visible, why) for one tool in one turn, with the deciding rule and where it was written."""
+    v = result.get(tool_id)
+    if v.visible:
+        rule = v.layer("permission").rule
+        why = (f"last rule for {v.permission}: {rule_origin_words(rule, root)}" if isinstance(rule, Rule)
+               else v.layer("permission").reason)
+        return True, f"{tool_id} is visible ({why})"
+    deciding = v.deciding
+    rule = deciding.rule if deciding is not None else None
+    where = f" by {rule_origin_words(rule, root)}" if isinstance(rule, Rule) else ""
+    return False, f"{tool_id} is hidden at the {v.hidden_at} layer{where}: {v.reason}"
+
+
 ResultFor = Callable[[str, str | None], Any]
 
 
-def _check_one(a: Assertion, agent: str, result_for: ResultFor, project_root: Path) -> list[str]:
-    """The reasons `a` fails for one agent (empty when it holds), and the passing explanations."""
+def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path) -> tuple[bool, str]:
+    """Whether `a` holds for one agent, and the actual verdicts that say why."""
     result = result_for(agent, a.model)
-    failures: list[str] = []
-    for tool_id, _ in a.hidden:
-        v = result.get(tool_id)
-        if v is None:
-            close = difflib.get_close_matches(tool_id, result.ids, n=3)
-            hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-            failures.append(f"{agent}: unknown tool {tool_id!r}{hint}")
-        elif v.visible:
-            rule = v.layer("permission").rule
-            why = f"last rule for {v.permission}: {rule_origin_words(rule)}" if isinstance(rule, Rule) \
-                else v.layer("permission").reason
-            failures.append(f"{agent}: {tool_id} is visible ({why})")
-    for tool_id, _ in a.visible:
-        v = result.get(tool_id)
-        if v is None:
-            close = difflib.get_close_matches(tool_id, result.ids, n=3)
-            hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-            failures.append(f"{agent}: unknown tool {tool_id!r}{hint}")
-        elif not v.visible:
-            deciding = v.deciding
-            rule = deciding.rule if deciding is not None else None
-            where = f" by {rule_origin_words(rule)}" if isinstance(rule, Rule) else ""
-            failures.append(f"{agent}: {tool_id} is hidden at the {v.hidden_at} layer{where}: {v.reason}")
+    holds = True
+    words: list[str] = []
+    for tool_id, want_visible in [*((t, False) for t, _ in a.hidden), *((t, True) for t, _ in a.visible)]:
+        visible, why = tool_state(result, tool_id, root)
+        holds = holds and visible == want_visible
+        words.append(why)
     if a.call is not None and a.expect is not None:
-        d = decide_call(result, a.call.tool, a.call.args, project_root)
-        if d.action != a.expect:
-            failures.append(f"{agent}: expected {a.expect}, got {d.action}: {d.explanation}")
-    return failures
+        d = decide_call(result, a.call.tool, a.call.args, root)
+        if d.action == a.expect:
+            words.append(f"{a.call.tool} call: {d.action}: {d.explanation}")
+        else:
+            holds = False
+            words.append(f"{a.call.tool} call: expected {a.expect}, got {d.action}: {d.explanation}")
+    return holds, "; ".join(words)
 
 
-def _passed_words(a: Assertion, agent: str, result_for: ResultFor, project_root: Path) -> str:
+def _grouped(per_agent: list[tuple[str, str]]) -> str:
+    """`build, plan: why; explore: other why`: agents with the same verdict are named together."""
+    groups: dict[str, list[str]] = {}
+    for agent, words in per_agent:
+        groups.setdefault(words, []).append(agent)
+    return " | ".join(f"{', '.join(agents)}: {words}" for words, agents in groups.items())
+
+
+def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
+                   plugin_tools_known: bool) -> list[tuple[str, Origin]]:
+    """Agents and tools the assertion names that do not exist, and call arguments that do not fit."""
+    if a.agent != "*" and a.agent not in agents:
+        return [(f"unknown agent {a.agent!r}{_did_you_mean(a.agent, agents)}",
+                 a.agent_origin or a.origin)]
+    result = result_for(a.agent if a.agent != "*" else agents[0], a.model)
+    unsure = "" if plugin_tools_known else " (plugin tools are unknown without --load-code)"
+    named = [*a.hidden, *a.visible]
     if a.call is not None:
-        d = decide_call(result_for(agent, a.model), a.call.tool, a.call.args, project_root)
-        return f"{d.action}: {d.explanation}"
-    return "holds"
+        named.append((a.call.tool, a.tool_origin or a.origin))
+    problems = [(f"unknown tool {t!r}{_did_you_mean(t, result.ids)}{unsure}", o)
+                for t, o in named if result.get(t) is None]
+    if a.call is not None and not problems:
+        why = args_problem(result, a.call.tool, a.call.args)
+        if why is not None:
+            problems.append((why, a.args_origin or a.origin))
+    return problems
 
 
 def check_expectations(assertions: list[Assertion], agents: list[str], result_for: ResultFor,
-                       project_root: Path) -> tuple[list[ExpectationOutcome], list[Finding]]:
-    """Each assertion's outcome, and an FT201 finding (at the assertion) for each one that fails."""
+                       project_root: Path, plugin_tools_known: bool = True
+                       ) -> tuple[list[ExpectationOutcome], list[Finding]]:
+    """Each assertion's outcome with the actual verdicts; an FT201 finding (at the assertion) for each
+    one that fails, and an FT202 finding (at the name) for an unknown agent or tool or unfit args."""
     outcomes: list[ExpectationOutcome] = []
     findings: list[Finding] = []
     for a in assertions:
-        if a.agent != "*" and a.agent not in agents:
-            close = difflib.get_close_matches(a.agent, agents, n=3)
-            hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-            failures = [f"unknown agent {a.agent!r}{hint}"]
-        else:
-            targets = agents if a.agent == "*" else [a.agent]
-            failures = [f for agent in targets for f in _check_one(a, agent, result_for, project_root)]
-        if failures:
-            text = "; ".join(failures)
+        problems = _name_problems(a, agents, result_for, plugin_tools_known)
+        if problems:
+            for message, origin in problems:
+                findings.append(Finding("FT202", "error", f"expectation {a.describe()!r}: {message}",
+                                        "fix the name (or the arguments) in the expectations file", origin))
+            outcomes.append(ExpectationOutcome(
+                a.describe(), False, "not checked: " + "; ".join(m for m, _ in problems), a.origin))
+            continue
+        targets = agents if a.agent == "*" else [a.agent]
+        verdicts = [(agent, *_verdicts(a, agent, result_for, project_root)) for agent in targets]
+        failing = [(agent, words) for agent, holds, words in verdicts if not holds]
+        if failing:
+            text = _grouped(failing)
             outcomes.append(ExpectationOutcome(a.describe(), False, text, a.origin))
             findings.append(Finding("FT201", "error", f"expectation failed: {a.describe()}: {text}",
                                     "change the config so it holds, or update the expectation",
                                     a.origin, data={"expectation": True}))
         else:
-            words = (_passed_words(a, a.agent, result_for, project_root) if a.agent != "*"
-                     else f"holds for every agent ({', '.join(agents)})")
-            outcomes.append(ExpectationOutcome(a.describe(), True, words, a.origin))
+            outcomes.append(ExpectationOutcome(a.describe(), True,
+                                               _grouped([(agent, words) for agent, _, words in verdicts]),
+                                               a.origin))
     return outcomes, findings

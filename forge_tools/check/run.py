@@ -116,7 +116,8 @@ def _check_assertions(assertions: list[Any], ctx: Any, report: CheckReport, load
         return cache[key]
 
     names = [a.name for a in ctx.enabled_agents]
-    outcomes, findings = check_expectations(assertions, names, result_for, ctx.loaded.project_root)
+    outcomes, findings = check_expectations(assertions, names, result_for, ctx.loaded.project_root,
+                                            ctx.plugin_tools_known)
     report.expectations += outcomes
     report.findings += findings
 
