@@ -102,7 +102,7 @@ class ConfigModel(_Strict):
     disabled_providers: list[str] | None = None
     enabled_providers: list[str] | None = None
     username: str | None = None
-    mode: dict[str, Any] | None = None
+    mode: dict[str, AgentConfig] | None = None  # opencode's deprecated form of primary agents
     provider: dict[str, Any] | None = None
     mcp: dict[str, Any] | None = None
     formatter: Any = None

@@ -157,6 +157,23 @@ def _rules(specs: tuple[RuleSpec, ...], origin: Origin, truncation: str) -> list
     return [Rule(p, truncation if pat == TRUNCATION_DIR else pat, a, origin) for p, pat, a in specs]
 
 
+def _fold_legacy_modes(modes: Node | None, config_nodes: dict[str, Node]) -> None:
+    """opencode's deprecated top-level `mode.<name>` defines a primary agent: merge each entry over
+    `agent.<name>` (the entry wins) with mode `primary`, as opencode does, so such configs list it."""
+    from forge_tools.config.merge import merge
+
+    if modes is None or not modes.is_map:
+        return
+    for name, entry in modes.items():
+        if not entry.is_map:
+            continue
+        where = entry.key_origin or entry.origin
+        forced = Node({**entry.value, "mode": Node("primary", where, where)}, entry.origin, entry.key_origin)
+        base = config_nodes.get(name)
+        merged = merge(base, forced, ("agent", name)) if base is not None and base.is_map else forced
+        config_nodes[name] = merged
+
+
 def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, Agent]:
     """Every agent, builtins first (build, plan, general, explore), then custom agents in config order.
 
@@ -174,6 +191,7 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
     if configured is not None and not configured.is_map:
         raise ConfigError("`agent` must map agent names to their settings", configured.origin)
     config_nodes: dict[str, Node] = dict(configured.items()) if configured is not None else {}
+    _fold_legacy_modes(_get(tree, "mode"), config_nodes)
 
     agents: dict[str, Agent] = {}
     builtins = {b.name: b for b in BUILTIN_AGENTS}

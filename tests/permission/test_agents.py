@@ -194,3 +194,16 @@ def test_bad_agent_config(data: Any, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         agents(data)
     assert message in info.value.one_line()
+
+
+def test_legacy_mode_section_defines_primary_agents_as_in_opencode() -> None:
+    got = agents({
+        "agent": {"review": {"description": "from agent", "model": "a/b", "mode": "subagent"}},
+        "mode": {"review": {"description": "from mode", "permission": {"edit": "deny"}},
+                 "writer": {"mode": "subagent", "tools": {"bash": False}}},
+    })
+    review, writer = got["review"], got["writer"]
+    assert (review.mode, review.description, review.model) == ("primary", "from mode", "a/b")
+    assert evaluate("edit", "x.py", review.ruleset).action == "deny"
+    assert writer.mode == "primary" and not writer.builtin
+    assert hidden_by_permission("bash", writer.ruleset) is not None
