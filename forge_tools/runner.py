@@ -455,7 +455,7 @@ class BackgroundRun:
 
     def __init__(self, work: Callable[[ApproveFn], RunOutcome], approve: ApproveFn) -> None:
         self._approve = approve
-        self._questions: queue.Queue[_Question] = queue.Queue()
+        self._questions: queue.Queue[_Question | None] = queue.Queue()  # None: the call finished
         self._outcome: RunOutcome | None = None
         self._error: BaseException | None = None
         self._done = threading.Event()
@@ -484,6 +484,7 @@ class BackgroundRun:
             self._error = exc
         finally:
             self._done.set()
+            self._questions.put(None)  # wakes a `poll` that is waiting, so the owner sees the end at once
 
     def poll(self, timeout: float = 0.1) -> bool:
         """Answer one pending question if there is one; True when the call has finished."""
@@ -491,6 +492,8 @@ class BackgroundRun:
             pending = self._questions.get(timeout=timeout)
         except queue.Empty:
             return self._done.is_set()
+        if pending is None:
+            return True
         self.waiting_for_answer = True
         try:
             pending.answer = self._approve(pending.question)
