@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
 from forge_tools.origin import Node
+from forge_tools.permission.evaluate import Decision
 from forge_tools.permission.model import Rule
 from forge_tools.permission.names import EDIT_FAMILY, permission_name
 from forge_tools.permission.wildcard import has_wildcard, normalize, pattern_subsumes, wildcard_match
@@ -58,12 +59,16 @@ def unknown_permissions(ctx: CheckContext) -> list[Finding]:
     reported: set[tuple[str, object]] = set()
     level_if_unsure = "error" if ctx.plugin_tools_known else "warning"
     unsure = "" if ctx.plugin_tools_known else " (plugin tools are unknown without --load-code)"
+    mcp = ctx.mcp_prefixes
     for _scope, rule in _unique_rules(ctx):
         name = rule.permission
         key = (name, rule.origin)
         if key in reported:
             continue
         reported.add(key)
+        lead = literal_prefix(name)
+        if any(lead.startswith(m) or (has_wildcard(name) and m.startswith(lead)) for m in mcp):
+            continue  # may name a tool of a configured MCP server
         if has_wildcard(name):
             if not any(wildcard_match(k, name) for k in known):
                 findings.append(Finding(
@@ -372,7 +377,7 @@ def external_reads(ctx: CheckContext) -> list[Finding]:
             continue
         probe = directory.rstrip("/") + "/*"
         undecided = [a.name for a in ctx.enabled_agents if rule in ctx.rule_set(a.name)
-                     and not _user_decides(evaluate("external_directory", probe, a.ruleset).rule)]
+                     and _asks_by_default(evaluate("external_directory", probe, a.ruleset))]
         if not undecided:
             continue
         findings.append(Finding(
@@ -383,8 +388,10 @@ def external_reads(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
-def _user_decides(rule: Rule | None) -> bool:
-    return rule is not None and is_user_rule(rule)
+def _asks_by_default(decision: Decision) -> bool:
+    """Asked only because nobody wrote a rule for it (an explicit ask or deny is intended, and the
+    built-in allow for the tool-output directory already lets those reads through)."""
+    return decision.action == "ask" and (decision.rule is None or not is_user_rule(decision.rule))
 
 
 # ------------------------------------------------------------------------------- code not loaded

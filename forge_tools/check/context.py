@@ -4,6 +4,7 @@ tools each agent's pipeline sees (found without importing project code unless as
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,6 +76,15 @@ class CheckContext:
     @property
     def known_names(self) -> set[str]:
         return {*self.tool_ids, *PERMISSION_ONLY_NAMES, *builtin_ids()}
+
+    @property
+    def mcp_prefixes(self) -> list[str]:
+        """`<server>_` for each configured `mcp` server: opencode names an MCP server's tools
+        `<server>_<tool>` (non-word characters as `_`), and forge-tools cannot list them."""
+        node = self.loaded.tree.get("mcp")
+        if node is None or not node.is_map:
+            return []
+        return [re.sub(r"[^a-zA-Z0-9_-]", "_", name) + "_" for name in node.value]
 
     def scope_of(self, rule: Rule) -> str | None:
         if self._scope_by_rule is None:

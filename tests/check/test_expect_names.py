@@ -94,21 +94,3 @@ def test_bash_chain_takes_the_strictest_decision(project: Path, cli) -> None:
     assert 'bash "rm -rf build": rule bash "rm *" deny (forge.json:1:' in first["explanation"]
     assert 'bash "git push origin": rule bash "git push *" ask' in second["explanation"]
 
-
-def test_installed_entry_point_plugins_are_counted_but_not_imported(
-        project: Path, cli, tmp_path: Path, monkeypatch) -> None:
-    """A distribution's `forge_tools` entry point may provide tools: without --load-code it is not
-    imported, so an unknown name is only a warning and FT109 names the plugin."""
-    site = tmp_path / "site"
-    dist = site / "deployer-1.0.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: deployer\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[forge_tools]\ndeployer = deployer_plugin_xyz:plugin\n")
-    monkeypatch.syspath_prepend(str(site))
-    (project / "forge.json").write_text('{"permission": {"deploy": "ask"}}')
-    code, out, _ = cli("check", "--format", "json")
-    findings = json.loads(out)["findings"]
-    assert code == 0
-    assert [f["level"] for f in findings if f["code"] == "FT101"] == ["warning"]
-    [note] = [f for f in findings if f["code"] == "FT109"]
-    assert "deployer" in note["message"]
