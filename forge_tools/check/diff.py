@@ -208,7 +208,9 @@ def _reason(result: Any, tool_id: str, root: Path) -> str:
         if isinstance(rule, Rule):
             return f"last rule for {v.permission}: {_rule_words(rule)} {rule.action} at {_where(rule, root)}"
         return "visible"
-    return f"hidden at the {v.hidden_at} layer: {v.reason}"
+    from forge_tools.check.expect import hidden_words
+
+    return hidden_words(v, root)
 
 
 def tool_changes(old: Side, new: Side) -> list[ToolChange]:

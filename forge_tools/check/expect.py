@@ -197,8 +197,7 @@ def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: P
     if not verdict.visible:
         deciding = verdict.deciding
         rule = deciding.rule if deciding is not None and isinstance(deciding.rule, Rule) else None
-        return CallDecision("deny", f"{tool_id} is hidden at the {verdict.hidden_at} layer: {verdict.reason}",
-                            rule)
+        return CallDecision("deny", hidden_words(verdict, project_root), rule)
     tool = verdict.tool
     requests: list[PermissionRequest]
     if tool is not None and tool.permission_requests is not None:
@@ -243,10 +242,18 @@ def tool_state(result: Any, tool_id: str, root: Path) -> tuple[bool, str]:
         why = (f"last rule for {v.permission}: {rule_origin_words(rule, root)}" if isinstance(rule, Rule)
                else v.layer("permission").reason)
         return True, f"{tool_id} is visible ({why})"
-    deciding = v.deciding
+    return False, hidden_words(v, root)
+
+
+def hidden_words(verdict: Any, root: Path | None) -> str:
+    """Why a tool is hidden: the hiding rule and where it was written (the project-relative path), or
+    the layer's own reason when no permission rule did it."""
+    deciding = verdict.deciding
     rule = deciding.rule if deciding is not None else None
-    where = f" by {rule_origin_words(rule, root)}" if isinstance(rule, Rule) else ""
-    return False, f"{tool_id} is hidden at the {v.hidden_at} layer{where}: {v.reason}"
+    if isinstance(rule, Rule):
+        return (f"{verdict.id} is hidden at the {verdict.hidden_at} layer: the last rule for "
+                f"{verdict.permission} is {rule_origin_words(rule, root)}")
+    return f"{verdict.id} is hidden at the {verdict.hidden_at} layer: {verdict.reason}"
 
 
 ResultFor = Callable[[str, str | None], Any]
