@@ -122,7 +122,8 @@ def check_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path
         label = Origin("env", name=str(where))
         tree = Node({"permission": tree}, label, None)
         tree.value["permission"].key_origin = label
-    result.errors.extend(schema_errors(tree))
+    failed = {e.origin for e in result.errors}  # a value whose substitution failed is reported once
+    result.errors.extend(e for e in schema_errors(tree) if e.origin is None or e.origin not in failed)
     result.tree = tree
     return result
 

@@ -86,3 +86,10 @@ def test_missing_project_exits_3(tmp_path: Path, cli) -> None:
 def test_no_config_at_all_is_clean(project: Path, cli) -> None:
     code, out, _ = cli("check")
     assert code == 0, out
+
+
+def test_failed_substitution_is_reported_once(project: Path, cli) -> None:
+    """An action taken from a missing `{file:}` is one FT005, not also an unknown action."""
+    (project / "forge.json").write_text('{"permission": {"read": "{file:./nope.txt}"}}')
+    _code, out, _ = cli("check", "--format", "json")
+    assert [f["code"] for f in json.loads(out)["findings"]] == ["FT005"]
