@@ -28,7 +28,8 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("FT009", "tool-script-syntax", "warning", "A config-dir tool script cannot be parsed.",
              "Fix the script's syntax; until then it fails to import and registers no tool."),
     CodeInfo("FT101", "unknown-permission", "error",
-             "A permission name matches no tool and no known permission.",
+             "A permission name matches no tool and no known permission (a warning while plugin tools are "
+             "unknown, i.e. plugins are configured and --load-code is not given).",
              "Fix the spelling (the message suggests close names) or remove the rule."),
     CodeInfo("FT102", "wildcard-matches-nothing", "warning",
              "A wildcard permission name matches no tool and no known permission.",
@@ -43,7 +44,9 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("FT105", "deny-does-not-hide", "info",
              "A deny with a specific pattern rejects matching calls but does not hide the tool.",
              "Nothing to fix if that is intended; use `\"*\": \"deny\"` as the last rule to hide the tool."),
-    CodeInfo("FT106", "unknown-agent", "error", "A reference names an agent that does not exist.",
+    CodeInfo("FT106", "unknown-agent", "error",
+             "A reference names an agent that does not exist (`default_agent`: error; a `task` pattern: "
+             "warning).",
              "Fix the name (the message suggests close names) or define the agent under `agent`."),
     CodeInfo("FT107", "legacy-tools-map", "info", "A legacy `tools` map is used.",
              "Replace it with the `permission` form shown in the message (same meaning, one vocabulary)."),
@@ -58,7 +61,9 @@ _TABLE: tuple[CodeInfo, ...] = (
              "Use `edit` as the permission name; a rule for the other names never matches a call."),
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
-    CodeInfo("FT202", "expectations-invalid", "error", "The --expect file cannot be used.",
+    CodeInfo("FT202", "expectations-invalid", "error",
+             "The --expect file cannot be used, or an assertion names an unknown agent or tool, or gives call "
+             "arguments that do not fit the tool.",
              "Fix the file at the reported location; see the README for the assertion forms."),
 )
 
