@@ -62,8 +62,8 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
     CodeInfo("FT202", "expectations-invalid", "error",
-             "The --expect file cannot be used, or an assertion names an unknown agent or tool, or gives call "
-             "arguments that do not fit the tool.",
+             "The --expect file cannot be used, or an assertion names an unknown agent or tool, or gives "
+             "call arguments that do not fit the tool.",
              "Fix the file at the reported location; see the README for the assertion forms."),
 )
 
