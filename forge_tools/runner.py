@@ -15,7 +15,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -297,20 +297,6 @@ def gate_ruleset(result: PipelineResult, tool_id: str, force_hidden: bool = Fals
     return (*ruleset, Rule(verdict.permission, "*", "ask", FORCE_HIDDEN_ORIGIN))
 
 
-def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule | None:
-    """For a pattern whose real command is only known when it runs (`$CMD x`, `curl .. | sh`): a deny
-    or ask rule that could apply to the real command, or None when none could.
-
-    Only rules after the last catch-all (`*`) rule of the permission can decide anything, since that
-    one matches every command; among those, any deny or ask might match what really runs.
-    """
-    from forge_tools.permission.wildcard import wildcard_match
-
-    relevant = [r for r in rules if wildcard_match(permission, r.permission)]
-    catch_all = max((i for i, r in enumerate(relevant) if set(r.pattern) <= {"*"}), default=0)
-    return next((r for r in reversed(relevant[catch_all:]) if r.action in ("deny", "ask")), None)
-
-
 def escalate_opaque(gate: Any, permission: str, opaque: Iterable[str]) -> None:
     """Fail closed on opaque patterns: one the rules would allow is asked instead when a narrower
     deny or ask rule could apply to the real command. The ask is a session rule whose origin says why,
@@ -321,6 +307,8 @@ def escalate_opaque(gate: Any, permission: str, opaque: Iterable[str]) -> None:
         answered = decision.rule is not None and decision.rule.origin.kind == "session"
         if decision.action != "allow" or answered:
             continue  # not allowed anyway, or allowed by a person's `always` answer in this run
+        from forge_tools.permission.calls import opaque_escalation
+
         rules = [r for r in (*session.base.rules, *session.rules) if r.origin.kind != "safety"]
         risk = opaque_escalation(permission, pattern, rules)
         if risk is None:

@@ -135,8 +135,13 @@ def render_text(data: dict[str, Any]) -> str:
         out.append("")
         out.append(f"5. Call decision: {call['action'].upper()} for {_compact(call['args'])}")
         for check in call["checks"]:
-            out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
-                       f"(by {_rule_text(check['rule'])})")
+            if check.get("escalated_by"):
+                out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
+                           f"(the rules allow it by {_rule_text(check['rule'])}, but what it runs is known only when it runs, and "
+                           f"{_rule_text(check['escalated_by'])} could apply to it)")
+            else:
+                out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
+                           f"(by {_rule_text(check['rule'])})")
         if not data["visible"]:
             out.append("   note: the tool is hidden, so the model cannot make this call in this turn")
     if data.get("fix"):

@@ -66,6 +66,8 @@ BUILTIN_AGENTS: tuple[BuiltinAgent, ...] = (
         "plan", "primary",
         f"Plans without changing the project: edits are denied except plan files ({PLAN_FILES}).",
         (("question", "*", "allow"), ("plan_exit", "*", "allow"),
+         # Not in SPEC 4.3; opencode 1.18.33 adds it (tests/compat), and issue 4 asks for its answers.
+         ("task", "general", "deny"),
          ("edit", "*", "deny"), ("edit", PLAN_FILES, "allow")),
     ),
     BuiltinAgent(
@@ -77,7 +79,10 @@ BUILTIN_AGENTS: tuple[BuiltinAgent, ...] = (
         "explore", "subagent",
         "Fast read-only subagent that searches and reads the codebase.",
         (("*", "*", "deny"),
-         *((name, "*", "allow") for name in EXPLORE_TOOLS)),
+         *((name, "*", "allow") for name in EXPLORE_TOOLS),
+         # As opencode 1.18.33 does (tests/compat): outside the project explore asks, not denies.
+         ("external_directory", "*", "ask"),
+         ("external_directory", TRUNCATION_DIR, "allow")),
     ),
 )
 BUILTIN_NAMES = tuple(a.name for a in BUILTIN_AGENTS)

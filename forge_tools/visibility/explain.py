@@ -11,22 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_tools.errors import ForgeToolsError, UnknownNameError, UsageError
+from forge_tools.permission.calls import PatternDecision, decide_request
 
 if TYPE_CHECKING:
     from forge_tools.permission.model import Rule
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
-
-
-@dataclass
-class PatternDecision:
-    permission: str
-    pattern: str
-    action: str
-    rule: Rule | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"permission": self.permission, "pattern": self.pattern, "action": self.action,
-                "rule": self.rule.to_json() if self.rule is not None else None}
 
 
 @dataclass
@@ -158,7 +147,6 @@ def call_decision(
     result: PipelineResult, verdict: ToolVerdict, raw_args: Any, loaded: Any = None
 ) -> CallDecision:
     """The permission checks one call needs and how this turn's ruleset answers each (pure)."""
-    from forge_tools.permission.evaluate import evaluate
     from forge_tools.tools.contract import ToolContext
     from forge_tools.tools.wrapper import InvalidInput, permission_requests_for, validate_args
 
@@ -182,9 +170,7 @@ def call_decision(
         raise ForgeToolsError(f"could not work out the permission checks of {verdict.id}: {exc}") from None
     decision = CallDecision(dict(raw_args))
     for req in requests:
-        for pattern in req.patterns:
-            d = evaluate(req.permission, pattern, result.ruleset)
-            decision.checks.append(PatternDecision(req.permission, pattern, d.action, d.rule))
+        decision.checks.extend(decide_request(req.permission, req.patterns, req.metadata, result.ruleset))
     return decision
 
 

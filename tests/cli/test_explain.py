@@ -150,3 +150,14 @@ def test_a_request_true_re_allows_and_becomes_the_deciding_rule(cli, project: Pa
     assert code == 0 and out.startswith("todowrite: VISIBLE")
     assert "re-allowed" in out
     assert "`todowrite * allow` from option --tools" in out.split("3. Deciding rule")[1]
+
+
+def test_call_with_an_opaque_command_is_asked_like_run_would(cli, project) -> None:
+    (project / "opencode.json").write_text('{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}')
+    code, out, _ = cli("explain", "bash", "--call", '{"command": "X=rm; $X -rf /"}', "--format", "json")
+    assert code == 0
+    import json
+
+    checks = {c["pattern"]: c for c in json.loads(out)["call"]["checks"]}
+    assert checks["$X -rf /"]["action"] == "ask"
+    assert checks["$X -rf /"]["escalated_by"]["pattern"] == "rm *"

@@ -50,7 +50,7 @@ def test_defaults_then_agent_rules_then_tail() -> None:
     assert (tail.permission, tail.pattern, tail.action) == ("external_directory", TRUNC, "allow")
     own = [(r.permission, r.pattern, r.action) for r in plan.ruleset if r.origin.kind == "builtin-agent"]
     assert own == [
-        ("question", "*", "allow"), ("plan_exit", "*", "allow"),
+        ("question", "*", "allow"), ("plan_exit", "*", "allow"), ("task", "general", "deny"),
         ("edit", "*", "deny"), ("edit", ".forge/plans/*.md", "allow"),
     ]
 
