@@ -137,8 +137,8 @@ def render_text(data: dict[str, Any]) -> str:
         for check in call["checks"]:
             if check.get("escalated_by"):
                 out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
-                           f"(the rules allow it by {_rule_text(check['rule'])}, but what it runs is known only when it runs, and "
-                           f"{_rule_text(check['escalated_by'])} could apply to it)")
+                           f"(the rules allow it by {_rule_text(check['rule'])}, but what it runs is known "
+                           f"only when it runs, and {_rule_text(check['escalated_by'])} could apply to it)")
             else:
                 out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
                            f"(by {_rule_text(check['rule'])})")
