@@ -101,26 +101,43 @@ class RuleChange:
                 "old_action": self.old_action, "new_action": self.new_action}
 
 
+@dataclass(frozen=True)
+class AgentChange:
+    """A property of an agent that decides whether or how it runs (disabled, mode, model, hidden), or
+    which agent is the default (`agent` is then empty)."""
+
+    agent: str
+    field: str
+    old: Any
+    new: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"agent": self.agent or None, "field": self.field, "old": self.old, "new": self.new}
+
+
 @dataclass
 class DiffReport:
     old: Side
     new: Side
     agents_added: list[str] = field(default_factory=list)
     agents_removed: list[str] = field(default_factory=list)
+    agents_changed: list[AgentChange] = field(default_factory=list)
     tools: list[ToolChange] = field(default_factory=list)
     calls: list[CallChange] = field(default_factory=list)
     rules: list[RuleChange] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return bool(self.agents_added or self.agents_removed or self.tools or self.calls or self.rules)
+        return bool(self.agents_added or self.agents_removed or self.agents_changed or self.tools
+                    or self.calls or self.rules)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "old": {"label": self.old.label, "root": self.old.shown_root or str(self.old.root)},
             "new": {"label": self.new.label, "root": self.new.shown_root or str(self.new.root)},
             "changed": self.changed,
-            "agents": {"added": self.agents_added, "removed": self.agents_removed},
+            "agents": {"added": self.agents_added, "removed": self.agents_removed,
+                       "changed": [c.to_json() for c in self.agents_changed]},
             "tools": [t.to_json() for t in self.tools],
             "calls": [c.to_json() for c in self.calls],
             "rules": [r.to_json() for r in self.rules],
@@ -251,10 +268,37 @@ def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
     return changes
 
 
+def _default_agent(side: Side) -> str:
+    from forge_tools.errors import ForgeToolsError
+    from forge_tools.permission.agents import default_agent_name
+
+    try:
+        return default_agent_name(side.ctx.loaded, side.ctx.agents)
+    except ForgeToolsError as exc:
+        return f"(invalid: {exc.message})"
+
+
+def agent_changes(old: Side, new: Side) -> list[AgentChange]:
+    changes: list[AgentChange] = []
+    before, after = _default_agent(old), _default_agent(new)
+    if before != after:
+        changes.append(AgentChange("", "default agent", before, after))
+    for name, agent in new.ctx.agents.items():
+        was = old.ctx.agents.get(name)
+        if was is None:
+            continue
+        for attr in ("disabled", "mode", "model", "hidden"):
+            a, b = getattr(was, attr), getattr(agent, attr)
+            if a != b:
+                changes.append(AgentChange(name, attr, a, b))
+    return changes
+
+
 def diff_sides(old: Side, new: Side, expect: Path | None = None) -> DiffReport:
     report = DiffReport(old, new)
     report.agents_added = [n for n in new.ctx.agents if n not in old.ctx.agents]
     report.agents_removed = [n for n in old.ctx.agents if n not in new.ctx.agents]
+    report.agents_changed = agent_changes(old, new)
     report.tools = tool_changes(old, new)
     report.calls = call_changes(old, new, expect)
     report.rules = rule_changes(old, new)
@@ -398,6 +442,9 @@ def render_diff_text(report: DiffReport, stream: IO[str]) -> None:
         lines.append(f"agent {name}: added")
     for name in report.agents_removed:
         lines.append(f"agent {name}: removed")
+    for a in report.agents_changed:
+        who = f"agent {a.agent}" if a.agent else "project"
+        lines.append(f"{who}: {a.field} {json.dumps(a.old)} -> {json.dumps(a.new)}")
     by_agent: dict[str, list[str]] = {}
     for t in report.tools:
         by_agent.setdefault(t.agent, []).append(f"  {t.tool} became {t.change}: {t.reason}")

@@ -99,3 +99,19 @@ def test_project_in_a_subdirectory(repo: Path, cli) -> None:
 
     data = json.loads(out)
     assert [(r["change"], r["rule"]) for r in data["rules"]] == [("added", 'webfetch "*" deny')]
+
+
+def test_agent_switched_off_or_changed_is_a_change(tmp_path: Path, cli) -> None:
+    import json
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d in (old, new):
+        (d / ".git").mkdir(parents=True)
+    (old / "forge.json").write_text("{}")
+    (new / "forge.json").write_text('{"agent": {"plan": {"disable": true}, "build": {"mode": "all"}},'
+                                    ' "default_agent": "build"}')
+    code, out, _ = cli("diff", str(old), str(new), "--format", "json", "--fail-on-change")
+    assert code == 1
+    changed = json.loads(out)["agents"]["changed"]
+    assert {(c["agent"], c["field"], c["old"], c["new"]) for c in changed} == {
+        ("plan", "disabled", False, True), ("build", "mode", "primary", "all")}

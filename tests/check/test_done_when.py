@@ -145,7 +145,7 @@ def test_diff_base_reports_exactly_the_change(repo: Path, cli) -> None:
     where = f"forge.json:3:{column}"
     assert [(r["scope"], r["change"], r["rule"], r["new_location"]) for r in data["rules"]] == [
         ("build", "added", 'bash "*" deny', where)]
-    assert data["agents"] == {"added": [], "removed": []}
+    assert data["agents"] == {"added": [], "removed": [], "changed": []}
     assert data["calls"] == []
 
     code, text, _ = cli("diff", "--base", "HEAD~1", "--fail-on-change")
