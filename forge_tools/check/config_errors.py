@@ -62,24 +62,83 @@ class SourceCheck:
     where: Path | str
     tree: Node | None = None
     errors: list[ConfigError] = field(default_factory=list)
+    substituted: dict[Spot, str] = field(default_factory=dict)  # where {env:}/{file:} gave the value
+
+
+Spot = tuple[str | None, int | None, int | None]
+
+
+def spot_of(origin: Origin) -> Spot:
+    """Where a value was written (file, line, column): how a finding is matched to a substituted value."""
+    return (origin.path if origin.kind == "file" else origin.name, origin.line, origin.column)
 
 
 def _substitute_each(node: Node, env: Mapping[str, str], base_dir: Path, home: Path,
-                     errors: list[ConfigError]) -> Node:
-    """Substitute leaf by leaf so that every bad `{file:}` is reported, not only the first."""
+                     errors: list[ConfigError], substituted: dict[Spot, str]) -> Node:
+    """Substitute leaf by leaf so that every bad `{file:}` is reported, not only the first; note where
+    a value was substituted (and the template as written) so that no finding shows its content."""
     from forge_tools.config.substitute import substitute
 
     if isinstance(node.value, dict):
-        node.value = {k: _substitute_each(v, env, base_dir, home, errors) for k, v in node.value.items()}
+        node.value = {k: _substitute_each(v, env, base_dir, home, errors, substituted)
+                      for k, v in node.value.items()}
         return node
     if isinstance(node.value, list):
-        node.value = [_substitute_each(v, env, base_dir, home, errors) for v in node.value]
+        node.value = [_substitute_each(v, env, base_dir, home, errors, substituted) for v in node.value]
         return node
     try:
-        return substitute(node, env, base_dir, home)
+        new = substitute(node, env, base_dir, home)
     except ConfigError as exc:
         errors.append(exc)
         return node
+    if new.meta.get("substituted"):
+        substituted[spot_of(new.origin)] = str(new.meta.get("template", "the substitution"))
+    return new
+
+
+def redact(finding: Finding, substituted: Mapping[Spot, str]) -> Finding:
+    """A finding about a value that came from `{env:}` or `{file:}` says so without showing the value:
+    `check` runs on untrusted pull requests, and a config must not be able to print a runner's secret
+    files or variables into CI logs or a code-scanning upload."""
+    import dataclasses
+
+    if finding.origin is None or spot_of(finding.origin) not in substituted:
+        return finding
+    return dataclasses.replace(finding, message=redacted_message(finding.origin, substituted), data={})
+
+
+def echoed_substitutions(tree: Node) -> dict[str, str]:
+    """Substituted values that other messages quote (the model id in model-layer reasons, the default
+    agent and agents' models in `diff`), each with its template, so they can be scrubbed from output."""
+    found: dict[str, str] = {}
+
+    def note(node: Node | None) -> None:
+        if node is not None and isinstance(node.value, str) and node.value and node.meta.get("substituted"):
+            found[node.value] = str(node.meta.get("template", "{substitution}"))
+
+    note(tree.get("model"))
+    note(tree.get("small_model"))
+    note(tree.get("default_agent"))
+    agents = tree.get("agent")
+    if agents is not None and agents.is_map:
+        for _name, agent in agents.items():
+            if agent.is_map:
+                note(agent.get("model"))
+    return found
+
+
+def scrub(text: str, secrets: Mapping[str, str]) -> str:
+    """`text` with each substituted value replaced by the template that produced it."""
+    for value, template in sorted(secrets.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(value, template)
+    return text
+
+
+def redacted_message(origin: Origin, substituted: Mapping[Spot, str]) -> str:
+    keys = ".".join(origin.key_path)
+    template = substituted[spot_of(origin)]
+    return (f"{keys + ': ' if keys else ''}the value that {template} gives is not valid here; its content "
+            "is not shown (it may be secret)")
 
 
 def schema_errors(tree: Node) -> list[ConfigError]:
@@ -117,7 +176,7 @@ def check_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path
     except ConfigError as exc:
         result.errors.append(exc)
         return result
-    tree = _substitute_each(tree, env, base_dir, home, result.errors)
+    tree = _substitute_each(tree, env, base_dir, home, result.errors, result.substituted)
     if step == "FORGE_PERMISSION":
         label = Origin("env", name=str(where))
         tree = Node({"permission": tree}, label, None)
@@ -143,6 +202,10 @@ class ConfigScan:
     @property
     def errors(self) -> list[ConfigError]:
         return [e for s in self.sources for e in s.errors]
+
+    @property
+    def substituted(self) -> dict[Spot, str]:
+        return {k: v for s in self.sources for k, v in s.substituted.items()}
 
 
 def scan_config(cwd: Path, project: Path | None, overlays: tuple[Path, ...],

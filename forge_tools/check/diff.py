@@ -47,6 +47,8 @@ def load_side(label: str, directory: Path, load_code: bool = False,
         ctx = build_context(loaded, load_code=load_code)
     except ConfigError as exc:
         origin = exc.origin
+        message = _safe_message(exc, directory, overlays)
+        exc = ConfigError(message, origin)
         if git_tree is not None and origin is not None and origin.path is not None:
             try:
                 inside = Path(origin.path).resolve().relative_to(git_tree.resolve()).as_posix()
@@ -56,6 +58,22 @@ def load_side(label: str, directory: Path, load_code: bool = False,
                 raise ConfigError(exc.message, replace(origin, path=f"{label}:{inside}")) from None
         raise ConfigError(f"{label}: {exc.message}", origin) from None
     return Side(label, loaded.project_root, ctx)
+
+
+def _safe_message(exc: ConfigError, directory: Path, overlays: tuple[Path, ...]) -> str:
+    """The error's message, unless it is about a value from `{env:}`/`{file:}`: then it says so without
+    the value (diff runs on untrusted pull requests too)."""
+    from forge_tools.check.config_errors import redacted_message, scan_config, spot_of
+
+    if exc.origin is None:
+        return exc.message
+    try:
+        substituted = scan_config(directory, directory, overlays).substituted
+    except ConfigError:
+        return exc.message
+    if spot_of(exc.origin) in substituted:
+        return redacted_message(exc.origin, substituted)
+    return exc.message
 
 
 # ------------------------------------------------------------------------------------------ changes
@@ -302,6 +320,27 @@ def diff_sides(old: Side, new: Side, expect: Path | None = None) -> DiffReport:
     report.tools = tool_changes(old, new)
     report.calls = call_changes(old, new, expect)
     report.rules = rule_changes(old, new)
+    return _scrubbed(report)
+
+
+def _scrubbed(report: DiffReport) -> DiffReport:
+    """Values from `{env:}`/`{file:}` that reasons quote (models, the default agent) are shown as their
+    templates: diff runs on untrusted pull requests, whose config must not print a runner's secrets."""
+    from dataclasses import replace
+
+    from forge_tools.check.config_errors import echoed_substitutions, scrub
+
+    secrets = {**echoed_substitutions(report.old.ctx.loaded.tree),
+               **echoed_substitutions(report.new.ctx.loaded.tree)}
+    if not secrets:
+        return report
+
+    def clean(value: Any) -> Any:
+        return scrub(value, secrets) if isinstance(value, str) else value
+
+    report.agents_changed = [replace(a, old=clean(a.old), new=clean(a.new)) for a in report.agents_changed]
+    report.tools = [replace(t, reason=clean(t.reason)) for t in report.tools]
+    report.calls = [replace(c, explanation=clean(c.explanation)) for c in report.calls]
     return report
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from forge_tools.check.codes import CODES
-from forge_tools.check.config_errors import finding_for, scan_config
+from forge_tools.check.config_errors import echoed_substitutions, finding_for, redact, scan_config, scrub
 from forge_tools.errors import ConfigError, ExitCode, ForgeToolsError
 from forge_tools.origin import Origin
 from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
@@ -53,7 +53,7 @@ def run_check(opts: CheckOptions) -> CheckReport:
     scan = scan_config(opts.cwd, opts.project, opts.overlays)
     report = CheckReport(project_root=scan.project_root, codes=dict(CODES), files=scan.files,
                          expect_file=opts.expect, repo_root=enclosing_repo(scan.project_root))
-    report.findings += [finding_for(e) for e in scan.errors]
+    report.findings += [redact(finding_for(e), scan.substituted) for e in scan.errors]
     if not opts.load_code:
         for p in scan_static_scripts(scan.config_dirs).problems:
             report.findings.append(Finding(
@@ -68,7 +68,7 @@ def run_check(opts: CheckOptions) -> CheckReport:
         loaded = load_config(LoadOptions(cwd=opts.cwd, project=opts.project, overlays=opts.overlays))
         ctx = build_context(loaded, load_code=opts.load_code)
     except ConfigError as exc:
-        report.findings.append(finding_for(exc))
+        report.findings.append(redact(finding_for(exc), scan.substituted))
         _not_checked(assertions, report, "not checked: the config has errors")
         return report
     report.findings += analyse(ctx)
@@ -77,6 +77,22 @@ def run_check(opts: CheckOptions) -> CheckReport:
         report.findings += [_problem_finding(p) for p in ctx.problems]
     if assertions:
         _check_assertions(assertions, ctx, report, opts.load_code)
+    return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree))
+
+
+def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str, str]) -> CheckReport:
+    """No finding or explanation shows a value that came from `{env:}`/`{file:}` (see `redact`)."""
+    import dataclasses
+
+    if substituted:
+        report.findings = [redact(f, substituted) for f in report.findings]
+    if echoed:
+        report.findings = [dataclasses.replace(
+            f, message=scrub(f.message, echoed),
+            related=tuple(dataclasses.replace(r, label=scrub(r.label, echoed)) for r in f.related))
+            for f in report.findings]
+        report.expectations = [dataclasses.replace(e, explanation=scrub(e.explanation, echoed))
+                               for e in report.expectations]
     return report
 
 
