@@ -1,4 +1,4 @@
-from forge_tools.cli.app import main
+from forge_tools.cli.entry import main
 
 if __name__ == "__main__":
     main()

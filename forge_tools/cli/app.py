@@ -75,7 +75,7 @@ def _root(
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return the exit code (only `main` calls sys.exit)."""
+    """Run the CLI and return the exit code (only `cli.entry.main` calls sys.exit)."""
     import click.exceptions as click_exc
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -109,7 +109,3 @@ def run(argv: Sequence[str] | None = None) -> int:
         )
         return int(ExitCode.FINDINGS)
     return int(result) if isinstance(result, int) else 0
-
-
-def main() -> None:
-    sys.exit(run())

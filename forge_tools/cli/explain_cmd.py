@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
         check_format(fmt, ("text", "json"))
         raw_call = _parse_call(call)
         opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
-        loaded, result = resolve_options(opts)
+        loaded, result = resolve_options(opts, focus=tool)
         verdict = find_tool(result, tool)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         data = explanation(result, verdict, loaded, decision)

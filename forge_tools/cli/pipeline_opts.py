@@ -77,7 +77,8 @@ def build_request(
     )
 
 
-def resolve_options(opts: PipelineOptions, load_code: bool = True) -> tuple[LoadedConfig, PipelineResult]:
+def resolve_options(opts: PipelineOptions, load_code: bool = True,
+                    focus: str | None = None) -> tuple[LoadedConfig, PipelineResult]:
     """Load the config, build the request and run the pipeline: `(loaded, result)`."""
     from forge_tools.visibility.pipeline import resolve
 
@@ -86,7 +87,7 @@ def resolve_options(opts: PipelineOptions, load_code: bool = True) -> tuple[Load
         loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
         session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure,
     )
-    return loaded, resolve(loaded, request, load_code=load_code)
+    return loaded, resolve(loaded, request, load_code=load_code, focus=focus)
 
 
 def options(

@@ -46,8 +46,12 @@ class DefinitionOutcome:
     def definition(self, value: dict[str, Any] | None) -> None:
         self._definition = value
 
+    not_computed: bool = False  # resolve(focus=...) computed layer two for another tool only
+
     @property
     def reason(self) -> str:
+        if self.not_computed:
+            return "definition not computed (only the explained tool's was asked for)"
         if self._definition is None and self._lazy_tool is None:
             return "definition unknown (the tool's code was not loaded)"
         authors = [who for who, _ in self.changes]
@@ -120,8 +124,16 @@ def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
 
 
 def definition_layer(tools: Iterable[tuple[str, Tool | None]], hooks: PluginHooks | None,
-                     subagents: Sequence[Agent]) -> dict[str, DefinitionOutcome]:
-    """Layer two for every candidate (computed even for tools layer one dropped)."""
+                     subagents: Sequence[Agent], focus: str | None = None) -> dict[str, DefinitionOutcome]:
+    """Layer two for every candidate (computed even for tools layer one dropped).
+
+    Layer two never drops a tool, so a caller that shows one tool (`explain`) may ask for that tool's
+    definition only (`focus`): the others are marked not computed instead of running every hook.
+    """
     if hooks is not None and not hooks.implements("tool_definition"):
         hooks = None
-    return {tool_id: definition_for(tool_id, tool, hooks, subagents) for tool_id, tool in tools}
+    return {
+        tool_id: definition_for(tool_id, tool, hooks, subagents)
+        if focus is None or tool_id == focus else DefinitionOutcome(None, not_computed=True)
+        for tool_id, tool in tools
+    }

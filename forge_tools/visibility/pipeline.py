@@ -244,10 +244,12 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
 
 
 def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sources | None = None,
-            agents: dict[str, Agent] | None = None) -> PipelineResult:
+            agents: dict[str, Agent] | None = None, focus: str | None = None) -> PipelineResult:
     """Run the three layers for `request` over every candidate (see the module docstring).
 
-    `sources` and `agents` may be passed in to reuse them across agents (`layers --matrix`).
+    `sources` and `agents` may be passed in to reuse them across agents (`layers --matrix`). `focus`
+    names the one tool whose definition (layer two) is wanted; every other layer is still computed for
+    every tool.
     """
     from forge_tools.paths import home_dir
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
@@ -272,7 +274,8 @@ def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sour
     model_verdicts = model_layer(ids, ModelContext.of(model, request.client, request.flags))
     # the task description lists what this turn's agent may dispatch, under this turn's rules
     subagents = subagents_for(_with_ruleset(agent, (*configured, *req_rules)), agents)
-    definitions = definition_layer([(c.id, c.tool) for c in candidates], sources.hooks, subagents)
+    definitions = definition_layer([(c.id, c.tool) for c in candidates], sources.hooks, subagents,
+                                   focus=focus)
     third = permission_layer(ids, configured, req_rules, overrides)
 
     problems = list(sources.problems)

@@ -1,0 +1,34 @@
+"""The real entry point in a new process: exit codes and one-line errors reach the shell."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def forge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "forge_tools", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_bare_command_shows_the_default_agents_layers(project: Path) -> None:
+    proc = forge(cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert "agent build" in proc.stdout
+    assert "bash" in proc.stdout
+
+
+def test_unknown_agent_is_one_line_and_exit_1(project: Path) -> None:
+    proc = forge("rules", "--agent", "buidl", cwd=project)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "build" in proc.stderr  # did-you-mean
+
+
+def test_bad_config_is_exit_3_with_location(project: Path) -> None:
+    (project / "forge.json").write_text('{"permission": {"bash": "allwo"}}')
+    proc = forge("layers", cwd=project)
+    assert proc.returncode == 3
+    assert "forge.json:1:" in proc.stderr and "allow" in proc.stderr
+    assert "Traceback" not in proc.stderr
