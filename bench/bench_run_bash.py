@@ -48,7 +48,9 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--mb", type=int, default=100, help="output size in MB (default 100)")
-    parser.add_argument("--forge-tools", default=shutil.which("forge-tools") or "forge-tools",
+    beside = Path(sys.executable).with_name("forge-tools")  # the venv this script runs in
+    parser.add_argument("--forge-tools", default=str(beside) if beside.exists() else
+                        shutil.which("forge-tools") or "forge-tools",
                         help="the forge-tools executable")
     args = parser.parse_args()
 
