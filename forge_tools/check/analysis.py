@@ -327,24 +327,43 @@ def _tools_nodes(ctx: CheckContext) -> list[tuple[str, Node, Node | None]]:
 
 
 def legacy_tools(ctx: CheckContext) -> list[Finding]:
-    """FT107: `tools: {name: bool}` maps, with the exact `permission` replacement."""
+    """FT107: `tools: {name: bool}` maps, with the exact `permission` replacement.
+
+    The engine merges the two maps of a level as an object spread (see `rules_from_config`): a name
+    both set keeps the `tools` entry's place but the `permission` value, so the exact replacement is
+    then the whole merged map; otherwise the converted entries go first in the `permission` map."""
     findings: list[Finding] = []
     for prefix, tools, permission in _tools_nodes(ctx):
-        replacement: dict[str, str] = {}
+        converted: dict[str, object] = {}
         for name, node in tools.items():
             if isinstance(node.value, bool):
-                key = permission_name(name)
-                replacement.pop(key, None)  # a later key of the same name wins, keep it last
-                replacement[key] = "allow" if node.value else "deny"
+                converted[permission_name(name)] = "allow" if node.value else "deny"
+        written: dict[str, object] = {}
+        if permission is not None and permission.is_map:
+            written = {k: v.plain() for k, v in permission.items()}
+        elif permission is not None and isinstance(permission.value, str):
+            written = {"*": permission.value}
+        overlap = [k for k in converted if k in written]
+        replacement = {**converted, **written} if overlap else converted
         text = json.dumps(replacement)
-        where = "at the start of the existing `permission` map (the `tools` rules come before it)" \
-            if permission is not None and permission.value else ""
-        findings.append(Finding(
-            "FT107", "info",
-            f"legacy `{prefix}tools` map; the same rules in the `permission` form: "
-            f"\"{prefix}permission\": {text}",
-            f"replace `{prefix}tools` with \"permission\": {text}" + (f", {where}" if where else ""),
-            tools.key_origin or tools.origin, data={"replacement": replacement}))
+        if set(converted) <= set(written):
+            message = (f"legacy `{prefix}tools` map has no effect on decisions: `{prefix}permission` sets "
+                       "every name it sets (but the merged order follows `tools`): "
+                       f"\"{prefix}permission\": {text}")
+            hint = f"replace `{prefix}tools` and `{prefix}permission` with \"permission\": {text}"
+        elif overlap:
+            message = (f"legacy `{prefix}tools` map; {', '.join(repr(k) for k in overlap)} also in "
+                       f"`{prefix}permission`, whose value takes the `tools` entry's place; the same "
+                       f"rules in one map: \"{prefix}permission\": {text}")
+            hint = f"replace `{prefix}tools` and `{prefix}permission` with \"permission\": {text}"
+        else:
+            where = "at the start of the existing `permission` map (the `tools` rules come before it)" \
+                if written else ""
+            message = (f"legacy `{prefix}tools` map; the same rules in the `permission` form: "
+                       f"\"{prefix}permission\": {text}")
+            hint = f"replace `{prefix}tools` with \"permission\": {text}" + (f", {where}" if where else "")
+        findings.append(Finding("FT107", "info", message, hint, tools.key_origin or tools.origin,
+                                data={"replacement": replacement, "replaces_permission": bool(overlap)}))
     return findings
 
 

@@ -71,3 +71,34 @@ def test_documented_examples_have_no_warnings(project: Path, cli, permission: ob
     code, out, _ = cli("check", "--strict", "--format", "json")
     findings = json.loads(out)["findings"]
     assert code == 0 and [f for f in findings if f["level"] != "info"] == []
+
+
+@pytest.mark.parametrize("level", [
+    {"tools": {"write": False, "bash": True, "edit": True}, "permission": {"read": "allow"}},
+    {"tools": {"bash": True, "webfetch": False}, "permission": {"bash": "deny"}},
+    {"tools": {"bash": True}, "permission": "ask"},
+    {"tools": {"bash": True, "read": False}, "permission": {"*": "ask", "bash": "deny"}},
+    {"tools": {"bash": True}, "permission": {"bash": {"git *": "allow"}}},
+    {"tools": {"bash": False}},
+])
+def test_legacy_tools_replacement_means_the_same(project: Path, cli, level: dict) -> None:
+    """Applying FT107's replacement gives every agent exactly the same rules as before."""
+    from forge_tools.config import LoadOptions, load_config
+    from forge_tools.permission.agents import load_agents
+
+    def rules() -> dict[str, list[tuple[str, str, str]]]:
+        loaded = load_config(LoadOptions(cwd=project))
+        return {n: [(r.permission, r.pattern, r.action) for r in a.ruleset]
+                for n, a in load_agents(loaded).items()}
+
+    (project / "forge.json").write_text(json.dumps(level))
+    before = rules()
+    _code, out, _ = cli("check", "--format", "json")
+    [finding] = [f for f in json.loads(out)["findings"] if f["code"] == "FT107"]
+    permission = level.get("permission", {})
+    if isinstance(permission, str):
+        permission = {"*": permission}
+    replacement = finding["data"]["replacement"]
+    replaced = replacement if finding["data"]["replaces_permission"] else {**replacement, **permission}
+    (project / "forge.json").write_text(json.dumps({"permission": replaced}))
+    assert rules() == before
