@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("with --base give at most one PROJECT directory", where="diff")
             project = (old or Path.cwd()).resolve()
             if not project.is_dir():
-                raise UsageError(f"{old}: not a directory", where="PROJECT")
+                raise UsageError(f"{old} is not a directory", where="PROJECT")
             project = find_project_root(project) if old is None else project
             with commit_tree(base, project) as (tree, old_dir):
                 before = load_side(base, old_dir, load_code, git_tree=tree)
@@ -61,6 +61,9 @@ def register(app: typer.Typer) -> None:
         else:
             if old is None or new is None:
                 raise UsageError("give OLD and NEW project directories, or --base GIT_REF", where="diff")
+            for given, name in ((old, "OLD"), (new, "NEW")):
+                if not given.is_dir():
+                    raise UsageError(f"{given} is not a directory", where=name)
             before = load_side(str(old), old.resolve(), load_code)
             after = load_side(str(new), new.resolve(), load_code)
             report = diff_sides(before, after, expect_path)

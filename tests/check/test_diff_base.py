@@ -115,3 +115,9 @@ def test_agent_switched_off_or_changed_is_a_change(tmp_path: Path, cli) -> None:
     changed = json.loads(out)["agents"]["changed"]
     assert {(c["agent"], c["field"], c["old"], c["new"]) for c in changed} == {
         ("plan", "disabled", False, True), ("build", "mode", "primary", "all")}
+
+
+def test_missing_directory_is_a_usage_error(tmp_path: Path, cli) -> None:
+    (tmp_path / "old").mkdir()
+    code, _out, err = cli("diff", str(tmp_path / "old"), str(tmp_path / "nope"))
+    assert code == 2 and err.count("nope") == 1 and "NEW" in err
