@@ -122,3 +122,18 @@ def evil():
 ''')
     assert [t.id for t in static_script_ids([cfg])] == ["evil"]
     assert not marker.exists()
+
+
+def test_oversized_script_is_a_problem_not_a_read(tmp_path: Path, monkeypatch) -> None:
+    """A script (e.g. a symlink in an untrusted checkout) larger than the config size cap is reported,
+    never read whole."""
+    import forge_tools.config.files as files
+    from forge_tools.sources.static_scripts import scan_static_scripts
+
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "big.py").write_text("x = 1\n" * 100)
+    monkeypatch.setattr(files, "MAX_BYTES", 64)
+    scan = scan_static_scripts([tmp_path])
+    assert scan.tools == [] and len(scan.problems) == 1
+    assert "larger than" in scan.problems[0].message
