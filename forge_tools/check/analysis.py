@@ -278,9 +278,27 @@ def specific_denies(ctx: CheckContext) -> list[Finding]:
 
 
 def unknown_agents(ctx: CheckContext) -> list[Finding]:
-    """FT106: `default_agent` and `task` patterns that name no agent."""
+    """FT106: `default_agent` and `task` patterns that name no agent, and an `agent.<name>` section that
+    looks like a misspelt builtin agent (it silently creates a new agent instead)."""
     findings: list[Finding] = []
     names = list(ctx.agents)
+    builtin = [a.name for a in ctx.agents.values() if a.builtin]
+    agents_node = ctx.loaded.tree.get("agent")
+    if agents_node is not None and agents_node.is_map:
+        for name, section in agents_node.items():
+            agent = ctx.agents.get(name)
+            if agent is None or agent.builtin or not section.is_map:
+                continue
+            if any(section.get(k) is not None for k in ("description", "prompt", "mode")):
+                continue  # a deliberately defined agent
+            close = difflib.get_close_matches(name, builtin, n=1, cutoff=0.75)
+            if close:
+                findings.append(Finding(
+                    "FT106", "warning",
+                    f"agent {name!r} is not a builtin agent, so this section defines a new agent (mode "
+                    f"all) instead of changing {close[0]!r} (did you mean {close[0]!r}?)",
+                    f"rename the section to {close[0]!r}, or give the new agent a description",
+                    section.key_origin or section.origin))
     node = ctx.loaded.tree.get("default_agent")
     if node is not None and isinstance(node.value, str):
         agent = ctx.agents.get(node.value)

@@ -102,3 +102,15 @@ def test_legacy_tools_replacement_means_the_same(project: Path, cli, level: dict
     replaced = replacement if finding["data"]["replaces_permission"] else {**replacement, **permission}
     (project / "forge.json").write_text(json.dumps({"permission": replaced}))
     assert rules() == before
+
+
+def test_misspelt_builtin_agent_section(project: Path, cli) -> None:
+    """`agent.bulid` silently creates a new agent; a deliberately defined one (description) is fine."""
+    (project / "forge.json").write_text(json.dumps({"agent": {
+        "bulid": {"permission": {"bash": "deny"}},
+        "plann": {"description": "my own planner"},
+        "reviewer": {"permission": {"edit": "deny"}}}}))
+    _code, out, _ = cli("check", "--format", "json")
+    found = [f for f in json.loads(out)["findings"] if f["code"] == "FT106"]
+    assert [(f["level"], f["location"]["key_path"]) for f in found] == [("warning", ["agent", "bulid"])]
+    assert "'build'" in found[0]["message"]
