@@ -183,21 +183,32 @@ def _keyed(rules: list[Rule]) -> list[tuple[tuple[str, str, int], Rule]]:
 
 
 def _lcs(a: list[Any], b: list[Any]) -> set[Any]:
-    """The items of a longest common subsequence (the rules that kept their relative order)."""
-    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
-    for i in range(len(a) - 1, -1, -1):
-        for j in range(len(b) - 1, -1, -1):
-            table[i][j] = table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
-    keep: set[Any] = set()
-    i = j = 0
-    while i < len(a) and j < len(b):
-        if a[i] == b[j]:
-            keep.add(a[i])
-            i, j = i + 1, j + 1
-        elif table[i + 1][j] >= table[i][j + 1]:
-            i += 1
+    """The items of a longest common subsequence (the rules that kept their relative order).
+
+    Both lists hold the same distinct keys, so this is a longest increasing subsequence of the old
+    positions taken in new order: O(n log n), where the table method was quadratic in time and memory.
+    """
+    from bisect import bisect_left
+
+    position = {key: i for i, key in enumerate(a)}
+    seq = [position[key] for key in b if key in position]
+    tails: list[int] = []  # tails[k]: smallest last value of an increasing run of length k+1
+    tail_at: list[int] = []  # index in seq of that value
+    parent = [-1] * len(seq)
+    for i, value in enumerate(seq):
+        k = bisect_left(tails, value)
+        if k == len(tails):
+            tails.append(value)
+            tail_at.append(i)
         else:
-            j += 1
+            tails[k] = value
+            tail_at[k] = i
+        parent[i] = tail_at[k - 1] if k > 0 else -1
+    keep: set[Any] = set()
+    i = tail_at[-1] if tail_at else -1
+    while i >= 0:
+        keep.add(a[seq[i]])
+        i = parent[i]
     return keep
 
 

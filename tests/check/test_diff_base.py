@@ -121,3 +121,28 @@ def test_missing_directory_is_a_usage_error(tmp_path: Path, cli) -> None:
     (tmp_path / "old").mkdir()
     code, _out, err = cli("diff", str(tmp_path / "old"), str(tmp_path / "nope"))
     assert code == 2 and err.count("nope") == 1 and "NEW" in err
+
+
+def test_moved_rules_are_the_fewest_that_explain_the_new_order() -> None:
+    """The rules reported as moved are the complement of a longest common subsequence."""
+    import random
+
+    from forge_tools.check.diff import _lcs
+
+    def lcs_length(a: list[int], b: list[int]) -> int:
+        table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+        for i in range(len(a) - 1, -1, -1):
+            for j in range(len(b) - 1, -1, -1):
+                table[i][j] = (table[i + 1][j + 1] + 1 if a[i] == b[j]
+                               else max(table[i + 1][j], table[i][j + 1]))
+        return table[0][0]
+
+    rng = random.Random(7)
+    for n in range(12):
+        for _ in range(20):
+            a = list(range(n))
+            b = a[:]
+            rng.shuffle(b)
+            kept = _lcs(a, b)
+            assert len(kept) == lcs_length(a, b)
+            assert [k for k in a if k in kept] == [k for k in b if k in kept]  # same relative order
