@@ -379,8 +379,9 @@ def _commit_of(ref: str, project: Path) -> str:
         raise UsageError("git is not installed", where="--base") from None
     sha = done.stdout.strip()
     if done.returncode != 0 or not sha:
-        raise UsageError(f"{ref!r} is not a commit in this repository (try e.g. HEAD~1 or "
-                         "origin/main)", where="--base")
+        raise UsageError(f"{ref!r} is not a commit in this repository (e.g. HEAD~1 or origin/main; a "
+                         "shallow CI checkout needs the base fetched first, e.g. fetch-depth: 0)",
+                         where="--base")
     return sha
 
 
