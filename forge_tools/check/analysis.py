@@ -228,7 +228,9 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
             if hiding is None or not is_user_rule(hiding):
                 continue
             scope = ctx.scope_of(hiding)
-            level = ctx.scopes.get(scope if scope is not None else TOP, [])
+            level = ctx.scopes.get(scope, []) if scope is not None else []
+            if hiding not in level:
+                continue
             perm = permission_name(tool_id)
             allows = [r for r in level[: level.index(hiding)] if r.action == "allow"
                       and wildcard_match(perm, r.permission) and _more_specific(r, hiding)]
@@ -335,12 +337,14 @@ def _tools_nodes(ctx: CheckContext) -> list[tuple[str, Node, Node | None]]:
     top = tree.get("tools")
     if top is not None and top.is_map and top.value:
         out.append(("", top, tree.get("permission")))
-    agents = tree.get("agent")
-    if agents is not None and agents.is_map:
-        for name, node in agents.items():
-            tools = node.get("tools") if node.is_map else None
-            if tools is not None and tools.is_map and tools.value:
-                out.append((f"agent.{name}.", tools, node.get("permission")))
+    from forge_tools.check.context import agent_nodes
+
+    for name, node in agent_nodes(tree).items():
+        tools = node.get("tools")
+        if tools is not None and tools.is_map and tools.value:
+            where = tools.key_origin.key_path[:-1] if tools.key_origin is not None else ()
+            prefix = ".".join(where) + "." if where else f"agent.{name}."
+            out.append((prefix, tools, node.get("permission")))
     return out
 
 

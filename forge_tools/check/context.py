@@ -98,11 +98,15 @@ class CheckContext:
         return [(scope, r) for scope, rules in self.scopes.items() for r in rules if is_user_rule(r)]
 
 
-def _agent_nodes(tree: Node) -> dict[str, Node]:
+def agent_nodes(tree: Node) -> dict[str, Node]:
+    """Each configured agent's settings as the engine reads them: `agent.<name>`, with opencode's
+    deprecated top-level `mode.<name>` merged over it (see `permission.agents`)."""
+    from forge_tools.permission.agents import _fold_legacy_modes
+
     agents = tree.get("agent")
-    if agents is None or not agents.is_map:
-        return {}
-    return {name: node for name, node in agents.items() if node.is_map}
+    nodes: dict[str, Node] = dict(agents.items()) if agents is not None and agents.is_map else {}
+    _fold_legacy_modes(tree.get("mode"), nodes)
+    return {name: node for name, node in nodes.items() if node.is_map}
 
 
 def build_context(loaded: LoadedConfig, load_code: bool = False) -> CheckContext:
@@ -114,7 +118,7 @@ def build_context(loaded: LoadedConfig, load_code: bool = False) -> CheckContext
     home = home_dir()
     tree = loaded.tree
     scopes: dict[str, list[Rule]] = {TOP: rules_from_config(tree.get("permission"), tree.get("tools"), home)}
-    for name, node in _agent_nodes(tree).items():
+    for name, node in agent_nodes(tree).items():
         scopes[name] = rules_from_config(node.get("permission"), node.get("tools"), home)
     ctx = CheckContext(loaded, home, load_agents(loaded), scopes)
     _add_tools(ctx, load_code)
