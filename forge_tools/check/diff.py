@@ -421,6 +421,8 @@ def extract_commit(sha: str, top: Path, dest: Path) -> None:
     `dest`, and paths that would leave `dest` are skipped."""
     import os
 
+    from forge_tools.config.files import MAX_BYTES
+
     entries = [(mode, oid, parts) for mode, oid, path in _tree_entries(sha, top)
                if (parts := _safe_parts(path)) is not None]
     links: list[tuple[Path, str]] = []
@@ -433,13 +435,26 @@ def extract_commit(sha: str, top: Path, dest: Path) -> None:
             header = proc.stdout.readline().split()
             if len(header) != 3:
                 continue  # missing object (e.g. a partial clone): leave the file out
-            content = proc.stdout.read(int(header[2]))
-            proc.stdout.read(1)  # the newline after each object
+            size = int(header[2])
             target = dest.joinpath(*parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if size > MAX_BYTES:  # more than any config or script may be: keep the size, not the bytes
+                remaining = size
+                while remaining > 0:
+                    chunk = proc.stdout.read(min(1 << 20, remaining))
+                    if not chunk:
+                        break
+                    remaining -= len(chunk)
+                proc.stdout.read(1)
+                if mode != _LINK_MODE:
+                    with target.open("wb") as sparse:
+                        sparse.truncate(size)
+                continue
+            content = proc.stdout.read(size)
+            proc.stdout.read(1)  # the newline after each object
             if mode == _LINK_MODE:
                 links.append((target, os.fsdecode(content)))
                 continue
-            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
         proc.stdin.close()
     root = dest.resolve()

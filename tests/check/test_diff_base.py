@@ -146,3 +146,24 @@ def test_moved_rules_are_the_fewest_that_explain_the_new_order() -> None:
             kept = _lcs(a, b)
             assert len(kept) == lcs_length(a, b)
             assert [k for k in a if k in kept] == [k for k in b if k in kept]  # same relative order
+
+
+def test_huge_committed_file_is_not_read_into_memory(repo: Path, cli, monkeypatch) -> None:
+    """A blob over the config size cap keeps its size on the old side (the loader then says it is too
+    large, as for the working tree) without its bytes being held or written."""
+    import forge_tools.config.files as files
+
+    monkeypatch.setattr(files, "MAX_BYTES", 1000)
+    (repo / "forge.json").write_text(CONFIG)
+    (repo / "big.bin").write_bytes(b"x" * 5000)
+    (repo / "after.txt").write_text("later files still arrive\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    from forge_tools.check.diff import commit_tree
+
+    with commit_tree("HEAD", repo) as (tree, _old):
+        assert (tree / "big.bin").stat().st_size == 5000
+        assert (tree / "after.txt").read_text() == "later files still arrive\n"
+        assert (tree / "forge.json").read_text() == CONFIG
+    code, out, _ = cli("diff", "--base", "HEAD")
+    assert code == 0 and "no changes" in out
