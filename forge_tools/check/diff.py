@@ -8,9 +8,10 @@ and rules added, removed, changed or moved within each config level, with locati
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -415,29 +416,109 @@ def _tree_entries(sha: str, top: Path) -> list[tuple[bytes, str, str]]:
     return entries
 
 
-def extract_commit(sha: str, top: Path, dest: Path) -> None:
+Entry = tuple[bytes, str, tuple[str, ...]]  # (mode, object id, path parts)
+_FILE_REF = re.compile(r"\{file:([^}]+)\}")
+
+
+def extract_commit(sha: str, top: Path, dest: Path,
+                   wanted: Callable[[tuple[str, ...]], bool] | None = None) -> None:
     """Write the commit's files into `dest` with git's plumbing, as stored (no checkout, no
     `.gitattributes` filters or export rules, no hooks); a symlink is kept only when it points inside
-    `dest`, and paths that would leave `dest` are skipped."""
+    `dest`, and paths that would leave `dest` are skipped.
+
+    With `wanted`, only the files it selects are written, then whatever they lead to: the targets of
+    their symlinks and of `{file:...}` references in them (a few rounds, for chains), so a large
+    repository costs what its config costs.
+    """
+    listing = [(mode, oid, parts) for mode, oid, path in _tree_entries(sha, top)
+               if (parts := _safe_parts(path)) is not None]
+    links: list[tuple[Path, str]] = []
+    if wanted is None:
+        _write_entries(listing, top, dest, links)
+    else:
+        done: set[tuple[str, ...]] = set()
+        batch = [e for e in listing if wanted(e[2])]
+        for _round in range(6):
+            batch = [e for e in batch if e[2] not in done]
+            if not batch:
+                break
+            done.update(e[2] for e in batch)
+            _write_entries(batch, top, dest, links)
+            leads = _leads(batch, links, dest)
+            batch = [e for e in listing if any(e[2][:len(lead)] == lead for lead in leads)]
+    _make_links(links, dest)
+
+
+def _leads(batch: list[Entry], links: list[tuple[Path, str]], dest: Path) -> set[tuple[str, ...]]:
+    """Tree paths (files or folders) that the written entries point at: symlink targets, and
+    `{file:...}` references of config-like files, relative to each place the loader may see the file
+    at (its own folder, or where a symlink to it or to a folder above it is)."""
     import os
+
+    root = os.path.normpath(dest)
+    found: set[tuple[str, ...]] = set()
+    targets = [(str(link), os.path.normpath(link.parent / t)) for link, t in links if not t.startswith("/")]
+
+    def note(base: str, target: str) -> None:
+        if target.startswith(("/", "~", "$")):
+            return
+        full = os.path.normpath(os.path.join(base, target))
+        if full.startswith(root + os.sep):
+            found.add(tuple(Path(os.path.relpath(full, root)).parts))
+
+    for link, target in links:
+        note(str(link.parent), target)
+    for mode, _oid, parts in batch:
+        if mode == _LINK_MODE or not parts[-1].endswith((".json", ".jsonc", ".toml", ".yaml", ".yml")):
+            continue
+        path = dest.joinpath(*parts)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace") if path.stat().st_size < 1 << 24 else ""
+        except OSError:
+            continue
+        here = os.path.normpath(path)
+        bases = {os.path.dirname(here)}
+        for link_path, full in targets:  # seen through a symlink to the file or to a folder above it
+            if here == full or here.startswith(full + os.sep):
+                bases.add(os.path.dirname(os.path.normpath(os.path.join(link_path, os.path.relpath(here, full)))))
+        for match in _FILE_REF.finditer(text):
+            for base in bases:
+                note(base, match.group(1).strip())
+    return found
+
+
+def _write_entries(entries: list[Entry], top: Path, dest: Path, links: list[tuple[Path, str]]) -> None:
+    """Stream the entries' blobs from `git cat-file --batch` into files; symlinks are only collected."""
+    import os
+    import threading
 
     from forge_tools.config.files import MAX_BYTES
 
-    entries = [(mode, oid, parts) for mode, oid, path in _tree_entries(sha, top)
-               if (parts := _safe_parts(path)) is not None]
-    links: list[tuple[Path, str]] = []
     with subprocess.Popen(["git", "cat-file", "--batch"], cwd=top, stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
         assert proc.stdin is not None and proc.stdout is not None
-        for mode, oid, parts in entries:
-            proc.stdin.write(oid.encode() + b"\n")
-            proc.stdin.flush()
+        stdin = proc.stdin
+
+        def feed() -> None:  # in a thread: git answers while we still ask, without a round trip each
+            try:
+                for _mode, oid, _parts in entries:
+                    stdin.write(oid.encode() + b"\n")
+                stdin.close()
+            except (BrokenPipeError, ValueError):
+                pass
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        made: set[Path] = set()
+        for mode, _oid, parts in entries:
             header = proc.stdout.readline().split()
             if len(header) != 3:
                 continue  # missing object (e.g. a partial clone): leave the file out
             size = int(header[2])
             target = dest.joinpath(*parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
             if size > MAX_BYTES:  # more than any config or script may be: keep the size, not the bytes
                 remaining = size
                 while remaining > 0:
@@ -456,9 +537,15 @@ def extract_commit(sha: str, top: Path, dest: Path) -> None:
                 links.append((target, os.fsdecode(content)))
                 continue
             target.write_bytes(content)
-        proc.stdin.close()
+        feeder.join()
+
+
+def _make_links(links: list[tuple[Path, str]], dest: Path) -> None:
+    """Symlinks last, so no file is ever written through one; only those that stay inside `dest`."""
+    import os
+
     root = dest.resolve()
-    for link, points_to in links:  # after the files, so no file is ever written through a link
+    for link, points_to in links:
         if points_to.startswith("/"):
             continue
         resolved = Path(os.path.normpath(link.parent / points_to))
@@ -469,6 +556,20 @@ def extract_commit(sha: str, top: Path, dest: Path) -> None:
             link.symlink_to(points_to)
 
 
+def config_files_of(prefix: str) -> Callable[[tuple[str, ...]], bool]:
+    """What the loader reads in the project at `prefix` (cwd = project root): the files directly in
+    it and everything under its `.forge/` and `.opencode/` (config, tool scripts, plugins, skills)."""
+    base = tuple(p for p in prefix.split("/") if p)
+
+    def wanted(parts: tuple[str, ...]) -> bool:
+        if parts[:len(base)] != base:
+            return False
+        rest = parts[len(base):]
+        return len(rest) == 1 or (len(rest) > 1 and rest[0] in (".forge", ".opencode"))
+
+    return wanted
+
+
 @contextmanager
 def project_at(ref: str, project: Path) -> Iterator[Path]:
     with commit_tree(ref, project) as (_tree, old):
@@ -476,11 +577,12 @@ def project_at(ref: str, project: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def commit_tree(ref: str, project: Path) -> Iterator[tuple[Path, Path]]:
+def commit_tree(ref: str, project: Path, whole: bool = False) -> Iterator[tuple[Path, Path]]:
     """The project directory as it was at `ref`, written into a private temp dir (removed on exit).
 
     Uses `git ls-tree` and `git cat-file` only: no hook, filter or project code runs, and files that
-    `.gitattributes` keeps out of archives are there as committed.
+    `.gitattributes` keeps out of archives are there as committed. Only what the config loader reads
+    is written (see `config_files_of`), unless `whole` (for --load-code: code may import anything).
     """
     top = Path(_git(["rev-parse", "--show-toplevel"], project).strip())
     prefix = _git(["rev-parse", "--show-prefix"], project).strip()
@@ -488,7 +590,7 @@ def commit_tree(ref: str, project: Path) -> Iterator[tuple[Path, Path]]:
     with tempfile.TemporaryDirectory(prefix="forge-diff-") as tmp:
         tree = Path(tmp) / "tree"
         tree.mkdir()
-        extract_commit(sha, top, tree)
+        extract_commit(sha, top, tree, None if whole else config_files_of(prefix))
         (tree / ".git").mkdir(exist_ok=True)  # so the old side's project root is the extracted tree
         old = tree / prefix
         old.mkdir(parents=True, exist_ok=True)

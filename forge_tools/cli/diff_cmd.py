@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
             if not project.is_dir():
                 raise UsageError(f"{old} is not a directory", where="PROJECT")
             project = find_project_root(project) if old is None else project
-            with commit_tree(base, project) as (tree, old_dir):
+            with commit_tree(base, project, whole=load_code) as (tree, old_dir):
                 before = load_side(base, old_dir, load_code, git_tree=tree)
                 before.shown_root = f"git {base}"
                 after = load_side("working tree", project, load_code)

@@ -167,3 +167,36 @@ def test_huge_committed_file_is_not_read_into_memory(repo: Path, cli, monkeypatc
         assert (tree / "forge.json").read_text() == CONFIG
     code, out, _ = cli("diff", "--base", "HEAD")
     assert code == 0 and "no changes" in out
+
+
+def test_only_what_the_config_reads_is_written(repo: Path, cli) -> None:
+    """Unrelated files stay in git; config files, .forge/, {file:} targets and symlink targets (files
+    and folders, also through chains) are written, so the old side loads exactly as committed."""
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("print('unrelated')\n")
+    (repo / "prompts").mkdir()
+    (repo / "prompts" / "review.md").write_text("Review carefully.\n")
+    (repo / "shared" / "tools").mkdir(parents=True)
+    (repo / "shared" / "tools" / "deploy.py").write_text(
+        "from forge_tools import tool\n\n@tool\ndef default() -> str:\n    return 'x'\n")
+    (repo / "conf").mkdir()
+    (repo / "conf" / "forge.json").write_text(
+        '{"agent": {"rev": {"description": "r", "prompt": "{file:prompts/review.md}"}},\n'
+        ' "permission": {"deploy": "ask"}}\n')
+    (repo / "forge.json").symlink_to("conf/forge.json")
+    (repo / ".forge").mkdir()
+    (repo / ".forge" / "tools").symlink_to("../shared/tools")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    from forge_tools.check.diff import commit_tree
+
+    with commit_tree("HEAD", repo) as (tree, _old):
+        assert not (tree / "src").exists()
+        assert (tree / "forge.json").read_text().startswith('{"agent"')
+        assert (tree / "prompts" / "review.md").read_text() == "Review carefully.\n"
+        assert (tree / ".forge" / "tools" / "deploy.py").is_file()
+    code, out, err = cli("diff", "--base", "HEAD", "--fail-on-change")
+    assert (code, err) == (0, ""), out
+    assert "no changes" in out
+    with commit_tree("HEAD", repo, whole=True) as (tree, _old):
+        assert (tree / "src" / "app.py").is_file()
