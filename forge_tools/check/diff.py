@@ -480,7 +480,8 @@ def _leads(batch: list[Entry], links: list[tuple[Path, str]], dest: Path) -> set
         bases = {os.path.dirname(here)}
         for link_path, full in targets:  # seen through a symlink to the file or to a folder above it
             if here == full or here.startswith(full + os.sep):
-                bases.add(os.path.dirname(os.path.normpath(os.path.join(link_path, os.path.relpath(here, full)))))
+                seen_at = os.path.normpath(os.path.join(link_path, os.path.relpath(here, full)))
+                bases.add(os.path.dirname(seen_at))
         for match in _FILE_REF.finditer(text):
             for base in bases:
                 note(base, match.group(1).strip())
