@@ -558,15 +558,18 @@ def _make_links(links: list[tuple[Path, str]], dest: Path) -> None:
 
 
 def config_files_of(prefix: str) -> Callable[[tuple[str, ...]], bool]:
-    """What the loader reads in the project at `prefix` (cwd = project root): the files directly in
-    it and everything under its `.forge/` and `.opencode/` (config, tool scripts, plugins, skills)."""
+    """What the loader reads in the project at `prefix` (cwd = project root): its config files and
+    everything under its `.forge/` and `.opencode/` (config, tool scripts, plugins, skills)."""
+    from forge_tools.config.loader import CONFIG_FILE_ORDER
+
     base = tuple(p for p in prefix.split("/") if p)
+    names = frozenset(CONFIG_FILE_ORDER)
 
     def wanted(parts: tuple[str, ...]) -> bool:
         if parts[:len(base)] != base:
             return False
         rest = parts[len(base):]
-        return len(rest) == 1 or (len(rest) > 1 and rest[0] in (".forge", ".opencode"))
+        return (len(rest) == 1 and rest[0] in names) or rest[0] in (".forge", ".opencode")
 
     return wanted
 
