@@ -155,15 +155,16 @@ def test_huge_committed_file_is_not_read_into_memory(repo: Path, cli, monkeypatc
 
     monkeypatch.setattr(files, "MAX_BYTES", 1000)
     (repo / "forge.json").write_text(CONFIG)
-    (repo / "big.bin").write_bytes(b"x" * 5000)
-    (repo / "after.txt").write_text("later files still arrive\n")
+    (repo / ".forge").mkdir()
+    (repo / ".forge" / "big.bin").write_bytes(b"x" * 5000)
+    (repo / ".forge" / "later.txt").write_text("later files still arrive\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
     from forge_tools.check.diff import commit_tree
 
     with commit_tree("HEAD", repo) as (tree, _old):
-        assert (tree / "big.bin").stat().st_size == 5000
-        assert (tree / "after.txt").read_text() == "later files still arrive\n"
+        assert (tree / ".forge" / "big.bin").stat().st_size == 5000
+        assert (tree / ".forge" / "later.txt").read_text() == "later files still arrive\n"
         assert (tree / "forge.json").read_text() == CONFIG
     code, out, _ = cli("diff", "--base", "HEAD")
     assert code == 0 and "no changes" in out
