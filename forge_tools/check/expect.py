@@ -187,7 +187,7 @@ def args_problem(result: Any, tool_id: str, args: dict[str, Any]) -> str | None:
 
 def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: Path) -> CallDecision:
     """What the gate would decide for this call in this turn, without running the tool."""
-    from forge_tools.permission.evaluate import evaluate
+    from forge_tools.permission.calls import decide_request
     from forge_tools.tools.contract import PermissionRequest, ToolContext
     from forge_tools.tools.wrapper import validate_args
 
@@ -216,12 +216,15 @@ def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: P
     worst: CallDecision | None = None
     checked: list[str] = []
     for req in requests:
-        for pattern in req.patterns:
-            d = evaluate(req.permission, pattern, result.ruleset)
-            checked.append(f"{req.permission} {json.dumps(pattern)} -> {d.action}")
+        for d in decide_request(req.permission, req.patterns, req.metadata, result.ruleset):
+            checked.append(f"{d.permission} {json.dumps(d.pattern)} -> {d.action}")
             if worst is None or _STRICTNESS[d.action] > _STRICTNESS[worst.action]:
-                worst = CallDecision(d.action, f"{req.permission} {json.dumps(pattern)}: "
-                                     f"{rule_origin_words(d.rule, project_root)}", d.rule)
+                why = rule_origin_words(d.rule, project_root)
+                if d.escalated_by is not None:
+                    why = (f"the rules allow it ({why}), but what it runs is known only when it runs, and "
+                           f"{rule_origin_words(d.escalated_by, project_root)} could apply to it")
+                worst = CallDecision(d.action, f"{d.permission} {json.dumps(d.pattern)}: {why}",
+                                     d.escalated_by or d.rule)
     if worst is None:
         return CallDecision("allow", f"{tool_id} needs no permission check for this call")
     if len(checked) > 1:

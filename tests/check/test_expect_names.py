@@ -94,3 +94,14 @@ def test_bash_chain_takes_the_strictest_decision(project: Path, cli) -> None:
     assert 'bash "rm -rf build": rule bash "rm *" deny (forge.json:1:' in first["explanation"]
     assert 'bash "git push origin": rule bash "git push *" ask' in second["explanation"]
 
+
+
+def test_an_opaque_bash_command_is_decided_as_run_would_ask_it(project: Path, cli) -> None:
+    code, data = run(cli, project, '{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}', (
+        "- agent: build\n"
+        "  call: {tool: bash, args: {command: 'X=rm; $X -rf /'}}\n"
+        "  expect: allow\n"))
+    assert code == 1
+    [result] = data["expectations"]["results"]
+    assert not result["passed"]
+    assert "known only when it runs" in result["explanation"] and "rm *" in result["explanation"]

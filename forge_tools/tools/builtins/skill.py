@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from forge_tools.config.files import read_regular_text
 from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 SKILL_FILE = "SKILL.md"
@@ -63,7 +64,7 @@ def discover(config_dirs: Iterable[Path | str]) -> tuple[dict[str, Skill], list[
                 continue
             for path in sorted(root.rglob(SKILL_FILE)):
                 try:
-                    meta, body = _split_front_matter(path.read_text(encoding="utf-8"))
+                    meta, body = _split_front_matter(read_regular_text(path))
                 except (OSError, UnicodeDecodeError, ValueError) as exc:
                     problems.append(f"{path}: {exc}")
                     continue

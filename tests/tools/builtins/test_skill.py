@@ -43,3 +43,17 @@ def test_no_skills(call: Any) -> None:
     assert "No skills are available" in skill.TOOL.description
     result = call(skill.TOOL, name="x")
     assert result.is_error and "Available skills: none" in result.output
+
+
+def test_a_skill_file_that_is_a_device_is_reported_not_read(tmp_path) -> None:
+    """A cloned project's `SKILL.md -> /dev/zero` must not eat memory (check lists skills too)."""
+    import os
+
+    from forge_tools.tools.builtins.skill import discover
+
+    folder = tmp_path / "skills" / "zero"
+    folder.mkdir(parents=True)
+    os.symlink("/dev/zero", folder / "SKILL.md")
+    skills, problems = discover([tmp_path])
+    assert skills == {}
+    assert len(problems) == 1 and "SKILL.md" in problems[0] and "regular file" in problems[0]
