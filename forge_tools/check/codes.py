@@ -59,6 +59,11 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("FT110", "edit-family-name", "warning",
              "A rule names write, apply_patch, multiedit or patch, but those tools are checked as `edit`.",
              "Use `edit` as the permission name; a rule for the other names never matches a call."),
+    CodeInfo("FT111", "opencode-refuses-pattern-map", "warning",
+             "An opencode.json gives a pattern map for a permission that opencode accepts only as one action "
+             "(doom_loop, question, todowrite, webfetch, websearch): opencode refuses to start with it.",
+             "Give that permission one action, or move the map to a forge.* file (opencode does not read "
+             "those)."),
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
     CodeInfo("FT202", "expectations-invalid", "error",

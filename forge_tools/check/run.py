@@ -47,6 +47,7 @@ def run_check(opts: CheckOptions) -> CheckReport:
     """The whole report. Raises ConfigError (exit 3) only when there is no project to look at."""
     from forge_tools.check.analysis import analyse
     from forge_tools.check.context import build_context
+    from forge_tools.check.opencode_compat import action_only_maps
     from forge_tools.config import LoadOptions, load_config
     from forge_tools.sources.static_scripts import scan_static_scripts
 
@@ -54,6 +55,9 @@ def run_check(opts: CheckOptions) -> CheckReport:
     report = CheckReport(project_root=scan.project_root, codes=dict(CODES), files=scan.files,
                          expect_file=opts.expect, repo_root=enclosing_repo(scan.project_root))
     report.findings += [redact(finding_for(e), scan.substituted) for e in scan.errors]
+    for source in scan.sources:
+        if isinstance(source.where, Path) and source.tree is not None:
+            report.findings += action_only_maps(source.tree, source.where.name)
     if not opts.load_code:
         for p in scan_static_scripts(scan.config_dirs).problems:
             report.findings.append(Finding(
