@@ -74,6 +74,20 @@ def _root(
         raise typer.Exit(run_default())
 
 
+def usage_line(exc: Exception) -> str:
+    """A click usage error as one line: the message (repeated sentences once) and where to get help."""
+    import re
+
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    sentences: list[str] = []
+    for sentence in re.split(r"(?<=[.?!])\s+", " ".join(message.split())):
+        if sentence and sentence not in sentences:
+            sentences.append(sentence)
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "forge-tools"
+    return f"{' '.join(sentences)} (see '{command} --help')"
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit code (only `cli.entry.main` calls sys.exit)."""
     import click.exceptions as click_exc
@@ -90,7 +104,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         typer.echo("forge-tools: interrupted", err=True)
         return int(ExitCode.INTERRUPTED)
     except click_exc.ClickException as exc:
-        exc.show()
+        typer.echo(f"forge-tools: error: {usage_line(exc)}", err=True)
         return int(ExitCode.USAGE)
     except KeyboardInterrupt:
         typer.echo("forge-tools: interrupted", err=True)

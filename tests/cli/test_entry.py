@@ -32,3 +32,13 @@ def test_bad_config_is_exit_3_with_location(project: Path) -> None:
     assert proc.returncode == 3
     assert "forge.json:1:" in proc.stderr and "allow" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_usage_errors_are_one_line_with_did_you_mean(cli) -> None:
+    code, out, err = cli("lyaers")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("forge-tools: error: No such command 'lyaers'.")
+    assert err.count("Did you mean 'layers'?") == 1
+    code, _, err = cli("layers", "--agnet", "plan")
+    assert code == 2 and err.count("\n") == 1 and "--agent" in err and "layers --help" in err
