@@ -59,6 +59,8 @@ def _check_depth(keys: tuple[str, ...], here: Origin) -> None:
         raise ConfigError(f"nested more than {MAX_DEPTH} levels deep; no config needs that", here)
 
 
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -346,6 +348,47 @@ def parse_yaml_with(text: str, base: Origin, loader_class: Any) -> Node:
         # a real config has fewer values than characters, so more than that (plus slack) is refused.
         budget = [len(text) + 10_000]
 
+        def mapping(node: yn.MappingNode, keys: tuple[str, ...], active: tuple[int, ...]) -> dict[str, Node]:
+            """A mapping's keys in document order, merge keys (`<<`) expanded where they are written.
+
+            Order is meaning in a permission map, so a merge key cannot just add its keys at the end
+            (PyYAML puts them first): a merged key takes the place of the `<<` that brings it, unless
+            the mapping writes that key itself, which then wins in value and keeps its own place. In
+            `<<: [*a, *b]` an earlier mapping wins (YAML 1.1), and keys come in the order of the list,
+            each at its place in the mapping that gives its value. Two `<<` keys in one mapping would
+            leave that order to taste, so they are a duplicate key like any other.
+            """
+            explicit = {str(k.value) for k, _ in node.value
+                        if k.tag != MERGE_TAG and isinstance(k, yn.ScalarNode)}
+            out: dict[str, Node] = {}
+            merge_at: Origin | None = None
+            for key_node, value_node in node.value:
+                key_mark = mark_of(key_node)
+                if key_node.tag == MERGE_TAG:
+                    where = _at(base, *key_mark, keys)
+                    if merge_at is not None:
+                        raise ConfigError(f"duplicate merge key '<<' (first at line {merge_at.line}); "
+                                          "merge several mappings with one key: <<: [*a, *b]", where)
+                    merge_at = where
+                    is_seq = isinstance(value_node, yn.SequenceNode)
+                    for src in value_node.value if is_seq else [value_node]:
+                        if not isinstance(src, yn.MappingNode):
+                            raise ConfigError("a YAML merge key (<<) needs a mapping or a list of "
+                                              "mappings", _at(base, *mark_of(src), keys))
+                        for k, v in convert(src, keys, None, active).items():
+                            if k not in explicit and k not in out:
+                                out[k] = v
+                    continue
+                if not isinstance(key_node, yn.ScalarNode):
+                    raise ConfigError("a key must be a plain string, not a list or mapping",
+                                      _at(base, *key_mark, keys))
+                name = clean_text(str(key_node.value), _at(base, *key_mark, keys))
+                k_origin = _at(base, *key_mark, (*keys, name))
+                if name in out:
+                    raise ConfigError(f"duplicate key {name!r}{_first_at(out[name])}", k_origin)
+                out[name] = convert(value_node, (*keys, name), k_origin, active)
+            return out
+
         def convert(node: yn.Node, keys: tuple[str, ...], key_origin: Origin | None,
                     active: tuple[int, ...] = ()) -> Node:
             here = _at(base, *mark_of(node), keys)
@@ -358,30 +401,7 @@ def parse_yaml_with(text: str, base: Origin, loader_class: Any) -> Node:
                                   "values out or use fewer aliases", here)
             active = (*active, id(node))
             if isinstance(node, yn.MappingNode):
-                out: dict[str, Node] = {}
-                merged: dict[str, Node] = {}
-                for key_node, value_node in node.value:
-                    if key_node.tag == "tag:yaml.org,2002:merge":
-                        is_seq = isinstance(value_node, yn.SequenceNode)
-                        sources = value_node.value if is_seq else [value_node]
-                        for src in sources:
-                            if not isinstance(src, yn.MappingNode):
-                                raise ConfigError("a YAML merge key (<<) needs a mapping", here)
-                            for k, v in convert(src, keys, None, active).items():
-                                merged.setdefault(k, v)
-                        continue
-                    key_mark = mark_of(key_node)
-                    if not isinstance(key_node, yn.ScalarNode):
-                        raise ConfigError("a key must be a plain string, not a list or mapping",
-                                          _at(base, *key_mark, keys))
-                    name = clean_text(str(key_node.value), _at(base, *key_mark, keys))
-                    k_origin = _at(base, *key_mark, (*keys, name))
-                    if name in out:
-                        raise ConfigError(f"duplicate key {name!r}{_first_at(out[name])}", k_origin)
-                    out[name] = convert(value_node, (*keys, name), k_origin, active)
-                for k, v in merged.items():
-                    out.setdefault(k, v)
-                return Node(out, here, key_origin)
+                return Node(mapping(node, keys, active), here, key_origin)
             if isinstance(node, yn.SequenceNode):
                 return Node([convert(v, (*keys, str(i)), None, active) for i, v in enumerate(node.value)],
                             here, key_origin)
