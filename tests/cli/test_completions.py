@@ -26,7 +26,7 @@ def test_committed_script_is_current(shell: str) -> None:
 def test_every_command_and_option_is_offered() -> None:
     bash = render("bash")
     for command in command_tree():
-        assert f"    {command.name})" in bash
+        assert f"    \"{command.name}\")" in bash
         for option in command.options:
             for name in option.names:
                 assert name in bash
@@ -55,3 +55,37 @@ def test_cli_rejects_unknown_shell(cli) -> None:
     code, _, err = cli("completions", "tcsh")
     assert code == 2
     assert "unknown shell 'tcsh'" in err
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("forge-tools out", {"outputs"}),
+        ("forge-tools outputs ", {"clean", "list", "show"}),
+        ("forge-tools outputs list --f", {"--format"}),
+        ("forge-tools layers --flag ", {"lsp", "plan", "exa", "parallel", "question"}),
+        ("forge-tools check --format ", {"text", "json", "github", "sarif", "auto"}),
+        ("forge-tools config --format ", {"text", "json", "yaml", "toml"}),
+        ("forge-tools completions ", {"bash", "zsh", "fish"}),
+        ("forge-tools explain edit --agent p", {"plan"}),
+    ],
+)
+def test_bash_completes_commands_subcommands_and_values(
+    line: str, expected: set[str], tmp_path: Path
+) -> None:
+    exe = shutil.which("bash")
+    if exe is None:
+        pytest.skip("bash is not installed")
+    script = tmp_path / "c.bash"
+    script.write_text(render("bash"), encoding="utf-8")
+    words = line.split(" ")
+    program = (
+        f"source {script}\n"
+        f"COMP_WORDS=({' '.join(repr(w) for w in words)})\n"
+        f"COMP_CWORD={len(words) - 1}\n"
+        "_forge_tools\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    proc = subprocess.run([exe, "-c", program], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert set(proc.stdout.split()) == expected
