@@ -17,6 +17,10 @@ make a call stricter, never looser. The decisions below all follow from that:
 - **Wrappers**: `sudo`, `env`, `nohup`, `nice`, `time`, `timeout`, `command`, `exec`, `builtin`, `xargs`,
   `doas`, `watch`, `flock`, `setsid` and a few more are checked as themselves and as the command they
   run (`sudo rm x` -> also `rm x`); so is each `find ... -exec CMD ;` command.
+- **Command names that are paths** (`/bin/rm x`, `./rm x`, `bin/rm x`) are also checked by their last
+  component (`rm x`), on every route: at the top level, after a wrapper (`sudo env /usr/bin/rm x`), in
+  `find -exec`, after `xargs`, inside `bash -c` and `eval`. A relative path counts too: `./rm` may be a
+  different program, but checking it as `rm` only makes the call stricter.
 - **`export`/`local`/`declare`/`readonly`/`unset`** are commands too.
 - **Parse errors fail closed**: the whole line (whitespace collapsed) is one more pattern besides every
   piece that could be found, so a `deny` can never be bypassed by confusing the parser.
@@ -223,16 +227,24 @@ def _simple_command(children: list[Node], data: bytes, out: _Found, depth: int) 
         value = _static_value(child, data)
         static.append(value)
         words.append(_word(child, data) if value is None else value)
-    if not words:
-        return
-    pattern = normalise(" ".join(words))
-    out.append(pattern)
+    if words:
+        _add_command(words, static, out, depth, assignments)
+
+
+def _add_command(
+    words: list[str], static: list[str | None], out: _Found, depth: int, assignments: list[str] | None = None,
+) -> None:
+    """The one place a command becomes patterns, wherever it was found: on the line itself, after a
+    wrapper (`sudo`, `env`, `xargs`, ...) or in a `find -exec`. (`bash -c` and `eval` strings are split
+    anew and so come here too.) So every route gets the same checks: the words, the words with their
+    prefix assignments, and a command named by a path also as its last component (`/bin/rm x`,
+    `./rm x`, `bin/rm x` are also checked as `rm x`: a rule about `rm` applies to every rm)."""
+    out.append(normalise(" ".join(words)))
     out.argv.append(tuple(static))
     if assignments:
         out.append(normalise(" ".join([*assignments, *words])))
     name = static[0]
     if name is not None and "/" in name.rstrip("/"):
-        # `/bin/rm x` is also checked as `rm x`, so a rule about `rm` applies.
         words = [name.rstrip("/").rsplit("/", 1)[-1], *words[1:]]
         static = [words[0], *static[1:]]
         out.append(normalise(" ".join(words)))
@@ -304,9 +316,7 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
         starts = _wrapped_command_starts(base, static)
         for start in starts:
             if start < len(words):
-                out.append(normalise(" ".join(words[start:])))
-                out.argv.append(tuple(static[start:]))
-                _follow_inner(words[start:], static[start:], out, depth + 1)
+                _add_command(words[start:], static[start:], out, depth + 1)
         if base == "xargs" and starts and starts[0] < len(static):
             replace = _xargs_replace_string(static)
             if replace and _templated(static[starts[0]:], replace):
@@ -372,9 +382,7 @@ def _follow_find_exec(words: list[str], static: list[str | None], out: _Found, d
             while end < len(static) and static[end] not in (";", "+"):
                 end += 1
             if end > i + 1:
-                out.append(normalise(" ".join(words[i + 1:end])))
-                out.argv.append(tuple(static[i + 1:end]))
-                _follow_inner(words[i + 1:end], static[i + 1:end], out, depth + 1)
+                _add_command(words[i + 1:end], static[i + 1:end], out, depth + 1)
                 if _templated(static[i + 1:end], "{}"):
                     out.add_opaque(" ".join(words[i + 1:end]))  # file names run as commands
             i = end

@@ -339,3 +339,20 @@ def test_self_capped_output_status_line(cli: Any, project: Path) -> None:
     assert code == 0, err
     assert "None" not in err and "capped by the read tool" in err and str(project / "big.txt") in err
     assert "offset=2001" in out
+
+
+# -- walkthrough fixes ---------------------------------------------------------------------------------
+
+
+@needs_bash
+@pytest.mark.parametrize("command", [
+    "echo v | xargs /bin/rm", "env /bin/rm v", "timeout 5 /bin/rm v", "nice /bin/rm v",
+    "command /bin/rm v", "find . -name v -exec /bin/rm {} +", "sudo env /usr/bin/rm v",
+])
+def test_a_deny_on_rm_stops_rm_by_path_behind_a_wrapper(cli: Any, project: Path, command: str) -> None:
+    write_config(project, {"permission": {"bash": {"*": "allow", "rm *": "deny"}}})
+    (project / "v").write_text("keep me\n")
+    code, _, err = cli("run", "bash", "--args", json.dumps({"command": command}))
+    assert code == 4, err
+    assert "'rm *' deny" in err
+    assert (project / "v").read_text() == "keep me\n"

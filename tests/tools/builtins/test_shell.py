@@ -226,3 +226,67 @@ def test_redirect_targets_are_listed_for_path_checks() -> None:
 def test_newline_inside_double_quotes_is_kept() -> None:
     result = split_command_line('echo "a\nb" && rm x')
     assert ("echo", "a\nb") in result.argv and result.commands == ("echo a b", "rm x")
+
+
+# -- a command named by a path is checked by its name on every route ------------------------------
+
+_PATH_ROUTES = [
+    "/bin/rm x",
+    "echo v | xargs /bin/rm",
+    "xargs -0 /bin/rm",
+    "xargs -I{} /bin/rm {}",
+    "env /bin/rm v",
+    "env A=1 /usr/bin/rm v",
+    "timeout 5 /bin/rm v",
+    "timeout -s KILL 5 /bin/rm v",
+    "sudo /bin/rm x",
+    "sudo -u root /bin/rm x",
+    "nice /bin/rm x",
+    "nice -n 5 /bin/rm x",
+    "nohup /bin/rm x",
+    "command /bin/rm x",
+    "exec /bin/rm x",
+    "find . -exec /bin/rm {} +",
+    "find . -execdir /bin/rm {} \\;",
+    "find . -exec sudo /bin/rm {} \\;",
+    "bash -c '/bin/rm x'",
+    "sh -c 'env /bin/rm x'",
+    "eval '/bin/rm x'",
+    "sudo env /usr/bin/rm x",
+    "sudo bash -c 'timeout 5 /bin/rm x'",
+    "/usr/bin/sudo /bin/rm x",
+    "/usr/bin/env /bin/rm x",
+    "FOO=1 sudo /bin/rm x",
+    "ls && nice /bin/rm x",
+    "echo $(env /bin/rm x)",
+    # relative paths: `./rm` and `bin/rm` are also checked as `rm` (stricter: a rule about rm applies)
+    "./rm x",
+    "bin/rm x",
+    "../bin/rm x",
+    "sudo ./rm x",
+    "echo v | xargs ./rm",
+]
+
+
+@pytest.mark.parametrize("line", _PATH_ROUTES)
+def test_a_path_named_command_is_checked_by_name_on_every_route(line: str) -> None:
+    from forge_tools.origin import Origin
+    from forge_tools.permission.evaluate import evaluate
+    from forge_tools.permission.model import Rule
+
+    rules = [Rule("bash", "*", "allow", Origin("cli")), Rule("bash", "rm *", "deny", Origin("cli"))]
+    actions = {evaluate("bash", p, rules).action for p in command_patterns(line)}
+    assert "deny" in actions, (line, command_patterns(line))
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("sudo env /usr/bin/rm x", "rm x"),
+        ("timeout 5 /bin/rm v", "rm v"),
+        ("find . -exec /bin/rm {} +", "rm {}"),
+        ("echo v | xargs /bin/rm", "rm"),
+    ],
+)
+def test_the_inner_name_pattern_is_listed(line: str, expected: str) -> None:
+    assert expected in command_patterns(line)
