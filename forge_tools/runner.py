@@ -248,6 +248,9 @@ class RunSpec:
     audit: Callable[[Mapping[str, Any]], None] | None = None
     abort: AbortSignal = field(default_factory=AbortSignal)
     on_metadata: MetadataFn | None = None
+    # Which (permission, pattern) pairs the non-interactive policy approves (`--yes`, `--approve`): the
+    # call's patterns are then asked in two groups, so approval and refusal are per pattern.
+    pre_approved: Callable[[str, str], bool] | None = None
 
 
 def _hint_kind(agent: Any) -> str:
@@ -318,6 +321,21 @@ def escalate_opaque(gate: Any, permission: str, opaque: Iterable[str]) -> None:
         session.rules.append(Rule(permission, pattern, "ask", Origin("safety", name=why)))
 
 
+def approval_groups(
+    gate: Any, permission: str, patterns: list[str], covered: Callable[[str, str], bool] | None,
+) -> list[list[str]]:
+    """The patterns a policy covers, then the rest, each asked as its own question: `--approve
+    'bash=git *'` then approves `git log -1` of `git log -1 && echo x`, and a refusal names only `echo
+    x`. A deny anywhere keeps one group, so the gate reports every denied pattern at once."""
+    if covered is None or len(patterns) < 2:
+        return [list(patterns)]
+    if any(gate.session.evaluate(permission, p).action == "deny" for p in patterns):
+        return [list(patterns)]
+    yes = [p for p in patterns if covered(permission, p)]
+    no = [p for p in patterns if not covered(permission, p)]
+    return [group for group in (yes, no) if group]
+
+
 def _decision_json(record: Any) -> dict[str, Any]:
     if isinstance(record, Mapping):
         return dict(record)
@@ -363,7 +381,8 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
     ) -> None:
         escalate_opaque(gate, permission, (metadata or {}).get("opaque") or ())
         try:
-            gate(permission, patterns, always, {"tool": tool.id, **(metadata or {})})
+            for group in approval_groups(gate, permission, patterns, spec.pre_approved):
+                gate(permission, group, always, {"tool": tool.id, **(metadata or {})})
         except (PermissionDenied, PermissionRejected) as exc:
             refusals.append(exc)
             raise

@@ -105,23 +105,23 @@ class PolicyApprover:
             return "--approve"
         return "reject"
 
+    def covers(self, permission: str, pattern: str) -> bool:
+        """Whether this policy approves one pattern (the runner asks covered patterns apart)."""
+        return self.yes or any(spec.covers(permission, pattern) for spec in self.specs)
+
     def __call__(self, question: Question) -> Answer:
-        if self.yes:
-            return Answer("once")
-        if self.specs and all(
-            any(spec.covers(question.permission, p) for spec in self.specs) for p in question.patterns
-        ):
+        if all(self.covers(question.permission, p) for p in question.patterns):
             return Answer("once")
         return PolicyRejection("reject", self.rejection(question))
 
     def rejection(self, question: Question) -> str:
         uncovered = [
-            p for p in question.patterns
-            if not any(spec.covers(question.permission, p) for spec in self.specs)
+            p for p in question.patterns if not self.covers(question.permission, p)
         ] or list(question.patterns)
-        first = uncovered[0]
-        how = f"--approve {question.permission}" if first == "*" else (
-            f"--approve {_shell_quote(question.permission + '=' + first)}"
+        how = " ".join(
+            f"--approve {question.permission}" if p == "*" else
+            f"--approve {_shell_quote(question.permission + '=' + p)}"
+            for p in uncovered
         )
         why = "no terminal to ask on" if not self.specs else "no --approve covers it"
         return (

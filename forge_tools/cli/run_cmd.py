@@ -150,7 +150,8 @@ def _run(
     approver = _Approver(policy, prompt)
     abort = AbortSignal()
     spec = RunSpec(tool.id, raw_args, approve=approver, policy=approver.policy, force_hidden=force_hidden,
-                   timeout=timeout, audit=audit, abort=abort, on_metadata=status.update)
+                   timeout=timeout, audit=audit, abort=abort, on_metadata=status.update,
+                   pre_approved=policy.covers)
 
     def work(relay: Any) -> RunOutcome:
         spec.approve = relay

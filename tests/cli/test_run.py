@@ -356,3 +356,27 @@ def test_a_deny_on_rm_stops_rm_by_path_behind_a_wrapper(cli: Any, project: Path,
     assert code == 4, err
     assert "'rm *' deny" in err
     assert (project / "v").read_text() == "keep me\n"
+
+
+def test_approve_is_per_pattern_and_names_only_the_uncovered(cli: Any, project: Path) -> None:
+    write_config(project, {"permission": {"bash": "ask"}})
+    code, out, err = cli("run", "bash", "--approve", "bash=git *", "--format", "json",
+                       "--args", json.dumps({"command": "git log -1 && echo x"}))
+    assert code == 4, err
+    answers = {d["pattern"]: d["answer"] for d in json.loads(out)["permission"] if d["action"] == "ask"}
+    assert answers == {"git log -1": "once", "echo x": "reject"}
+    code, _, err = cli("run", "bash", "--approve", "bash=git *",
+                       "--args", json.dumps({"command": "git log -1 && echo x"}))
+    error = next(line for line in err.splitlines() if line.startswith("forge-tools: error:"))
+    assert "'echo x'" in error and "git log" not in error, error
+    assert "--approve 'bash=echo x'" in error
+    assert "asked bash 'git log -1': rejected" not in err
+
+
+@needs_bash
+def test_approvals_that_cover_every_pattern_run_the_call(cli: Any, project: Path) -> None:
+    write_config(project, {"permission": {"bash": "ask"}})
+    code, out, err = cli("run", "bash", "--approve", "bash=echo *", "--approve", "bash=true",
+                         "--args", json.dumps({"command": "true && echo hi"}))
+    assert code == 0, err
+    assert "hi" in out
