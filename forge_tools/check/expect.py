@@ -43,6 +43,7 @@ class Assertion:
     agent_origin: Origin | None = None
     tool_origin: Origin | None = None  # the call's `tool` value
     args_origin: Origin | None = None  # the call's `args` (or the call itself)
+    problems: list[tuple[str, Origin]] = field(default_factory=list)  # what is wrong with its form
 
     def describe(self) -> str:
         if self.name:
@@ -53,79 +54,135 @@ class Assertion:
         if self.visible:
             parts.append(f"visible: {', '.join(t for t, _ in self.visible)}")
         if self.call is not None:
-            parts.append(f"call {self.call.tool} {json.dumps(self.call.args)} -> {self.expect}")
-        who = "every agent" if self.agent == "*" else f"agent {self.agent}"
-        return f"{who}: {'; '.join(parts)}"
+            parts.append(f"call {self.call.tool} {json.dumps(self.call.args)} -> {self.expect or '?'}")
+        who = "every agent" if self.agent == "*" else f"agent {self.agent or '?'}"
+        return f"{who}: {'; '.join(parts) or '(incomplete)'}"
 
 
 # ------------------------------------------------------------------------------------------ parsing
 
+Problems = list[tuple[str, Origin]]
 
-def _str(node: Node, what: str) -> str:
+
+def _hint(value: str, choices: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(value, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _str(node: Node, what: str, problems: Problems) -> str | None:
     if not isinstance(node.value, str) or not node.value:
-        raise ConfigError(f"{what} must be a non-empty string", node.origin)
+        problems.append((f"{what} must be a non-empty string", node.origin))
+        return None
     return node.value
 
 
-def _names(node: Node, what: str) -> list[tuple[str, Origin]]:
+def _names(node: Node, what: str, problems: Problems) -> list[tuple[str, Origin]]:
     if isinstance(node.value, str):
         return [(node.value, node.origin)]
     if not node.is_list:
-        raise ConfigError(f"{what} must be a tool id or a list of tool ids", node.origin)
-    return [(_str(item, f"{what} item"), item.origin) for item in node.value]
+        problems.append((f"{what} must be a tool id or a list of tool ids", node.origin))
+        return []
+    found = [(_str(item, f"{what} item", problems), item.origin) for item in node.value]
+    return [(name, origin) for name, origin in found if name is not None]
 
 
-def _assertion(node: Node) -> Assertion:
-    if not node.is_map:
-        raise ConfigError("an assertion must be a mapping such as {agent: plan, hidden: [edit]}", node.origin)
+def _unknown_keys(node: Node, known: tuple[str, ...], what: str, problems: Problems) -> set[str]:
+    """Report each unknown key at its own position; return the known keys they look like, so that a
+    misspelt `agnet` is not also reported as a missing `agent`."""
+    meant: set[str] = set()
     for key, child in node.items():
-        if key not in _KEYS:
-            close = difflib.get_close_matches(key, _KEYS, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(f"unknown assertion key {key!r}{hint}", child.key_origin or child.origin)
-    agent_node = node.get("agent")
-    if agent_node is None:
-        raise ConfigError('an assertion needs `agent` (an agent name, or "*" for every agent)', node.origin)
-    a = Assertion(_str(agent_node, "agent"), node.origin, agent_origin=agent_node.origin)
-    if (h := node.get("hidden")) is not None:
-        a.hidden = _names(h, "hidden")
-    if (v := node.get("visible")) is not None:
-        a.visible = _names(v, "visible")
-    if (n := node.get("name")) is not None:
-        a.name = _str(n, "name")
-    if (m := node.get("model")) is not None:
-        a.model = _str(m, "model")
-    call, expect = node.get("call"), node.get("expect")
-    if (call is None) != (expect is None):
-        missing = "expect (allow, ask or deny)" if expect is None else "call ({tool: ..., args: {...}})"
-        raise ConfigError(f"a call assertion needs both `call` and `expect`; add `{missing}`", node.origin)
-    if call is not None and expect is not None:
-        if not call.is_map or call.get("tool") is None:
-            raise ConfigError("call must be a mapping with `tool` and optional `args`", call.origin)
-        for key, child in call.items():
-            if key not in ("tool", "args"):
-                raise ConfigError(f"unknown call key {key!r}; use tool and args",
-                                  child.key_origin or child.origin)
-        args = call.get("args")
-        if args is not None and not args.is_map:
-            raise ConfigError("call.args must be a mapping of argument names to values", args.origin)
-        tool_node = cast(Node, call.get("tool"))
-        tool = _str(tool_node, "call.tool")
-        a.call = Call(tool, args.plain() if args is not None else {})
+        if key not in known:
+            close = difflib.get_close_matches(key, list(known), n=1)
+            meant.update(close)
+            hint = f" (did you mean {close[0]!r}?)" if close else f"; known keys: {', '.join(known)}"
+            problems.append((f"unknown {what} key {key!r}{hint}", child.key_origin or child.origin))
+    return meant
+
+
+def _call(a: Assertion, call: Node, problems: Problems) -> None:
+    if not call.is_map:
+        problems.append(("call must be a mapping with `tool` and optional `args`", call.origin))
+        return
+    meant = _unknown_keys(call, ("tool", "args"), "call", problems)
+    tool_node, args = call.get("tool"), call.get("args")
+    tool = None
+    if tool_node is None:
+        if "tool" not in meant:
+            problems.append(("call needs `tool` (a tool id)", call.origin))
+    else:
+        tool = _str(tool_node, "call.tool", problems)
         a.tool_origin = tool_node.origin
-        a.args_origin = args.origin if args is not None else call.origin
-        if expect.value not in ACTIONS:
-            close = difflib.get_close_matches(str(expect.value), ACTIONS, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(f"expect must be allow, ask or deny, not {expect.value!r}{hint}", expect.origin)
-        a.expect = cast(Action, expect.value)
-    if not (a.hidden or a.visible or a.call):
-        raise ConfigError("an assertion needs `hidden`, `visible`, or `call` with `expect`", node.origin)
+    if args is not None and not args.is_map:
+        problems.append(("call.args must be a mapping of argument names to values", args.origin))
+        args = None
+    a.args_origin = args.origin if args is not None else call.origin
+    if tool is not None:
+        a.call = Call(tool, args.plain() if args is not None else {})
+
+
+def _assertion(node: Node) -> Assertion | None:
+    """The assertion, with every structural problem of it in `problems` (None when it is not a map)."""
+    if not node.is_map:
+        return None
+    problems: Problems = []
+    meant = _unknown_keys(node, _KEYS, "assertion", problems)
+    agent_node = node.get("agent")
+    agent = None
+    if agent_node is None:
+        if "agent" not in meant:
+            problems.append(('an assertion needs `agent` (an agent name, or "*" for every agent)',
+                             node.origin))
+    else:
+        agent = _str(agent_node, "agent", problems)
+    a = Assertion(agent or "", node.origin, agent_origin=agent_node.origin if agent_node else None,
+                  problems=problems)
+    before = len(problems)
+    if (h := node.get("hidden")) is not None:
+        a.hidden = _names(h, "hidden", problems)
+    if (v := node.get("visible")) is not None:
+        a.visible = _names(v, "visible", problems)
+    names_ok = len(problems) == before
+    if (n := node.get("name")) is not None:
+        a.name = _str(n, "name", problems)
+    if (m := node.get("model")) is not None:
+        a.model = _str(m, "model", problems)
+    call, expect = node.get("call"), node.get("expect")
+    if call is None and expect is not None and "call" not in meant:
+        problems.append(("a call assertion needs both `call` and `expect`; add `call ({tool: ..., "
+                         "args: {...}})`", node.origin))
+    if expect is None and call is not None and "expect" not in meant:
+        problems.append(("a call assertion needs both `call` and `expect`; add `expect (allow, ask or "
+                         "deny)`", node.origin))
+    if call is not None:
+        _call(a, call, problems)
+    if expect is not None:
+        if expect.value in ACTIONS:
+            a.expect = cast(Action, expect.value)
+        else:
+            problems.append((f"expect must be allow, ask or deny, not {expect.value!r}"
+                             f"{_hint(str(expect.value), ACTIONS)}", expect.origin))
+    if (call is None and expect is None and not (a.hidden or a.visible) and names_ok
+            and not meant & {"hidden", "visible", "call", "expect"}):
+        problems.append(("an assertion needs `hidden`, `visible`, or `call` with `expect`", node.origin))
     return a
 
 
-def load_expectations(path: Path) -> list[Assertion]:
-    """Parse and validate the file; a problem raises ConfigError at its file:line:col."""
+@dataclass
+class ExpectationsFile:
+    """Every assertion of the file (those with problems too: their names are still checked) and the
+    problems that are not about one assertion (the file's shape)."""
+
+    assertions: list[Assertion]
+    problems: Problems
+
+    @property
+    def all_problems(self) -> Problems:
+        return [*self.problems, *(p for a in self.assertions for p in a.problems)]
+
+
+def read_expectations(path: Path) -> ExpectationsFile:
+    """Parse the file and collect every structural problem of it, each at its own line:col (a file
+    that cannot be read or parsed, or is not a list, is one problem)."""
     from forge_tools.config.parse import format_of, parse_text
 
     base = Origin("file", path=str(path))
@@ -134,18 +191,41 @@ def load_expectations(path: Path) -> list[Assertion]:
     except FileNotFoundError:
         raise ConfigError("expectations file not found (--expect)", base) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read expectations file: {exc}", base) from None
-    tree = parse_text(text.removeprefix("\ufeff"), format_of(path), base)
+        return ExpectationsFile([], [(f"cannot read expectations file: {exc}", base)])
+    try:
+        tree = parse_text(text.removeprefix("\ufeff"), format_of(path), base)
+    except ConfigError as exc:
+        return ExpectationsFile([], [(exc.message, exc.origin or base)])
     items = tree
     if tree.is_map:
         inner = tree.get("expect") or tree.get("expectations")
         if inner is None:
-            raise ConfigError("expected a list of assertions, or a mapping with an `expect` list",
-                              tree.origin)
+            return ExpectationsFile([], [("expected a list of assertions, or a mapping with an `expect` list",
+                                          tree.origin)])
         items = inner
     if not items.is_list:
-        raise ConfigError("expected a list of assertions", items.origin)
-    return [_assertion(item) for item in items.value]
+        return ExpectationsFile([], [("expected a list of assertions", items.origin)])
+    found = ExpectationsFile([], [])
+    for item in items.value:
+        a = _assertion(item)
+        if a is None:
+            found.problems.append(("an assertion must be a mapping such as {agent: plan, hidden: [edit]}",
+                                   item.origin))
+        else:
+            found.assertions.append(a)
+    return found
+
+
+def load_expectations(path: Path) -> list[Assertion]:
+    """The assertions, or ConfigError at the first problem (naming how many more there are)."""
+    found = read_expectations(path)
+    problems = sorted(found.all_problems, key=lambda p: (p[1].line or 0, p[1].column or 0))
+    if problems:
+        message, origin = problems[0]
+        more = (f" (and {len(problems) - 1} more problem(s): `forge-tools check --expect` lists them all)"
+                if len(problems) > 1 else "")
+        raise ConfigError(message + more, origin)
+    return found.assertions
 
 
 # ------------------------------------------------------------------------------------------ checking
@@ -291,18 +371,23 @@ def _grouped(per_agent: list[tuple[str, str]]) -> str:
 
 def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
                    plugin_tools_known: bool) -> list[tuple[str, Origin]]:
-    """Agents and tools the assertion names that do not exist, and call arguments that do not fit."""
-    if a.agent != "*" and a.agent not in agents:
-        return [(f"unknown agent {a.agent!r}{_did_you_mean(a.agent, agents)}",
-                 a.agent_origin or a.origin)]
-    result = result_for(a.agent if a.agent != "*" else agents[0], a.model)
+    """Agents and tools the assertion names that do not exist, and call arguments that do not fit: all
+    of them (tools are looked up in the first agent's turn when the agent itself is unknown)."""
+    problems: list[tuple[str, Origin]] = []
+    known_agent = a.agent == "*" or a.agent in agents
+    if a.agent and not known_agent:
+        problems.append((f"unknown agent {a.agent!r}{_did_you_mean(a.agent, agents)}",
+                         a.agent_origin or a.origin))
+    if not agents:
+        return problems
+    result = result_for(a.agent if a.agent in agents else agents[0], a.model)
     unsure = "" if plugin_tools_known else " (plugin tools are unknown without --load-code)"
     named = [*a.hidden, *a.visible]
     if a.call is not None:
         named.append((a.call.tool, a.tool_origin or a.origin))
-    problems = [(f"unknown tool {t!r}{_did_you_mean(t, result.ids)}{unsure}", o)
-                for t, o in named if result.get(t) is None]
-    if a.call is not None and not problems:
+    problems += [(f"unknown tool {t!r}{_did_you_mean(t, result.ids)}{unsure}", o)
+                 for t, o in named if result.get(t) is None]
+    if a.call is not None and result.get(a.call.tool) is not None:
         why = args_problem(result, a.call.tool, a.call.args)
         if why is not None:
             problems.append((why, a.args_origin or a.origin))
@@ -313,15 +398,18 @@ def check_expectations(assertions: list[Assertion], agents: list[str], result_fo
                        project_root: Path, plugin_tools_known: bool = True
                        ) -> tuple[list[ExpectationOutcome], list[Finding]]:
     """Each assertion's outcome with the actual verdicts; an FT201 finding (at the assertion) for each
-    one that fails, and an FT202 finding (at the name) for an unknown agent or tool or unfit args."""
+    one that fails, and an FT202 finding (at the name) for an unknown agent or tool or unfit args.
+    An assertion with problems of form (`Assertion.problems`, reported by the caller when the file is
+    read) has its names checked too, and is not evaluated."""
     outcomes: list[ExpectationOutcome] = []
     findings: list[Finding] = []
     for a in assertions:
-        problems = _name_problems(a, agents, result_for, plugin_tools_known)
+        named = _name_problems(a, agents, result_for, plugin_tools_known)
+        for message, origin in named:
+            findings.append(Finding("FT202", "error", f"expectation {a.describe()!r}: {message}",
+                                    "fix the name (or the arguments) in the expectations file", origin))
+        problems = sorted([*a.problems, *named], key=lambda p: (p[1].line or 0, p[1].column or 0))
         if problems:
-            for message, origin in problems:
-                findings.append(Finding("FT202", "error", f"expectation {a.describe()!r}: {message}",
-                                        "fix the name (or the arguments) in the expectations file", origin))
             outcomes.append(ExpectationOutcome(
                 a.describe(), False, "not checked: " + "; ".join(m for m, _ in problems), a.origin))
             continue

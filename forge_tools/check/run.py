@@ -101,18 +101,19 @@ def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str
 
 
 def _load_assertions(path: Path | None, report: CheckReport) -> list[Any]:
-    from forge_tools.check.expect import load_expectations
+    """The file's assertions; every problem of its form becomes an FT202 finding at its own position
+    (an assertion with problems is kept: its names are still checked, it is not evaluated)."""
+    from forge_tools.check.expect import read_expectations
 
     if path is None:
         return []
     if not path.is_file():
         raise ConfigError("expectations file not found (--expect)", Origin("file", path=str(path)))
-    try:
-        return load_expectations(path)
-    except ConfigError as exc:
-        report.findings.append(Finding("FT202", "error", exc.message,
-                                       "fix the expectations file; see the README for the forms", exc.origin))
-        return []
+    found = read_expectations(path)
+    report.findings += [Finding("FT202", "error", message,
+                                "fix the expectations file; see the README for the forms", origin)
+                        for message, origin in found.all_problems]
+    return found.assertions
 
 
 def _not_checked(assertions: list[Any], report: CheckReport, why: str) -> None:

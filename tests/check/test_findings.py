@@ -232,7 +232,8 @@ def test_bad_expectations_file_is_located(project: Path, cli) -> None:
     code, findings, _ = check(cli, "--expect", "expect.yaml")
     [f] = only(findings, "FT202")
     assert code == 1 and f["location"]["line"] == 2 and "'hidden'" in f["message"]
-    (project / "expect.yaml").write_text("- agent: build\n  call: {tool: bash}\n  expect: forbid\n")
+    (project / "expect.yaml").write_text("- agent: build\n  call: {tool: bash, args: {command: ls}}\n"
+                                         "  expect: forbid\n")
     _, findings, _ = check(cli, "--expect", "expect.yaml")
     [f] = only(findings, "FT202")
     assert f["location"]["line"] == 3
