@@ -109,7 +109,13 @@ offered, not what a person may run by hand."""
 
 def select_tool(result: PipelineResult, tool_id: str, force_hidden: bool = False) -> Tool:
     """The tool to run, or a one-line refusal: unknown (did-you-mean), internal, hidden, not loaded."""
+    from forge_tools.visibility.model_layer import REGISTRATION_GATES
+
     verdict: ToolVerdict | None = result.get(tool_id)
+    if verdict is None and tool_id in REGISTRATION_GATES:
+        # a real builtin that needs a flag to be registered at all: say which, not "did you mean"
+        gate = REGISTRATION_GATES[tool_id]
+        raise ForgeToolsError(f"tool {tool_id!r} is not a candidate for this turn: {gate}")
     if verdict is None:
         raise UnknownNameError("tool", tool_id, _suggest(tool_id, [t.id for t in result.tools]))
     tool = verdict.tool

@@ -380,3 +380,11 @@ def test_approvals_that_cover_every_pattern_run_the_call(cli: Any, project: Path
                          "--args", json.dumps({"command": "true && echo hi"}))
     assert code == 0, err
     assert "hi" in out
+
+
+@pytest.mark.parametrize(("tool", "flag"), [("lsp", "--flag lsp"), ("plan_exit", "--flag plan")])
+def test_a_flag_gated_tool_says_which_flag_registers_it(cli: Any, project: Path, tool: str,
+                                                        flag: str) -> None:
+    code, _, err = cli("run", tool)
+    assert code == 1
+    assert flag in err and "did you mean" not in err, err
