@@ -210,16 +210,17 @@ def _printable(text: str) -> str:
 
 
 def status_line(outcome: RunOutcome) -> list[str]:
-    """The stderr summary: tool, title, ok/error, elapsed, the ask policy, and where a cut output went."""
+    """The stderr summary: tool, title, ok/error (and how a command ended), elapsed, the policy that
+    answered asks (only when something was asked), and where a cut output went."""
     result = outcome.result
     title = f" {result.title!r}" if result.title and result.title != outcome.tool else ""
     state = "interrupted" if outcome.interrupted else ("error" if outcome.exit_code else "ok")
-    code = result.metadata.get("exitCode")
-    if isinstance(code, int) and code != 0 and not outcome.interrupted:
-        state += f" (command exit status {code})"
+    ended = _how_it_ended(result.metadata, outcome.interrupted)
+    if ended:
+        state += f" ({ended})"
     asked = any(d.get("action") == "ask" for d in outcome.decisions)
-    policy = f"asks answered by {outcome.policy}" if asked else f"nothing asked; ask policy {outcome.policy}"
-    lines = [f"forge-tools: {outcome.tool}{title}: {state} in {outcome.elapsed:.2f}s ({policy})"]
+    policy = f" (asks answered by {outcome.policy})" if asked else ""
+    lines = [f"forge-tools: {outcome.tool}{title}: {state} in {outcome.elapsed:.2f}s{policy}"]
     meta = result.metadata
     if meta.get("truncated") and meta.get("removed") is None:
         # a tool that caps its own output (read, list, glob, grep) says how to see the rest itself
@@ -238,6 +239,29 @@ def status_line(outcome: RunOutcome) -> list[str]:
     elif outcome.interrupted and outcome.output_path:
         lines.append(f"forge-tools: output so far: {outcome.output_path}")
     return lines
+
+
+def _how_it_ended(meta: dict[str, Any], interrupted: bool) -> str | None:
+    """Why a command ended badly, in words: a timeout or an abort stops the whole process group (the
+    raw status would be a negative signal number); a command killed by a signal names the signal."""
+    if meta.get("timedOut"):
+        seconds = meta.get("timeoutSeconds")
+        after = f" after {seconds:g} s" if isinstance(seconds, int | float) else ""
+        return f"timed out{after} (process group stopped)"
+    if meta.get("aborted"):
+        return "process group stopped" if interrupted else "aborted (process group stopped)"
+    code = meta.get("exitCode")
+    if not isinstance(code, int) or isinstance(code, bool) or code == 0 or interrupted:
+        return None
+    if code < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"command killed by {name}"
+    return f"command exit status {code}"
 
 
 def _usage_line(outcome: RunOutcome) -> str:

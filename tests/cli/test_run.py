@@ -388,3 +388,29 @@ def test_a_flag_gated_tool_says_which_flag_registers_it(cli: Any, project: Path,
     code, _, err = cli("run", tool)
     assert code == 1
     assert flag in err and "did you mean" not in err, err
+
+
+@needs_bash
+def test_a_timeout_is_named_not_a_signal_number(cli: Any) -> None:
+    code, _, err = cli("run", "bash", "--timeout", "0.3", "--args", '{"command": "sleep 20"}')
+    assert code == 1, err
+    assert "timed out after 0.3 s (process group stopped)" in err
+    assert "-15" not in err and "exit status" not in err
+
+
+@needs_bash
+def test_a_command_killed_by_a_signal_names_it(cli: Any) -> None:
+    code, _, err = cli("run", "bash", "--args", '{"command": "kill -KILL $$"}')
+    assert code == 0, err  # as for a non-zero exit status: the tool worked, the command failed
+    assert "killed by SIGKILL" in err and "-9" not in err
+
+
+def test_status_line_names_the_policy_only_when_something_was_asked(cli: Any, project: Path) -> None:
+    (project / "a.txt").write_text("alpha\n")
+    code, _, err = cli("run", "read", "--args", '{"filePath": "a.txt"}')
+    assert code == 0, err
+    assert "policy" not in err, err
+    write_config(project, {"permission": {"read": "ask"}})
+    code, _, err = cli("run", "read", "--yes", "--args", '{"filePath": "a.txt"}')
+    assert code == 0, err
+    assert "asks answered by --yes" in err

@@ -369,6 +369,7 @@ def _result(
     metadata.update({
         "exitCode": code,
         "timedOut": ended_by == "timeout",
+        "timeoutSeconds": timeout,
         "aborted": ended_by == "abort",
         "bytes": capture.total,
         "elapsed": round(elapsed, 3),
