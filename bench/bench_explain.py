@@ -3,7 +3,7 @@
 Prints the median and spread over N runs. Target (README): median under 250 ms. To see where start-up
 time goes: `python -X importtime -m forge_tools explain bash 2> imports.txt`.
 
-    python bench/bench_explain.py [--runs 15]
+    python bench/bench_explain.py [--runs 21]
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def make_project(root: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
     exe = shutil.which("forge-tools", path=str(Path(sys.executable).parent)) or "forge-tools"
     with tempfile.TemporaryDirectory() as tmp:

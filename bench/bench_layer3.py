@@ -97,11 +97,14 @@ def main() -> None:
     parser.add_argument("--pipeline", action="store_true", help="also time the whole resolve()")
     args = parser.parse_args()
     print(f"{'tools':>8} {'rules':>8} {'median s':>9} {'us/tool':>8} {'hidden':>7}")
+    full = 0.0
     for factor in (0.5, 1, 2):
         n = int(args.size * factor)
         seconds, hidden = timed(n, n, args.repeat)
         print(f"{n:>8} {n:>8} {seconds:>9.3f} {seconds / n * 1e6:>8.1f} {hidden:>7}")
-    seconds, _ = timed(args.size, args.size, args.repeat)
+        if factor == 1:
+            full = seconds  # the target is judged on this row, not on a second run of the same size
+    seconds = full
     verdict = "under" if seconds < 1.0 else "OVER"
     print(f"target: {args.size} x {args.size} in under 1 s: {seconds:.3f} s ({verdict})")
     if args.pipeline:

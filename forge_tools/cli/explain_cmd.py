@@ -100,6 +100,10 @@ def render_text(data: dict[str, Any]) -> str:
     out.append(f"{data['tool']}: {state}")
     out.append(f"  for agent {data['agent']}, model {data['model'] or 'none'}, client {data['client']}, "
                f"flags {flags}")
+    if data.get("agent_disabled"):
+        agent = data["agent"]
+        out.append(f"  DISABLED: agent {agent} is disabled in the config (agent.{agent}.disable): it "
+                   "would not be used; this shows what it would get if it were enabled")
     out.append("")
     out.append("1. Source")
     source = data["source"]

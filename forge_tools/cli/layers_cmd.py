@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
 MatrixOpt = Annotated[
-    bool, typer.Option("--matrix", help="Every agent by every tool: visible, ask-gated or hidden.")
+    bool, typer.Option("--matrix", help="Every agent by every tool: allow, ask, limited (visible but `*` "
+                                 "denied) or hidden.")
 ]
 
 
@@ -94,6 +95,8 @@ def header(loaded: Any, result: PipelineResult, default_banner: bool = False) ->
         lines.append("forge-tools: what the model would be sent, for the default agent")
     lines.append(f"agent {agent.name} ({agent.mode}) · model {model} · client {result.client} · "
                  f"flags {flags}")
+    if result.disabled_note:
+        lines.append(f"DISABLED: {result.disabled_note}")
     lines.append(f"config: {config_label(loaded)}")
     if result.session_rules:
         lines.append(f"session overlay: {len(result.session_rules)} rule(s) from --session-permission")
@@ -233,7 +236,7 @@ def matrix_state(result: PipelineResult, verdict: ToolVerdict) -> str:
 def show_matrix(opts: Any, fmt: str) -> int:
     import dataclasses
 
-    from forge_tools.cli.pipeline_opts import build_request, load_for
+    from forge_tools.cli.pipeline_opts import build_request, load_for, warn_unknown_tools
     from forge_tools.permission.agents import load_agents
     from forge_tools.visibility.pipeline import load_sources, resolve
 
@@ -249,6 +252,7 @@ def show_matrix(opts: Any, fmt: str) -> int:
                for name in names}
     first = next(iter(results.values()))
     report_problems(first)
+    warn_unknown_tools(first)
     tool_ids = first.ids
     grid = {name: {t.id: matrix_state(r, t) for t in r.tools} for name, r in results.items()}
     if fmt == "json":

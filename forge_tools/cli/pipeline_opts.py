@@ -66,15 +66,82 @@ def build_request(
 
     if not client or not client.strip():
         raise UsageError("must name a client, e.g. cli", where="--client")
+    checked_flags = _check_flags(flags)
+    _note_client(client)
     return Request(
         agent=agent,
         model=_check_model(model),
         client=client,
-        flags=frozenset(f.strip() for f in (flags or ()) if f.strip()),
+        flags=checked_flags,
         session_permission=session_permission,
         tool_overrides=parse_tool_overrides(tools),
         pure=pure,
     )
+
+
+def _check_flags(flags: Iterable[str] | None) -> frozenset[str]:
+    """Only flags some rule reads: a typo (`lspp`) would otherwise silently answer as if it were off."""
+    from difflib import get_close_matches
+
+    from forge_tools.errors import UsageError
+    from forge_tools.visibility.model_layer import KNOWN_FLAGS
+
+    checked = frozenset(f.strip() for f in (flags or ()) if f.strip())
+    for flag in sorted(checked):
+        if flag not in KNOWN_FLAGS:
+            close = get_close_matches(flag, KNOWN_FLAGS, n=1)
+            hint = f" (did you mean --flag {close[0]}?)" if close else ""
+            raise UsageError(f"unknown flag {flag!r}{hint}; known flags: {', '.join(KNOWN_FLAGS)}",
+                             where="--flag")
+    return checked
+
+
+def _note(text: str) -> None:
+    import typer
+
+    typer.echo(f"forge-tools: note: {text}", err=True)
+
+
+def _note_client(client: str) -> None:
+    """Clients are open-ended, so an unknown one is accepted with a note of what it changes."""
+    from forge_tools.visibility.model_layer import client_note
+
+    note = client_note(client)
+    if note:
+        _note(note)
+
+
+def unknown_tool_names(result: PipelineResult) -> list[str]:
+    """`--tools` names that match no candidate tool, its permission name or a flag-gated builtin."""
+    from forge_tools.permission.names import permission_name
+    from forge_tools.permission.wildcard import has_wildcard, wildcard_match
+    from forge_tools.visibility.model_layer import REGISTRATION_GATES
+
+    known = {*result.ids, *(permission_name(i) for i in result.ids), *REGISTRATION_GATES}
+    unknown = []
+    for name in result.request.tool_overrides:
+        if name in known:
+            continue
+        if has_wildcard(name) and any(wildcard_match(k, name) for k in known):
+            continue
+        unknown.append(name)
+    return unknown
+
+
+def warn_unknown_tools(result: PipelineResult) -> None:
+    """A `--tools` name matching nothing is a warning only: a request may name other setups' tools."""
+    from difflib import get_close_matches
+
+    from forge_tools.permission.names import permission_name
+
+    names = sorted({*result.ids, *(permission_name(i) for i in result.ids)})
+    for name in unknown_tool_names(result):
+        close = get_close_matches(name, names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        import typer
+
+        typer.echo(f"forge-tools: warning: --tools: {name!r} matches no candidate tool{hint}; "
+                   "it changes nothing here", err=True)
 
 
 def resolve_options(opts: PipelineOptions, load_code: bool = True,
@@ -87,7 +154,9 @@ def resolve_options(opts: PipelineOptions, load_code: bool = True,
         loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
         session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure,
     )
-    return loaded, resolve(loaded, request, load_code=load_code, focus=focus)
+    result = resolve(loaded, request, load_code=load_code, focus=focus)
+    warn_unknown_tools(result)
+    return loaded, result
 
 
 def options(

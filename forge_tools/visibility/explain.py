@@ -115,16 +115,75 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, 
                 return f"remove the rule {quoted} at {origin}, or change its action {ask}"
             return (f"change the action of {quoted} at {origin} {ask}; removing it is not enough: "
                     f"{_quote(earlier)} would then hide it")
+        fmt = _syntax(origin.path)
         if origin.key_path and origin.key_path[-1] == "permission":  # `permission = "deny"`, one action
             section = ".".join(origin.key_path)
-            sep = " = " if str(origin.path).endswith(".toml") else ": "
-            example = f'{{"*"{sep}"{rule.action}", "{perm}"{sep}"ask"}}'
+            pairs: list[tuple[str, str]] = [("*", str(rule.action)), (perm, "ask")]
+            example = _assignment(fmt, list(origin.key_path), pairs, nested=False)
             return (f"turn the one-action `{section}` at {origin} into a map with a rule for {perm} after "
-                    f"`*`, e.g. {section} = {example}")
-        return (f"add a rule for {perm} after {quoted} at {origin}, e.g. {_section(rule)}.{perm} = \"ask\" "
+                    f"`*`, e.g. {example}")
+        section = _section(rule)
+        if fmt == "toml":
+            example = f'{section}.{perm} = "ask"'
+        else:
+            example = f"{_entry(fmt, perm, 'ask')} as a later entry of the `{section}` map"
+        return (f"add a rule for {perm} after {quoted} at {origin}, e.g. {example} "
                 "(the last matching rule decides)")
-    return (f"add agent.{result.agent.name}.permission.{perm} = \"ask\" (or \"allow\") to "
-            f"{_config_file(loaded)}; it then comes after the {origin} rule {quoted}")
+    target = _config_file(loaded)
+    keys = ["agent", result.agent.name, "permission"]
+    example = _assignment(_syntax(target), keys, [(perm, "ask")], nested=True)
+    return (f"add {example} (or \"allow\") to {target}; it then comes after the {origin} rule {quoted}")
+
+
+def _syntax(path: str | None) -> str:
+    """The config language of the file a suggestion is for: json (also .jsonc), yaml or toml."""
+    from forge_tools.config.parse import format_of
+
+    return format_of(Path(path)) if path else "toml"
+
+
+def _key(fmt: str, key: str) -> str:
+    import json
+    import re
+
+    bare = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key) is not None
+    if fmt == "json" or not bare:
+        return json.dumps(key)
+    return key
+
+
+def _value(fmt: str, value: str) -> str:
+    import json
+
+    return value if fmt == "yaml" and value.isidentifier() else json.dumps(value)
+
+
+def _entry(fmt: str, key: str, value: str) -> str:
+    """One `key: value` pair in the file's own syntax (TOML `=`, JSON and YAML `:`)."""
+    sep = " = " if fmt == "toml" else ": "
+    return f"{_key(fmt, key)}{sep}{_value(fmt, value)}"
+
+
+def _assignment(fmt: str, keys: list[str], pairs: list[tuple[str, str]], nested: bool) -> str:
+    """`keys` set to the map `pairs`, written as the file would hold it.
+
+    TOML takes a dotted key (`agent.build.permission = {...}`, or `.KEY = ...` for one pair when
+    `nested`); JSON and YAML nest one object per key (`"agent": {"build": {"permission": {...}}}`), or,
+    when not `nested`, show only the last key, since the text goes where the old value was.
+    """
+    inner = "{" + ", ".join(_entry(fmt, k, v) for k, v in pairs) + "}"
+    if fmt == "toml":
+        dotted = ".".join(_key(fmt, k) for k in keys)
+        if nested and len(pairs) == 1:
+            return f"{dotted}.{_entry(fmt, *pairs[0])}"
+        return f"{dotted} = {inner}"
+    sep = ": "
+    if not nested:
+        return f"{_key(fmt, keys[-1])}{sep}{inner}"
+    text = inner
+    for key in reversed(keys):
+        text = "{" + f"{_key(fmt, key)}{sep}{text}" + "}"
+    return text[1:-1]
 
 
 def _hiding_without(result: PipelineResult, verdict: ToolVerdict, removed: Rule) -> Rule | None:
@@ -188,6 +247,7 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None
     return {
         "tool": verdict.id,
         "agent": result.agent.name,
+        "agent_disabled": result.agent.disabled,
         "model": result.model,
         "client": result.client,
         "flags": sorted(result.flags),

@@ -98,6 +98,26 @@ REGISTRATION_GATES: dict[str, str] = {
     "plan_exit": "plan_exit is registered only with flag plan and client cli (use --flag plan --client cli)",
 }
 
+#: Every flag some rule reads (SPEC 2, 3.1); any other value is a typo, since nothing would read it.
+KNOWN_FLAGS: tuple[str, ...] = ("exa", "lsp", "parallel", "plan", "question")
+#: The clients SPEC 3.1 names. Clients are open-ended (a new front end may bring its own name), so an
+#: unknown one is only noted, with what it changes in layer one.
+KNOWN_CLIENTS: tuple[str, ...] = ("app", "cli", "desktop")
+
+
+def client_note(client: str) -> str | None:
+    """One line for a client outside KNOWN_CLIENTS: the layer-one rules that then drop tools."""
+    if client in KNOWN_CLIENTS:
+        return None
+    from difflib import get_close_matches
+
+    close = get_close_matches(client, KNOWN_CLIENTS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"--client {client!r} is not one of the known clients ({', '.join(KNOWN_CLIENTS)}){hint}; "
+            "in layer one it drops question (unless --flag question) and does not register plan_exit "
+            "(that needs client cli)")
+
+
 _RULES_BY_TOOL: dict[str, ModelRule] = {t: rule for rule in MODEL_RULES for t in rule.tools}
 
 

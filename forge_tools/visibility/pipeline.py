@@ -125,6 +125,14 @@ class PipelineResult:
     session_rules: tuple[Rule, ...] = ()
     request_rules: tuple[Rule, ...] = ()
 
+    @property
+    def disabled_note(self) -> str | None:
+        """Said plainly when the agent asked for is disabled: its answers describe a turn that never runs."""
+        if not self.agent.disabled:
+            return None
+        return (f"agent {self.agent.name} is disabled in the config (agent.{self.agent.name}.disable): "
+                "it would not be used; this shows what it would get if it were enabled")
+
     def get(self, tool_id: str) -> ToolVerdict | None:
         return next((t for t in self.tools if t.id == tool_id), None)
 
@@ -140,6 +148,7 @@ class PipelineResult:
         """The `layers --format json` document."""
         return {
             "agent": self.agent.name,
+            "agent_disabled": self.agent.disabled,
             "model": self.model,
             "client": self.client,
             "flags": sorted(self.flags),

@@ -41,7 +41,10 @@ def test_explain_wildcard_deny_suggests_a_rule_after_it(cli, project: Path, writ
     code, out, _ = cli("explain", "grep")
     assert code == 0
     assert "HIDDEN" in out and f"{project / 'opencode.json'}:3:5" in out
-    assert "add a rule for grep after `* * deny`" in out and 'permission.grep = "ask"' in out
+    assert "add a rule for grep after `* * deny`" in out
+    # the suggestion is written in the file's own syntax (JSON here), not TOML
+    assert '"grep": "ask" as a later entry of the `permission` map' in out
+    assert " = " not in out.split("Fix:")[1]
 
 
 def test_explain_model_drop_quotes_the_rule(cli, project: Path) -> None:
@@ -161,3 +164,15 @@ def test_call_with_an_opaque_command_is_asked_like_run_would(cli, project) -> No
     checks = {c["pattern"]: c for c in json.loads(out)["call"]["checks"]}
     assert checks["$X -rf /"]["action"] == "ask"
     assert checks["$X -rf /"]["escalated_by"]["pattern"] == "rm *"
+
+
+def test_explain_says_the_agent_is_disabled(cli, project: Path, write_file) -> None:
+    import json
+
+    write_file(project / "opencode.json", '{"agent": {"plan": {"disable": true}}}')
+    code, out, _ = cli("explain", "edit", "--agent", "plan")
+    assert code == 0 and "disabled" in "\n".join(out.splitlines()[:3]) and "would not be used" in out
+    _, out, _ = cli("explain", "edit", "--agent", "plan", "--format", "json")
+    assert json.loads(out)["agent_disabled"] is True
+    _, out, _ = cli("explain", "edit", "--format", "json")
+    assert json.loads(out)["agent_disabled"] is False

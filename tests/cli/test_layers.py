@@ -122,3 +122,61 @@ def test_bare_forge_tools_works_with_no_config(cli, project: Path) -> None:
     assert code == 0, err
     assert "the embedded default" in out
     assert "bash" in out and "explain" in out.splitlines()[-1]
+
+
+def test_a_flag_typo_is_a_usage_error_with_did_you_mean(cli, project: Path) -> None:
+    code, out, err = cli("layers", "--flag", "lspp")
+    assert code == 2 and out == ""
+    assert "--flag" in err and "'lspp'" in err and "did you mean --flag lsp" in err
+    assert "Traceback" not in err
+    for flag in ("lsp", "plan", "exa", "parallel", "question"):  # every flag some rule reads is accepted
+        code, _, err = cli("layers", "--flag", flag)
+        assert code == 0, err
+
+
+def test_an_unknown_client_is_accepted_with_a_note_of_what_it_changes(cli, project: Path) -> None:
+    code, out, err = cli("layers", "--client", "foo", "--format", "json")
+    assert code == 0
+    assert json.loads(out)["client"] == "foo"
+    [note] = [line for line in err.splitlines() if "--client" in line]
+    assert "'foo'" in note and "question" in note and "plan_exit" in note and "app, cli, desktop" in note
+    for client in ("app", "cli", "desktop"):
+        _, _, err = cli("layers", "--client", client)
+        assert "--client" not in err
+
+
+def test_a_tools_name_matching_no_tool_is_warned_about(cli, project: Path) -> None:
+    code, out, err = cli("layers", "--tools", '{"bogus": true, "edti": false}', "--format", "json")
+    assert code == 0 and json.loads(out)["tools"]
+    lines = [line for line in err.splitlines() if "--tools" in line]
+    assert len(lines) == 2
+    assert any("'bogus'" in line for line in lines)
+    assert any("'edti'" in line and "did you mean 'edit'" in line for line in lines)
+    # a real tool, a permission name that covers tools (edit: write too), a flag-gated builtin, a wildcard
+    _, _, err = cli("layers", "--tools", '{"bash": false, "edit": false, "lsp": false, "web*": false}')
+    assert "--tools" not in err
+    _, _, err = cli("layers", "--matrix", "--tools", '{"bogus": true}')
+    assert "'bogus'" in err
+
+
+def test_a_disabled_agent_is_said_to_be_disabled(cli, project: Path, write_file) -> None:
+    write_file(project / "opencode.json", '{"agent": {"plan": {"disable": true}}}')
+    code, out, _ = cli("layers", "--agent", "plan")
+    assert code == 0
+    assert "disabled" in "\n".join(out.splitlines()[:3]) and "would not be used" in out
+    _, out, _ = cli("layers", "--agent", "plan", "--format", "json")
+    assert json.loads(out)["agent_disabled"] is True
+    _, out, _ = cli("layers", "--agent", "build", "--format", "json")
+    assert json.loads(out)["agent_disabled"] is False
+    _, out, _ = cli("layers", "--agent", "build")
+    assert "would not be used" not in out
+
+
+def test_matrix_help_names_the_legend_states(cli, project: Path) -> None:
+    import re
+
+    code, out, _ = cli("layers", "--help")
+    assert code == 0
+    text = re.sub(r"[\s│|]+", " ", out)
+    assert "allow, ask, limited" in text and "hidden" in text
+    assert "ask-gated" not in text

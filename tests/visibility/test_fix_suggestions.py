@@ -29,7 +29,7 @@ def story(cli: Any, tool: str, *args: str) -> dict[str, Any]:
         ('[permission]\n"*" = "deny"\nread = "allow"\n', "build", "grep", 'permission.grep = "ask"',
          '[permission]\n"*" = "deny"\nread = "allow"\ngrep = "ask"\n'),
         # the one-action form cannot take a key: it becomes a map
-        ('permission = "deny"\n', "build", "grep", 'permission = {"*" = "deny", "grep" = "ask"}',
+        ('permission = "deny"\n', "build", "grep", 'permission = {"*" = "deny", grep = "ask"}',
          'permission = {"*" = "deny", "grep" = "ask"}\n'),
         # a builtin agent rule: a rule in the agent's own config comes after it
         ("", "explore", "todowrite", 'agent.explore.permission.todowrite = "ask"',
@@ -54,3 +54,36 @@ def test_removal_is_not_offered_when_an_earlier_rule_would_still_hide(cli: Any, 
     assert "builtin agent explore" in fix  # names the rule that would take over
     (project / "forge.toml").write_text("")
     assert not story(cli, "todowrite", "--agent", "explore")["visible"]
+
+
+@pytest.mark.parametrize(
+    ("name", "before", "agent", "tool", "says", "after"),
+    [
+        # JSON: a key in the same object, after the hiding rule
+        ("opencode.json", '{"permission": {"*": "deny", "read": "allow"}}', "build", "grep",
+         '"grep": "ask"', '{"permission": {"*": "deny", "read": "allow", "grep": "ask"}}'),
+        # JSON: the one-action form becomes an object
+        ("opencode.json", '{"permission": "deny"}', "build", "grep",
+         '"permission": {"*": "deny", "grep": "ask"}', '{"permission": {"*": "deny", "grep": "ask"}}'),
+        # JSONC: JSON syntax too
+        ("opencode.jsonc", '// mine\n{"permission": "deny"}', "build", "grep",
+         '"permission": {"*": "deny", "grep": "ask"}', '{"permission": {"*": "deny", "grep": "ask"}}'),
+        # YAML: the one-action form becomes a flow map
+        ("forge.yaml", "permission: deny\n", "build", "grep", 'permission: {"*": deny, grep: ask}',
+         'permission: {"*": deny, grep: ask}\n'),
+        # a builtin agent rule, the project's config being JSON: nested objects, not a dotted key
+        ("opencode.json", "{}", "explore", "todowrite",
+         '"agent": {"explore": {"permission": {"todowrite": "ask"}}}',
+         '{"agent": {"explore": {"permission": {"todowrite": "ask"}}}}'),
+    ],
+)
+def test_the_fix_is_written_in_the_config_files_syntax(
+    cli: Any, project: Path, name: str, before: str, agent: str, tool: str, says: str, after: str
+) -> None:
+    (project / name).write_text(before)
+    hidden = story(cli, tool, "--agent", agent)
+    assert not hidden["visible"]
+    assert says in hidden["fix"], hidden["fix"]
+    assert "permission = " not in hidden["fix"] and "permission." not in hidden["fix"]  # no TOML
+    (project / name).write_text(after)
+    assert story(cli, tool, "--agent", agent)["visible"]
