@@ -36,7 +36,7 @@ CONFIG_FILE_ORDER: tuple[str, ...] = (
 #: per-project config directories, in load order within one level (`.forge/` wins over `.opencode/`)
 PROJECT_CONFIG_DIRS: tuple[str, ...] = (".opencode", ".forge")
 
-Step = Literal["global", "FORGE_CONFIG", "project", "config-dir", "FORGE_CONFIG_DIR",
+Step = Literal["global", "FORGE_CONFIG", "project", "config-dir", "FORGE_CONFIG_DIR", "agent-file",
                "FORGE_CONFIG_CONTENT", "--config", "FORGE_PERMISSION"]
 
 
@@ -128,14 +128,30 @@ def _files_in(directory: Path) -> list[Path]:
     return [directory / name for name in CONFIG_FILE_ORDER if os.path.lexists(directory / name)]
 
 
-def discover(opts: LoadOptions) -> tuple[Path, Path, list[tuple[Step, Path | str]], list[Path]]:
-    """Project root, cwd, every source in load order (a path, or an env var name) and the config dirs."""
+def discover(opts: LoadOptions, agent_files: bool = False
+             ) -> tuple[Path, Path, list[tuple[Step, Path | str]], list[Path]]:
+    """Project root, cwd, every source in load order (a path, or an env var name) and the config dirs.
+
+    With `agent_files`, the Markdown agents of each config directory (`agent/*.md`, `agents/*.md`)
+    are sources too, each right after its directory's config files, the global directory's right
+    after the project files: opencode reads every directory's agents after the config files found
+    so far, so an agent file overrides the same agent in an opencode.json of the project.
+    """
+    from forge_tools.config.agent_files import find_agent_files
+
     env = os.environ if opts.env is None else opts.env
     cwd = opts.cwd.resolve()
     root = find_project_root(cwd, opts.project)
     levels = _levels(root, cwd)
     project_enabled = not _flag(env, "FORGE_DISABLE_PROJECT_CONFIG")
     sources: list[tuple[Step, Path | str]] = []
+    agent_dirs_seen: set[Path] = set()
+
+    def agents_of(directory: Path) -> list[tuple[Step, Path | str]]:
+        if not agent_files or not directory.is_dir() or directory.resolve() in agent_dirs_seen:
+            return []
+        agent_dirs_seen.add(directory.resolve())
+        return [("agent-file", path) for _, path in find_agent_files(directory)]
 
     global_dir = global_config_dir(env)
     sources += [("global", p) for p in _files_in(global_dir)]
@@ -146,11 +162,15 @@ def discover(opts: LoadOptions) -> tuple[Path, Path, list[tuple[Step, Path | str
         for level in levels:
             sources += [("project", p) for p in _files_in(level)]
         project_dirs = [level / name for level in levels for name in PROJECT_CONFIG_DIRS]
-        for d in project_dirs:
-            sources += [("config-dir", p) for p in _files_in(d)]
+    sources += agents_of(global_dir)
+    for d in project_dirs:
+        sources += [("config-dir", p) for p in _files_in(d)]
+        sources += agents_of(d)
+    sources += agents_of(home_dir(env) / ".forge")
     extra_dir = _absolute(Path(env["FORGE_CONFIG_DIR"]), cwd) if env.get("FORGE_CONFIG_DIR") else None
     if extra_dir is not None:
         sources += [("FORGE_CONFIG_DIR", p) for p in _files_in(extra_dir)]
+        sources += agents_of(extra_dir)
     if env.get("FORGE_CONFIG_CONTENT"):
         sources.append(("FORGE_CONFIG_CONTENT", "FORGE_CONFIG_CONTENT"))
     sources += [("--config", _absolute(p, cwd)) for p in opts.overlays]
@@ -196,6 +216,12 @@ def read_config_text(path: Path, step: str) -> str:
 def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path) -> Node:
     """Parse, substitute and validate one source; its tree is ready to merge."""
     home = home_dir(env)
+    if isinstance(where, Path) and step == "agent-file":
+        from forge_tools.config.agent_files import agent_name_of, parse_agent_file
+
+        tree = parse_agent_file(read_config_text(where, step), where, agent_name_of(where))
+        validate_tree(tree)
+        return tree
     if isinstance(where, Path):
         text = read_config_text(where, step)
         tree = parse_text(text, format_of(where), Origin("file", path=str(where)))
@@ -222,7 +248,7 @@ def load_config(opts: LoadOptions) -> LoadedConfig:
     """Load, validate and merge every source in SPEC 6.2 order; raise `ConfigError` (exit 3) on any
     problem, before anything is merged."""
     env = os.environ if opts.env is None else opts.env
-    root, cwd, found, config_dirs = discover(opts)
+    root, cwd, found, config_dirs = discover(opts, agent_files=True)
     trees: list[tuple[ConfigSource, Node]] = []
     for step, where in found:
         tree = read_source(step, where, env, cwd)
