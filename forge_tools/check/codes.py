@@ -27,6 +27,10 @@ _TABLE: tuple[CodeInfo, ...] = (
              "Follow the message; the location points at the value concerned."),
     CodeInfo("FT009", "tool-script-syntax", "warning", "A config-dir tool script cannot be parsed.",
              "Fix the script's syntax; until then it fails to import and registers no tool."),
+    CodeInfo("FT010", "plugin-problem", "error",
+             "A plugin cannot be loaded or misbehaves (checked with --load-code).",
+             "Fix the plugin at the reported location; until then forge-tools runs without it, and without "
+             "hooks of it that would block calls."),
     CodeInfo("FT101", "unknown-permission", "error",
              "A permission name matches no tool and no known permission (a warning while plugin tools are "
              "unknown, i.e. plugins are configured and --load-code is not given).",

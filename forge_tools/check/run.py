@@ -12,7 +12,7 @@ from typing import Any
 
 from forge_tools.check.codes import CODES
 from forge_tools.check.config_errors import echoed_substitutions, finding_for, redact, scan_config, scrub
-from forge_tools.errors import ConfigError, ExitCode, ForgeToolsError
+from forge_tools.errors import ConfigError, ExitCode
 from forge_tools.origin import Origin
 from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
 
@@ -37,19 +37,15 @@ def project_paths(project: Path | None, cwd: Path | None = None) -> tuple[Path, 
     return root.resolve(), root.resolve()
 
 
-def _problem_finding(problem: ForgeToolsError) -> Finding:
-    origin = getattr(problem, "origin", None)
-    return Finding("FT009", "warning", problem.message, "fix the script; until then it registers no tool",
-                   origin if isinstance(origin, Origin) else None)
-
-
 def run_check(opts: CheckOptions) -> CheckReport:
     """The whole report. Raises ConfigError (exit 3) only when there is no project to look at."""
     from forge_tools.check.analysis import analyse
+    from forge_tools.check.code_problems import problem_findings
     from forge_tools.check.context import build_context
     from forge_tools.check.opencode_compat import action_only_maps
     from forge_tools.config import LoadOptions, load_config
     from forge_tools.sources.static_scripts import scan_static_scripts
+    from forge_tools.visibility.pipeline import NOTE_PLUGINS_UNKNOWN
 
     scan = scan_config(opts.cwd, opts.project, opts.overlays)
     report = CheckReport(project_root=scan.project_root, codes=dict(CODES), files=scan.files,
@@ -76,9 +72,11 @@ def run_check(opts: CheckOptions) -> CheckReport:
         _not_checked(assertions, report, "not checked: the config has errors")
         return report
     report.findings += analyse(ctx)
-    report.notes += ctx.notes
+    # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
+    # there are some (a project without plugins misses nothing)
+    report.notes += [n for n in ctx.notes if n != NOTE_PLUGINS_UNKNOWN]
     if opts.load_code:
-        report.findings += [_problem_finding(p) for p in ctx.problems]
+        report.findings += problem_findings(ctx.problems, loaded)
     if assertions:
         _check_assertions(assertions, ctx, report, opts.load_code)
     return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree))

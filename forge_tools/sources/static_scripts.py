@@ -226,3 +226,18 @@ def scan_static_scripts(config_dirs: Iterable[Path]) -> StaticScan:
 def static_script_ids(config_dirs: Iterable[Path]) -> list[StaticScriptTool]:
     """The script tools `check`, `diff` and `resolve(load_code=False)` see, in candidate order."""
     return scan_static_scripts(config_dirs).tools
+
+
+def top_level_definitions(path: Path) -> dict[str, tuple[int, int]]:
+    """(line, column) of each module-level function and class of a Python file, read without importing
+    it: `check --load-code` points a plugin problem that names a hook at the hook's definition. Empty
+    when the file cannot be read or parsed."""
+    try:
+        tree = ast.parse(_read_script(path), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    found: dict[str, tuple[int, int]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.setdefault(node.name, (node.lineno, node.col_offset + 1))
+    return found

@@ -1,0 +1,96 @@
+"""Findings for project code that `check --load-code` imported: tool scripts (FT009) and plugins
+(FT010), each at the file and line concerned when that can be known.
+
+A plugin problem is an error, not a warning like a broken script: a script that fails only takes its
+tools away, but a plugin may hold `tool_execute_before` hooks that block calls, and a plugin that does
+not load leaves the project running without them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from forge_tools.check.config_errors import finding_for
+from forge_tools.errors import ConfigError, ForgeToolsError, PluginError
+from forge_tools.origin import Origin
+from forge_tools.report.findings import Finding, Related
+
+SCRIPT_HINT = "fix the script; until then it registers no tool"
+PLUGIN_HINT = "fix the plugin; until then forge-tools runs without its tools and hooks"
+
+
+def problem_findings(problems: list[ForgeToolsError], loaded: Any) -> list[Finding]:
+    """One finding per problem: FT010 for plugins, FT009 for tool scripts, a config code otherwise."""
+    refs = _plugin_refs(loaded) if any(isinstance(p, PluginError) for p in problems) else {}
+    findings: list[Finding] = []
+    for problem in problems:
+        if isinstance(problem, PluginError):
+            findings.append(plugin_finding(problem, refs.get(problem.plugin)))
+        elif isinstance(problem, ConfigError) and _is_script(problem.origin):
+            findings.append(script_finding(problem))
+        elif isinstance(problem, ConfigError):
+            findings.append(finding_for(problem))
+        else:
+            findings.append(Finding("FT008", "error", problem.one_line(), "follow the message"))
+    return findings
+
+
+def _is_script(origin: Origin | None) -> bool:
+    return origin is not None and origin.kind == "file" and (origin.path or "").endswith(".py")
+
+
+def script_finding(problem: ConfigError) -> Finding:
+    """FT009 at the script's line; a syntax error at its line and column, as the static scan gives it."""
+    from forge_tools.sources.static_scripts import scan_script
+
+    origin = problem.origin
+    message = problem.message
+    if origin is not None and origin.path and "SyntaxError" in message:
+        _tools, syntax = scan_script(Path(origin.path))
+        if syntax is not None:
+            message = syntax.message
+            origin = Origin("file", origin.path, syntax.line, syntax.column)
+    return Finding("FT009", "warning", message, SCRIPT_HINT, origin)
+
+
+def _plugin_refs(loaded: Any) -> dict[str, Any]:
+    """Each plugin by the name its problems carry (discovery reads names and metadata only)."""
+    from forge_tools.sources.plugins import discover
+
+    refs, _bad = discover(list(loaded.config_dirs), list(loaded.plugin_specs))
+    return {ref.name: ref for ref in refs}
+
+
+def plugin_finding(problem: PluginError, ref: Any) -> Finding:
+    """FT010 at the plugin file (the line of a syntax error, or of the hook the message names), with
+    where it was listed as a related location; at the listing itself for a module plugin."""
+    message = f"plugin {problem.plugin}: {problem.message}"
+    path: Path | None = getattr(ref, "path", None)
+    if path is None:
+        return Finding("FT010", "error", message, PLUGIN_HINT, problem.origin)
+    line, column, syntax = _line_in(path, problem.message)
+    if syntax is not None:  # the static parse says it without the temp-looking absolute path
+        message = f"plugin {problem.plugin}: cannot import: {syntax}"
+    origin = Origin("file", str(path), line, column)
+    related: tuple[Related, ...] = ()
+    listed = getattr(ref, "origin", None)
+    if getattr(ref, "kind", None) == "config" and isinstance(listed, Origin):
+        related = (Related("listed in `plugin` at", listed),)
+    return Finding("FT010", "error", message, PLUGIN_HINT, origin, related)
+
+
+def _line_in(path: Path, message: str) -> tuple[int | None, int | None, str | None]:
+    from forge_tools.sources.static_scripts import scan_script, top_level_definitions
+
+    if "SyntaxError" in message:
+        _tools, syntax = scan_script(path)
+        if syntax is not None:
+            return syntax.line, syntax.column, syntax.message.replace("tool script has a ", "")
+    definitions = top_level_definitions(path)
+    named = [(message.find(name), name) for name in definitions
+             if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", message)]
+    if named:
+        return (*definitions[min(named)[1]], None)
+    return None, None, None
