@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from forge_tools.errors import ForgeToolsError
     from forge_tools.tools.contract import Tool, ToolSource
 
 
@@ -42,6 +43,7 @@ class Shadowing:
 class CandidateSet:
     candidates: list[Candidate]
     shadowings: list[Shadowing]
+    problems: list[ForgeToolsError] = field(default_factory=list)  # tools left out as malformed
 
     def get(self, tool_id: str) -> Candidate | None:
         return next((c for c in self.candidates if c.id == tool_id), None)
@@ -54,12 +56,49 @@ def entries_of(tools: Iterable[Tool]) -> list[Entry]:
     return [(t.id, t, t.source) for t in tools]
 
 
+def tool_problem(tool: Tool) -> str | None:
+    """What makes a tool unusable as the model's definition (a non-string description, parameters that
+    are no schema), or None. Checked where tools are collected, so the tool's own source is named."""
+    from pydantic import BaseModel
+
+    if not isinstance(tool.description, str):
+        return f"its description is {_a(type(tool.description).__name__)}, not a string"
+    params = tool.parameters
+    if not (isinstance(params, dict) or (isinstance(params, type) and issubclass(params, BaseModel))):
+        return (f"its parameters are {_a(type(params).__name__)}, not a JSON Schema object (dict) or a "
+                "pydantic model class")
+    return None
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiouAEIOU' else 'a'} {word}"
+
+
+def _problem_for(tool_id: str, where: ToolSource, why: str) -> ForgeToolsError:
+    from forge_tools.errors import ConfigError, PluginError
+    from forge_tools.origin import Origin
+
+    message = f"tool {tool_id!r}: {why}; the tool was not loaded"
+    if where.kind == "plugin":
+        origin = Origin("file", path=where.path) if where.path else None
+        return PluginError(message + " (fix the tool the plugin registers)", where.plugin or "?", origin)
+    return ConfigError(message, Origin("file", path=where.path, line=where.line) if where.path else None)
+
+
 def build_candidates(*sources: Iterable[Entry]) -> CandidateSet:
-    """Merge the sources in order (builtins, scripts, plugins); later ids replace earlier ones."""
+    """Merge the sources in order (builtins, scripts, plugins); later ids replace earlier ones.
+
+    A malformed tool (see `tool_problem`) is left out and reported against its own source.
+    """
     by_id: dict[str, Candidate] = {}
     shadowings: list[Shadowing] = []
+    problems: list[ForgeToolsError] = []
     for source in sources:
         for tool_id, tool, where in source:
+            why = tool_problem(tool) if tool is not None else None
+            if why is not None:
+                problems.append(_problem_for(tool_id, where, why))
+                continue
             earlier = by_id.get(tool_id)
             if earlier is None:
                 by_id[tool_id] = Candidate(tool_id, tool, where)
@@ -67,7 +106,7 @@ def build_candidates(*sources: Iterable[Entry]) -> CandidateSet:
             shadowings.append(Shadowing(tool_id, earlier.source, where))
             earlier.shadowed.append(earlier.source)
             earlier.tool, earlier.source = tool, where
-    return CandidateSet(list(by_id.values()), shadowings)
+    return CandidateSet(list(by_id.values()), shadowings, problems)
 
 
 def collect_candidates(

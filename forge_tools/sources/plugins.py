@@ -373,7 +373,7 @@ class PluginHooks:
                     f"hook tool_definition raised {type(exc).__name__}: {exc} (tool {tool_id!r} keeps its "
                     "definition from before this hook)", plugin.name, plugin.ref.origin))
                 continue
-            complaint = _definition_complaint(tool_id, draft, returned)
+            complaint = _definition_complaint(tool_id, draft, returned, current)
             if complaint:
                 problems.append(PluginError(f"hook tool_definition {complaint}; change to {tool_id!r} "
                                             "discarded", plugin.name, plugin.ref.origin))
@@ -408,8 +408,13 @@ class PluginHooks:
 _DEFINITION_FIELDS = frozenset({"id", "description", "parameters"})
 
 
-def _definition_complaint(tool_id: str, draft: Any, returned: Any) -> str | None:
-    """Why a hook's change to a definition is refused (SPEC 3.2: no add, remove or rename), or None."""
+def _definition_complaint(tool_id: str, draft: Any, returned: Any,
+                          before: dict[str, Any] | None = None) -> str | None:
+    """Why a hook's change to a definition is refused (SPEC 3.2: no add, remove or rename), or None.
+
+    A wrong type is blamed on the hook only if the hook changed that field (`before`): a value the tool
+    itself declared is the tool's mistake, reported where tools are collected.
+    """
     if returned is not None and returned is not draft:
         return ("returned a value; hooks change `definition` in place and cannot add or replace tools "
                 "(register new tools with register_tools)")
@@ -420,8 +425,23 @@ def _definition_complaint(tool_id: str, draft: Any, returned: Any) -> str | None
     extra = sorted(set(vars(draft)) - _DEFINITION_FIELDS)
     if extra:
         return f"may only change description and parameters (it set {', '.join(extra)})"
-    if not isinstance(draft.description, str):
-        return f"set description to a {type(draft.description).__name__}, not a string"
-    if not isinstance(draft.parameters, dict):
-        return f"set parameters to a {type(draft.parameters).__name__}, not a JSON Schema object"
+    if not isinstance(draft.description, str) and _changed(draft.description, before, "description"):
+        return f"set description to {_a(type(draft.description).__name__)}, not a string"
+    if not isinstance(draft.parameters, dict) and _changed(draft.parameters, before, "parameters"):
+        return f"set parameters to {_a(type(draft.parameters).__name__)}, not a JSON Schema object"
     return None
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiouAEIOU' else 'a'} {word}"
+
+
+def _changed(value: Any, before: dict[str, Any] | None, key: str) -> bool:
+    """Whether the hook set `key` to something other than what it was handed."""
+    if before is None or key not in before:
+        return True
+    old = before[key]
+    try:
+        return type(value) is not type(old) or bool(value != old)
+    except Exception:  # a value that cannot be compared: count it as a change
+        return True

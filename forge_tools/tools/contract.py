@@ -199,6 +199,14 @@ def tool(
     see the config-dir script id rule).
     """
 
+    # checked here, where the script author wrote it, so the error names their line (not a plugin's hook)
+    if description is not None and not isinstance(description, str):
+        kind = type(description).__name__
+        raise TypeError(f"@tool(description=...) must be a string, not {'an' if kind[0] in 'aeiou' else 'a'} "
+                        f"{kind}")
+    if name is not None and (not isinstance(name, str) or not name):
+        raise TypeError(f"@tool(name=...) must be a non-empty string, not {name!r}")
+
     def wrap(fn: Callable[..., Any]) -> Tool:
         sig = inspect.signature(fn)
         try:

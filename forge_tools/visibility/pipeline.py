@@ -244,6 +244,7 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
         if not request.pure:
             notes.append(NOTE_PLUGINS_UNKNOWN)
         candidates = build_candidates(entries_of(builtins), static)
+    problems.extend(candidates.problems)
     if request.pure:
         notes.append("--pure: no external plugin was loaded")
     return Sources(candidates, hooks, problems, notes)

@@ -39,3 +39,25 @@ def test_static_entries_without_code_take_part_too() -> None:
     result = build_candidates([("read", None, BUILTIN)], [("read", None, SCRIPT)])
     [read] = result.candidates
     assert read.tool is None and read.source == SCRIPT and read.shadowed == [BUILTIN]
+
+
+def test_malformed_tools_are_left_out_and_reported_against_their_own_source() -> None:
+    bad_description = Tool("odd", 5, {"type": "object"}, lambda a, c: "", source=SCRIPT)  # type: ignore[arg-type]
+    bad_params = Tool("weird", "ok", [1], lambda a, c: "", source=PLUGIN)  # type: ignore[arg-type]
+    result = collect_candidates([make("bash", BUILTIN)], [bad_description], [bad_params])
+    assert [c.id for c in result.candidates] == ["bash"]  # and bash is not shadowed by a broken tool
+    assert result.shadowings == []
+    first, second = (p.one_line() for p in result.problems)
+    assert SCRIPT.path in first and "'odd'" in first and "an int, not a string" in first
+    assert "plugin extras" in second and "'weird'" in second and "parameters" in second
+
+
+def test_the_tool_decorator_refuses_a_non_string_description() -> None:
+    import pytest
+
+    from forge_tools.tools.contract import tool
+
+    with pytest.raises(TypeError, match="description"):
+        tool(description=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="name"):
+        tool(name=3)  # type: ignore[arg-type]

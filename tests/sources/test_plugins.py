@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -294,3 +295,68 @@ def test_entry_point_plugins_load_by_module_or_attribute(project: Path, monkeypa
     final, _, _ = hooks.rewrite_definition("read", "orig", {})
     assert final["description"] == "from the entry point"
     assert "entry point ep = forge_ep_plugin:hooks in forge-ep" in str(hooks.plugins[0].ref.origin)
+
+
+NOOP_DEFINITION = """
+    from forge_tools import hookimpl
+
+    @hookimpl
+    def tool_definition(tool_id, definition):
+        pass
+"""
+
+
+def test_a_hook_is_blamed_only_for_what_it_changed(project: Path) -> None:
+    write_plugin(project, "p", NOOP_DEFINITION)
+    hooks = hooks_for(project)
+    # a bad value the tool itself brought in, left alone by the hook: not the plugin's mistake
+    _, steps, problems = hooks.rewrite_definition("x", 5, {"type": "object"})  # type: ignore[arg-type]
+    assert steps == [] and problems == []
+    _, _, problems = hooks.rewrite_definition("x", "ok", "nope")  # type: ignore[arg-type]
+    assert problems == []
+    write_plugin(project, "q", """
+        from forge_tools import hookimpl
+
+        @hookimpl
+        def tool_definition(tool_id, definition):
+            definition.description = 7
+    """)
+    hooks = hooks_for(project)
+    final, _, problems = hooks.rewrite_definition("x", "ok", {"type": "object"})
+    [problem] = problems
+    assert problem.plugin == "q" and "description to an int" in problem.message
+    assert final["description"] == "ok"
+
+
+def test_a_script_tools_bad_description_names_the_script_not_the_plugin(cli, project: Path) -> None:
+    write_plugin(project, "p", NOOP_DEFINITION)
+    script = project / FORGE / "tools" / "bad.py"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text("from forge_tools import tool\n\n\n@tool(description=5)\ndef bad(x: int) -> str:\n"
+                      "    return 'x'\n")
+    code, out, err = cli("layers", "--format", "json")
+    assert code == 0
+    problems = json.loads(out)["problems"]
+    assert not any("plugin p" in line or "tool_definition" in line for line in [*problems, err])
+    [line] = [line for line in problems if "bad.py" in line]
+    assert f"{script}:4" in line and "description" in line and "string" in line
+
+
+def test_a_plugin_registered_tool_with_a_bad_description_is_the_plugins_own(project: Path) -> None:
+    from forge_tools.sources.candidates import collect_candidates
+
+    write_plugin(project, "reg", """
+        from forge_tools import hookimpl
+        from forge_tools.tools.contract import Tool
+
+        @hookimpl
+        def register_tools(register):
+            register(Tool("ptool", None, {"type": "object"}, lambda a, c: ""))
+            register(Tool("good", "fine", {"type": "object"}, lambda a, c: ""))
+    """)
+    hooks = hooks_for(project)
+    result = collect_candidates([], [], hooks.register_tools())
+    assert [c.id for c in result.candidates] == ["good"]
+    [problem] = result.problems
+    assert getattr(problem, "plugin", None) == "reg" and "'ptool'" in problem.message
+    assert "NoneType, not a string" in problem.message
