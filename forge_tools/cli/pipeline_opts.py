@@ -39,13 +39,14 @@ def load_for(config: Iterable[Path] | None, project: Path | None) -> LoadedConfi
 
 
 def _check_model(model: str | None) -> str | None:
+    from forge_tools.config.schema import model_id_problem
     from forge_tools.errors import UsageError
 
     if model is None:
         return None
-    provider, slash, name = model.partition("/")
-    if not slash or not provider or not name:
-        raise UsageError(f"expected PROVIDER/MODEL (e.g. openai/gpt-5), got {model!r}", where="--model")
+    problem = model_id_problem(model)  # the same check as a config `model`
+    if problem is not None:
+        raise UsageError(problem, where="--model")
     return model
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
 
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
@@ -35,6 +35,30 @@ Permission = Annotated[
 ]
 
 
+#: how a model is named everywhere (config `model`, agent `model`, `--model`)
+MODEL_FORM = "PROVIDER/MODEL (e.g. openai/gpt-5)"
+
+
+def model_id_problem(value: str) -> str | None:
+    """Why `value` is not a model id, or None. A model without its provider cannot be resolved (and a
+    `{env:...}` provider that is unset leaves `/name`), so config and `--model` refuse it alike."""
+    provider, slash, name = value.partition("/")
+    if slash and provider and name:
+        return None
+    return f"expected {MODEL_FORM}, got {value!r}"
+
+
+def _model_id(value: str) -> str:
+    problem = model_id_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+#: a config `model` value, checked like `--model`
+ModelId = Annotated[str, AfterValidator(_model_id)]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
 
@@ -57,7 +81,7 @@ class AgentConfig(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=False, strict=True)
 
-    model: str | None = None
+    model: ModelId | None = None
     variant: str | None = None
     temperature: float | None = None
     top_p: float | None = None
@@ -83,7 +107,7 @@ class ConfigModel(_Strict):
     tools: dict[str, bool] | None = None
     agent: dict[str, AgentConfig] | None = None
     plugin: list[str] | None = None
-    model: str | None = None
+    model: ModelId | None = None
     default_agent: str | None = None
     tool_output: ToolOutputConfig | None = None
     # opencode's, accepted and ignored
@@ -237,6 +261,12 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
         return _located(keys, f"{node.value!r} is not one of {expected}", node.origin)
     if kind in _TYPE_WORDS:
         return _located(keys, f"expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
+    if kind == "value_error" and isinstance(node.value, str) and model_id_problem(node.value):
+        if "template" in node.meta:  # the substituted value may be a secret: show what was written
+            used = ", ".join(node.meta.get("substituted", ()))
+            return _located(keys, f"expected {MODEL_FORM}, but {node.meta['template']!r} does not give "
+                                  f"one (substituted from {used}; value not shown)", node.origin)
+        return _located(keys, str(model_id_problem(node.value)), node.origin)
     return _located(keys, str(err["msg"]), node.origin)
 
 

@@ -315,12 +315,12 @@ def test_no_config_says_so(cli: Cli, project: Path) -> None:
 
 
 def test_overlays_apply_in_order_and_are_listed(cli: Cli, project: Path) -> None:
-    write(project / "forge.json", '{"model": "base"}')
-    a = write(project / "a.toml", 'model = "a"\n')
-    b = write(project / "b.yaml", "model: b\n")
+    write(project / "forge.json", '{"model": "p/base"}')
+    a = write(project / "a.toml", 'model = "p/a"\n')
+    b = write(project / "b.yaml", "model: p/b\n")
     code, out, _ = cli("config", "-c", str(a), "--config", str(b), "--show-origin")
     assert code == 0
-    assert f'model = "b"  # {b.resolve()}:1:8' in out
+    assert f'model = "p/b"  # {b.resolve()}:1:8' in out
     assert out.index(f"--config: {a.resolve()}") < out.index(f"--config: {b.resolve()}")
 
 

@@ -24,8 +24,8 @@ def load(cwd: Path, project: Path | None = None, overlays: tuple[Path, ...] = ()
     return load_config(LoadOptions(cwd=cwd, project=project, overlays=overlays))
 
 
-def model_from(loaded: LoadedConfig) -> str:
-    node = loaded.tree.get("model")
+def theme_from(loaded: LoadedConfig) -> str:
+    node = loaded.tree.get("theme")
     assert node is not None
     return str(node.value)
 
@@ -83,7 +83,7 @@ def test_no_config_at_all(project: Path) -> None:
 
 def test_full_load_order(project: Path, isolated_env: dict[str, Path],
                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every step of SPEC 6.2 writes `model`; each later one must win, and all are listed in order."""
+    """Every step of SPEC 6.2 writes `theme`; each later one must win, and all are listed in order."""
     home = isolated_env["home"]
     sub = project / "pkg" / "sub"
     sub.mkdir(parents=True)
@@ -98,22 +98,22 @@ def test_full_load_order(project: Path, isolated_env: dict[str, Path],
         (home / "extra" / "forge.json", "FORGE_CONFIG_DIR"),
     ]
     for path, model in steps:
-        write(path, f'model = "{model}"\n' if path.suffix == ".toml" else json.dumps({"model": model}))
+        write(path, f'theme = "{model}"\n' if path.suffix == ".toml" else json.dumps({"theme": model}))
     monkeypatch.setenv("FORGE_CONFIG", str(steps[1][0]))
     monkeypatch.setenv("FORGE_CONFIG_DIR", str(home / "extra"))
     for i in range(len(steps), 0, -1):  # remove sources from the top: the next one down must show
         loaded = load(sub)
         assert [str(s.path) for s in loaded.sources] == [str(p) for p, _ in steps[:i]]
-        assert model_from(loaded) == steps[i - 1][1]
+        assert theme_from(loaded) == steps[i - 1][1]
         steps[i - 1][0].unlink()
         if i - 1 == 1:
             monkeypatch.delenv("FORGE_CONFIG")  # a FORGE_CONFIG naming a missing file is an error
-    monkeypatch.setenv("FORGE_CONFIG_CONTENT", '{"model": "inline"}')
-    overlay = write(project / "over.jsonc", '{"model": "overlay", // c\n}')
+    monkeypatch.setenv("FORGE_CONFIG_CONTENT", '{"theme": "inline"}')
+    overlay = write(project / "over.jsonc", '{"theme": "overlay", // c\n}')
     loaded = load(sub, overlays=(overlay,))
-    assert model_from(loaded) == "overlay"
+    assert theme_from(loaded) == "overlay"
     assert [s.step for s in loaded.sources] == ["FORGE_CONFIG_CONTENT", "--config"]
-    assert model_from(load(sub)) == "inline"
+    assert theme_from(load(sub)) == "inline"
 
 
 def test_missing_forge_config_file_is_an_error(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,33 +124,33 @@ def test_missing_forge_config_file_is_an_error(project: Path, monkeypatch: pytes
 
 def test_file_order_within_one_directory(project: Path) -> None:
     for name in CONFIG_FILE_ORDER:
-        text = f'model = "{name}"\n' if name.endswith(".toml") else (
-            f"model: {name}\n" if name.endswith((".yaml", ".yml")) else json.dumps({"model": name}))
+        text = f'theme = "{name}"\n' if name.endswith(".toml") else (
+            f"theme: {name}\n" if name.endswith((".yaml", ".yml")) else json.dumps({"theme": name}))
         write(project / name, text)
     loaded = load(project)
     assert [s.path.name for s in loaded.sources if s.path] == list(CONFIG_FILE_ORDER)
-    assert model_from(loaded) == CONFIG_FILE_ORDER[-1]
+    assert theme_from(loaded) == CONFIG_FILE_ORDER[-1]
     (project / CONFIG_FILE_ORDER[-1]).unlink()
-    assert model_from(load(project)) == CONFIG_FILE_ORDER[-2]
+    assert theme_from(load(project)) == CONFIG_FILE_ORDER[-2]
 
 
 def test_opencode_json_overrides_opencode_jsonc_and_forge_files_override_both(project: Path) -> None:
     """opencode reads opencode.jsonc, then opencode.json (the .json wins); forge's own files come last."""
-    write(project / "opencode.json", {"model": "json", "small_model": "json"})
-    write(project / "opencode.jsonc", '{"model": "jsonc", "small_model": "jsonc", "theme": "jsonc"}')
+    write(project / "opencode.json", {"model": "p/json", "small_model": "json"})
+    write(project / "opencode.jsonc", '{"model": "p/jsonc", "small_model": "jsonc", "theme": "jsonc"}')
     loaded = load(project)
-    assert (loaded.data.model, loaded.data.small_model, loaded.data.theme) == ("json", "json", "jsonc")
-    write(project / "forge.yaml", "model: forge\n")
-    assert load(project).data.model == "forge"
+    assert (loaded.data.model, loaded.data.small_model, loaded.data.theme) == ("p/json", "json", "jsonc")
+    write(project / "forge.yaml", "model: p/forge\n")
+    assert load(project).data.model == "p/forge"
 
 
 def test_nearest_project_file_wins_and_stops_at_root(project: Path, tmp_path: Path) -> None:
-    write(tmp_path / "forge.json", {"model": "above-root"})  # outside the git worktree: never read
-    write(project / "forge.json", {"model": "root", "default_agent": "plan"})
+    write(tmp_path / "forge.json", {"theme": "above-root"})  # outside the git worktree: never read
+    write(project / "forge.json", {"theme": "root", "default_agent": "plan"})
     sub = project / "a"
-    write(sub / "forge.json", {"model": "near"})
+    write(sub / "forge.json", {"theme": "near"})
     loaded = load(sub)
-    assert model_from(loaded) == "near"
+    assert theme_from(loaded) == "near"
     assert loaded.tree.plain()["default_agent"] == "plan"
     assert all("above-root" not in str(s.path) for s in loaded.sources)
 
@@ -163,21 +163,21 @@ def test_project_root_is_git_top_or_option(project: Path, tmp_path: Path) -> Non
     (project / ".git").write_text("gitdir: elsewhere\n")  # a worktree's .git file counts too
     assert load(sub).project_root == project.resolve()
     other = tmp_path / "other"
-    write(other / "forge.json", {"model": "other"})
+    write(other / "forge.json", {"theme": "other"})
     loaded = load(sub, project=other)
     assert loaded.project_root == other.resolve()
-    assert model_from(loaded) == "other"  # cwd outside the root: the root's own files still load
+    assert theme_from(loaded) == "other"  # cwd outside the root: the root's own files still load
 
 
 def test_disable_project_config(project: Path, isolated_env: dict[str, Path],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    write(isolated_env["home"] / ".config" / "forge" / "forge.json", {"model": "global"})
-    write(project / "forge.json", {"model": "project"})
-    write(project / ".forge" / "forge.json", {"model": "project-dir"})
-    assert model_from(load(project)) == "project-dir"
+    write(isolated_env["home"] / ".config" / "forge" / "forge.json", {"theme": "global"})
+    write(project / "forge.json", {"theme": "project"})
+    write(project / ".forge" / "forge.json", {"theme": "project-dir"})
+    assert theme_from(load(project)) == "project-dir"
     monkeypatch.setenv("FORGE_DISABLE_PROJECT_CONFIG", "1")
     loaded = load(project)
-    assert model_from(loaded) == "global"
+    assert theme_from(loaded) == "global"
     assert project.resolve() / ".forge" not in loaded.config_dirs
 
 
@@ -241,13 +241,13 @@ def test_env_and_file_substitution(project: Path, isolated_env: dict[str, Path],
 
 def test_file_substitution_is_relative_to_the_file(project: Path) -> None:
     write(project / ".forge" / "note.txt", "dir note")
-    write(project / ".forge" / "forge.json", {"model": "{file:note.txt}"})
-    assert model_from(load(project)) == "dir note"
+    write(project / ".forge" / "forge.json", {"theme": "{file:note.txt}"})
+    assert theme_from(load(project)) == "dir note"
 
 
 def test_nothing_is_half_applied(project: Path) -> None:
-    write(project / "forge.json", {"model": "fine"})
-    write(project / ".forge" / "forge.json", {"model": "{file:missing.txt}"})
+    write(project / "forge.json", {"theme": "fine"})
+    write(project / ".forge" / "forge.json", {"theme": "{file:missing.txt}"})
     with pytest.raises(ConfigError) as info:
         load(project)
     assert info.value.origin is not None and info.value.origin.path == str(project.resolve() / ".forge" /
@@ -260,9 +260,9 @@ def test_missing_overlay_is_an_error(project: Path) -> None:
 
 
 def test_load_does_not_touch_os_environ_when_env_given(project: Path) -> None:
-    write(project / "forge.json", {"model": "{env:ONLY_HERE}"})
+    write(project / "forge.json", {"theme": "{env:ONLY_HERE}"})
     loaded = load_config(LoadOptions(cwd=project, env={**os.environ, "ONLY_HERE": "given"}))
-    assert model_from(loaded) == "given"
+    assert theme_from(loaded) == "given"
     assert "ONLY_HERE" not in os.environ
 
 
