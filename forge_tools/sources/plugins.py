@@ -4,7 +4,9 @@ Load order, which is also the order hooks run in (SPEC 3.2: the last writer wins
 
 1. installed distributions' entry points in group `forge_tools` (sorted by distribution, then name);
 2. the config `plugin` list, in merged-config order: importable module names, or paths to `.py` files
-   relative to the config file that listed them (`file://` accepted);
+   relative to the config file that listed them (`file://` accepted). Any other entry (an npm package
+   such as `opencode-wakatime` or `@scope/pkg@1.2`, a `.ts`/`.js`/`.mjs` path) is opencode's JavaScript
+   plugin: it is valid there, so it is only noted (forge-tools cannot know its tools or hooks);
 3. `*.py` files directly inside `plugin/` and `plugins/` of each config directory (config-dir order,
    then file name).
 
@@ -98,16 +100,21 @@ class DefinitionStep:
 
 
 def discover(
-    config_dirs: Iterable[Path], plugin_specs: Iterable[Any]
+    config_dirs: Iterable[Path], plugin_specs: Iterable[Any], notes: list[str] | None = None
 ) -> tuple[list[PluginRef], list[PluginError]]:
-    """Every plugin to load, in load order (see the module docstring); bad specs become errors."""
+    """Every plugin to load, in load order (see the module docstring).
+
+    Config entries that are opencode's JavaScript/npm plugins are not loaded: a line about each goes to
+    `notes` when given.
+    """
     refs: list[PluginRef] = []
     problems: list[PluginError] = []
     refs.extend(_entry_point_refs())
     for spec in plugin_specs:
         ref = _config_ref(spec)
-        if isinstance(ref, PluginError):
-            problems.append(ref)
+        if isinstance(ref, str):
+            if notes is not None:
+                notes.append(ref)
         else:
             refs.append(ref)
     for directory in config_dirs:
@@ -132,23 +139,26 @@ def _entry_point_refs() -> list[PluginRef]:
     return [ref for _, _, ref in sorted(found, key=lambda item: (item[0], item[1]))]
 
 
-def _config_ref(spec: Any) -> PluginRef | PluginError:
+def _config_ref(spec: Any) -> PluginRef | str:
+    """A `plugin` entry as a Python plugin to load, or (a str) the note for a JavaScript/npm one.
+
+    The rule: a path ending in `.py` is a Python file; a dotted Python identifier is a Python module;
+    anything else (npm names with `-`, `@` or a version, `.ts`/`.js`/`.mjs` paths) is opencode's.
+    """
     text = str(getattr(spec, "spec", spec))
     origin: Origin = getattr(spec, "origin", None) or Origin("file")
     base_dir = Path(getattr(spec, "base_dir", None) or ".")
     target = text[len("file://"):] if text.startswith("file://") else text
-    if target.endswith(".py") or "/" in target or "\\" in target:
+    if target.endswith(".py"):
         path = Path(target).expanduser()
         if not path.is_absolute():
             path = base_dir / path
         return PluginRef(path.stem, "config", str(path), origin, path)
     if _MODULE_NAME.match(target):
         return PluginRef(target, "config", target, origin)
-    return PluginError(
-        "not a Python module name or a path to a .py file (npm/JavaScript plugins are not loaded by "
-        "forge-tools); remove it from `plugin` or point it at a .py file",
-        plugin=text, origin=origin,
-    )
+    return (f"plugin {text!r} ({origin}) is a JavaScript/npm plugin: opencode loads it, forge-tools does "
+            "not (it runs Python plugins only), so any tools or hooks it adds are missing from these "
+            "answers")
 
 
 def _dedupe(refs: list[PluginRef]) -> list[PluginRef]:
@@ -175,9 +185,10 @@ def load_plugins(config_dirs: Iterable[Path], plugin_specs: Iterable[Any], pure:
     """Discover, import and register every plugin (none with `pure`); failures are kept, not raised."""
     if pure:
         return PluginHooks([], [])
-    refs, problems = discover(config_dirs, plugin_specs)
+    notes: list[str] = []
+    refs, problems = discover(config_dirs, plugin_specs, notes)
     if not refs:
-        return PluginHooks([], problems)
+        return PluginHooks([], problems, notes)
     import pluggy
 
     from forge_tools.sources.hookspecs import HOOK_NAMES, PROJECT, ForgeToolsHooks
@@ -200,7 +211,7 @@ def load_plugins(config_dirs: Iterable[Path], plugin_specs: Iterable[Any], pure:
         pm.check_pending()
     except Exception as exc:  # every unknown hook was unregistered above; this is a safety net
         problems.append(PluginError(str(exc), plugin="?"))
-    return PluginHooks(loaded, problems)
+    return PluginHooks(loaded, problems, notes)
 
 
 def _import(ref: PluginRef) -> Any:
@@ -216,6 +227,13 @@ def _import(ref: PluginRef) -> Any:
         return _import_file(ref.path)
     except PluginError:
         raise
+    except ModuleNotFoundError as exc:
+        if ref.path is None and ref.kind == "config" and exc.name == ref.target.split(".")[0]:
+            raise PluginError(
+                f"cannot import: no Python module named {ref.target!r} is installed (if it is an npm "
+                "package, it is opencode's: forge-tools does not load JavaScript plugins)",
+                ref.name, ref.origin) from None
+        raise PluginError(f"cannot import: ModuleNotFoundError: {exc}", ref.name, ref.origin) from None
     except SyntaxError as exc:
         where = f"{exc.filename}:{exc.lineno}" if exc.filename else ""
         raise PluginError(f"cannot import ({where}): SyntaxError: {exc.msg}", ref.name, ref.origin) from None
@@ -297,9 +315,11 @@ class PluginHooks:
     This is the hooks object the tool wrapper takes for `tool_execute_before`/`tool_execute_after`.
     """
 
-    def __init__(self, plugins: list[LoadedPlugin], problems: list[PluginError]) -> None:
+    def __init__(self, plugins: list[LoadedPlugin], problems: list[PluginError],
+                 notes: list[str] | None = None) -> None:
         self.plugins = plugins
         self.problems: list[ForgeToolsError] = list(problems)
+        self.notes: list[str] = list(notes or [])  # e.g. opencode's JavaScript plugins, not loaded
 
     def __bool__(self) -> bool:
         return bool(self.plugins)

@@ -228,6 +228,7 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
         hooks = load_plugins(config_dirs, getattr(loaded, "plugin_specs", []) or [], pure=request.pure)
         plugin_tools = hooks.register_tools()
         problems.extend(hooks.problems)
+        notes.extend(hooks.notes)
         candidates = build_candidates(
             entries_of(builtins), entries_of(scripts.tools), entries_of(plugin_tools))
     else:

@@ -218,9 +218,11 @@ def test_config_plugin_list_paths_are_relative_to_the_config_file(project: Path)
     hooks = load_plugins([], specs)
     assert hooks.names == ["mine"]
     lines = [p.one_line() for p in hooks.problems]
-    assert any("opencode-helicone@1.2" in line and "forge.json:2:14" in line and "npm" in line
-               for line in lines)
     assert any("missing" in line and "forge.json:2:14" in line for line in lines)
+    # an npm package is opencode's: noted (where it was listed), not reported as a problem
+    assert not any("opencode-helicone" in line for line in lines)
+    assert any("opencode-helicone@1.2" in note and "forge.json:2:14" in note and "npm" in note
+               for note in hooks.notes)
 
 
 def test_load_order_is_entry_points_then_config_list_then_plugin_dirs(project: Path, monkeypatch) -> None:
@@ -360,3 +362,30 @@ def test_a_plugin_registered_tool_with_a_bad_description_is_the_plugins_own(proj
     [problem] = result.problems
     assert getattr(problem, "plugin", None) == "reg" and "'ptool'" in problem.message
     assert "NoneType, not a string" in problem.message
+
+
+@pytest.mark.parametrize("spec", ["opencode-wakatime", "./plugins/x.ts", "plugins/y.js", "file://./z.mjs",
+                                  "@scope/pkg@1.2", "opencode-helicone@1.2"])
+def test_javascript_and_npm_plugins_are_noted_as_opencodes_not_blamed(project: Path, spec: str) -> None:
+    origin = Origin("file", path=str(project / "opencode.json"), line=3, column=5)
+    hooks = load_plugins([], [Spec(spec, origin, project)])
+    assert hooks.problems == [] and hooks.names == []
+    [note] = hooks.notes
+    assert repr(spec) in note and "opencode.json:3:5" in note and "JavaScript/npm" in note
+    assert "remove" not in note and "ImportError" not in note
+
+
+def test_a_missing_python_module_name_mentions_that_npm_plugins_are_opencodes(project: Path) -> None:
+    hooks = load_plugins([], [Spec("no_such_forge_plugin_xyz", Origin("file", path="forge.json"), project)])
+    [problem] = hooks.problems
+    assert "no Python module named 'no_such_forge_plugin_xyz'" in problem.message
+    assert "npm" in problem.message and "remove" not in problem.message
+
+
+def test_an_opencode_projects_npm_plugins_are_a_note_in_layers(cli, project: Path) -> None:
+    (project / "opencode.json").write_text('{"plugin": ["opencode-wakatime", "./plugins/x.ts"]}')
+    code, out, err = cli("layers")
+    assert code == 0
+    assert "remove it" not in err and "ImportError" not in err and "cannot import" not in err
+    notes = [line for line in out.splitlines() if line.startswith("note:") and "JavaScript/npm" in line]
+    assert len(notes) == 2 and "opencode-wakatime" in notes[0] and "x.ts" in notes[1]
