@@ -14,13 +14,15 @@ def home_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    """`FORGE_DATA_DIR`, else `$XDG_DATA_HOME/forge`, else `~/.local/share/forge`."""
+    """`FORGE_DATA_DIR`, else `$XDG_DATA_HOME/forge`, else `~/.local/share/forge`; always absolute (a
+    relative setting is taken from the current directory), so the permission rule that keeps the
+    truncation directory readable names one place, wherever a tool later runs."""
     env = os.environ if env is None else env
     if env.get("FORGE_DATA_DIR"):
-        return Path(env["FORGE_DATA_DIR"])
+        return Path(os.path.abspath(env["FORGE_DATA_DIR"]))
     if env.get("XDG_DATA_HOME"):
-        return Path(env["XDG_DATA_HOME"]) / "forge"
-    return home_dir(env) / ".local" / "share" / "forge"
+        return Path(os.path.abspath(env["XDG_DATA_HOME"])) / "forge"
+    return Path(os.path.abspath(home_dir(env))) / ".local" / "share" / "forge"
 
 
 def truncation_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -29,7 +31,44 @@ def truncation_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def truncation_glob(env: Mapping[str, str] | None = None) -> str:
     """The `external_directory` pattern that keeps full-output files readable (SPEC 4.3)."""
-    return str(truncation_dir(env)).replace("\\", "/") + "/*"
+    return _glob(truncation_dir(env))
+
+
+def fallback_truncation_dir() -> Path:
+    """Where full outputs go when the truncation dir cannot be written: a per-user private directory
+    under the system temp dir (`/tmp/forge-tool-output-<uid>`)."""
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(os.path.abspath(tempfile.gettempdir())) / f"forge-tool-output-{uid}"
+
+
+def fallback_is_ours(directory: Path | None = None) -> bool:
+    """The fallback exists as a real directory (not a link) that is this user's alone: only then is it
+    the tool's own private dir. In a shared temp dir someone else may have made one by that name."""
+    import stat
+
+    directory = fallback_truncation_dir() if directory is None else directory
+    try:
+        st = os.lstat(directory)
+    except OSError:
+        return False
+    owned = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return stat.S_ISDIR(st.st_mode) and owned and not st.st_mode & 0o022
+
+
+def truncation_globs(env: Mapping[str, str] | None = None) -> list[str]:
+    """Every `external_directory` pattern for the tool's own output dirs: the fallback (when it is
+    ours; see `fallback_is_ours`) and then the truncation dir."""
+    globs = [truncation_glob(env)]
+    fallback = fallback_truncation_dir()
+    if fallback != truncation_dir(env) and fallback_is_ours(fallback):
+        globs.insert(0, _glob(fallback))
+    return globs
+
+
+def _glob(directory: Path) -> str:
+    return str(directory).replace("\\", "/") + "/*"
 
 
 def global_config_dir(env: Mapping[str, str] | None = None) -> Path:

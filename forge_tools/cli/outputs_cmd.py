@@ -59,11 +59,12 @@ def list_command(fmt: FormatOpt = "text") -> int:
     store = _store()
     entries = store.list()
     if fmt == "json":
-        typer.echo(json.dumps({"directory": str(store.directory), "outputs": [e.to_json() for e in entries]},
-                              indent=2))
+        data = {"directory": str(store.directory), "directories": [str(d) for d in store.searched()],
+                "outputs": [e.to_json() for e in entries]}
+        typer.echo(json.dumps(data, indent=2))
         return 0
     if not entries:
-        typer.echo(f"no stored outputs in {store.directory}")
+        typer.echo(f"no stored outputs in {store.where(entries)}")
         return 0
     rows = [(e.id, e.tool or "-", _size(e.size), _age(e), str(e.path) + (" (fallback)" if e.fallback else ""))
             for e in entries]
@@ -72,27 +73,37 @@ def list_command(fmt: FormatOpt = "text") -> int:
     for row in [header, *rows]:
         typer.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
     total = sum(e.size for e in entries)
-    typer.echo(f"{len(entries)} output(s), {_size(total)} in {store.directory}")
+    typer.echo(f"{len(entries)} output(s), {_size(total)} in {store.where(entries)}")
     return 0
 
 
 def _find(store: OutputStore, wanted: str) -> OutputEntry:
-    """By id or file name, or by a prefix that names exactly one output; else did-you-mean."""
+    """By id or file name, or by a prefix that names exactly one output (`tool_` may be left out);
+    a prefix shared by several is ambiguous (its matches are listed); else did-you-mean."""
     import difflib
 
-    from forge_tools.errors import UnknownNameError
+    from forge_tools.errors import UnknownNameError, UsageError
 
     entry = store.get(wanted)
     if entry is not None:
         return entry
     entries = store.list()
-    by_prefix = [e for e in entries if e.id.startswith(wanted) or e.path.name.startswith(wanted)]
-    if len(by_prefix) == 1 and wanted:
+    prefixes = [wanted] if not wanted or wanted.startswith("tool_") else [wanted, f"tool_{wanted}"]
+    by_prefix = [e for e in entries if any(e.id.startswith(p) or e.path.name.startswith(p)
+                                           for p in prefixes)] if wanted else []
+    if len(by_prefix) == 1:
         return by_prefix[0]
+    if len(by_prefix) > 1:
+        shown = ", ".join(e.id for e in by_prefix[:10])
+        more = f" and {len(by_prefix) - 10} more" if len(by_prefix) > 10 else ""
+        raise UsageError(
+            f"{wanted!r} is ambiguous: it starts {len(by_prefix)} outputs ({shown}{more}); "
+            "give more of the id", where="outputs show",
+        )
     ids = [e.id for e in entries]
-    suggestions = [e.id for e in by_prefix][:3] or difflib.get_close_matches(wanted, ids, n=3, cutoff=0.6)
+    suggestions = difflib.get_close_matches(wanted, ids, n=3, cutoff=0.6)
     error = UnknownNameError("output", wanted, suggestions)
-    error.message += f"; `forge-tools outputs list` shows the {len(ids)} stored in {store.directory}"
+    error.message += f"; `forge-tools outputs list` shows the {len(ids)} stored in {store.where(entries)}"
     raise error
 
 
@@ -153,5 +164,6 @@ def clean_command(
     for entry in removed:
         typer.echo(f"{verb} {entry.path}")
     total = sum(e.size for e in removed)
-    typer.echo(f"{verb} {len(removed)} output(s), {_size(total)}, older than {days:g} day(s)")
+    typer.echo(f"{verb} {len(removed)} output(s), {_size(total)}, older than {days:g} day(s), "
+               f"in {store.where(removed)}")
     return 0

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from forge_tools.errors import ConfigError, UnknownNameError
-from forge_tools.origin import Node, Origin
-from forge_tools.paths import home_dir, truncation_glob
+from forge_tools.origin import Node, Origin, format_key_path
+from forge_tools.paths import home_dir, truncation_globs
 from forge_tools.permission.evaluate import evaluate
 from forge_tools.permission.model import Action, Rule, Ruleset
 from forge_tools.permission.rules import rules_from_config
@@ -149,17 +149,19 @@ def _bool(node: Node | None, what: str) -> bool | None:
 
 
 def _mode(node: Node | None, name: str) -> Mode | None:
-    value = _str(node, f"agent.{name}.mode")
+    value = _str(node, format_key_path(("agent", name, "mode")))
     if value is None:
         return None
     if value not in MODES:
         assert node is not None
-        raise ConfigError(f"agent.{name}.mode {value!r} is not one of {', '.join(MODES)}", node.origin)
+        raise ConfigError(f"{format_key_path(('agent', name, 'mode'))} {value!r} is not one of {', '.join(MODES)}", node.origin)
     return cast(Mode, value)
 
 
-def _rules(specs: tuple[RuleSpec, ...], origin: Origin, truncation: str) -> list[Rule]:
-    return [Rule(p, truncation if pat == TRUNCATION_DIR else pat, a, origin) for p, pat, a in specs]
+def _rules(specs: tuple[RuleSpec, ...], origin: Origin, truncation: list[str]) -> list[Rule]:
+    """The table's rules, the truncation-dir placeholder standing for each of the tool's output dirs."""
+    return [Rule(p, pat2, a, origin) for p, pat, a in specs
+            for pat2 in (truncation if pat == TRUNCATION_DIR else [pat])]
 
 
 def _fold_legacy_modes(modes: Node | None, config_nodes: dict[str, Node]) -> None:
@@ -187,10 +189,12 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
     """
     tree = _tree(loaded)
     home = home_dir(env)
-    truncation = truncation_glob(env)
+    # the truncation dir, and its temp-dir fallback when that is the tool's own (paths.truncation_globs)
+    truncation = truncation_globs(env)
     defaults = _rules(_default_specs(), Origin("default"), truncation)
     top = rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
-    tail = Rule("external_directory", truncation, "allow", Origin("default", name="truncation directory"))
+    tail = [Rule("external_directory", glob, "allow", Origin("default", name="truncation directory"))
+            for glob in truncation]
 
     configured = _get(tree, "agent")
     if configured is not None and not configured.is_map:
@@ -203,7 +207,7 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
     for name in (*BUILTIN_NAMES, *(n for n in config_nodes if n not in builtins)):
         raw = config_nodes.get(name)
         if raw is not None and raw.value is not None and not raw.is_map:
-            raise ConfigError(f"agent.{name} must be a map of settings", raw.origin)
+            raise ConfigError(f"{format_key_path(('agent', name))} must be a map of settings", raw.origin)
         where = (raw.key_origin or raw.origin) if raw is not None else None
         node = raw if raw is not None and raw.value is not None else None
         spec = builtins.get(name)
@@ -212,14 +216,14 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
         agents[name] = Agent(
             name=name,
             mode=_mode(_get(node, "mode"), name) or (spec.mode if spec else "all"),
-            description=_str(_get(node, "description"), f"agent.{name}.description")
+            description=_str(_get(node, "description"), format_key_path(("agent", name, "description")))
             or (spec.description if spec else ""),
             origin=Origin("builtin-agent", name=name) if spec else cast(Origin, where),
-            ruleset=(*defaults, *own, *top, *agent_rules, tail),
+            ruleset=(*defaults, *own, *top, *agent_rules, *tail),
             builtin=spec is not None,
-            hidden=bool(_bool(_get(node, "hidden"), f"agent.{name}.hidden")),
-            disabled=bool(_bool(_get(node, "disable"), f"agent.{name}.disable")),
-            model=_str(_get(node, "model"), f"agent.{name}.model"),
+            hidden=bool(_bool(_get(node, "hidden"), format_key_path(("agent", name, "hidden")))),
+            disabled=bool(_bool(_get(node, "disable"), format_key_path(("agent", name, "disable")))),
+            model=_str(_get(node, "model"), format_key_path(("agent", name, "model"))),
             config_origin=where,
         )
     return agents

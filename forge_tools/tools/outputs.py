@@ -170,7 +170,9 @@ class OutputStore:
     ) -> None:
         self.directory = Path(directory)
         self.retention_days = retention_days
-        self.fallback_root = Path(fallback_root) if fallback_root is not None else Path(tempfile.gettempdir())
+        self.fallback_root = Path(fallback_root) if fallback_root is not None else (
+            paths.fallback_truncation_dir().parent
+        )
         self.fallback_directory: Path | None = None
         self._lock = threading.Lock()
 
@@ -248,6 +250,20 @@ class OutputStore:
         fallback = self.fallback_directory or self.fallback_root / f"forge-tool-output-{_uid()}"
         if fallback != self.directory:
             yield fallback, True
+
+    def searched(self) -> builtins.list[Path]:
+        """Every directory `list` looks in: the truncation dir, then the temp-dir fallback."""
+        return [directory for directory, _ in self._dirs()]
+
+    def where(self, entries: builtins.list[OutputEntry] | None = None) -> str:
+        """The directories that really hold `entries` (all stored outputs by default), for messages:
+        `/data/tool-output`, or `/tmp/forge-tool-output-1000 (fallback)`, or both joined by "and"; with
+        no entries, every directory looked in ("A or B (fallback)")."""
+        entries = self.list() if entries is None else entries
+        used = {e.path.parent for e in entries}
+        dirs = [(d, fb) for d, fb in self._dirs() if d in used] if used else builtins.list(self._dirs())
+        names = [f"{d}{' (fallback)' if fb else ''}" for d, fb in dirs]
+        return (" and " if used else " or ").join(names)
 
     def list(self) -> builtins.list[OutputEntry]:
         """Every stored output, oldest first (ids sort by creation time)."""

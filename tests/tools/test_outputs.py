@@ -255,3 +255,67 @@ def test_two_processes_at_once_never_share_a_file(tmp_path: Path) -> None:
     entries = OutputStore(tmp_path).list()
     assert len(entries) == len({e.id for e in entries}) == 120
     assert {e.path.read_text() for e in entries} == {str(p.pid) for p in procs}
+
+
+# -- the fallback is the tool's own dir too; names and prefixes ------------------------------------
+
+
+def test_a_relative_data_dir_is_made_absolute(monkeypatch: pytest.MonkeyPatch,
+                                              isolated_env: dict[str, Path]) -> None:
+    from forge_tools import paths
+
+    monkeypatch.setenv("FORGE_DATA_DIR", "rel/data")
+    expected = isolated_env["project"] / "rel" / "data" / "tool-output"
+    assert paths.truncation_dir() == expected
+    assert paths.truncation_glob() == f"{expected}/*"
+    assert OutputStore.from_env().directory == expected
+
+
+def test_the_fallback_is_allowed_only_when_it_is_ours(tmp_path: Path) -> None:
+    from forge_tools import paths
+
+    env = {"HOME": str(tmp_path), "FORGE_DATA_DIR": str(tmp_path / "data")}
+    fallback = paths.fallback_truncation_dir()
+    assert paths.truncation_globs(env) == [paths.truncation_glob(env)]  # not made yet: nothing to allow
+    fallback.mkdir(mode=0o700)
+    assert paths.truncation_globs(env) == [f"{fallback}/*", paths.truncation_glob(env)]
+    fallback.chmod(0o777)  # others could put links in it: not the tool's private dir
+    assert paths.truncation_globs(env) == [paths.truncation_glob(env)]
+    fallback.rmdir()
+    fallback.symlink_to(tmp_path)
+    assert paths.truncation_globs(env) == [paths.truncation_glob(env)]
+
+
+@pytest.mark.skipif(not Path("/bin/sh").exists(), reason="needs a POSIX shell")
+def test_an_output_saved_in_the_fallback_is_readable_and_listed_there(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import json
+
+    from forge_tools import paths
+
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("FORGE_DATA_DIR", str(blocker / "nope"))
+    code, _, err = cli("run", "bash", "--args", '{"command": "seq 1 100000"}')
+    assert code == 0, err
+    saved = next(line.split("full output:")[1].strip() for line in err.splitlines() if "full output:" in line)
+    assert Path(saved).parent == paths.fallback_truncation_dir()
+    code, out, err = cli("run", "read", "--args", json.dumps({"filePath": saved, "limit": 1}))
+    assert code == 0, err  # the tool's own dir: no external_directory ask (it would be refused here)
+    code, out, _ = cli("outputs", "list")
+    assert code == 0 and str(paths.fallback_truncation_dir()) in out and str(blocker) not in out
+    code, out, _ = cli("outputs", "show", "--path", Path(saved).name.split("-")[0])
+    assert code == 0 and out.strip() == saved
+
+
+def test_an_ambiguous_prefix_lists_its_matches_and_tool_may_be_left_out(cli: Any) -> None:
+    store = OutputStore.from_env()
+    a = store.write_text("bash", "a")
+    b = store.write_text("read", "b")
+    common = next(a.id[:i] for i in range(len(a.id), 0, -1) if b.id.startswith(a.id[:i]))
+    code, _, err = cli("outputs", "show", common)
+    assert code == 2, err
+    assert "ambiguous" in err and a.id in err and b.id in err and "did you mean" not in err
+    code, out, _ = cli("outputs", "show", "--path", b.id.removeprefix("tool_"))
+    assert (code, out.strip()) == (0, str(b.path))
