@@ -28,8 +28,21 @@ class Side:
 
     label: str
     root: Path
-    ctx: CheckContext
+    ctx: CheckContext | None  # None when the side's config cannot be loaded (see `error`)
     shown_root: str | None = None  # what reports call the root (a temp checkout has no useful path)
+    error: str | None = None  # why the side could not be loaded (`REF:path:line:col: message`)
+
+    @property
+    def scopes(self) -> dict[str, list[Rule]]:
+        return self.ctx.scopes if self.ctx is not None else {}
+
+    @property
+    def results(self) -> dict[str, Any]:
+        return self.ctx.results if self.ctx is not None else {}
+
+    @property
+    def agents(self) -> dict[str, Any]:
+        return self.ctx.agents if self.ctx is not None else {}
 
 
 def load_side(label: str, directory: Path, load_code: bool = False,
@@ -59,6 +72,18 @@ def load_side(label: str, directory: Path, load_code: bool = False,
                 raise ConfigError(exc.message, replace(origin, path=f"{label}:{inside}")) from None
         raise ConfigError(f"{label}: {exc.message}", origin) from None
     return Side(label, loaded.project_root, ctx)
+
+
+def load_old_side(label: str, directory: Path, load_code: bool = False,
+                  git_tree: Path | None = None) -> Side:
+    """The old side, or an empty one that says why it could not be loaded: a change that repairs a
+    broken config is still compared (everything on the new side is then new), and CI's diff step does
+    not fail because of the base. The new side's config errors still stop the diff: that is what the
+    change proposes."""
+    try:
+        return load_side(label, directory, load_code, git_tree=git_tree)
+    except ConfigError as exc:
+        return Side(label, directory, None, error=exc.one_line())
 
 
 def _safe_message(exc: ConfigError, directory: Path, overlays: tuple[Path, ...]) -> str:
@@ -147,12 +172,13 @@ class DiffReport:
 
     @property
     def changed(self) -> bool:
-        return bool(self.agents_added or self.agents_removed or self.agents_changed or self.tools
-                    or self.calls or self.rules)
+        return bool(self.old.error or self.agents_added or self.agents_removed or self.agents_changed
+                    or self.tools or self.calls or self.rules)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "old": {"label": self.old.label, "root": self.old.shown_root or str(self.old.root)},
+            "old": {"label": self.old.label, "root": self.old.shown_root or str(self.old.root),
+                    "error": self.old.error},
             "new": {"label": self.new.label, "root": self.new.shown_root or str(self.new.root)},
             "changed": self.changed,
             "agents": {"added": self.agents_added, "removed": self.agents_removed,
@@ -215,10 +241,10 @@ def _lcs(a: list[Any], b: list[Any]) -> set[Any]:
 
 def rule_changes(old: Side, new: Side) -> list[RuleChange]:
     changes: list[RuleChange] = []
-    scopes = list(dict.fromkeys([*old.ctx.scopes, *new.ctx.scopes]))
+    scopes = list(dict.fromkeys([*old.scopes, *new.scopes]))
     for scope in scopes:
-        before = _keyed(old.ctx.scopes.get(scope, []))
-        after = _keyed(new.ctx.scopes.get(scope, []))
+        before = _keyed(old.scopes.get(scope, []))
+        after = _keyed(new.scopes.get(scope, []))
         old_by, new_by = dict(before), dict(after)
         for key, rule in before:
             if key not in new_by:
@@ -262,12 +288,13 @@ def _reason(result: Any, tool_id: str, root: Path) -> str:
 
 def tool_changes(old: Side, new: Side) -> list[ToolChange]:
     changes: list[ToolChange] = []
-    for name in new.ctx.results:
-        if name not in old.ctx.results:
-            continue
-        before = set(old.ctx.results[name].visible_ids)
-        result = new.ctx.results[name]
-        for tool_id in result.ids + [t for t in old.ctx.results[name].ids if t not in result.ids]:
+    for name, result in new.results.items():
+        was_result = old.results.get(name)
+        if was_result is None and old.error is None:
+            continue  # an added agent: listed as such
+        before = set(was_result.visible_ids) if was_result is not None else set()
+        old_ids = was_result.ids if was_result is not None else []
+        for tool_id in result.ids + [t for t in old_ids if t not in result.ids]:
             now = tool_id in result.visible_ids
             was = tool_id in before
             if now and not was:
@@ -286,15 +313,19 @@ def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
     for a in load_expectations(expect):
         if a.call is None:
             continue
-        agents = list(new.ctx.results) if a.agent == "*" else [a.agent]
+        agents = list(new.results) if a.agent == "*" else [a.agent]
         for name in agents:
-            if name not in old.ctx.results or name not in new.ctx.results:
+            if name not in new.results or (name not in old.results and old.error is None):
                 continue
-            before = decide_call(old.ctx.results[name], a.call.tool, a.call.args, old.root)
-            after = decide_call(new.ctx.results[name], a.call.tool, a.call.args, new.root)
-            if before.action != after.action:
+            after = decide_call(new.results[name], a.call.tool, a.call.args, new.root)
+            before_action: str
+            if name in old.results:
+                before_action = decide_call(old.results[name], a.call.tool, a.call.args, old.root).action
+            else:
+                before_action = "unknown"  # the old side could not be loaded
+            if before_action != after.action:
                 call = f"{a.call.tool} {json.dumps(a.call.args)}"
-                changes.append(CallChange(name, call, before.action, after.action, after.explanation))
+                changes.append(CallChange(name, call, before_action, after.action, after.explanation))
     return changes
 
 
@@ -302,6 +333,8 @@ def _default_agent(side: Side) -> str:
     from forge_tools.errors import ForgeToolsError
     from forge_tools.permission.agents import default_agent_name
 
+    if side.ctx is None:
+        return "(not loaded)"
     try:
         return default_agent_name(side.ctx.loaded, side.ctx.agents)
     except ForgeToolsError as exc:
@@ -313,8 +346,8 @@ def agent_changes(old: Side, new: Side) -> list[AgentChange]:
     before, after = _default_agent(old), _default_agent(new)
     if before != after:
         changes.append(AgentChange("", "default agent", before, after))
-    for name, agent in new.ctx.agents.items():
-        was = old.ctx.agents.get(name)
+    for name, agent in new.agents.items():
+        was = old.agents.get(name)
         if was is None:
             continue
         for attr in ("disabled", "mode", "model", "hidden"):
@@ -326,8 +359,8 @@ def agent_changes(old: Side, new: Side) -> list[AgentChange]:
 
 def diff_sides(old: Side, new: Side, expect: Path | None = None) -> DiffReport:
     report = DiffReport(old, new)
-    report.agents_added = [n for n in new.ctx.agents if n not in old.ctx.agents]
-    report.agents_removed = [n for n in old.ctx.agents if n not in new.ctx.agents]
+    report.agents_added = [n for n in new.agents if n not in old.agents]
+    report.agents_removed = [n for n in old.agents if n not in new.agents]
     report.agents_changed = agent_changes(old, new)
     report.tools = tool_changes(old, new)
     report.calls = call_changes(old, new, expect)
@@ -342,8 +375,8 @@ def _scrubbed(report: DiffReport) -> DiffReport:
 
     from forge_tools.check.config_errors import echoed_substitutions, scrub
 
-    secrets = {**echoed_substitutions(report.old.ctx.loaded.tree),
-               **echoed_substitutions(report.new.ctx.loaded.tree)}
+    secrets = {k: v for side in (report.old, report.new) if side.ctx is not None
+               for k, v in echoed_substitutions(side.ctx.loaded.tree).items()}
     if not secrets:
         return report
 
@@ -610,6 +643,9 @@ def render_diff_json(report: DiffReport, stream: IO[str]) -> None:
 
 def render_diff_text(report: DiffReport, stream: IO[str]) -> None:
     lines = [f"diff: {report.old.label} -> {report.new.label}"]
+    if report.old.error is not None:
+        lines.append(f"the old side ({report.old.label}) cannot be loaded: {report.old.error}; everything "
+                     f"in the new side ({report.new.label}) is shown as added")
     for name in report.agents_added:
         lines.append(f"agent {name}: added")
     for name in report.agents_removed:

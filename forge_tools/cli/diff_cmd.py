@@ -28,12 +28,16 @@ def register(app: typer.Typer) -> None:
         = False,
     ) -> int:
         """Per agent: tools that became visible or hidden, --expect calls whose decision changed, and
-        rules added, removed, changed or moved (with locations on both sides)."""
+        rules added, removed, changed or moved (with locations on both sides). An old side (the --base
+        commit, or OLD) whose config cannot be loaded is named on one line and everything of the new
+        side is shown as new; a new side that cannot be loaded is an error (exit 3). Exit 0, or 1 with
+        --fail-on-change when anything changed."""
         import sys
 
         from forge_tools.check.diff import (
             commit_tree,
             diff_sides,
+            load_old_side,
             load_side,
             render_diff_json,
             render_diff_text,
@@ -52,7 +56,7 @@ def register(app: typer.Typer) -> None:
                 raise UsageError(f"{old} is not a directory", where="PROJECT")
             project = find_project_root(project) if old is None else project
             with commit_tree(base, project, whole=load_code) as (tree, old_dir):
-                before = load_side(base, old_dir, load_code, git_tree=tree)
+                before = load_old_side(base, old_dir, load_code, git_tree=tree)
                 before.shown_root = f"git {base}"
                 after = load_side("working tree", project, load_code)
                 report = diff_sides(before, after, expect_path)
@@ -64,7 +68,7 @@ def register(app: typer.Typer) -> None:
             for given, name in ((old, "OLD"), (new, "NEW")):
                 if not given.is_dir():
                     raise UsageError(f"{given} is not a directory", where=name)
-            before = load_side(str(old), old.resolve(), load_code)
+            before = load_old_side(str(old), old.resolve(), load_code)
             after = load_side(str(new), new.resolve(), load_code)
             report = diff_sides(before, after, expect_path)
             (render_diff_json if fmt == "json" else render_diff_text)(report, sys.stdout)

@@ -76,14 +76,48 @@ def test_bad_ref_is_a_one_line_error_and_nothing_is_left(repo: Path, cli) -> Non
     assert leftovers() == []
 
 
-def test_broken_old_config_is_reported_and_cleaned_up(repo: Path, cli) -> None:
-    (repo / "forge.json").write_text('{"permission": {"bash": "sometimes"}}\n')
+def test_broken_base_config_is_named_and_the_new_side_shown(repo: Path, cli) -> None:
+    """A pull request that repairs a broken config must not fail the CI diff step."""
+    import json
+
+    (repo / "forge.json").write_text('{"permission": {"bash": "dney"}}\n')
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "broken")
     (repo / "forge.json").write_text(CONFIG)
-    code, _out, err = cli("diff", "--base", "HEAD")
-    assert code == 3 and "HEAD:forge.json:1:" in err and "forge-diff-" not in err
+    code, out, err = cli("diff", "--base", "HEAD")
+    assert (code, err) == (0, "")
+    [line] = [ln for ln in out.splitlines() if "cannot be loaded" in ln]
+    assert "HEAD:forge.json:1:" in line and "unknown action 'dney'" in line and "forge-diff-" not in out
+    assert "agent build: added" in out and 'added bash "rm *" deny' in out
+    assert cli("diff", "--base", "HEAD", "--fail-on-change")[0] == 1
+    code, out, _ = cli("diff", "--base", "HEAD", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["changed"] and data["old"]["error"].startswith("HEAD:forge.json:1:")
+    assert ("build", "bash", "visible") in {(t["agent"], t["tool"], t["became"]) for t in data["tools"]}
+    assert [(r["change"], r["rule"]) for r in data["rules"]] == [("added", 'bash "rm *" deny')]
     assert leftovers() == []
+
+
+def test_broken_new_config_is_an_error(repo: Path, cli) -> None:
+    (repo / "forge.json").write_text(CONFIG)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    (repo / "forge.json").write_text('{"permission": {"bash": "dney"}}\n')
+    code, out, err = cli("diff", "--base", "HEAD")
+    assert code == 3 and out == "" and err.count("\n") == 1 and "forge.json:1:" in err
+    assert leftovers() == []
+
+
+def test_broken_old_directory_is_named_too(tmp_path: Path, cli) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d in (old, new):
+        (d / ".git").mkdir(parents=True)
+    (old / "forge.json").write_text('{"permission": {"bash": "dney"}}')
+    (new / "forge.json").write_text(CONFIG)
+    code, out, _ = cli("diff", str(old), str(new))
+    assert code == 0 and "cannot be loaded" in out and "unknown action 'dney'" in out
+    code, _out, err = cli("diff", str(new), str(old))
+    assert code == 3 and "unknown action 'dney'" in err
 
 
 def test_project_in_a_subdirectory(repo: Path, cli) -> None:
