@@ -32,13 +32,13 @@ def test_check_never_prints_a_substituted_value(project: Path, cli, secret_file:
 
 def test_check_findings_after_loading_do_not_print_it(project: Path, cli, secret_file: Path) -> None:
     (project / "forge.json").write_text(json.dumps({
-        "default_agent": f"{{file:{secret_file}}}", "model": "{env:RUNNER_SECRET}"}))
+        "default_agent": f"{{file:{secret_file}}}", "model": "acme/{env:RUNNER_SECRET}"}))
     (project / "expect.yaml").write_text('- agent: "*"\n  visible: [websearch]\n')
     code, out, err = cli("check", "--expect", "expect.yaml", "--format", "json")
     data = json.loads(out)
     assert code == 1 and SECRET not in out + err
     assert [f["code"] for f in data["findings"] if f["code"] == "FT106"] == ["FT106"]
-    assert "here: model {" in data["expectations"]["results"][0]["explanation"]  # the template instead
+    assert "here: model acme/{env:RUNNER_SECRET}" in data["expectations"]["results"][0]["explanation"]
 
 
 def test_diff_never_prints_a_substituted_value(tmp_path: Path, cli, secret_file: Path) -> None:
@@ -46,7 +46,7 @@ def test_diff_never_prints_a_substituted_value(tmp_path: Path, cli, secret_file:
     for d in (old, new):
         (d / ".git").mkdir(parents=True)
     (old / "forge.json").write_text("{}")
-    (new / "forge.json").write_text(json.dumps({"agent": {"build": {"model": "{env:RUNNER_SECRET}"}}}))
+    (new / "forge.json").write_text(json.dumps({"agent": {"build": {"model": "acme/{env:RUNNER_SECRET}"}}}))
     code, out, err = cli("diff", str(old), str(new))
     assert code == 0 and SECRET not in out + err and "{env:RUNNER_SECRET}" in out
     (new / "forge.json").write_text(json.dumps({"permission": {"edit": f"{{file:{secret_file}}}"}}))
