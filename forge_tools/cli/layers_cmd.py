@@ -292,7 +292,11 @@ def show_matrix(opts: Any, fmt: str) -> int:
         out.print(f"model: {next(iter(models.values()))} (every agent)", markup=False)
     else:
         out.print("models: " + ", ".join(f"{n} {m}" for n, m in models.items()), markup=False)
-    disabled = [a.name for a in agents.values() if a.disabled]
+    for name in names:
+        note = results[name].disabled_note
+        if note:
+            out.print(f"DISABLED: {note}", markup=False)
+    disabled = [a.name for a in agents.values() if a.disabled and a.name not in names]
     if disabled:
         out.print(f"disabled agents (not shown): {', '.join(disabled)}", markup=False)
     return 0

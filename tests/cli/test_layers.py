@@ -170,6 +170,10 @@ def test_a_disabled_agent_is_said_to_be_disabled(cli, project: Path, write_file)
     assert json.loads(out)["agent_disabled"] is False
     _, out, _ = cli("layers", "--agent", "build")
     assert "would not be used" not in out
+    _, out, _ = cli("layers", "--matrix")
+    assert "disabled agents (not shown): plan" in out
+    _, out, _ = cli("layers", "--matrix", "--agent", "plan")
+    assert "not shown" not in out and "would not be used" in out
 
 
 def test_matrix_help_names_the_legend_states(cli, project: Path) -> None:
