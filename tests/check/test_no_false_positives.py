@@ -114,3 +114,25 @@ def test_misspelt_builtin_agent_section(project: Path, cli) -> None:
     found = [f for f in json.loads(out)["findings"] if f["code"] == "FT106"]
     assert [(f["level"], f["location"]["key_path"]) for f in found] == [("warning", ["agent", "bulid"])]
     assert "'build'" in found[0]["message"]
+
+
+def test_mcp_and_plugin_tools_beside_ft111(project: Path, cli) -> None:
+    """FT111 (a pattern map opencode refuses) does not disturb FT101: MCP-prefixed names and, with
+    --load-code, a plugin's tool are known; only the real typo is flagged."""
+    (project / "opencode.json").write_text(json.dumps({
+        "mcp": {"docs": {"type": "remote", "url": "https://example.com/mcp"}},
+        "plugin": ["./deployer.py"],
+        "permission": {"docs_search": "allow", "webfetch": {"*": "ask"}, "deploy": "ask", "raed": "allow"},
+        "agent": {"plan": {"permission": {"docs_*": "deny", "question": {"*": "deny"}}}}}))
+    (project / "deployer.py").write_text(
+        "import forge_tools\nfrom forge_tools import tool\n\n\n@tool\ndef deploy(target: str) -> str:\n"
+        "    return target\n\n\n@forge_tools.hookimpl\ndef register_tools(register):\n"
+        "    register(deploy)\n")
+    for args, deploy_flagged in ((), True), (("--load-code",), False):
+        _code, out, _ = cli("check", "--format", "json", *args)
+        findings = json.loads(out)["findings"]
+        flagged = {f["location"]["key_path"][-1] for f in findings if f["code"] in ("FT101", "FT102")}
+        assert flagged == ({"raed", "deploy"} if deploy_flagged else {"raed"}), findings
+        assert {f["location"]["key_path"][-1] for f in findings if f["code"] == "FT111"} == {
+            "webfetch", "question"}
+        assert not [f for f in findings if f["code"] in ("FT009", "FT010")]
