@@ -137,8 +137,9 @@ def _run(
 
     loaded, result = resolve_options(opts)
     tool = select_tool(result, tool_id, force_hidden)
-    for note in selection_notes(result, tool.id, force_hidden):
-        sys.stderr.write(f"forge-tools: note: {note}\n")
+    if _fits(tool, raw_args):  # input that does not fit gets its one error line, nothing before it
+        for note in selection_notes(result, tool.id, force_hidden):
+            sys.stderr.write(f"forge-tools: note: {note}\n")
     for problem in result.problems:
         sys.stderr.write(f"forge-tools: warning: {problem.one_line()}\n")
 
@@ -185,6 +186,17 @@ def _run(
     if outcome.interrupted:
         return int(ExitCode.INTERRUPTED)
     return int(outcome.exit_code)
+
+
+def _fits(tool: Any, args: dict[str, Any]) -> bool:
+    """Whether the input passes the tool's schema (the run itself reports why not)."""
+    from forge_tools.tools.wrapper import InvalidInput, validate_args
+
+    try:
+        validate_args(tool, args)
+    except InvalidInput:
+        return False
+    return True
 
 
 def _label(tool_id: str, args: dict[str, Any]) -> str:
@@ -285,7 +297,12 @@ def _render_text(outcome: RunOutcome) -> None:
 
     result = outcome.result
     refused = outcome.exit_code == ExitCode.PERMISSION
-    if result.output and not refused and not (result.is_error and outcome.exit_code == ExitCode.USAGE):
+    if result.is_error and outcome.exit_code == ExitCode.USAGE:
+        # the call failed before it ran (its input does not fit): the one error line says it all
+        sys.stderr.write(f"forge-tools: error: {_usage_line(outcome)}\n")
+        sys.stderr.flush()
+        return
+    if result.output and not refused:
         text = _printable(result.output)
         is_message = result.is_error and bool(result.metadata.get("error"))  # not output, a message
         stream = sys.stderr if is_message else sys.stdout
@@ -300,7 +317,6 @@ def _render_text(outcome: RunOutcome) -> None:
             )
     for line in status_line(outcome):
         sys.stderr.write(line + "\n")
-    if outcome.error and (refused or outcome.exit_code == ExitCode.USAGE):
-        first = outcome.error if refused else _usage_line(outcome)
-        sys.stderr.write(f"forge-tools: error: {first}\n")
+    if outcome.error and refused:
+        sys.stderr.write(f"forge-tools: error: {outcome.error}\n")
     sys.stderr.flush()

@@ -414,3 +414,12 @@ def test_status_line_names_the_policy_only_when_something_was_asked(cli: Any, pr
     code, _, err = cli("run", "read", "--yes", "--args", '{"filePath": "a.txt"}')
     assert code == 0, err
     assert "asks answered by --yes" in err
+
+
+@pytest.mark.parametrize(("tool", "args"), [("bash", {"commandx": "ls"}), ("websearch", {})])
+def test_input_that_does_not_fit_gets_one_error_line(cli: Any, tool: str, args: dict[str, Any]) -> None:
+    code, out, err = cli("run", tool, "--yes", "--args", json.dumps(args))
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("forge-tools: error: --args does not fit"), err
