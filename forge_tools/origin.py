@@ -6,9 +6,19 @@ Every config value and every permission rule remembers its origin so that `confi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def format_key_path(keys: Iterable[str]) -> str:
+    """A key path as every message and `config` print it: bare keys plain, any other key quoted as
+    TOML and JSON write it, so `permission.bash."rm *"` cannot be misread (`rm *` has a space)."""
+    return ".".join(k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False) for k in keys)
 
 OriginKind = Literal[
     "file",  # a config file (line/column when the format gives them, else key_path)
@@ -34,7 +44,7 @@ class Origin:
     name: str | None = None  # env var name, option name, agent name, plugin name ...
 
     def __str__(self) -> str:
-        keys = ".".join(self.key_path)
+        keys = format_key_path(self.key_path)
         if self.kind == "file" and self.path is not None:
             if self.line is not None:
                 col = self.column if self.column is not None else 1

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from forge_tools.origin import Node, Origin
+from forge_tools.origin import Node, Origin, format_key_path
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
 
 FORMATS = ("text", "json", "yaml", "toml")
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def render(loaded: LoadedConfig, fmt: str, show_origin: bool = False) -> str:
@@ -112,7 +110,7 @@ def leaves(node: Node, keys: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, 
 
 def dotted(keys: tuple[str, ...]) -> str:
     """A key path as TOML writes it: bare keys plain, others quoted (`permission.bash."git *"`)."""
-    return ".".join(k if _BARE_KEY.match(k) else json.dumps(k, ensure_ascii=False) for k in keys)
+    return format_key_path(keys)
 
 
 def render_text(loaded: LoadedConfig, show_origin: bool) -> str:
@@ -137,7 +135,7 @@ def render_text(loaded: LoadedConfig, show_origin: bool) -> str:
 def describe_origin(origin: Origin) -> str:
     """`path:line:col`, or `path: key.path`, or `env NAME: key.path` (with the inline position)."""
     if origin.kind == "env" and origin.line is not None:
-        keys = ".".join(origin.key_path)
+        keys = format_key_path(origin.key_path)
         where = f"env {origin.name}:{origin.line}:{origin.column or 1}"
         return f"{where}: {keys}" if keys else where
     return str(origin)
@@ -182,5 +180,12 @@ def _drop_nulls(data: Any, keys: tuple[str, ...], dropped: list[str]) -> Any:
             out[k] = _drop_nulls(v, (*keys, k), dropped)
         return out
     if isinstance(data, list):
-        return [_drop_nulls(v, (*keys, str(i)), dropped) for i, v in enumerate(data) if v is not None]
+        for i, v in enumerate(data):
+            if v is None:
+                # dropping it would move the items after it, so the output would not be the config
+                from forge_tools.errors import UsageError
+
+                raise UsageError(f"{format_key_path(keys)}[{i}] is null, and TOML has no null inside a "
+                                 "list; use --format json or yaml", where="--format toml")
+        return [_drop_nulls(v, (*keys, str(i)), dropped) for i, v in enumerate(data)]
     return data

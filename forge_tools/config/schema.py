@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
 
 from forge_tools.errors import ConfigError
-from forge_tools.origin import Node, Origin
+from forge_tools.origin import Node, Origin, format_key_path
 
 Action = Literal["allow", "deny", "ask"]
 ACTIONS = ("allow", "deny", "ask")
@@ -242,7 +242,7 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
         known = _known_keys(model_path[:-1])
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        scope = "" if len(keys) == 1 else f" in {'.'.join(keys[:-1])}"
+        scope = "" if len(keys) == 1 else f" in {format_key_path(keys[:-1])}"
         kind_word = "top-level key" if len(keys) == 1 else "key"
         origin = node.key_origin or node.origin
         return ConfigError(f"unknown {kind_word} {name!r}{scope}{hint}", origin)
@@ -274,7 +274,7 @@ def _located(keys: tuple[str, ...], message: str, origin: Origin) -> ConfigError
     """Name the key in the message unless the origin already is the key path (TOML without a line)."""
     if origin.line is None and origin.key_path:
         return ConfigError(message, origin)
-    return ConfigError(f"{'.'.join(keys) or 'config'}: {message}", origin)
+    return ConfigError(f"{format_key_path(keys) or 'config'}: {message}", origin)
 
 
 def _describe(value: Any) -> str:

@@ -154,7 +154,8 @@ def _mode(node: Node | None, name: str) -> Mode | None:
         return None
     if value not in MODES:
         assert node is not None
-        raise ConfigError(f"{format_key_path(('agent', name, 'mode'))} {value!r} is not one of {', '.join(MODES)}", node.origin)
+        where = format_key_path(("agent", name, "mode"))
+        raise ConfigError(f"{where} {value!r} is not one of {', '.join(MODES)}", node.origin)
     return cast(Mode, value)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import cast
 
 from forge_tools.errors import ConfigError
-from forge_tools.origin import Node, Origin
+from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.permission.model import ACTIONS, Action, Rule
 from forge_tools.permission.names import permission_name
 
@@ -55,7 +55,8 @@ def _tools_rules(tools: Node) -> list[Rule]:
     rules: list[Rule] = []
     for name, node in tools.items():
         if not isinstance(node.value, bool):
-            raise ConfigError(f"tools.{name} must be true or false, not {node.value!r}", node.origin)
+            where = format_key_path(("tools", name))
+            raise ConfigError(f"{where} must be true or false, not {node.value!r}", node.origin)
         action: Action = "allow" if node.value else "deny"
         rules.append(Rule(permission_name(name), "*", action, _where(node)))
     return rules

@@ -433,3 +433,29 @@ def test_devices_and_pipes_are_refused_not_read(cli: Cli, project: Path, kind: s
     else:
         path = write(project / "forge.json", json.dumps({"model": f"{{file:{target}}}"}))
         assert_config_error(cli, path, 1, 11, "not a regular file")
+
+
+def test_toml_refuses_a_null_inside_a_list_naming_its_key_path(cli: Cli, project: Path) -> None:
+    write(project / "forge.json", '{"mcp": {"my server": {"command": [1, "b", null]}}, "small_model": null}')
+    code, out, err = cli("config", "--format", "toml")
+    assert code == 2 and out == ""
+    assert 'mcp."my server".command[2] is null' in err and "TOML has no null" in err
+    assert "Traceback" not in err
+    code, out, _ = cli("config", "--format", "json")
+    assert code == 0 and json.loads(out)["mcp"]["my server"]["command"] == [1, "b", None]
+
+
+def test_key_paths_are_quoted_the_same_in_errors_and_in_config(cli: Cli, project: Path) -> None:
+    write(project / "forge.json", '{"permission": {"bash": {"rm *": "allow"}}}')
+    code, out, _ = cli("config")
+    assert code == 0 and 'permission.bash."rm *" = "allow"' in out
+    write(project / "forge.json", '{"permission": {"bash": {"rm *": "dney"}}}')
+    code, _, err = cli("config")
+    assert code == 3 and 'permission.bash."rm *": unknown action' in err
+    write(project / "forge.json", '{"agent": {"my agent": {"mode": "sideways"}}}')
+    code, _, err = cli("config")
+    assert code == 3 and 'agent."my agent".mode' in err
+    (project / "forge.json").unlink()
+    write(project / "forge.toml", '[permission.bash]\n"rm *" = "dney"\n')
+    code, _, err = cli("config")
+    assert code == 3 and 'permission.bash."rm *"' in err
