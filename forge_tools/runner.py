@@ -59,12 +59,17 @@ def parse_args_option(value: str | None, stdin: IO[str] | None = None) -> dict[s
         text = stream.read()
         source = "--args - (stdin)"
     elif value.startswith("@"):
+        if not value[1:].strip():
+            raise UsageError("--args @FILE needs a file name, e.g. --args @call.json")
         path = Path(value[1:]).expanduser()
         source = f"--args @{path}"
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise UsageError(f"file {str(path)!r} does not exist", where="--args") from None
+        except IsADirectoryError:
+            raise UsageError(f"{str(path)!r} is a directory; --args @FILE needs a JSON file",
+                             where="--args") from None
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
             raise UsageError(f"cannot read {str(path)!r}: {reason}", where="--args") from None
@@ -85,6 +90,28 @@ def parse_args_option(value: str | None, stdin: IO[str] | None = None) -> dict[s
             f"expected a JSON object of arguments, got {type(data).__name__}", where=source
         )
     return data
+
+
+def unknown_permission_warnings(permissions: Iterable[str], result: PipelineResult) -> list[str]:
+    """A warning for each `--approve` permission that matches no permission name a call could ask
+    (`bsah`): builtin ids, the permission-only names (edit, external_directory, doom_loop, ...), and
+    the loaded tools' ids and permissions. Only a warning: a project tool may ask for any name."""
+    from forge_tools.check.context import PERMISSION_ONLY_NAMES, builtin_ids
+    from forge_tools.permission.wildcard import wildcard_match
+
+    known = set(builtin_ids()) | set(PERMISSION_ONLY_NAMES)
+    for tool in getattr(result, "tools", ()) or ():
+        known.add(str(tool.id))
+        if getattr(tool, "permission", None):
+            known.add(str(tool.permission))
+    warnings: list[str] = []
+    for name in dict.fromkeys(permissions):
+        if any(wildcard_match(k, name) for k in known):
+            continue
+        hint = _suggest(name, sorted(known))
+        maybe = f" (did you mean {', '.join(repr(h) for h in hint)}?)" if hint else ""
+        warnings.append(f"--approve {name!r} matches no permission a call could ask{maybe}")
+    return warnings
 
 
 # -- choosing the tool ------------------------------------------------------------------------------

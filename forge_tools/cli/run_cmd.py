@@ -125,6 +125,7 @@ def _run(
         run_selected,
         select_tool,
         selection_notes,
+        unknown_permission_warnings,
     )
     from forge_tools.tools.contract import AbortSignal
 
@@ -142,6 +143,8 @@ def _run(
             sys.stderr.write(f"forge-tools: note: {note}\n")
     for problem in result.problems:
         sys.stderr.write(f"forge-tools: warning: {problem.one_line()}\n")
+    for warning in unknown_permission_warnings((spec.permission for spec in policy.specs), result):
+        sys.stderr.write(f"forge-tools: warning: {warning}\n")
 
     interactive = args_text != "-" and is_interactive()
     # `question` talks to the person itself; a status line would write over its prompt

@@ -423,3 +423,26 @@ def test_input_that_does_not_fit_gets_one_error_line(cli: Any, tool: str, args: 
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("forge-tools: error: --args does not fit"), err
+
+
+@pytest.mark.parametrize("value", ["@", "@ "])
+def test_args_at_without_a_file_name(cli: Any, value: str) -> None:
+    code, _, err = cli("run", "bash", "--args", value)
+    assert code == 2
+    assert "--args @FILE needs a file name" in err and "directory" not in err, err
+
+
+def test_args_at_a_directory(cli: Any, project: Path) -> None:
+    (project / "d").mkdir()
+    code, _, err = cli("run", "bash", "--args", "@d")
+    assert code == 2 and "is a directory" in err and "needs a JSON file" in err
+
+
+def test_an_approve_naming_no_known_permission_warns(cli: Any, project: Path) -> None:
+    (project / "a.txt").write_text("alpha\n")
+    code, _, err = cli("run", "read", "--approve", "bsah", "--approve", "ed*", "--approve", "read=*.txt",
+                       "--args", '{"filePath": "a.txt"}')
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 1, err
+    assert "'bsah'" in warnings[0] and "did you mean 'bash'" in warnings[0]
