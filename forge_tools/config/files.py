@@ -39,3 +39,18 @@ def read_regular_text(path: Path) -> str:
     if len(data) > MAX_BYTES:
         raise NotAFile(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", str(path))
     return data.decode("utf-8")
+
+
+def broken_link_note(path: Path) -> str | None:
+    """For a path that does not exist: "a broken symlink to X, which does not exist" when the path
+    itself is a symlink (a link whose target is gone reads as "no such file", which sends people
+    looking for the wrong file), else None."""
+    if not os.path.islink(path):
+        return None
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return "a broken symlink"
+    resolved = Path(path).parent / target
+    where = f" ({resolved})" if not os.path.isabs(target) else ""
+    return f"a broken symlink to {target}{where}, which does not exist"

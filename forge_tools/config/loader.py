@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from forge_tools.config.files import read_regular_text
+from forge_tools.config.files import broken_link_note, read_regular_text
 from forge_tools.config.merge import merge
 from forge_tools.config.parse import format_of, parse_text
 from forge_tools.config.schema import ConfigModel, validate_tree
@@ -198,6 +198,10 @@ def read_config_text(path: Path, step: str) -> str:
     try:
         return read_regular_text(path).removeprefix("\ufeff")
     except FileNotFoundError:
+        broken = broken_link_note(path)
+        if broken is not None:
+            raise ConfigError(f"cannot read config file (given by {step}): it is {broken}; fix or remove "
+                              "the link", start) from None
         raise ConfigError(f"no such config file (given by {step})", start) from None
     except IsADirectoryError:
         raise ConfigError("cannot read config file: it is a directory", start) from None

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from forge_tools.config.files import read_regular_text
+from forge_tools.config.files import broken_link_note, read_regular_text
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node
 
@@ -47,6 +47,9 @@ def substitute(node: Node, env: Mapping[str, str], base_dir: Path, home: Path) -
         try:
             return read_regular_text(path).strip()
         except FileNotFoundError:
+            broken = broken_link_note(path)
+            if broken is not None:
+                raise ConfigError(f"{{file:{arg}}}: {str(path)!r} is {broken}", node.origin) from None
             raise ConfigError(f"{{file:{arg}}}: no such file {str(path)!r}", node.origin) from None
         except IsADirectoryError:
             raise ConfigError(f"{{file:{arg}}}: {str(path)!r} is a directory", node.origin) from None

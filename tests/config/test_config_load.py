@@ -287,3 +287,20 @@ def test_one_action_permission_merges_as_its_map(project: Path, isolated_env: di
     # and the other way round: a later one-action form is `*` merged into the map
     monkeypatch.setenv("FORGE_PERMISSION", '"ask"')
     assert load(project).tree.plain()["permission"] == {"*": "ask", "bash": {"git status": "allow"}}
+
+
+def test_dangling_symlink_config_says_where_it_points(project: Path) -> None:
+    (project / "forge.json").symlink_to("../shared/forge.json")
+    with pytest.raises(ConfigError) as info:
+        load(project)
+    message = info.value.message
+    assert "broken symlink" in message and "../shared/forge.json" in message
+    assert str(project / ".." / "shared" / "forge.json") in message
+    assert "no such config file" not in message
+
+
+def test_dangling_symlink_in_a_file_substitution_says_so(project: Path) -> None:
+    (project / "prompt.txt").symlink_to("/nonexistent/prompt.txt")
+    write(project / "forge.json", {"theme": "{file:prompt.txt}"})
+    with pytest.raises(ConfigError, match=r"broken symlink to /nonexistent/prompt\.txt, which does not exist"):
+        load(project)
