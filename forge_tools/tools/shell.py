@@ -26,8 +26,8 @@ make a call stricter, never looser. The decisions below all follow from that:
   piece that could be found, so a `deny` can never be bypassed by confusing the parser.
 - **Line continuations** (`r\\<newline>m x` is `rm x` to bash): the line is also split with every
   backslash-newline removed.
-- `alias NAME=VALUE`, `trap 'CMD' SIG`, `su -c CMD` (also runuser, script) and `env -S 'CMD'` are also
-  checked as the command line they carry; `coproc [NAME] CMD` as CMD.
+- `alias NAME=VALUE`, `trap 'CMD' SIG`, `su -c CMD` (also runuser, script), `flock FILE -c CMD` and
+  `env -S 'CMD'` are also checked as the command line they carry; `coproc [NAME] CMD` as CMD.
 - A line with no command at all (only assignments or comments) is checked as its whole text.
 
 **Opaque commands.** Some commands cannot be known before they run: a dynamic command name (`$CMD x`,
@@ -65,7 +65,7 @@ COMMAND_STRING_C = frozenset({"su", "runuser", "script"})
 # Commands that run a file's contents in this shell: what they run cannot be seen here.
 SOURCES = frozenset({"source", "."})
 # Wrappers with positional arguments before the command (`timeout 5 CMD`, `chrt 10 CMD`).
-_POSITIONAL: dict[str, int] = {"timeout": 1, "chrt": 1, "taskset": 1, "chroot": 1}
+_POSITIONAL: dict[str, int] = {"timeout": 1, "chrt": 1, "taskset": 1, "chroot": 1, "flock": 1}
 # Options of common wrappers that take a separate value (`sudo -u root rm x`).
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"}),
@@ -312,6 +312,10 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
                 inner = None if any(w is None for w in rest) else " ".join(w for w in rest if w is not None)
                 _split_static(inner, words, out, depth)
                 return
+    if base == "flock":  # `flock FILE -c CMD` runs CMD in a shell
+        for i, word in enumerate(static[1:-1], start=1):
+            if word in ("-c", "--command"):
+                _split_static(static[i + 1], words, out, depth)
     if base in WRAPPERS:
         starts = _wrapped_command_starts(base, static)
         for start in starts:

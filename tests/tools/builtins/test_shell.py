@@ -258,6 +258,9 @@ _PATH_ROUTES = [
     "/usr/bin/env /bin/rm x",
     "FOO=1 sudo /bin/rm x",
     "ls && nice /bin/rm x",
+    "flock /tmp/lock /bin/rm x",
+    "flock -w 5 /tmp/lock rm x",
+    "flock /tmp/lock -c '/bin/rm x'",
     "echo $(env /bin/rm x)",
     # relative paths: `./rm` and `bin/rm` are also checked as `rm` (stricter: a rule about rm applies)
     "./rm x",
