@@ -34,10 +34,10 @@ def register(app: typer.Typer) -> None:
                                               "GitHub Actions, else text).")] = "auto",
         load_code: LoadCodeOpt = False,
     ) -> int:
-        """Check every config file that applies. Exit 0 when clean; 1 on errors or failed
-        expectations (warnings too with --strict): a config or --expect file that cannot be read or
-        parsed is such an error; 2 on a bad option; 3 when the project directory or the --expect file
-        cannot be found."""
+        """Check every config file that applies, for CI.
+        Exit 0 when clean; 1 on errors or failed expectations (warnings too with --strict): a config
+        or --expect file that cannot be read or parsed is such an error; 2 on a bad option; 3 when the
+        project directory or the --expect file cannot be found."""
         import sys
 
         from forge_tools.check.run import CheckOptions, exit_code, project_paths, run_check
