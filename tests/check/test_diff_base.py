@@ -114,8 +114,11 @@ def test_broken_old_directory_is_named_too(tmp_path: Path, cli) -> None:
         (d / ".git").mkdir(parents=True)
     (old / "forge.json").write_text('{"permission": {"bash": "dney"}}')
     (new / "forge.json").write_text(CONFIG)
-    code, out, _ = cli("diff", str(old), str(new))
+    expect = tmp_path / "expect.yaml"
+    expect.write_text("- agent: build\n  call: {tool: bash, args: {command: rm -rf x}}\n  expect: deny\n")
+    code, out, _ = cli("diff", str(old), str(new), "--expect", str(expect))
     assert code == 0 and "cannot be loaded" in out and "unknown action 'dney'" in out
+    assert 'call bash {"command": "rm -rf x"}: unknown -> deny' in out
     code, _out, err = cli("diff", str(new), str(old))
     assert code == 3 and "unknown action 'dney'" in err
 
