@@ -96,10 +96,10 @@ def unknown_permission_warnings(permissions: Iterable[str], result: PipelineResu
     """A warning for each `--approve` permission that matches no permission name a call could ask
     (`bsah`): builtin ids, the permission-only names (edit, external_directory, doom_loop, ...), and
     the loaded tools' ids and permissions. Only a warning: a project tool may ask for any name."""
-    from forge_tools.check.context import PERMISSION_ONLY_NAMES, builtin_ids
+    from forge_tools.permission.names import known_permission_names
     from forge_tools.permission.wildcard import wildcard_match
 
-    known = set(builtin_ids()) | set(PERMISSION_ONLY_NAMES)
+    known = known_permission_names()
     for tool in getattr(result, "tools", ()) or ():
         known.add(str(tool.id))
         if getattr(tool, "permission", None):

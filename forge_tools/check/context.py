@@ -12,16 +12,11 @@ from typing import TYPE_CHECKING, Any
 from forge_tools.errors import ForgeToolsError
 from forge_tools.origin import Node
 from forge_tools.permission.model import Rule
-from forge_tools.permission.names import EDIT_FAMILY
+from forge_tools.permission.names import PERMISSION_ONLY_NAMES, builtin_ids
 
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
     from forge_tools.permission.agents import Agent
-
-#: permission names that are not tool ids (SPEC 4), plus the tools gated by flags at registration
-PERMISSION_ONLY_NAMES = frozenset({
-    *EDIT_FAMILY, "external_directory", "doom_loop", "plan_enter", "plan_exit", "question", "task", "lsp",
-})
 
 USER_KINDS = frozenset({"file", "env", "cli"})
 TOP = ""  # the scope name of the top-level config rules
@@ -30,13 +25,6 @@ TOP = ""  # the scope name of the top-level config rules
 def is_user_rule(rule: Rule) -> bool:
     """Written by the person (a config file or env/CLI source), as opposed to defaults and builtins."""
     return rule.origin.kind in USER_KINDS
-
-
-def builtin_ids() -> list[str]:
-    """Every builtin id, flag-gated ones included (a rule for `lsp` is not a typo)."""
-    from forge_tools.tools.builtins import ALL_BUILTINS
-
-    return list(ALL_BUILTINS)
 
 
 @dataclass

@@ -8,3 +8,21 @@ EDIT_FAMILY = frozenset({"edit", "write", "apply_patch", "multiedit", "patch"})
 def permission_name(tool_id: str) -> str:
     """`edit` for every file-changing tool, so one `edit` rule governs them all; else the id."""
     return "edit" if tool_id in EDIT_FAMILY else tool_id
+
+
+#: permission names that are not tool ids (SPEC 4), plus the tools gated by flags at registration
+PERMISSION_ONLY_NAMES = frozenset({
+    *EDIT_FAMILY, "external_directory", "doom_loop", "plan_enter", "plan_exit", "question", "task", "lsp",
+})
+
+
+def builtin_ids() -> list[str]:
+    """Every builtin id, flag-gated ones included (a rule for `lsp` is not a typo)."""
+    from forge_tools.tools.builtins import ALL_BUILTINS
+
+    return list(ALL_BUILTINS)
+
+
+def known_permission_names() -> set[str]:
+    """Names a rule or an approval can meaningfully name before project tools are known."""
+    return {*PERMISSION_ONLY_NAMES, *builtin_ids()}

@@ -21,16 +21,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from forge_tools.errors import PermissionDenied, PermissionRejected
+from forge_tools.permission.names import permission_name
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
-
-try:
-    from forge_tools.permission.names import permission_name
-except ImportError:  # pragma: no cover - the permission package is built in parallel
-    _EDIT_FAMILY = frozenset({"edit", "write", "apply_patch", "multiedit", "patch"})
-
-    def permission_name(tool_id: str) -> str:
-        return "edit" if tool_id in _EDIT_FAMILY else tool_id
-
 
 ABORT_GRACE_SECONDS = 10.0
 _PROPAGATE = (PermissionDenied, PermissionRejected)
