@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from forge_tools.errors import ConfigError
-from forge_tools.origin import Node, Origin
+from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.report.findings import Finding
 
 _HINTS = {
@@ -135,7 +135,7 @@ def scrub(text: str, secrets: Mapping[str, str]) -> str:
 
 
 def redacted_message(origin: Origin, substituted: Mapping[Spot, str]) -> str:
-    keys = ".".join(origin.key_path)
+    keys = format_key_path(origin.key_path)
     template = substituted[spot_of(origin)]
     return (f"{keys + ': ' if keys else ''}the value that {template} gives is not valid here; its content "
             "is not shown (it may be secret)")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from forge_tools.origin import Origin
+from forge_tools.origin import Origin, format_key_path
 
 Level = Literal["error", "warning", "info"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "info")
@@ -220,7 +220,7 @@ def render_text(report: CheckReport, stream: IO[str]) -> None:
             if f.origin is not None and f.origin.line is not None:
                 where = f"{f.origin.line}:{f.origin.column or 1}"
             elif f.origin is not None and f.origin.key_path:
-                where = ".".join(f.origin.key_path)
+                where = format_key_path(f.origin.key_path)
             style = _STYLE[f.level]
             level = f"[{style}]{f.level:<7}[/{style}]"
             console.print(f"  {escape(where):<8} {level} {f.code}  {escape(f.message)}")

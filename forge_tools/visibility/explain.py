@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_tools.errors import ForgeToolsError, UnknownNameError, UsageError
+from forge_tools.origin import format_key_path
 from forge_tools.permission.calls import PatternDecision, decide_request
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def _config_file(loaded: Any) -> str:
 def _section(rule: Rule) -> str:
     keys = list(rule.origin.key_path)
     if "permission" in keys:
-        return ".".join(keys[: len(keys) - keys[::-1].index("permission")])
+        return format_key_path(keys[: len(keys) - keys[::-1].index("permission")])
     return "permission"
 
 
@@ -117,7 +118,7 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, 
                     f"{_quote(earlier)} would then hide it")
         fmt = _syntax(origin.path)
         if origin.key_path and origin.key_path[-1] == "permission":  # `permission = "deny"`, one action
-            section = ".".join(origin.key_path)
+            section = format_key_path(origin.key_path)
             pairs: list[tuple[str, str]] = [("*", str(rule.action)), (perm, "ask")]
             example = _assignment(fmt, list(origin.key_path), pairs, nested=False)
             return (f"turn the one-action `{section}` at {origin} into a map with a rule for {perm} after "
