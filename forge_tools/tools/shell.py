@@ -155,8 +155,11 @@ def _split_into(line: str, out: _Found, depth: int) -> bool:
     if has_error:
         out.add_opaque(line)
     _walk(root, data, out, depth)
-    if "\\\n" in line and depth < _MAX_DEPTH:
-        has_error = _split_into(line.replace("\\\n", ""), out, depth + 1) or has_error
+    if "\\\n" in line:
+        if depth < _MAX_DEPTH:
+            has_error = _split_into(line.replace("\\\n", ""), out, depth + 1) or has_error
+        else:
+            out.add_opaque(line)  # too deep to follow: only a rule that matches any command decides
     return has_error
 
 
@@ -253,19 +256,20 @@ def _add_command(
 
 def _split_static(text: str | None, words: list[str], out: _Found, depth: int) -> None:
     """Check a command line carried as an argument; one that is not static is opaque."""
-    if text is None:
-        out.add_opaque(" ".join(words))
-    elif depth < _MAX_DEPTH:
+    if text is None or depth >= _MAX_DEPTH:
+        out.add_opaque(" ".join(words))  # unknown, or nested too deep to follow: fail closed
+    else:
         _split_into(text, out, depth + 1)
 
 
 def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
     """Also check what a nested shell, `eval`, a wrapper or a command-string option would run."""
     name = static[0]
-    if name is None:
-        out.add_opaque(" ".join(words))  # `$CMD x`: the command is only known when it runs
+    if name is None or _expands(name):
+        out.add_opaque(" ".join(words))  # `$CMD x`, `/bin/r[m] x`: the command is only known when it runs
         return
     if depth >= _MAX_DEPTH:
+        out.add_opaque(" ".join(words))  # wrappers nested too deep to follow: fail closed
         return
     base = name.rsplit("/", 1)[-1]
     if base in SHELLS:
@@ -325,6 +329,17 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
             replace = _xargs_replace_string(static)
             if replace and _templated(static[starts[0]:], replace):
                 out.add_opaque(" ".join(words[starts[0]:]))  # the command itself comes from stdin
+
+
+# A glob (`*`, `?`, `[...]`, extglob `@(...)`) or a brace expansion (`{a,b}`, `{a..b}`) in a command
+# name: bash picks the program when it runs (`/bin/r[m] x` runs rm). A quoted one is literal, but the
+# quoting is gone by the time a name reaches `_follow_inner`; treating it as opaque is only stricter.
+_EXPANDING_NAME = re.compile(r"[*?]|\[.*\]|[@+!]\(|\{[^{}]*(,|\.\.)[^{}]*\}")
+
+
+def _expands(name: str) -> bool:
+    """Whether bash may turn the command name `name` into another word (or several) when it runs."""
+    return bool(_EXPANDING_NAME.search(name))
 
 
 def _follow_shell(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:

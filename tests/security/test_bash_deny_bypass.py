@@ -1,0 +1,70 @@
+"""Red-team cases: a `bash` deny must hold however the denied command is spelled (SPEC 4.1, 4.4).
+
+Each line below really runs `rm victim` under bash. With `* allow` and `rm *` deny, no line may come out
+as allowed: it must be denied, or at least asked (an opaque command whose name is known only at run time).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from forge_tools.origin import Origin
+from forge_tools.permission.calls import decide_pattern
+from forge_tools.permission.model import Rule
+from forge_tools.tools.shell import split_command_line
+
+ORIGIN = Origin("file", path="forge.json", line=1, column=1)
+RULES = tuple(Rule("bash", pattern, action, ORIGIN)  # type: ignore[arg-type]
+              for pattern, action in (("*", "allow"), ("rm *", "deny"), ("rm", "deny")))
+
+BYPASSES = [
+    # a glob or brace expansion in the command word picks the program at run time
+    "/bin/r[m] victim",
+    "/bin/[r]m victim",
+    "/usr/bin/r[m] victim",
+    "r{m,} victim",
+    "/bin/r{m,} victim",
+    "/bin/r? victim",
+    "/bin/rm* victim",
+    "env /bin/r[m] victim",
+    "command /bin/r[m] victim",
+    "find . -name victim -exec /bin/r[m] {} +",
+    "bash -c '/bin/r[m] victim'",
+    "eval '/bin/r[m] victim'",
+    # nesting deeper than the splitter follows must not end in an unchecked allow
+    "nice " * 10 + "rm victim",
+    "command " * 10 + "rm victim",
+    "eval " * 10 + "rm victim",
+    "env " * 11 + "rm victim",
+    "nohup " * 11 + "/bin/rm victim",
+]
+
+
+def _worst(line: str) -> str:
+    split = split_command_line(line)
+    actions = {decide_pattern("bash", p, RULES, p in split.opaque).action for p in split.commands}
+    return "deny" if "deny" in actions else "ask" if "ask" in actions else "allow"
+
+
+@pytest.mark.parametrize("line", BYPASSES)
+def test_a_denied_command_is_never_allowed(line: str) -> None:
+    assert _worst(line) != "allow", split_command_line(line)
+
+
+@pytest.mark.parametrize("line", ["ls *.py", "[ -f x ] && echo y", "echo {a,b}", "git log -- '*.md'",
+                                  "test -d x || mkdir x", "echo a?b [x]"])
+def test_globs_in_arguments_stay_static(line: str) -> None:
+    assert split_command_line(line).opaque == (), line
+
+
+def test_run_does_not_delete_through_a_glob_named_command(cli, project: Path) -> None:
+    rules = {"bash": {"*": "allow", "rm *": "deny"}}
+    (project / "opencode.json").write_text(json.dumps({"permission": rules}))
+    victim = project / "victim"
+    victim.write_text("x")
+    code, out, err = cli("run", "bash", "--args", json.dumps({"command": "/bin/r[m] victim"}))
+    assert victim.exists(), (code, out, err)
+    assert code == 4
