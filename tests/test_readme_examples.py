@@ -1,0 +1,37 @@
+"""The README's code examples work as written (docs that drift are worse than none)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def code_block_after(marker: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("```python", text.index(marker)) + len("```python")
+    return text[start:text.index("```", start)]
+
+
+def test_plugin_example_registers_working_tools(project: Path, cli) -> None:
+    plugins = project / ".forge" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "demo.py").write_text(code_block_after("A plugin registers tools by calling"))
+    code, out, err = cli("layers", "--format", "json")
+    assert code == 0, err
+    tools = {t["id"]: t for t in json.loads(out)["tools"]}
+    assert tools["greet"]["visible"] and tools["echo"]["visible"]
+    assert tools["echo"]["source"]["kind"] == "plugin"
+    code, out, _ = cli("run", "echo", "--args", '{"text": "hi"}')
+    assert code == 0 and out.strip() == "hi"
+
+
+def test_tool_script_example_counts_lines(project: Path, cli) -> None:
+    tools = project / ".forge" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "count.py").write_text(code_block_after("## Writing tools"))
+    (project / "three.txt").write_text("a\nb\nc\n")
+    code, out, err = cli("run", "count_count_lines", "--args", '{"path": "three.txt"}')
+    assert code == 0, err
+    assert out.strip() == "3"
