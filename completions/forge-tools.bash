@@ -56,6 +56,7 @@ _forge_tools() {
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --agent --format -f --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur"));
+      else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit" -- "$cur"));
       fi
       ;;
     "layers")
@@ -104,6 +105,7 @@ _forge_tools() {
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--args -a --agent --format -f --timeout --yes -y --approve --audit --force-hidden --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur"));
+      else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit" -- "$cur"));
       fi
       ;;
   esac

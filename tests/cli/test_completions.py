@@ -68,6 +68,8 @@ def test_cli_rejects_unknown_shell(cli) -> None:
         ("forge-tools config --format ", {"text", "json", "yaml", "toml"}),
         ("forge-tools completions ", {"bash", "zsh", "fish"}),
         ("forge-tools explain edit --agent p", {"plan"}),
+        ("forge-tools explain ed", {"edit"}),
+        ("forge-tools run gr", {"grep"}),
     ],
 )
 def test_bash_completes_commands_subcommands_and_values(
@@ -89,3 +91,10 @@ def test_bash_completes_commands_subcommands_and_values(
     proc = subprocess.run([exe, "-c", program], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stderr
     assert set(proc.stdout.split()) == expected
+
+
+def test_builtin_tool_ids_offered_for_explain_and_run_are_the_builtins() -> None:
+    from forge_tools.cli.completion_scripts import TOOL_IDS
+    from forge_tools.tools.builtins import ALL_BUILTINS
+
+    assert set(TOOL_IDS) == set(ALL_BUILTINS) - {"invalid"}
