@@ -8,6 +8,7 @@ unchanged); anything else is an unknown key with a did-you-mean.
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
@@ -258,7 +259,11 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
             also = " or a mapping of pattern to action" if depth <= 1 else ""
             message = f"expected an action (allow, deny or ask){also}, got {_describe(node.value)}"
             return _located(keys, message, node.origin)
-        return _located(keys, f"{node.value!r} is not one of {expected}", node.origin)
+        choices = re.findall(r"'([^']*)'", expected)
+        close = (difflib.get_close_matches(node.value, choices, n=1, cutoff=0.5)
+                 if isinstance(node.value, str) else [])
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return _located(keys, f"{node.value!r} is not one of {expected}{hint}", node.origin)
     if kind in _TYPE_WORDS:
         return _located(keys, f"expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
     if kind == "value_error" and isinstance(node.value, str) and model_id_problem(node.value):

@@ -459,3 +459,10 @@ def test_key_paths_are_quoted_the_same_in_errors_and_in_config(cli: Cli, project
     write(project / "forge.toml", '[permission.bash]\n"rm *" = "dney"\n')
     code, _, err = cli("config")
     assert code == 3 and 'permission.bash."rm *"' in err
+
+
+def test_a_misspelt_choice_gets_a_did_you_mean(project, cli) -> None:
+    (project / "opencode.json").write_text('{"agent": {"x": {"mode": "primry"}}}')
+    code, _, err = cli("agents")
+    assert code == 3
+    assert "opencode.json:1:26" in err and "(did you mean 'primary'?)" in err
