@@ -185,6 +185,11 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
             pattern = normalise(" ".join(w for w in words if w))
             if pattern:
                 out.append(pattern)
+            if any(w.startswith("-") and ("i" in w or "n" in w) for w in words[1:]):
+                out.add_opaque(pattern)  # `declare -i x=V` evaluates V; `declare -n r=V` names V
+        if current.type in _EVALUATING and _evaluates_code(current, data):
+            site = _text(current, data)
+            out.add_opaque(site[:site.find("))") + 2] if current.type == "c_style_for_statement" else site)
         stack.extend(reversed(current.children))
 
 
@@ -247,6 +252,9 @@ def _add_command(
     if assignments:
         out.append(normalise(" ".join([*assignments, *words])))
     name = static[0]
+    site = _runs_stored_code(name, static)
+    if site is not None:
+        out.add_opaque(site if site else " ".join(words))
     if name is not None and "/" in name.rstrip("/"):
         words = [name.rstrip("/").rsplit("/", 1)[-1], *words[1:]]
         static = [words[0], *static[1:]]
@@ -329,6 +337,115 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
             replace = _xargs_replace_string(static)
             if replace and _templated(static[starts[0]:], replace):
                 out.add_opaque(" ".join(words[starts[0]:]))  # the command itself comes from stdin
+
+
+# -- values that bash runs as code when they are expanded ----------------------------------------------
+# Arithmetic evaluates the *values* of the variables it names, and an array subscript in such a value
+# runs command substitutions: `x='a[$(rm y)]'; echo $((x))` runs rm, though no word of the line is
+# `rm`. The same holds for `${x@P}`, `${!x}`, subscripts, `declare -i`/`-n`, `printf -v`/`read`/
+# `test -v` with a subscripted name, `let`, `[[ a -eq b ]]`, and for variables a shell runs (PS4 under
+# xtrace, BASH_ENV, exported `BASH_FUNC_name%%` functions). Such a site is opaque (its source text is one
+# more pattern): the values may be built at run time, so the literal text cannot be checked instead.
+_EVALUATING = frozenset({"arithmetic_expansion", "compound_statement", "c_style_for_statement", "expansion",
+                         "variable_assignment", "test_command"})
+_PLAIN_ARITHMETIC = re.compile(r"[\s\d+\-*/%()<>=!&|^~?:,;]*")
+_CODE_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV",
+                             "SHELLOPTS", "BASHOPTS"})
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_NAME_TAKERS = frozenset({"printf", "read", "mapfile", "readarray", "unset", "test", "[", "getopts", "wait"})
+_ALWAYS_NUMBERS = re.compile(r"\$[#?$!]|\$\{#\w+\}")  # `$#`, `$?`, `${#x}`: bash makes these numbers
+_SUBSCRIPT = re.compile(r"\[([^\]]*)\]")
+
+
+def _plain_arithmetic(text: str) -> bool:
+    """Only numbers and operators: nothing whose value bash would evaluate in turn."""
+    text = _ALWAYS_NUMBERS.sub("0", text)
+    return bool(_PLAIN_ARITHMETIC.fullmatch(re.sub(r"0[xX][0-9a-fA-F]+", "0", text)))
+
+
+def _code_variable(name: str) -> bool:
+    return name in _CODE_VARIABLES or name.startswith("BASH_FUNC_")
+
+
+def _evaluates_code(node: Node, data: bytes) -> bool:
+    """Whether expanding `node` may run code held in a variable's value (see the comment above)."""
+    text = _text(node, data)
+    kind = node.type
+    if kind == "arithmetic_expansion":
+        return not _plain_arithmetic(text[3:-2] if text.startswith("$((") else text[2:-1])
+    if kind == "compound_statement":
+        return text.startswith("((") and not _plain_arithmetic(text[2:-2])
+    if kind == "c_style_for_statement":
+        head = text[text.find("((") + 2:text.find("))")]
+        return not _plain_arithmetic(head)
+    if kind == "expansion":
+        inner = text[2:-1]
+        if inner.startswith("!") and not re.fullmatch(r"!\w+(\[[@*]\]|[@*])", inner):
+            return True
+        if inner.endswith("@P"):
+            return True
+        name = re.match(r"[#!]?\w+", inner)
+        rest = inner[name.end():] if name else inner
+        subscript = _SUBSCRIPT.match(rest)
+        if subscript:
+            if subscript.group(1) not in ("@", "*") and not _plain_arithmetic(subscript.group(1)):
+                return True
+            rest = rest[subscript.end():]
+        return rest.startswith(":") and rest[1:2] not in ("-", "=", "?", "+") and not _plain_arithmetic(rest)
+    if kind == "variable_assignment":
+        target = node.child_by_field_name("name")
+        if target is None:
+            return False
+        if _code_variable(_text(target, data)):
+            return True
+        index = target.child_by_field_name("index") if target.type == "subscript" else None
+        return index is not None and not _plain_arithmetic(_text(index, data))
+    if kind == "test_command":
+        return _test_evaluates(node, data)
+    return False
+
+
+def _test_evaluates(node: Node, data: bytes) -> bool:
+    """`[[ a -eq b ]]` evaluates a and b as arithmetic; `[[ -v a[i] ]]` evaluates i."""
+    stack = list(node.children)
+    while stack:
+        current = stack.pop()
+        operators = [c for c in current.children if c.type == "test_operator"]
+        operator = _text(operators[0], data) if operators else ""
+        operands = [_text(c, data) for c in current.children if c not in operators]
+        if current.type == "binary_expression" and operator in _ARITHMETIC_TESTS and any(
+                not _plain_arithmetic(o) for o in operands):
+            return True
+        if current.type == "unary_expression" and operator == "-v" and any("[" in o for o in operands):
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _runs_stored_code(name: str | None, static: list[str | None]) -> str | None:
+    """For commands that evaluate a value as code, the word that does it ("" for the whole command):
+    `let`, a builtin given a subscripted variable name (`printf -v 'a[$(..)]'`, `read`, `test -v`),
+    `env` given a code variable (`BASH_FUNC_f%%=...`). The word alone is the pattern, so an allow for
+    the command (`printf *`) does not cover it. None when the command evaluates nothing."""
+    if name is None:
+        return None
+    base = name.rsplit("/", 1)[-1]
+    if base == "let":
+        return ""
+    args = static[1:]
+    if base in _NAME_TAKERS:
+        target = args.index("-v") + 1 if base == "printf" and "-v" in args else len(args)
+        if target < len(args) and args[target] is None:
+            return ""
+        for word in args:
+            match = _SUBSCRIPT.search(word) if word is not None else None
+            if word is not None and match and match.group(1) not in ("@", "*") \
+                    and not _plain_arithmetic(match.group(1)):
+                return word
+    if base == "env":
+        return next((w for w in args if w is not None and "=" in w and _code_variable(w.split("=", 1)[0])),
+                    None)
+    return None
 
 
 # A glob (`*`, `?`, `[...]`, extglob `@(...)`) or a brace expansion (`{a,b}`, `{a..b}`) in a command

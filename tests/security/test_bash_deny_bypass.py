@@ -68,3 +68,44 @@ def test_run_does_not_delete_through_a_glob_named_command(cli, project: Path) ->
     code, out, err = cli("run", "bash", "--args", json.dumps({"command": "/bin/r[m] victim"}))
     assert victim.exists(), (code, out, err)
     assert code == 4
+
+
+# Values bash evaluates as code: an array subscript in a variable's value runs command substitutions
+# when the variable is used in arithmetic (or `${x@P}`, `${!x}`, ...). The value can be built at run
+# time, so the evaluation site itself must not be allowed by a narrow allow rule, and under `* allow`
+# with a deny it must be asked.
+EVALUATED = [
+    "x='a[$(rm victim)]'; echo $((x))",
+    "echo $(( 'a[$(rm victim)]' ))",
+    "x='$(rm victim)'; echo ${x@P}",
+    "y='f[$(rm victim)]'; echo ${!y}",
+    "x='a[$(rm victim)]'; echo ${arr[x]}",
+    "printf -v 'd[$(rm victim)]' x",
+    "read 'b[$(rm victim)]' <<< 1",
+    "declare -n r='e[$(rm victim)]'; echo $r",
+    "declare -i n; n='a[$(rm victim)]'",
+    "env 'BASH_FUNC_ls%%=() { rm victim; }' bash -c ls",
+    "echo 'rm victim' > .e; BASH_ENV=.e bash -c true",
+    "x='a[$(rm victim)]'; for ((i=0;i<x;i++)); do :; done",
+    "x='a[$(rm victim)]'; ((x))",
+    "x='a[$(rm victim)]'; let y=x",
+    "x='a[$(rm victim)]'; [[ $x -eq 0 ]]",
+]
+CONTAINED = tuple(Rule("bash", pattern, action, ORIGIN)  # type: ignore[arg-type]
+                  for pattern, action in (("*", "deny"), ("echo *", "allow"), ("printf *", "allow"),
+                                          ("read *", "allow"), ("declare *", "allow"), ("env *", "allow"),
+                                          ("bash *", "allow"), ("true", "allow"), (":", "allow")))
+
+
+@pytest.mark.parametrize("line", EVALUATED)
+def test_code_evaluated_from_a_value_is_never_allowed(line: str) -> None:
+    assert _worst(line) != "allow", split_command_line(line)
+    split = split_command_line(line)
+    contained = {decide_pattern("bash", p, CONTAINED, p in split.opaque).action for p in split.commands}
+    assert contained - {"allow"}, (line, split)
+
+
+@pytest.mark.parametrize("line", ["echo $((1 + 2))", "[[ $# -eq 0 ]]", "echo ${a[0]} ${a[@]} ${s:1:2}",
+                                  "echo ${!a[@]}", "a[1]=2", "test -v x", "[[ ${#x} -gt 2 ]]"])
+def test_plain_arithmetic_and_expansions_stay_static(line: str) -> None:
+    assert split_command_line(line).opaque == (), line
