@@ -63,7 +63,12 @@ class GateDecision:
     pattern: str
     action: Action
     rule: Rule | None
-    answer: str | None = None  # once / always / reject / "settled by qN" / "rejected with qN"
+    # For an `ask`: once / always / reject (its own answer), "settled" (another question's `always`
+    # allowed it), "cancelled" (another question's reject, or the question was interrupted), or
+    # "not-asked" (a deny decided the call first). None for allow and deny.
+    answer: str | None = None
+    reason: str | None = None  # why, for settled / cancelled / not-asked
+    feedback: str | None = None  # the reject's feedback to the model (own or the cancelling one's)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +78,8 @@ class GateDecision:
             "action": self.action,
             "rule": self.rule.to_json() if self.rule else None,
             "answer": self.answer,
+            "reason": self.reason,
+            "feedback": self.feedback,
         }
 
     def __str__(self) -> str:
@@ -80,6 +87,8 @@ class GateDecision:
             "no rule matched (default ask)"
         )
         answered = f", answered {self.answer}" if self.answer else ""
+        if self.reason:
+            answered += f" ({self.reason})"
         return f"{self.permission} {self.pattern!r}: {self.action} by {by}{answered}"
 
 
@@ -121,6 +130,7 @@ class PermissionSession:
         self.pending: dict[str, Question] = {}
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
+        self._feedback: dict[str, str | None] = {}
 
     def evaluate(self, permission: str, pattern: str) -> Decision:
         with self._lock:
@@ -144,6 +154,7 @@ class PermissionSession:
             settled = [question]
             if answer.reply == "reject":
                 question.status = "rejected"
+                self._feedback[question.id] = answer.feedback
                 for other in list(self.pending.values()):
                     self._settle(other, "rejected", question.id)
                     settled.append(other)
@@ -157,6 +168,11 @@ class PermissionSession:
                         self._settle(other, "approved", question.id)
                         settled.append(other)
             return settled
+
+    def feedback_of(self, question_id: str) -> str | None:
+        """The reject feedback of an answered question (kept for the questions it cancelled)."""
+        with self._lock:
+            return self._feedback.get(question_id)
 
     def _settle(self, question: Question, status: Status, by: str) -> None:
         del self.pending[question.id]
@@ -217,24 +233,63 @@ class PermissionGate:
         denied = [(p, d.rule) for p, d in checked if d.action == "deny" and d.rule is not None]
         asked = [(p, d) for p, d in checked if d.action == "ask"]
         for p, d in checked:
-            if d.action != "ask" or denied:
+            if d.action != "ask":
                 self._record(GateDecision(now, permission, p, d.action, d.rule))
+            elif denied:  # never put to anyone: say so, not a blank answer
+                first = denied[0][0]
+                self._record(GateDecision(now, permission, p, d.action, d.rule, "not-asked",
+                                          f"not asked: the deny on {first!r} decided the call first"))
         if denied:
             raise RuleDenied(permission, denied)
         if not asked:
             return
+        asked_patterns = [p for p, _ in asked]
         question = self.session.open(
-            permission, [p for p, _ in asked], always or [], metadata, [d.rule for _, d in asked]
+            permission, asked_patterns, offered_always(always or [], asked_patterns), metadata,
+            [d.rule for _, d in asked],
         )
         with self._prompt_lock:
             if question.status == "pending":  # an earlier answer may have settled it meanwhile
-                self.session.reply(question.id, _as_answer(self.approve(question)))
-        if question.settled_by:
-            verb = "settled by" if question.status == "approved" else "rejected with"
-            how = f"{verb} {question.settled_by}"
+                try:
+                    answer = _as_answer(self.approve(question))
+                except BaseException as exc:  # interrupted or refused before an answer: still logged
+                    self.session.pending.pop(question.id, None)
+                    reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+                    for p, d in asked:
+                        self._record(GateDecision(now, permission, p, d.action, d.rule, "cancelled",
+                                                  f"no answer: {reason}"))
+                    raise
+                self.session.reply(question.id, answer)
+        own = question.answer
+        feedback = own.feedback if own is not None and question.status == "rejected" else None
+        reason: str | None = None
+        if question.settled_by and question.status == "approved":
+            how, reason = "settled", f"allowed by the 'always' answer to question {question.settled_by}"
+        elif question.settled_by:
+            how, reason = "cancelled", f"question {question.settled_by} was rejected"
+            feedback = self.session.feedback_of(question.settled_by)
         else:
-            how = question.answer.reply if question.answer else question.status
+            how = own.reply if own else question.status
         for p, d in asked:
-            self._record(GateDecision(now, permission, p, d.action, d.rule, how))
+            self._record(GateDecision(now, permission, p, d.action, d.rule, how, reason, feedback))
         if question.status == "rejected":
             raise QuestionRejected(question)
+
+    def record_cancelled(self, permission: str, patterns: Sequence[str], reason: str) -> None:
+        """Log patterns of a call that were never put to anyone because an earlier question of the same
+        call was rejected (or refused): one audit line per permission decision, even the cancelled."""
+        now = time.time()
+        for p in patterns:
+            d = self.session.evaluate(permission, p)
+            if d.action == "ask":
+                self._record(GateDecision(now, permission, p, d.action, d.rule, "cancelled", reason))
+
+
+def offered_always(always: Sequence[str], patterns: Sequence[str]) -> list[str]:
+    """The `always` patterns that cover a pattern being asked: a call asked in parts (some patterns
+    allowed by rules or a policy) must not offer `always` for commands the person is not asked about.
+    When none covers one (a tool's own scheme), the tool's list is kept as given."""
+    from forge_tools.permission.wildcard import wildcard_match
+
+    kept = [a for a in always if any(wildcard_match(p, a) for p in patterns)]
+    return kept or list(always)

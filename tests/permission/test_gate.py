@@ -193,10 +193,91 @@ def test_concurrent_calls_are_settled_by_one_always() -> None:
         t.join(timeout=10)
     assert errors == []
     assert len(prompts) == 1
-    answers = sorted(d.answer or "" for d in gate.decisions)
-    assert answers[0] == "always" and answers[1].startswith("settled by q")
+    answers = sorted((d.answer or "", d.reason or "") for d in gate.decisions)
+    assert answers[0][0] == "always"
+    assert answers[1][0] == "settled" and "'always' answer to question q" in answers[1][1]
 
 
 def test_bad_approve_answer_is_a_programming_error() -> None:
     with pytest.raises(ValueError):
         PermissionGate(RULES, Scripted("sure"))("bash", ["make"])
+
+
+# --- every decision is one explicit record ----------------------------------------------------------
+
+def test_an_ask_a_deny_pre_empts_is_recorded_as_not_asked() -> None:
+    gate = PermissionGate(RULES, Scripted())
+    with pytest.raises(PermissionDenied):
+        gate("bash", ["ls", "rm -rf x"])
+    ls = next(d for d in gate.decisions if d.pattern == "ls")
+    assert ls.action == "ask" and ls.answer == "not-asked"
+    assert "'rm -rf x'" in (ls.reason or "") and "deny" in (ls.reason or "")
+    assert ls.to_json()["answer"] == "not-asked" and ls.to_json()["reason"] == ls.reason
+
+
+def test_a_reject_records_its_feedback() -> None:
+    gate = PermissionGate(RULES, Scripted(Answer("reject", "use make")))
+    with pytest.raises(PermissionRejected):
+        gate("bash", ["cmake ."])
+    assert gate.decisions[-1].to_json()["feedback"] == "use make"
+    assert gate.session.feedback_of("q1") == "use make"
+
+
+def test_a_cancelled_question_in_flight_is_logged_with_the_reject_feedback() -> None:
+    """Two calls ask at once; the first is rejected; the second (never prompted) is logged cancelled."""
+    both_pending = threading.Barrier(2)
+    gate = PermissionGate(RULES, lambda q: Answer("reject", "not now"))
+    original_open = gate.session.open
+
+    def open_and_wait(*args, **kwargs):  # type: ignore[no-untyped-def]
+        question = original_open(*args, **kwargs)
+        both_pending.wait(timeout=5)
+        return question
+
+    gate.session.open = open_and_wait  # type: ignore[method-assign]
+
+    def call(pattern: str) -> None:
+        with pytest.raises(PermissionRejected):
+            gate("bash", [pattern])
+
+    threads = [threading.Thread(target=call, args=(p,)) for p in ("make a", "make b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    records = sorted((d.answer, d.feedback, d.reason or "") for d in gate.decisions)
+    assert [r[0] for r in records] == ["cancelled", "reject"]
+    assert records[0][1] == "not now" and "was rejected" in records[0][2]
+    assert records[1][1] == "not now"
+
+
+def test_an_approve_that_raises_is_logged_as_cancelled() -> None:
+    seen: list[GateDecision] = []
+
+    def approve(question: Question) -> Answer:
+        raise PermissionRejected("the permission question was interrupted")
+
+    gate = PermissionGate(RULES, approve, audit=seen.append)
+    with pytest.raises(PermissionRejected):
+        gate("bash", ["make"])
+    assert [(d.pattern, d.answer) for d in seen] == [("make", "cancelled")]
+    assert "interrupted" in (seen[0].reason or "")
+    assert gate.session.pending == {}
+
+
+def test_record_cancelled_logs_only_what_would_have_been_asked() -> None:
+    gate = PermissionGate(RULES, Scripted())
+    gate.record_cancelled("bash", ["git log", "make"], "an earlier question was rejected")
+    assert [(d.pattern, d.answer, d.reason) for d in gate.decisions] == [
+        ("make", "cancelled", "an earlier question was rejected")
+    ]
+
+
+def test_always_offers_only_the_patterns_being_asked() -> None:
+    approve = Scripted("once")
+    gate = PermissionGate(RULES, approve)
+    gate("bash", ["git log", "ls"], always=["git log *", "ls *"])
+    assert approve.asked[0].patterns == ("ls",) and approve.asked[0].always == ("ls *",)
+    approve = Scripted("once")
+    PermissionGate(RULES, approve)("bash", ["make"], always=["other-scheme"])
+    assert approve.asked[0].always == ("other-scheme",)  # a tool's own scheme is kept
