@@ -109,7 +109,11 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, 
     if origin.kind == "env":
         return f"change {origin}: its rule {quoted} hides {verdict.id}"
     if origin.kind == "file" and origin.path:
+        kept = _intended_rules(result, rule, perm)
         if rule.permission == perm:
+            reorder = _reorder_fix(verdict, rule, kept) if kept else None
+            if reorder is not None:
+                return reorder
             ask = "to \"ask\" (asks before each call instead of hiding the tool)"
             earlier = _hiding_without(result, verdict, rule)
             if earlier is None:
@@ -124,6 +128,14 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, 
             return (f"turn the one-action `{section}` at {origin} into a map with a rule for {perm} after "
                     f"`*`, e.g. {example}")
         section = _section(rule)
+        if kept:  # move the tool's own rules after the catch-all, so they decide its calls again
+            pairs = list(kept.items())
+            inner = _assignment(fmt, [perm], pairs, nested=False)
+            example = (f"{section}.{inner}" if fmt == "toml"
+                       else f"{inner} as a later entry of the `{section}` map")
+            return (f"move the rules for {perm} after {quoted} at {origin} instead of loosening anything, "
+                    f"e.g. {example} (the last matching rule decides: {perm} stays visible and every other "
+                    "call is still denied)")
         if fmt == "toml":
             example = f'{section}.{perm} = "ask"'
         else:
@@ -185,6 +197,67 @@ def _assignment(fmt: str, keys: list[str], pairs: list[tuple[str, str]], nested:
     for key in reversed(keys):
         text = "{" + f"{_key(fmt, key)}{sep}{text}" + "}"
     return text[1:-1]
+
+
+def _pattern_key(rule: Rule) -> str:
+    """The pattern as written in the file (before `~`/`$HOME` expansion), for text the user pastes back."""
+    keys = rule.origin.key_path
+    if len(keys) >= 2 and keys[-2] == rule.permission and keys[-1] != rule.permission:
+        return keys[-1]
+    return rule.pattern
+
+
+def _intended_rules(result: PipelineResult, hiding: Rule, perm: str) -> dict[str, str]:
+    """The specific patterns the user wrote for `perm` before the hiding `* deny` (pattern -> action).
+
+    Only config rules count (not the builtin defaults): they say what the user meant to let through,
+    which a trailing catch-all deny silently overrides. Empty when none of them allows or asks.
+    """
+    from forge_tools.permission.model import Rule
+
+    rules = list(result.ruleset)
+    if hiding not in rules:
+        return {}
+    found: dict[str, str] = {}
+    for r in rules[: rules.index(hiding)]:
+        if not isinstance(r, Rule) or r.permission != perm or r.pattern == "*":
+            continue
+        if r.origin.kind not in ("file", "env"):
+            continue
+        key = _pattern_key(r)
+        found.pop(key, None)  # a later rule for the same pattern replaces it, in its own place
+        found[key] = str(r.action)
+    return found if any(a in ("allow", "ask") for a in found.values()) else {}
+
+
+def _reorder_fix(verdict: ToolVerdict, rule: Rule, kept: dict[str, str]) -> str | None:
+    """The FT104 fix in the file's syntax: the `* deny` first, the specific rules after it.
+
+    None when the rewritten map would still hide the tool (then only changing the action helps).
+    """
+    from forge_tools.permission.model import Rule
+    from forge_tools.permission.visibility import hidden_by_permission
+
+    origin = rule.origin
+    keys = list(origin.key_path)
+    if keys and keys[-1] != rule.permission:  # an entry of the permission's pattern map
+        keys = keys[:-1]
+    if not keys or keys[-1] != rule.permission:  # no key path from this format: the usual place
+        keys = ["permission", rule.permission]
+    rewritten = (Rule(rule.permission, "*", "deny", origin),
+                 *(Rule(rule.permission, p, a, origin) for p, a in kept.items()))  # type: ignore[arg-type]
+    if hidden_by_permission(verdict.id, rewritten) is not None:
+        return None
+    fmt = _syntax(origin.path)
+    pairs = [("*", "deny"), *kept.items()]
+    example = _assignment(fmt, keys, pairs, nested=False)
+    where = "" if fmt == "toml" else f" in the `{format_key_path(keys[:-1])}` map"
+    quoted = f"`{rule.permission} {rule.pattern} {rule.action}`"
+    allows = ", ".join(f"{p} {a}" for p, a in kept.items())
+    return (f"put the rule {quoted} at {origin} first and the rules for {rule.permission} after it "
+            f"({allows}), keeping the deny for everything else: write the map as {example}{where} "
+            f"(the last matching rule decides, so {verdict.id} stays visible and every call no other rule "
+            "matches is still denied)")
 
 
 def _hiding_without(result: PipelineResult, verdict: ToolVerdict, removed: Rule) -> Rule | None:

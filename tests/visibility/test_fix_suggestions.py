@@ -87,3 +87,69 @@ def test_the_fix_is_written_in_the_config_files_syntax(
     assert "permission = " not in hidden["fix"] and "permission." not in hidden["fix"]  # no TOML
     (project / name).write_text(after)
     assert story(cli, tool, "--agent", agent)["visible"]
+
+
+def _example(fix: str) -> str:
+    """The map the reorder fix says to write, as it says to write it."""
+    assert "write the map as " in fix, fix
+    return fix.split("write the map as ", 1)[1].split(" (the last", 1)[0].split(" in the `", 1)[0]
+
+
+def _decide(cli: Any, tool: str, args: dict[str, str]) -> str:
+    action: str = story(cli, tool, "--call", json.dumps(args))["call"]["action"]
+    return action
+
+
+@pytest.mark.parametrize(
+    ("name", "before", "wrap"),
+    [
+        ("forge.toml", '[permission.grep]\n"src/*" = "allow"\n"*" = "deny"\n', "{}\n"),
+        ("forge.toml", '[permission]\ngrep = {"src/*" = "allow", "*" = "deny"}\n', "{}\n"),
+        ("opencode.json", '{"permission": {"grep": {"src/*": "allow", "*": "deny"}}}',
+         '{{"permission": {{{}}}}}'),
+        ("opencode.jsonc", '// policy\n{"permission": {"grep": {"src/*": "allow", "*": "deny",}}}',
+         '{{"permission": {{{}}}}}'),
+        ("forge.yaml", 'permission:\n  grep:\n    "src/*": allow\n    "*": deny\n', "permission:\n  {}\n"),
+    ],
+)
+def test_a_trailing_deny_after_allows_is_fixed_by_reordering_not_by_loosening(
+    cli: Any, project: Path, name: str, before: str, wrap: str
+) -> None:
+    (project / name).write_text(before)
+    hidden = story(cli, "grep")
+    assert not hidden["visible"]
+    fix = hidden["fix"]
+    assert "remove" not in fix and '"ask"' not in fix and "ask (" not in fix
+    (project / name).write_text(wrap.format(_example(fix)))
+    assert story(cli, "grep")["visible"]
+    assert _decide(cli, "grep", {"pattern": "src/main"}) == "allow"
+    assert _decide(cli, "grep", {"pattern": "password"}) == "deny"  # the deny still holds elsewhere
+
+
+def test_the_reorder_keeps_specific_denies_and_asks_in_their_order(cli: Any, project: Path) -> None:
+    (project / "forge.toml").write_text(
+        '[permission.bash]\n"git *" = "allow"\n"git push *" = "ask"\n"rm *" = "deny"\n"*" = "deny"\n')
+    fix = story(cli, "bash")["fix"]
+    (project / "forge.toml").write_text(_example(fix) + "\n")
+    assert story(cli, "bash")["visible"]
+    assert _decide(cli, "bash", {"command": "git status"}) == "allow"
+    assert _decide(cli, "bash", {"command": "git push origin"}) == "ask"
+    assert _decide(cli, "bash", {"command": "rm -rf build"}) == "deny"
+    assert _decide(cli, "bash", {"command": "curl example.com"}) == "deny"
+
+
+def test_a_trailing_wildcard_deny_after_a_tools_allows_says_to_move_them(cli: Any, project: Path) -> None:
+    (project / "forge.toml").write_text('[permission]\ngrep = {"src/*" = "allow"}\n"*" = "deny"\n')
+    fix = story(cli, "grep")["fix"]
+    assert "move the rules for grep after" in fix and '"ask"' not in fix
+    example = fix.split("e.g. ", 1)[1].split(" (the last", 1)[0]
+    rule = example.replace("permission.", "")
+    (project / "forge.toml").write_text(f'[permission]\n"*" = "deny"\n{rule}\n')
+    assert story(cli, "grep")["visible"]
+    assert _decide(cli, "grep", {"pattern": "src/x"}) == "allow"
+    assert _decide(cli, "grep", {"pattern": "secret"}) == "deny"
+
+
+def test_without_earlier_allows_the_action_change_is_still_offered(cli: Any, project: Path) -> None:
+    (project / "forge.toml").write_text('[permission.grep]\n"src/*" = "deny"\n"*" = "deny"\n')
+    assert "change its action" in story(cli, "grep")["fix"]
