@@ -479,20 +479,24 @@ def toml_positions(text: str) -> dict[tuple[str, ...], tuple[Pos, Pos]]:
     """Best effort: key path -> (key position, value position) for keys written at line starts.
 
     Only `key = value` lines outside multi-line strings/arrays and `[table]` / `[[array]]` headers are
-    located; anything this scanner is unsure of (keys inside inline tables) is left out, so the origin
-    falls back to the key path rather than pointing at a wrong line.
+    located, with the items of such a value's array (one line or several; an item's key path ends in its
+    index); anything this scanner is unsure of (escaped keys, items after a nested array or table) is
+    left out, so the origin falls back to the key path rather than pointing at a wrong line.
     """
     found: dict[tuple[str, ...], tuple[Pos, Pos]] = {}
     table: tuple[str, ...] = ()
     aot_count: dict[tuple[str, ...], int] = {}
     depth = 0  # bracket depth of a value spanning lines
     in_multiline: str | None = None
+    items: _ArrayItems | None = None  # the array value being read, while it spans lines
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if in_multiline is not None:
             if in_multiline in raw:
                 in_multiline = None  # the rest of the closing line is not scanned
             continue
         if depth > 0:
+            if items is not None:
+                items.feed(raw, 0, lineno)
             depth = max(0, depth + _bracket_delta(raw))
             continue
         stripped = raw.lstrip()
@@ -525,6 +529,7 @@ def toml_positions(text: str) -> dict[tuple[str, ...], tuple[Pos, Pos]]:
         after_eq = rest.lstrip()[1:]
         value_text = after_eq.lstrip()
         value_col = len(raw) - len(value_text) + 1
+        items = None
         if table != ("\0",):
             path = table + keys
             found[path] = ((lineno, indent + 1), (lineno, value_col))
@@ -532,12 +537,68 @@ def toml_positions(text: str) -> dict[tuple[str, ...], tuple[Pos, Pos]]:
                 found.setdefault(path[:i], ((lineno, indent + 1), (lineno, indent + 1)))
             if value_text.startswith("{"):
                 _scan_inline(raw, value_col - 1, lineno, path, found)
+            elif value_text.startswith("["):
+                items = _ArrayItems(path, found)
+                items.feed(raw, value_col, lineno)
         for quote in ('"""', "'''"):
             if value_text.startswith(quote) and value_text.count(quote) == 1:
                 in_multiline = quote
         if in_multiline is None:
             depth = max(0, _bracket_delta(value_text))
     return found
+
+
+class _ArrayItems:
+    """The items of one array value, fed line by line from just after its `[`: each string or plain
+    scalar item is located at its first character under `path + (index,)`. At anything else (a nested
+    array or inline table, a multi-line string, a token it cannot read) it stops for good, so the items
+    after it keep their key path instead of a position that might be wrong."""
+
+    def __init__(self, path: tuple[str, ...], found: dict[tuple[str, ...], tuple[Pos, Pos]]) -> None:
+        self.path = path
+        self.found = found
+        self.index = 0
+        self.want_value = True
+        self.done = False
+
+    def feed(self, line: str, i: int, lineno: int) -> None:
+        while not self.done and i < len(line):
+            c = line[i]
+            if c in " \t":
+                i += 1
+            elif c == "#":
+                return
+            elif c == "]":
+                self.done = True
+            elif not self.want_value:
+                self.want_value = c == ","
+                self.done = not self.want_value
+                i += 1
+            else:
+                end = _item_end(line, i)
+                if end is None:
+                    self.done = True
+                    return
+                self.found[(*self.path, str(self.index))] = ((lineno, i + 1), (lineno, i + 1))
+                self.index += 1
+                self.want_value = False
+                i = end
+
+
+def _item_end(line: str, i: int) -> int | None:
+    """The index after the one-line string or plain scalar at `line[i]`; None for anything else."""
+    c = line[i]
+    if c in "[{" or (c in "\"'" and line.startswith(c * 3, i)):
+        return None
+    if c in "\"'":
+        j = i + 1
+        while j < len(line) and line[j] != c:
+            j += 2 if c == '"' and line[j] == "\\" else 1
+        return j + 1 if j < len(line) else None
+    j = i
+    while j < len(line) and line[j] not in ",] \t#":
+        j += 1
+    return j if j > i else None
 
 
 def _scan_inline(line: str, i: int, lineno: int, prefix: tuple[str, ...],
