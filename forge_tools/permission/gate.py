@@ -254,10 +254,10 @@ class PermissionGate:
                     answer = _as_answer(self.approve(question))
                 except BaseException as exc:  # interrupted or refused before an answer: still logged
                     self.session.pending.pop(question.id, None)
-                    reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+                    why = getattr(exc, "message", None) or str(exc) or type(exc).__name__
                     for p, d in asked:
                         self._record(GateDecision(now, permission, p, d.action, d.rule, "cancelled",
-                                                  f"no answer: {reason}"))
+                                                  f"no answer: {why}"))
                     raise
                 self.session.reply(question.id, answer)
         own = question.answer
