@@ -19,15 +19,19 @@ from forge_tools.report.findings import Finding, Related
 
 SCRIPT_HINT = "fix the script; until then it registers no tool"
 PLUGIN_HINT = "fix the plugin; until then forge-tools runs without its tools and hooks"
+MISSING_PLUGIN_HINT = ("create the file or fix the entry (a relative path starts at the folder of the config "
+                       "file that lists it); until then forge-tools runs without its tools and hooks")
 
 
 def problem_findings(problems: list[ForgeToolsError], loaded: Any) -> list[Finding]:
     """One finding per problem: FT010 for plugins, FT009 for tool scripts, a config code otherwise."""
     refs = _plugin_refs(loaded) if any(isinstance(p, PluginError) for p in problems) else {}
+    written = {s.origin: s.spec for s in getattr(loaded, "plugin_specs", ())}
     findings: list[Finding] = []
     for problem in problems:
         if isinstance(problem, PluginError):
-            findings.append(plugin_finding(problem, refs.get(problem.plugin)))
+            ref = refs.get((problem.plugin, problem.origin)) or refs.get((problem.plugin, None))
+            findings.append(plugin_finding(problem, ref, written.get(problem.origin)))
         elif isinstance(problem, ConfigError) and _is_script(problem.origin):
             findings.append(script_finding(problem))
         elif isinstance(problem, ConfigError):
@@ -55,27 +59,39 @@ def script_finding(problem: ConfigError) -> Finding:
     return Finding("FT009", "warning", message, SCRIPT_HINT, origin)
 
 
-def _plugin_refs(loaded: Any) -> dict[str, Any]:
-    """Each plugin by the name its problems carry (discovery reads names and metadata only)."""
+def _plugin_refs(loaded: Any) -> dict[tuple[str, Origin | None], Any]:
+    """Each plugin by the name and listing its problems carry, and by name alone (`(name, None)`): two
+    plugin files of the same name in different folders stay apart. Discovery reads names only."""
     from forge_tools.sources.plugins import discover
 
     refs, _bad = discover(list(loaded.config_dirs), list(loaded.plugin_specs))
-    return {ref.name: ref for ref in refs}
+    by_key: dict[tuple[str, Origin | None], Any] = {}
+    for ref in refs:
+        by_key.setdefault((ref.name, ref.origin), ref)
+        by_key.setdefault((ref.name, None), ref)
+    return by_key
 
 
-def plugin_finding(problem: PluginError, ref: Any) -> Finding:
+def plugin_finding(problem: PluginError, ref: Any, written: str | None = None) -> Finding:
     """FT010 at the plugin file (the line of a syntax error, or of the hook the message names), with
-    where it was listed as a related location; at the listing itself for a module plugin."""
+    where it was listed as a related location; at the listing itself for a module plugin, and for a
+    plugin file that does not exist (a location there is one GitHub and SARIF viewers cannot show).
+    `written` is the `plugin` entry as written, named in the message of a missing file."""
     message = f"plugin {problem.plugin}: {problem.message}"
     path: Path | None = getattr(ref, "path", None)
     if path is None:
         return Finding("FT010", "error", message, PLUGIN_HINT, problem.origin)
+    listed = getattr(ref, "origin", None)
+    if not path.is_file() and isinstance(listed, Origin) and getattr(ref, "kind", None) == "config":
+        what = "is not a file" if path.exists() else "does not exist"
+        shown = written if written is not None else str(path)
+        message = f"plugin {problem.plugin}: the plugin file {shown!r} listed in `plugin` {what}"
+        return Finding("FT010", "error", message, MISSING_PLUGIN_HINT, listed)
     line, column, syntax = _line_in(path, problem.message)
     if syntax is not None:  # the static parse says it without the temp-looking absolute path
         message = f"plugin {problem.plugin}: cannot import: {syntax}"
     origin = Origin("file", str(path), line, column)
     related: tuple[Related, ...] = ()
-    listed = getattr(ref, "origin", None)
     if getattr(ref, "kind", None) == "config" and isinstance(listed, Origin):
         related = (Related("listed in `plugin` at", listed),)
     return Finding("FT010", "error", message, PLUGIN_HINT, origin, related)

@@ -85,3 +85,50 @@ def test_plugins_without_load_code_are_said_once(project: Path, cli) -> None:
     _code, out, _ = cli("check", "--format", "text")
     assert "FT109" in out
     assert out.count("plugin tools are unknown") + out.count("plugin tools unknown") == 1
+
+
+def test_a_missing_plugin_file_is_located_at_its_plugin_entry_in_every_format(project: Path, cli) -> None:
+    (project / "forge.toml").write_text(
+        'model = "a/b"\nplugin = [\n  "plug/there.py",\n  "plug/missing.py",\n]\n')
+    write(project / "plug" / "there.py",
+          "import forge_tools\n\n\n@forge_tools.hookimpl\ndef register_tools(register):\n    pass\n")
+    code, data = check(cli, "--load-code")
+    assert code == 1
+    [f] = by_code(data, "FT010")
+    assert (f["location"]["path"], f["location"]["line"], f["location"]["column"]) == ("forge.toml", 4, 3)
+    assert "plug/missing.py" in f["message"] and "does not exist" in f["message"]
+    assert "/" + project.name not in f["message"]  # the entry as written, not a checkout-specific path
+
+    _code, out, _ = cli("check", "--load-code", "--format", "github")
+    [line] = [x for x in out.splitlines() if "FT010" in x]
+    assert line.startswith("::error file=forge.toml,line=4,col=3,title=FT010::")
+    assert "plug/missing.py" in line and "file=plug" not in line
+
+    _code, out, _ = cli("check", "--load-code", "--format", "sarif")
+    [result] = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "FT010"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"] == "forge.toml"
+    assert (physical["region"]["startLine"], physical["region"]["startColumn"]) == (4, 3)
+
+    _code, out, _ = cli("check", "--load-code", "--format", "text")
+    assert "plug/missing.py\n" not in out  # not a group of its own: under forge.toml
+    [row] = [x for x in out.splitlines() if "FT010" in x]
+    assert row.lstrip().startswith("4:3") and "plug/missing.py" in row
+
+
+def test_a_plugin_path_that_is_a_directory_is_located_at_its_entry(project: Path, cli) -> None:
+    (project / "forge.json").write_text('{\n  "plugin": [\n    "./plug.py"\n  ]\n}\n')
+    (project / "plug.py").mkdir()
+    _code, data = check(cli, "--load-code")
+    [f] = by_code(data, "FT010")
+    assert (f["location"]["path"], f["location"]["line"]) == ("forge.json", 3)
+    assert "./plug.py" in f["message"] and "is not a file" in f["message"]
+
+
+def test_same_named_plugins_in_two_folders_are_told_apart(project: Path, cli) -> None:
+    (project / "forge.json").write_text('{"plugin": ["./a/p.py", "./b/p.py"]}')
+    write(project / "a" / "p.py", "x = 1\ndef f(:\n")
+    _code, data = check(cli, "--load-code")
+    found = {(f["location"]["path"], f["location"]["line"]) for f in by_code(data, "FT010")}
+    assert ("a/p.py", 2) in found  # the broken file at its line
+    assert ("forge.json", 1) in found  # the missing one at its entry
