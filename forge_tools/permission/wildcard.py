@@ -62,12 +62,38 @@ def compile_pattern(pattern: str) -> Matcher:
         stem = pattern.rstrip("*")
         if len(stem) < len(pattern) and not has_wildcard(stem):
             return lambda text: text.startswith(stem)
-    source = _regex_source(body)
-    if optional_tail:
-        source += "(?: .*)?"
-    regex = re.compile(source, re.DOTALL)
-    fullmatch = regex.fullmatch
-    return lambda text: fullmatch(text) is not None
+    whole = _segment_matcher(pattern)
+    if not optional_tail:
+        return whole
+    bare = _segment_matcher(body)
+    return lambda text: bare(text) or whole(text)
+
+
+def _segment_matcher(pattern: str) -> Matcher:
+    """Match without a backtracking regex: a pattern from a cloned project (`*a*a*a*...*b`) must not
+    make one call take exponential time. The pieces between `*`s have a fixed length (`?` is one
+    character), the first is anchored at the start, the last at the end, and each middle piece is taken
+    at its leftmost place after the previous one, which is always the best choice for `*` globs."""
+    pieces = [re.compile(_regex_source(piece), re.DOTALL) for piece in pattern.split("*")]
+    if len(pieces) == 1:
+        only = pieces[0].fullmatch
+        return lambda text: only(text) is not None
+    first, middle, last = pieces[0], pieces[1:-1], pieces[-1]
+    head, tail = len(pattern.split("*")[0]), len(pattern.split("*")[-1])
+
+    def match(text: str) -> bool:
+        end = len(text) - tail
+        if end < head or first.match(text) is None or last.fullmatch(text, end) is None:
+            return False
+        pos = head
+        for piece in middle:
+            found = piece.search(text, pos, end)
+            if found is None:
+                return False
+            pos = found.end()
+        return True
+
+    return match
 
 
 def _always(text: str) -> bool:
