@@ -134,6 +134,8 @@ def render_text(data: dict[str, Any]) -> str:
     for change in data["definition_changes"]:
         out.append(f"   changed by {change['by']}:")
         out.extend(f"     {line}" for line in change["diff"].splitlines())
+    for problem in data.get("definition_problems", []):
+        out.append(f"   HOOK FAILED: {problem['text']}")
     if data.get("call") is not None:
         call = data["call"]
         out.append("")

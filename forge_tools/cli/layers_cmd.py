@@ -161,7 +161,8 @@ def layer_rows(result: PipelineResult, root: Any = None) -> list[tuple[str, ...]
     rows: list[tuple[str, ...]] = []
     for v in result.tools:
         model, permission, request = (v.layer(n) for n in ("model", "permission", "request"))
-        definition_cell = ("changed" if v.definition_changes
+        definition_cell = ("hook failed" if v.definition_outcome.problems
+                           else "changed" if v.definition_changes
                            else "unknown" if v.tool is None else "keep")
         perm_cell = _cell(permission.kept)
         if show_request and (request.kept != permission.kept or v.hidden_at == "request"):

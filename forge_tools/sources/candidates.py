@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Origin
 
 if TYPE_CHECKING:
     from forge_tools.errors import ForgeToolsError
@@ -74,15 +78,52 @@ def _a(word: str) -> str:
     return f"{'an' if word[:1] in 'aeiouAEIOU' else 'a'} {word}"
 
 
+class ScriptProblem(ConfigError):
+    """A config-dir script that failed (import, or a malformed tool): a located config error that
+    reports say came from a script, named by the script's file name."""
+
+    def __init__(self, message: str, path: str | None, line: int | None = None,
+                 name: str | None = None) -> None:
+        super().__init__(message, Origin("file", path=path, line=line) if path else None)
+        self.name = name or (Path(path).name if path else "?")
+
+
+def script_problem(message: str, path: str | None, line: int | None = None,
+                   name: str | None = None) -> ScriptProblem:
+    return ScriptProblem(message, path, line, name)
+
+
+def problem_to_json(problem: ForgeToolsError) -> dict[str, Any]:
+    """One reported problem as data: which kind of thing failed, its name, where, and the message
+    (`text` is the one-line form the CLI prints)."""
+    from forge_tools.errors import PluginError
+
+    origin = getattr(problem, "origin", None)
+    name: str | None
+    if isinstance(problem, PluginError):
+        kind, name = "plugin", problem.plugin
+    elif isinstance(problem, ScriptProblem):
+        kind, name = "script", problem.name
+    else:
+        kind, name = "config", Path(origin.path).name if origin is not None and origin.path else None
+    return {
+        "kind": kind,
+        "name": name,
+        "origin": {"path": getattr(origin, "path", None), "line": getattr(origin, "line", None),
+                   "column": getattr(origin, "column", None)},
+        "message": problem.message,
+        "text": problem.one_line(),
+    }
+
+
 def _problem_for(tool_id: str, where: ToolSource, why: str) -> ForgeToolsError:
-    from forge_tools.errors import ConfigError, PluginError
-    from forge_tools.origin import Origin
+    from forge_tools.errors import PluginError
 
     message = f"tool {tool_id!r}: {why}; the tool was not loaded"
     if where.kind == "plugin":
         origin = Origin("file", path=where.path) if where.path else None
         return PluginError(message + " (fix the tool the plugin registers)", where.plugin or "?", origin)
-    return ConfigError(message, Origin("file", path=where.path, line=where.line) if where.path else None)
+    return script_problem(message, where.path, where.line)
 
 
 def build_candidates(*sources: Iterable[Entry]) -> CandidateSet:

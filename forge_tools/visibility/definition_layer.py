@@ -55,9 +55,13 @@ class DefinitionOutcome:
         if self._definition is None and self._lazy_tool is None:
             return "definition unknown (the tool's code was not loaded)"
         authors = [who for who, _ in self.changes]
-        if not authors:
-            return "definition as the tool declares it"
-        return "definition changed by " + ", ".join(dict.fromkeys(authors))
+        changed = ("definition changed by " + ", ".join(dict.fromkeys(authors))) if authors else ""
+        if self.problems:  # SPEC 3.2: the failing hook's change is dropped, not the tool
+            failed = ", ".join(dict.fromkeys(f"plugin {p.plugin}" for p in self.problems))
+            kept = "the definition is the one from before that hook"
+            return (f"the tool_definition hook of {failed} failed: {kept}"
+                    + (f" ({changed})" if changed else " (as the tool declares it)"))
+        return changed or "definition as the tool declares it"
 
 
 def render_definition(definition: dict[str, Any]) -> list[str]:

@@ -312,6 +312,7 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None
     """The whole story of one tool as plain data (the `explain --format json` document)."""
     from forge_tools.permission.evaluate import evaluate
     from forge_tools.visibility.definition_layer import base_definition
+    from forge_tools.visibility.pipeline import problems_json
 
     deciding = verdict.deciding
     if deciding is None:  # visible: the last rule for its permission, a request boolean if one applies
@@ -338,8 +339,9 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None
         "definition": verdict.definition,
         "original_definition": base_definition(verdict.tool) if verdict.tool is not None else None,
         "definition_changes": [{"by": who, "diff": diff} for who, diff in verdict.definition_changes],
+        "definition_problems": problems_json(list(verdict.definition_outcome.problems)),
         "fix": fix_suggestion(result, verdict, loaded),
         "call": call.to_json() if call is not None else None,
-        "problems": [p.one_line() for p in result.problems],
+        "problems": problems_json(result.problems),
         "notes": list(result.notes),
     }

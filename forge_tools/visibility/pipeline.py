@@ -154,9 +154,22 @@ class PipelineResult:
             "flags": sorted(self.flags),
             "tools": [t.to_json() for t in self.tools],
             "shadowed": [s.to_json() for s in self.shadowings],
-            "problems": [p.one_line() for p in self.problems],
+            "problems": problems_json(self.problems),
             "notes": list(self.notes),
         }
+
+
+def problems_json(problems: list[ForgeToolsError]) -> list[dict[str, Any]]:
+    """The `problems` list of `layers`/`explain` JSON: objects, each problem once (see
+    `sources.candidates.problem_to_json`)."""
+    from forge_tools.sources.candidates import problem_to_json
+
+    out: list[dict[str, Any]] = []
+    for problem in problems:
+        item = problem_to_json(problem)
+        if item not in out:
+            out.append(item)
+    return out
 
 
 # ------------------------------------------------------------------------------------------- inputs
@@ -209,7 +222,7 @@ def parse_tool_overrides(text: str | None) -> dict[str, bool]:
 
 def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sources:
     """Candidates from builtins, then config-dir scripts, then plugins (SPEC 2), with their problems."""
-    from forge_tools.sources.candidates import build_candidates, entries_of
+    from forge_tools.sources.candidates import build_candidates, entries_of, script_problem
     from forge_tools.tools.builtins import builtin_tools
     from forge_tools.tools.contract import ToolSource
 
@@ -224,7 +237,7 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
 
         scripts = load_scripts(config_dirs)
         for err in scripts.errors:
-            problems.append(ConfigError(err.message, Origin("file", path=str(err.path), line=err.line)))
+            problems.append(script_problem(err.message, str(err.path), err.line))
         hooks = load_plugins(config_dirs, getattr(loaded, "plugin_specs", []) or [], pure=request.pure)
         plugin_tools = hooks.register_tools()
         problems.extend(hooks.problems)

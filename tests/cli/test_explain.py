@@ -176,3 +176,35 @@ def test_explain_says_the_agent_is_disabled(cli, project: Path, write_file) -> N
     assert json.loads(out)["agent_disabled"] is True
     _, out, _ = cli("explain", "edit", "--format", "json")
     assert json.loads(out)["agent_disabled"] is False
+
+
+FAILING_DEFINITION_HOOK = """\
+from forge_tools import hookimpl
+
+
+@hookimpl
+def tool_definition(tool_id, definition):
+    if tool_id == "grep":
+        definition.description = "half-written"
+        raise RuntimeError("kaboom")
+"""
+
+
+def test_a_definition_hook_failing_on_the_explained_tool_is_reported(cli, project: Path) -> None:
+    plugin = project / ".forge" / "plugins" / "boom.py"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(FAILING_DEFINITION_HOOK)
+    code, out, err = cli("explain", "grep", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    [failed] = data["definition_problems"]
+    assert failed["kind"] == "plugin" and failed["name"] == "boom" and "kaboom" in failed["message"]
+    assert failed in data["problems"] and "kaboom" in err
+    assert data["definition"]["description"] != "half-written"  # the definition from before the hook
+    reason = next(lv for lv in data["layers"] if lv["layer"] == "definition")["reason"]
+    assert "plugin boom" in reason and "failed" in reason
+    code, out, _ = cli("explain", "grep")
+    assert "HOOK FAILED: plugin boom" in out and "kaboom" in out
+    # another tool's explanation does not run grep's hook, and says nothing of it
+    code, out, _ = cli("explain", "read", "--format", "json")
+    assert json.loads(out)["definition_problems"] == []

@@ -184,3 +184,61 @@ def test_matrix_help_names_the_legend_states(cli, project: Path) -> None:
     text = re.sub(r"[\s│|]+", " ", out)
     assert "allow, ask, limited" in text and "hidden" in text
     assert "ask-gated" not in text
+
+
+FAILING_DEFINITION_HOOK = """\
+from forge_tools import hookimpl
+
+
+@hookimpl
+def tool_definition(tool_id, definition):
+    if tool_id == "grep":
+        definition.description = "half-written"
+        raise RuntimeError("kaboom")
+"""
+
+
+def _plugin(project: Path, name: str, body: str) -> Path:
+    path = project / ".forge" / "plugins" / f"{name}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    return path
+
+
+def test_problems_are_objects_naming_kind_name_and_origin(cli, project: Path) -> None:
+    plugin = _plugin(project, "broken", "import no_such_module_here\n")
+    script = project / ".forge" / "tools" / "bad.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("x = 1\nraise ValueError('no')\n")
+    code, out, err = cli("layers", "--format", "json")
+    assert code == 0, err
+    problems = json.loads(out)["problems"]
+    by_kind = {p["kind"]: p for p in problems}
+    assert set(by_kind) == {"plugin", "script"}
+    for p in problems:
+        assert set(p) == {"kind", "name", "origin", "message", "text"}
+        assert set(p["origin"]) == {"path", "line", "column"}
+        assert p["message"] in p["text"] and p["text"] in err
+    assert by_kind["plugin"]["name"] == "broken" and "no_such_module_here" in by_kind["plugin"]["message"]
+    assert by_kind["plugin"]["origin"]["path"] == str(plugin)
+    assert by_kind["script"]["name"] == "bad.py" and by_kind["script"]["origin"]["path"] == str(script)
+    assert by_kind["script"]["origin"]["line"] == 2
+
+
+def test_a_failed_definition_hook_is_said_in_the_definition_layer(cli, project: Path) -> None:
+    _plugin(project, "boom", FAILING_DEFINITION_HOOK)
+    code, out, _ = cli("layers", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    grep = next(t for t in data["tools"] if t["id"] == "grep")
+    reason = next(lv for lv in grep["layers"] if lv["layer"] == "definition")["reason"]
+    assert "plugin boom" in reason and "failed" in reason and "before that hook" in reason
+    assert "as the tool declares it" not in reason.split("(")[0]
+    read = next(t for t in data["tools"] if t["id"] == "read")
+    assert next(lv for lv in read["layers"] if lv["layer"] == "definition")["reason"] == (
+        "definition as the tool declares it")
+    [problem] = data["problems"]
+    assert problem["kind"] == "plugin" and problem["name"] == "boom" and "kaboom" in problem["message"]
+    code, out, _ = cli("layers")
+    [row] = [line for line in out.splitlines() if line.startswith("grep ")]
+    assert "hook failed" in row

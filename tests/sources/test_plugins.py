@@ -339,9 +339,12 @@ def test_a_script_tools_bad_description_names_the_script_not_the_plugin(cli, pro
     code, out, err = cli("layers", "--format", "json")
     assert code == 0
     problems = json.loads(out)["problems"]
-    assert not any("plugin p" in line or "tool_definition" in line for line in [*problems, err])
-    [line] = [line for line in problems if "bad.py" in line]
-    assert f"{script}:4" in line and "description" in line and "string" in line
+    lines = [p["text"] for p in problems]
+    assert not any("plugin p" in line or "tool_definition" in line for line in [*lines, err])
+    [problem] = [p for p in problems if p["origin"]["path"] == str(script)]
+    assert problem["kind"] == "script" and problem["name"] == "bad.py" and problem["origin"]["line"] == 4
+    assert "description" in problem["message"] and "string" in problem["message"]
+    assert f"{script}:4" in problem["text"]
 
 
 def test_a_plugin_registered_tool_with_a_bad_description_is_the_plugins_own(project: Path) -> None:
