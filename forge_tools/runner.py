@@ -46,6 +46,20 @@ class ToolHidden(PermissionDenied):
     """The tool is not in this agent's table: layer three (or a request boolean) hides it."""
 
 
+class QuestionInterrupted(PermissionRejected):
+    """Ctrl-C at a permission question: nothing was approved, so the call stopped there (exit 130)."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__(INTERRUPTED_QUESTION)
+
+
+INTERRUPTED_QUESTION = (
+    "the permission question was interrupted (Ctrl-C); nothing was approved, so nothing ran"
+)
+
+
 # -- input ------------------------------------------------------------------------------------------
 
 
@@ -260,6 +274,7 @@ class RunOutcome:
             "policy": self.policy,
             "agent": self.agent,
             "elapsed": round(self.elapsed, 3),
+            "exit_code": int(self.exit_code),
         }
         if self.error is not None:
             data["error"] = self.error
@@ -395,6 +410,7 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
 
     decisions: list[dict[str, Any]] = []
     refusals: list[ForgeToolsError] = []
+    asks_made = 0
 
     def record(decision: Any) -> None:
         data = _decision_json(decision)
@@ -412,13 +428,19 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
         permission: str, patterns: list[str], always: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
+        nonlocal asks_made
+        asks_made += 1
         escalate_opaque(gate, permission, (metadata or {}).get("opaque") or ())
-        try:
-            for group in approval_groups(gate, permission, patterns, spec.pre_approved):
+        groups = approval_groups(gate, permission, patterns, spec.pre_approved)
+        for index, group in enumerate(groups):
+            try:
                 gate(permission, group, always, {"tool": tool.id, **(metadata or {})})
-        except (PermissionDenied, PermissionRejected) as exc:
-            refusals.append(exc)
-            raise
+            except (PermissionDenied, PermissionRejected) as exc:
+                refusals.append(exc)
+                later = [p for rest in groups[index + 1:] for p in rest]
+                if later:  # never put to anyone: still one line each, saying why
+                    gate.record_cancelled(permission, later, f"not asked: {_refusal_reason(exc)}")
+                raise
 
     ctx = build_context(loaded, result, spec, ask)
     hooks = getattr(result, "hooks", None)
@@ -434,7 +456,13 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
     exit_code = ExitCode.OK
     error: str | None = None
     refusal = raised or (refusals[-1] if refusals else None)
-    if spec.abort.aborted:
+    if refusals:
+        _record_unasked_requests(gate, tool, spec, ctx, asks_made, refusals[-1])
+    interrupted = spec.abort.aborted or isinstance(refusal, QuestionInterrupted)
+    if isinstance(refusal, QuestionInterrupted):
+        exit_code = ExitCode.INTERRUPTED
+        error = refusal.one_line()
+    elif spec.abort.aborted:
         exit_code = ExitCode.INTERRUPTED
         error = f"aborted: {spec.abort.reason or 'interrupted'}"
     elif refusal is not None:
@@ -442,7 +470,11 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
         error = _refusal_text(refusal)
     elif tool_result.is_error:
         exit_code = _error_exit_code(tool_result)
-        error = tool_result.output.strip().splitlines()[0] if tool_result.output.strip() else "tool failed"
+        text = tool_result.output.strip()
+        if exit_code == ExitCode.USAGE:  # the schema problems follow the first line: keep them all
+            error = text or "the input does not fit the tool's parameters"
+        else:
+            error = text.splitlines()[0] if text else "tool failed"
     return RunOutcome(
         tool=tool.id,
         input=spec.args,
@@ -452,7 +484,7 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
         exit_code=exit_code,
         policy=spec.policy,
         error=error,
-        interrupted=spec.abort.aborted,
+        interrupted=interrupted,
         agent=result.agent.name,
     )
 
@@ -465,6 +497,33 @@ def _refusal_text(refusal: ForgeToolsError) -> str:
     if question is not None and getattr(answer, "by_policy", False) and feedback:
         return f"{question.describe()}: {feedback}"
     return refusal.one_line()
+
+
+def _record_unasked_requests(
+    gate: Any, tool: Tool, spec: RunSpec, ctx: ToolContext, asks_made: int, refusal: ForgeToolsError,
+) -> None:
+    """The wrapper asks a call's permissions in order (external_directory, then bash ...) and stops at
+    the first refusal; the permissions after it are logged as cancelled, so the audit has one line per
+    permission the call needed. Best effort: if the requests cannot be worked out again, nothing is added."""
+    from forge_tools.tools.wrapper import permission_requests_for, validate_args
+
+    try:
+        requests = permission_requests_for(tool, validate_args(tool, spec.args), ctx)
+    except Exception:
+        return
+    for req in list(requests)[asks_made:]:
+        gate.record_cancelled(req.permission, list(req.patterns), f"not asked: {_refusal_reason(refusal)}")
+
+
+def _refusal_reason(exc: ForgeToolsError) -> str:
+    """Why later patterns of a call were not asked, for their audit lines."""
+    if isinstance(exc, QuestionInterrupted):
+        return "the question before it was interrupted"
+    if isinstance(exc, PermissionDenied):
+        return "a deny decided the call first"
+    question = getattr(exc, "question", None)
+    which = f" ({question.id})" if question is not None else ""
+    return f"an earlier question of the call{which} was rejected"
 
 
 def _error_exit_code(result: ToolResult) -> ExitCode:
@@ -502,6 +561,7 @@ class BackgroundRun:
         self._work = work
         self._thread = threading.Thread(target=self._main, name="forge-tools-run", daemon=True)
         self.waiting_for_answer = False
+        self.question_interrupted = False  # Ctrl-C came while a person was being asked
 
     def start(self) -> BackgroundRun:
         self._thread.start()
@@ -538,9 +598,11 @@ class BackgroundRun:
         try:
             pending.answer = self._approve(pending.question)
         except BaseException as exc:
-            pending.error = exc if isinstance(exc, Exception) else PermissionRejected(
-                "the permission question was interrupted"
-            )
+            if isinstance(exc, Exception):
+                pending.error = exc
+            else:  # Ctrl-C at the prompt: the worker stops the call without running it
+                self.question_interrupted = True
+                pending.error = QuestionInterrupted()
             pending.answered.set()
             raise
         finally:

@@ -338,3 +338,124 @@ def test_tool_result_json_shape() -> None:
     assert set(data) >= {"tool", "input", "result", "permission"}
     assert data["result"] == {"title": "title", "output": "out", "metadata": {"truncated": False}}
     assert "error" not in data
+
+
+# -- review fixes: Ctrl-C at a question, feedback and cancelled records, where answers come from -----
+
+
+def test_ctrl_c_at_the_question_stops_the_call_with_130_and_runs_nothing(project: Path) -> None:
+    from forge_tools.runner import INTERRUPTED_QUESTION
+
+    ran: list[str] = []
+
+    @tool(description="needs a permission")
+    def gated(target: str) -> str:
+        ran.append(target)
+        return "did it"
+
+    gated.permission_requests = lambda args, ctx: [PermissionRequest("deploy", (args.target,), ())]
+    ask = Rule("deploy", "*", "ask", Origin("file", "/p/forge.toml", 3, 1))
+    loaded = _loaded(project)
+
+    def approve(question: Any) -> Answer:
+        raise KeyboardInterrupt
+
+    spec = RunSpec("gated", {"target": "prod"}, approve)
+
+    def work(relay: Any) -> Any:
+        spec.approve = relay
+        return run_selected(loaded, _pipeline([ask]), gated, spec)
+
+    run = BackgroundRun(work, approve).start()
+    with pytest.raises(KeyboardInterrupt):
+        while not run.poll(0.05):
+            pass
+    assert run.question_interrupted
+    while not run.poll(0.05):
+        pass
+    outcome = run.result()
+    assert ran == []
+    assert outcome.exit_code == ExitCode.INTERRUPTED and outcome.interrupted
+    assert outcome.error == INTERRUPTED_QUESTION and "nothing ran" in outcome.error
+    assert [(d["pattern"], d["answer"]) for d in outcome.decisions] == [("prod", "cancelled")]
+
+
+def test_a_reject_feedback_is_in_the_decision_and_later_permissions_are_cancelled(project: Path) -> None:
+    @tool(description="needs two permissions")
+    def two(target: str) -> str:
+        return "did it"
+
+    two.permission_requests = lambda args, ctx: [
+        PermissionRequest("external_directory", ("/elsewhere/*",), ()),
+        PermissionRequest("deploy", (args.target,), ()),
+    ]
+    rules = [Rule("external_directory", "*", "ask", Origin("default")),
+             Rule("deploy", "*", "ask", Origin("default"))]
+    spec = RunSpec("two", {"target": "prod"}, lambda q: Answer("reject", "not outside the project"))
+    outcome = run_selected(_loaded(project), _pipeline(rules), two, spec)
+    assert outcome.exit_code == ExitCode.PERMISSION
+    first, second = outcome.decisions
+    assert (first["permission"], first["answer"], first["feedback"]) == (
+        "external_directory", "reject", "not outside the project")
+    assert (second["permission"], second["pattern"], second["answer"]) == ("deploy", "prod", "cancelled")
+    assert "rejected" in second["reason"]
+
+
+def test_a_group_after_a_rejected_one_is_logged_cancelled(project: Path) -> None:
+    rules = [Rule("deploy", "*", "ask", Origin("default"))]
+
+    @tool(description="asks two patterns")
+    def pair(a: str, b: str) -> str:
+        return "did it"
+
+    pair.permission_requests = lambda args, ctx: [PermissionRequest("deploy", (args.a, args.b), ())]
+    # the policy says it covers `b`, but the answer given rejects: `b`'s group is never put to anyone
+    spec = RunSpec("pair", {"a": "x", "b": "y"}, lambda q: Answer("reject"),
+                   pre_approved=lambda permission, pattern: pattern == "x")
+    outcome = run_selected(_loaded(project), _pipeline(rules), pair, spec)
+    answers = {d["pattern"]: d["answer"] for d in outcome.decisions}
+    assert answers == {"x": "reject", "y": "cancelled"}
+
+
+def test_validation_error_keeps_the_whole_message(project: Path) -> None:
+    outcome = run_selected(_loaded(project), _pipeline([]), echo, RunSpec("echo", {}, PolicyApprover()))
+    assert outcome.exit_code == ExitCode.USAGE
+    assert outcome.error is not None and len(outcome.error.splitlines()) > 1 and "text" in outcome.error
+    assert outcome.error == outcome.result.output.strip()
+    assert outcome.to_json()["exit_code"] == 2
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool, text: str = "") -> None:
+        super().__init__(text)
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_answers_come_from_stdin_or_dev_tty() -> None:
+    from forge_tools.cli.prompt import answer_stream
+
+    tty_in, tty_err, piped = _Stream(True), _Stream(True), _Stream(False)
+    dev_tty = _Stream(True)
+    opened: list[int] = []
+
+    def open_tty() -> Any:
+        opened.append(1)
+        return dev_tty
+
+    assert answer_stream(False, tty_in, tty_err, open_tty) is tty_in and opened == []
+    assert answer_stream(True, tty_in, tty_err, open_tty) is dev_tty  # stdin carried --args -
+    assert answer_stream(False, piped, tty_err, open_tty) is dev_tty  # stdin is a pipe
+    assert answer_stream(True, piped, tty_err, lambda: None) is None  # no controlling terminal
+    assert answer_stream(False, tty_in, _Stream(False), open_tty) is None  # nowhere to show the question
+
+
+def test_prompt_heading_is_one_form_and_always_lists_what_is_asked() -> None:
+    err = io.StringIO()
+    question = Question("q1", "external_directory", ("/tmp/*",), ("/tmp/*",), {"tool": "edit"})
+    TerminalPrompt(io.StringIO("o\n"), err)(question)
+    TerminalPrompt(io.StringIO("o\n"), err)(Question("q2", "edit", ("a.txt",), ("*",), {"tool": "edit"}))
+    headings = [line for line in err.getvalue().splitlines() if line.endswith(":") and "asks" in line]
+    assert headings == ["edit asks for permission external_directory:", "edit asks for permission edit:"]

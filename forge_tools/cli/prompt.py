@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -27,6 +27,42 @@ def is_interactive(stdin: IO[str] | None = None, stderr: IO[str] | None = None) 
         except (AttributeError, ValueError):
             return False
     return True
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def open_dev_tty() -> IO[str] | None:
+    """The controlling terminal for reading answers, or None when there is none."""
+    try:
+        return open("/dev/tty", encoding="utf-8", errors="replace")  # the caller closes it
+    except OSError:
+        return None
+
+
+def answer_stream(
+    args_from_stdin: bool,
+    stdin: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    open_tty: Callable[[], IO[str] | None] = open_dev_tty,
+) -> IO[str] | None:
+    """Where a person's answers are read from, or None when nobody can be asked.
+
+    The question is written on stderr, so stderr must be a terminal. Answers come from stdin when it is
+    a terminal not used for `--args -`; otherwise (stdin piped, or it carried the arguments) from
+    /dev/tty when it can be opened, so `... | forge-tools run bash --args -` still asks. The caller
+    closes a stream that is not `stdin`.
+    """
+    stdin = stdin if stdin is not None else sys.stdin
+    if not _isatty(stderr if stderr is not None else sys.stderr):
+        return None
+    if not args_from_stdin and _isatty(stdin):
+        return stdin
+    return open_tty()
 
 
 def describe_rule(rule: Any) -> str:
@@ -163,9 +199,8 @@ class TerminalPrompt:
                 self.status.resume()
 
     def _ask(self, question: Question) -> Answer:
-        tool = question.metadata.get("tool")
-        subject = f"{tool} wants " if tool and tool != question.permission else ""
-        self._write(f"\n{subject}permission {question.permission}:\n")
+        tool = question.metadata.get("tool") or question.permission
+        self._write(f"\n{tool} asks for permission {question.permission}:\n")
         for pattern in question.patterns:
             self._write(f"  {pattern}\n")
         for text in _asking_rules(question):

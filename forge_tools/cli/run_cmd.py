@@ -110,14 +110,48 @@ def _run(
     tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
     approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any,
 ) -> int:
+    from forge_tools.cli.common import check_format
+    from forge_tools.errors import ForgeToolsError
+
+    check_format(fmt, ("text", "json"))
+    state: dict[str, Any] = {"input": None, "policy": None, "agent": None}
+    try:
+        return _run_checked(tool_id, args_text, fmt, timeout, yes, approvals, audit_path, force_hidden,
+                            opts, state)
+    except ForgeToolsError as exc:
+        if fmt != "json":
+            raise
+        _render_json_error(tool_id, state, exc.one_line(), int(exc.exit_code))
+        raise
+
+
+def _render_json_error(tool_id: str, state: dict[str, Any], message: str, exit_code: int) -> None:
+    """The documented JSON shape for a call that never reached the tool (unknown, hidden, bad option):
+    `result` is null and `error`/`exit_code` say why, so a script reading stdout always gets JSON."""
+    import json
+    import sys
+
+    data: dict[str, Any] = {
+        "tool": tool_id, "input": state.get("input"), "result": None, "permission": [],
+        "policy": state.get("policy"), "agent": state.get("agent"), "elapsed": 0.0,
+        "error": message, "exit_code": exit_code,
+    }
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _run_checked(
+    tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
+    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any, state: dict[str, Any],
+) -> int:
     import sys
     import time
 
-    from forge_tools.cli.common import check_format
     from forge_tools.cli.pipeline_opts import resolve_options
-    from forge_tools.cli.prompt import LiveStatus, PolicyApprover, TerminalPrompt, is_interactive
+    from forge_tools.cli.prompt import LiveStatus, PolicyApprover, TerminalPrompt, answer_stream
     from forge_tools.errors import ExitCode, UsageError
     from forge_tools.runner import (
+        INTERRUPTED_QUESTION,
         AuditLog,
         BackgroundRun,
         RunSpec,
@@ -129,15 +163,21 @@ def _run(
     )
     from forge_tools.tools.contract import AbortSignal
 
-    check_format(fmt, ("text", "json"))
     if timeout is not None and not timeout > 0:
         raise UsageError(f"must be a positive number of seconds, got {timeout:g}", where="--timeout")
     policy = PolicyApprover(yes=yes, approvals=approvals)
+    state["policy"] = policy.policy
     raw_args = parse_args_option(args_text, sys.stdin)
+    state["input"] = raw_args
     audit = AuditLog(audit_path) if audit_path is not None else None
 
     loaded, result = resolve_options(opts)
+    state["agent"] = result.agent.name
     tool = select_tool(result, tool_id, force_hidden)
+    if result.agent.disabled:
+        name = result.agent.name
+        sys.stderr.write(f"forge-tools: note: agent {name} is disabled in the config (agent.{name}.disable);"
+                         " running the call as it anyway\n")
     if _fits(tool, raw_args):  # input that does not fit gets its one error line, nothing before it
         for note in selection_notes(result, tool.id, force_hidden):
             sys.stderr.write(f"forge-tools: note: {note}\n")
@@ -146,46 +186,57 @@ def _run(
     for warning in unknown_permission_warnings((spec.permission for spec in policy.specs), result):
         sys.stderr.write(f"forge-tools: warning: {warning}\n")
 
-    interactive = args_text != "-" and is_interactive()
-    # `question` talks to the person itself; a status line would write over its prompt
-    live = interactive and fmt == "text" and tool.id not in TALKS_TO_TERMINAL
-    status = LiveStatus(sys.stderr, _label(tool.id, raw_args), enabled=live)
-    prompt = TerminalPrompt(sys.stdin, sys.stderr, status) if interactive and not yes else None
-    approver = _Approver(policy, prompt)
-    abort = AbortSignal()
-    spec = RunSpec(tool.id, raw_args, approve=approver, policy=approver.policy, force_hidden=force_hidden,
-                   timeout=timeout, audit=audit, abort=abort, on_metadata=status.update,
-                   pre_approved=policy.covers)
+    # answers come from stdin, or from /dev/tty when stdin is piped or carried --args -
+    answers = None if yes else answer_stream(args_text == "-", sys.stdin, sys.stderr)
+    try:
+        interactive = answers is not None
+        # `question` talks to the person itself; a status line would write over its prompt
+        live = interactive and fmt == "text" and tool.id not in TALKS_TO_TERMINAL
+        status = LiveStatus(sys.stderr, _label(tool.id, raw_args), enabled=live)
+        prompt = TerminalPrompt(answers, sys.stderr, status) if answers is not None else None
+        approver = _Approver(policy, prompt)
+        state["policy"] = approver.policy
+        abort = AbortSignal()
+        spec = RunSpec(tool.id, raw_args, approve=approver, policy=approver.policy,
+                       force_hidden=force_hidden, timeout=timeout, audit=audit, abort=abort,
+                       on_metadata=status.update, pre_approved=policy.covers)
 
-    def work(relay: Any) -> RunOutcome:
-        spec.approve = relay
-        return run_selected(loaded, result, tool, spec)
+        def work(relay: Any) -> RunOutcome:
+            spec.approve = relay
+            return run_selected(loaded, result, tool, spec)
 
-    background = BackgroundRun(work, approver).start()
-    interrupted_at: float | None = None
-    while True:
-        try:
-            if background.poll(0.1):
-                break
-            status.tick()
-            if interrupted_at is not None and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS:
-                sys.stderr.write(f"forge-tools: the tool did not stop within {ABORT_GRACE_SECONDS:g}s; "
-                                 "leaving it\n")
-                return int(ExitCode.INTERRUPTED)
-        except KeyboardInterrupt:
-            status.clear()
-            if interrupted_at is not None:
-                raise
-            interrupted_at = time.monotonic()
-            sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at once)\n")
-            sys.stderr.flush()
-            abort.abort("interrupted")
-    status.clear()
-    outcome = background.result()
+        background = BackgroundRun(work, approver).start()
+        interrupted_at: float | None = None
+        while True:
+            try:
+                if background.poll(0.1):
+                    break
+                status.tick()
+                if interrupted_at is not None and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS:
+                    sys.stderr.write(f"forge-tools: the tool did not stop within {ABORT_GRACE_SECONDS:g}s; "
+                                     "leaving it\n")
+                    return int(ExitCode.INTERRUPTED)
+            except KeyboardInterrupt:
+                status.clear()
+                if interrupted_at is not None:
+                    raise
+                interrupted_at = time.monotonic()
+                if background.question_interrupted:
+                    # the tool never started: the worker ends the call as not approved (exit 130)
+                    sys.stderr.write("\n")
+                    continue
+                sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at once)\n")
+                sys.stderr.flush()
+                abort.abort("interrupted")
+        status.clear()
+        outcome = background.result()
+    finally:
+        if answers is not None and answers is not sys.stdin:
+            answers.close()
     if fmt == "json":
         _render_json(outcome)
     else:
-        _render_text(outcome)
+        _render_text(outcome, stopped_at_question=outcome.error == INTERRUPTED_QUESTION)
     if outcome.interrupted:
         return int(ExitCode.INTERRUPTED)
     return int(outcome.exit_code)
@@ -233,7 +284,7 @@ def status_line(outcome: RunOutcome) -> list[str]:
     ended = _how_it_ended(result.metadata, outcome.interrupted)
     if ended:
         state += f" ({ended})"
-    asked = any(d.get("action") == "ask" for d in outcome.decisions)
+    asked = any(d.get("action") == "ask" and d.get("answer") != "not-asked" for d in outcome.decisions)
     policy = f" (asks answered by {outcome.policy})" if asked else ""
     lines = [f"forge-tools: {outcome.tool}{title}: {state} in {outcome.elapsed:.2f}s{policy}"]
     meta = result.metadata
@@ -290,16 +341,36 @@ def _usage_line(outcome: RunOutcome) -> str:
             f"(see `forge-tools explain {outcome.tool}` for the schema)")
 
 
-_ANSWER_WORDS = {"once": "allowed once", "always": "allowed for this run", "reject": "rejected"}
+_ANSWER_WORDS = {"once": "allowed once", "always": "allowed for this run", "reject": "rejected",
+                 "settled": "allowed", "cancelled": "cancelled"}
 
 
-def _render_text(outcome: RunOutcome) -> None:
+def decision_line(decision: dict[str, Any], policy: str) -> str | None:
+    """One stderr line for an `ask` decision (None for allow/deny): how it was answered and why, or that
+    it was never asked because a deny decided the call first."""
+    if decision.get("action") != "ask":
+        return None
+    what = f"{decision.get('permission')} {decision.get('pattern')!r}"
+    answer = str(decision.get("answer"))
+    reason = decision.get("reason")
+    if answer == "not-asked":
+        return f"forge-tools: {what}: {reason or 'not asked: a deny decided the call first'}"
+    words = _ANSWER_WORDS.get(answer, answer)
+    if reason:
+        words += f" ({reason})"
+    feedback = decision.get("feedback")
+    if feedback and answer == "reject":
+        words += f"; feedback: {feedback}"
+    return f"forge-tools: asked {what}: {words} (policy: {policy})"
+
+
+def _render_text(outcome: RunOutcome, stopped_at_question: bool = False) -> None:
     import sys
 
     from forge_tools.errors import ExitCode
 
     result = outcome.result
-    refused = outcome.exit_code == ExitCode.PERMISSION
+    refused = outcome.exit_code == ExitCode.PERMISSION or stopped_at_question
     if result.is_error and outcome.exit_code == ExitCode.USAGE:
         # the call failed before it ran (its input does not fit): the one error line says it all
         sys.stderr.write(f"forge-tools: error: {_usage_line(outcome)}\n")
@@ -312,14 +383,13 @@ def _render_text(outcome: RunOutcome) -> None:
         stream.write(text if text.endswith("\n") else text + "\n")
         stream.flush()
     for decision in outcome.decisions:
-        if decision.get("action") == "ask":
-            answer = str(decision.get("answer"))
-            sys.stderr.write(
-                f"forge-tools: asked {decision.get('permission')} {decision.get('pattern')!r}: "
-                f"{_ANSWER_WORDS.get(answer, answer)} (policy: {outcome.policy})\n"
-            )
+        line = decision_line(decision, outcome.policy)
+        if line is not None:
+            sys.stderr.write(line + "\n")
     for line in status_line(outcome):
         sys.stderr.write(line + "\n")
-    if outcome.error and refused:
+    if outcome.error and stopped_at_question:
+        sys.stderr.write(f"forge-tools: {outcome.error}\n")
+    elif outcome.error and refused:
         sys.stderr.write(f"forge-tools: error: {outcome.error}\n")
     sys.stderr.flush()

@@ -446,3 +446,161 @@ def test_an_approve_naming_no_known_permission_warns(cli: Any, project: Path) ->
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 1, err
     assert "'bsah'" in warnings[0] and "did you mean 'bash'" in warnings[0]
+
+
+# -- review fixes ------------------------------------------------------------------------------------
+
+
+class _Answers:
+    """Stands in for the terminal a person answers on: readline gives `lines`, then Ctrl-C."""
+
+    def __init__(self, *lines: str) -> None:
+        self.lines = list(lines)
+        self.closed = False
+
+    def readline(self) -> str:
+        if not self.lines:
+            raise KeyboardInterrupt
+        return self.lines.pop(0)
+
+    def isatty(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _answer_with(monkeypatch: pytest.MonkeyPatch, answers: _Answers) -> list[bool]:
+    import forge_tools.cli.prompt as prompt
+
+    seen: list[bool] = []
+
+    def fake(args_from_stdin: bool, *rest: Any) -> Any:
+        seen.append(args_from_stdin)
+        return answers
+
+    monkeypatch.setattr(prompt, "answer_stream", fake)
+    return seen
+
+
+@needs_bash
+def test_ctrl_c_at_the_question_exits_130_and_says_nothing_ran(
+    cli: Any, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_config(project, {"permission": {"bash": "ask"}})
+    answers = _Answers()
+    _answer_with(monkeypatch, answers)
+    audit = tmp_path / "a.jsonl"
+    code, out, err = cli("run", "bash", "--args", '{"command": "touch made"}', "--audit", str(audit))
+    assert code == 130, err
+    assert "permission question was interrupted" in err and "nothing ran" in err
+    assert "interrupting the tool" not in err
+    assert not (project / "made").exists() and out == ""
+    assert answers.closed
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(r["pattern"], r["answer"]) for r in records] == [("touch made", "cancelled")]
+
+
+@needs_bash
+def test_an_ask_a_deny_pre_empts_says_it_was_not_asked(cli: Any, project: Path, tmp_path: Path) -> None:
+    write_config(project, {"permission": {"bash": {"*": "ask", "rm *": "deny"}}})
+    audit = tmp_path / "a.jsonl"
+    code, _, err = cli("run", "bash", "--args", '{"command": "ls && rm -rf x"}', "--yes",
+                       "--audit", str(audit))
+    assert code == 4
+    assert "None" not in err
+    assert "bash 'ls': not asked: the deny on 'rm -rf x' decided the call first" in err
+    records = {r["pattern"]: r for r in map(json.loads, audit.read_text().splitlines())}
+    assert records["ls"]["answer"] == "not-asked" and "'rm -rf x'" in records["ls"]["reason"]
+    assert "asks answered by" not in err  # nothing was asked
+
+
+@pytest.mark.parametrize(("argv", "code", "needle"), [
+    (["run", "bash", "--tools", '{"bash": false}', "--args", '{"command": "ls"}'], 4, "hidden"),
+    (["run", "bsh"], 1, "unknown tool 'bsh'"),
+    (["run", "read", "--args", "{bad"], 2, "invalid JSON"),
+])
+def test_json_errors_before_the_call_still_print_json(
+    cli: Any, argv: list[str], code: int, needle: str,
+) -> None:
+    got, out, err = cli(*argv, "--format", "json")
+    assert got == code, err
+    data = json.loads(out)
+    assert needle in data["error"] and data["exit_code"] == code
+    assert data["result"] is None and data["permission"] == [] and data["tool"] == argv[1]
+    assert {"input", "policy", "agent", "elapsed"} <= set(data)
+
+
+def test_json_validation_error_is_the_whole_message(cli: Any) -> None:
+    code, out, _ = cli("run", "read", "--format", "json", "--args", "{}")
+    assert code == 2
+    data = json.loads(out)
+    assert "filePath" in data["error"] and data["error"] == data["result"]["output"].strip()
+    assert data["exit_code"] == 2
+
+
+@needs_bash
+def test_reject_feedback_and_cancelled_permissions_are_recorded(
+    cli: Any, project: Path, tmp_path: Path,
+) -> None:
+    write_config(project, {"permission": {"bash": "ask", "external_directory": "ask"}})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    audit = tmp_path / "a.jsonl"
+    code, out, err = cli("run", "bash", "--args", json.dumps({"command": "ls", "workdir": str(outside)}),
+                         "--approve", "bash", "--audit", str(audit), "--format", "json")
+    assert code == 4, err
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(r["permission"], r["answer"]) for r in records] == [("external_directory", "reject"),
+                                                                   ("bash", "cancelled")]
+    assert "--approve" in records[0]["feedback"] and "rejected" in records[1]["reason"]
+    assert json.loads(out)["permission"] == records
+
+
+def test_a_person_s_reject_feedback_is_in_the_audit(
+    cli: Any, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_config(project, {"permission": {"edit": "ask"}})
+    (project / "n.txt").write_text("a\n")
+    _answer_with(monkeypatch, _Answers("r\n", "use sed instead\n"))
+    audit = tmp_path / "a.jsonl"
+    args = json.dumps({"filePath": "n.txt", "oldString": "a", "newString": "b"})
+    code, _, err = cli("run", "edit", "--args", args, "--audit", str(audit))
+    assert code == 4, err
+    record = json.loads(audit.read_text().splitlines()[-1])
+    assert record["answer"] == "reject" and record["feedback"] == "use sed instead"
+    assert "feedback: use sed instead" in err
+
+
+def test_args_from_stdin_still_asks_on_the_terminal(
+    cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_config(project, {"permission": {"edit": "ask"}})
+    (project / "n.txt").write_text("a\n")
+    seen = _answer_with(monkeypatch, _Answers("o\n"))
+    args = json.dumps({"filePath": "n.txt", "oldString": "a", "newString": "b"})
+    code, _, err = cli("run", "edit", "--args", "-", input=args)
+    assert code == 0, err
+    assert seen == [True] and (project / "n.txt").read_text() == "b\n"
+    assert "edit asks for permission edit:" in err
+
+
+@needs_bash
+def test_always_offers_only_the_asked_commands(
+    cli: Any, project: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_config(project, {"permission": {"bash": "ask"}})
+    _answer_with(monkeypatch, _Answers("o\n"))
+    code, _, err = cli("run", "bash", "--approve", "bash=echo *", "--args", '{"command": "echo hi && ls"}')
+    assert code == 0, err
+    assert err.count("[a]lways") == 1 and "[a]lways for this run (ls *), [r]eject" in err
+
+
+def test_a_disabled_agent_gets_a_note(cli: Any, project: Path) -> None:
+    write_config(project, {"agent": {"plan": {"disable": True}}})
+    (project / "a.txt").write_text("alpha\n")
+    code, out, err = cli("run", "read", "--agent", "plan", "--args", '{"filePath": "a.txt"}')
+    assert code == 0, err
+    assert "alpha" in out
+    notes = [ln for ln in err.splitlines() if ln.startswith("forge-tools: note:") and "disabled" in ln]
+    assert len(notes) == 1 and "agent plan" in notes[0] and "agent.plan.disable" in notes[0]
