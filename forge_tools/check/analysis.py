@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
-from forge_tools.origin import Node
+from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.permission.evaluate import Decision
 from forge_tools.permission.model import Rule
 from forge_tools.permission.names import EDIT_FAMILY, permission_name
@@ -76,21 +76,59 @@ def unknown_permissions(ctx: CheckContext) -> list[Finding]:
                     f"{unsure}", "fix the wildcard or remove the rule; it never applies", rule.origin))
             continue
         if name in EDIT_FAMILY and name != "edit":
+            hint, related = _rename_hint(ctx, rule, "edit", f"rename the key {name!r} to 'edit'")
             findings.append(Finding(
                 "FT110", "warning",
                 f"permission {name!r} never matches a call: {name} is checked under the `edit` permission",
-                f"rename the key {name!r} to 'edit'", rule.origin))
+                hint, rule.origin, related))
             continue
         if name in known:
             continue
         suggestions = _suggest(name, known)
+        hint, related = "fix the name or remove the rule", ()
+        if suggestions:
+            hint, related = _rename_hint(ctx, rule, suggestions[0], f"rename it to {suggestions[0]!r}")
         findings.append(Finding(
             "FT101", level_if_unsure,  # type: ignore[arg-type]
             f"unknown permission name {name!r}{_did_you_mean(suggestions)}: it matches no tool and no "
             f"known permission{unsure}",
-            f"rename it to {suggestions[0]!r}" if suggestions else "fix the name or remove the rule",
-            rule.origin, data={"name": name, "suggestions": suggestions}))
+            hint, rule.origin, related, data={"name": name, "suggestions": suggestions}))
     return findings
+
+
+def _rename_hint(ctx: CheckContext, rule: Rule, new: str, rename: str) -> tuple[str, tuple[Related, ...]]:
+    """`rename`, unless the map holding the rule's key already has the key `new` in the same file:
+    renaming would then repeat a key (FT007), so the hint says to merge into that key, naming where."""
+    existing = _sibling_key(ctx, rule, new)
+    if existing is None:
+        return rename, ()
+    where = f"line {existing.line}" if existing.line is not None else format_key_path(existing.key_path)
+    hint = (f"merge its rules into the existing {new!r} key ({where}) and delete this key: renaming it "
+            f"would write {new!r} twice in the same map")
+    return hint, (Related(f"existing {new!r} key at", existing),)
+
+
+def _sibling_key(ctx: CheckContext, rule: Rule, key: str) -> Origin | None:
+    """Where `key` is written in the map that holds the rule's permission name, in the same source."""
+    keys, name = rule.origin.key_path, rule.permission
+    if keys and keys[-1] == name and rule.pattern == "*":
+        parent = keys[:-1]  # `name: action`
+    elif len(keys) >= 2 and keys[-2] == name:
+        parent = keys[:-2]  # `name: {pattern: action}`
+    else:
+        return None
+    own = ctx.source_trees.get(rule.origin.path or "") if rule.origin.kind == "file" else None
+    node: Node | None = own if own is not None else ctx.loaded.tree
+    for part in parent:
+        node = node.get(part) if node is not None else None
+    if node is None or node.get(name) is None or node.get(key) is None:
+        return None
+    found = node.value[key]
+    where: Origin = found.key_origin or found.origin
+    if own is None and (where.kind, where.path, where.name) != (rule.origin.kind, rule.origin.path,
+                                                               rule.origin.name):
+        return None  # another source's key (in the merged tree): renaming does not repeat it
+    return where
 
 
 # ------------------------------------------------------------------------------- unreachable rules

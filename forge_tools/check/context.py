@@ -47,6 +47,9 @@ class CheckContext:
     plugin_tools_known: bool = False
     problems: list[ForgeToolsError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # each config file's own tree by path (set by `run_check`): whether a key is repeated in one file's
+    # map cannot be read from the merged tree, where a later file may have replaced the key
+    source_trees: dict[str, Node] = field(default_factory=dict)
     _rule_sets: dict[str, frozenset[Rule]] = field(default_factory=dict, repr=False)
     _scope_by_rule: dict[Rule, str] | None = field(default=None, repr=False)
 

@@ -71,6 +71,9 @@ def run_check(opts: CheckOptions) -> CheckReport:
         report.findings.append(redact(finding_for(exc), scan.substituted))
         _not_checked(assertions, report, "not checked: the config has errors")
         return report
+    ctx.source_trees = {key: source.tree for source in scan.sources
+                        if isinstance(source.where, Path) and source.tree is not None
+                        for key in (str(source.where), str(source.where.resolve()))}
     report.findings += analyse(ctx)
     # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
     # there are some (a project without plugins misses nothing)
