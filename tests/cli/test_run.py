@@ -604,3 +604,44 @@ def test_a_disabled_agent_gets_a_note(cli: Any, project: Path) -> None:
     assert "alpha" in out
     notes = [ln for ln in err.splitlines() if ln.startswith("forge-tools: note:") and "disabled" in ln]
     assert len(notes) == 1 and "agent plan" in notes[0] and "agent.plan.disable" in notes[0]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_args_from_a_pipe_asks_on_the_controlling_terminal(project: Path, tmp_path: Path) -> None:
+    """stdin is a pipe carrying --args -, stderr and /dev/tty a pty: the question is asked there."""
+    import pty
+    import select
+
+    write_config(project, {"permission": {"edit": "ask"}})
+    (project / "n.txt").write_text("a\n")
+    master, slave = pty.openpty()
+    name = os.ttyname(slave)
+
+    def controlling_terminal() -> None:  # a new session whose terminal is the pty: /dev/tty opens it
+        os.setsid()
+        os.close(os.open(name, os.O_RDWR))
+
+    env = dict(os.environ, FORGE_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "forge_tools", "run", "edit", "--args", "-"], cwd=project, env=env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=slave, preexec_fn=controlling_terminal,
+    )
+    os.close(slave)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps({"filePath": "n.txt", "oldString": "a", "newString": "b"}).encode())
+    proc.stdin.close()
+    seen = b""
+    deadline = time.monotonic() + 20
+    while b"Allow?" not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(master, 4096)
+            except OSError:
+                break
+    assert b"Allow?" in seen, seen
+    os.write(master, b"o\n")
+    proc.stdout.read()
+    assert proc.wait(timeout=20) == 0
+    os.close(master)
+    assert (project / "n.txt").read_text() == "b\n"
