@@ -258,11 +258,30 @@ def args_problem(result: Any, tool_id: str, args: dict[str, Any]) -> str | None:
     try:
         validate_args(verdict.tool, args)
     except InvalidInput as exc:
-        fields = "; ".join(f"{d.get('field')}: {d.get('problem')}" for d in exc.details)
+        names = _parameter_names(verdict.tool)
+        unused = [n for n in names if n not in args] or names  # a typo most likely stands for a missing one
+        fields = "; ".join(
+            f"{d.get('field')}: {d.get('problem')}"
+            + (_did_you_mean(str(d.get("field")), unused) if _is_extra(d, args) else "")
+            for d in exc.details)
         return f"the arguments do not fit {tool_id}'s parameters ({fields or exc.text})"
     except Exception as exc:  # a broken schema of a loaded tool: say so, do not crash the check
         return f"the arguments of {tool_id} cannot be validated: {exc}"
     return None
+
+
+def _parameter_names(tool: Any) -> list[str]:
+    """The tool's top-level parameter names (none when its schema cannot be read)."""
+    try:
+        properties = tool.json_schema().get("properties")
+    except Exception:  # a broken schema of a loaded tool: no suggestions, the problem is still said
+        return []
+    return [str(n) for n in properties] if isinstance(properties, dict) else []
+
+
+def _is_extra(detail: dict[str, Any], args: dict[str, Any]) -> bool:
+    """An argument the tool has no parameter for (a top-level name the call gave)."""
+    return detail.get("field") in args and "extra" in str(detail.get("problem", "")).lower()
 
 
 def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: Path) -> CallDecision:

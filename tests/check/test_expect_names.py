@@ -105,3 +105,19 @@ def test_an_opaque_bash_command_is_decided_as_run_would_ask_it(project: Path, cl
     [result] = data["expectations"]["results"]
     assert not result["passed"]
     assert "known only when it runs" in result["explanation"] and "rm *" in result["explanation"]
+
+
+def test_a_misspelt_argument_name_gets_a_did_you_mean(project: Path, cli) -> None:
+    _code, data = run(cli, project, "{}", (
+        "- agent: build\n"
+        "  call: {tool: bash, args: {comand: ls}}\n"
+        "  expect: allow\n"
+        "- agent: build\n"
+        "  call: {tool: read, args: {filePath: a.txt, ofset: 2, zzz: 1}}\n"
+        "  expect: allow\n"))
+    [(_l1, _c1, bash), (_l2, _c2, read)] = ft202(data)
+    assert "comand: Extra inputs are not permitted (did you mean 'command'?)" in bash
+    assert read.endswith("(ofset: Extra inputs are not permitted (did you mean 'offset'?); "
+                         "zzz: Extra inputs are not permitted)")  # no guess without a close name
+    results = data["expectations"]["results"]
+    assert "did you mean 'command'" in results[0]["explanation"]
