@@ -180,22 +180,78 @@ def config_model(loaded: Any) -> str | None:
     return node.value if node is not None and isinstance(node.value, str) else None
 
 
+SESSION_OPTION = "--session-permission"
+#: what a session file might hold by mistake, and where that setting goes instead
+_SESSION_ELSEWHERE = {"model": "--model", "tools": "--tools", "agent": "--agent",
+                      "default_agent": "--agent"}
+
+
 def load_session_overlay(path: Path, home: Path) -> list[Rule]:
-    """The `permission` map of a session overlay file (any config format), with file:line origins."""
+    """The `permission` map of a session overlay file (any config format), with file:line origins.
+
+    The file holds a `permission` map and nothing else: any other key (a misspelling, or a setting
+    such as `model` that a session file cannot change) is a located error, never silently ignored.
+    """
+    from difflib import get_close_matches
+
+    from forge_tools.config.files import broken_link_note, read_regular_text
     from forge_tools.config.parse import format_of, parse_text
+    from forge_tools.config.schema import ConfigModel, validation_errors
+    from forge_tools.origin import Node
     from forge_tools.permission.rules import rules_from_config
 
     base = Origin("file", path=str(path))
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except FileNotFoundError:
-        raise ConfigError("session permission file not found (--session-permission)", base) from None
+        note = broken_link_note(path)
+        raise ConfigError(f"session permission file not found ({SESSION_OPTION})"
+                          + (f": {note}" if note else ""), base) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read session permission file: {exc}", base) from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"cannot read session permission file ({SESSION_OPTION}): {why}", base) from None
     tree = parse_text(text, format_of(path), base)
-    if not tree.is_map or tree.get("permission") is None:
-        raise ConfigError("a session permission file needs a top-level `permission` map", tree.origin)
-    return rules_from_config(tree.get("permission"), None, home)
+    if not tree.is_map:
+        raise ConfigError(f"a session permission file ({SESSION_OPTION}) needs a top-level `permission` "
+                          "map", tree.origin)
+    config_keys = {f.alias or name for name, f in ConfigModel.model_fields.items()}
+    for key, node in tree.items():
+        if key in ("permission", "$schema"):
+            continue
+        where = _with_line(node)
+        only = f"a session permission file ({SESSION_OPTION}) holds only a `permission` map"
+        if key in config_keys:  # a real config key, but not one a session overlay can change
+            elsewhere = _SESSION_ELSEWHERE.get(key)
+            also = f"; set {key} with {elsewhere} instead" if elsewhere else ""
+            raise ConfigError(f"{key!r} is not read from here: {only}{also}", where)
+        close = get_close_matches(key, ["permission", *_SESSION_ELSEWHERE], n=1, cutoff=0.6)
+        guess = close[0] if close else None
+        hint = f" (did you mean {guess!r}?)" if guess else ""
+        elsewhere = _SESSION_ELSEWHERE.get(guess) if guess else None
+        also = f"; {guess} is set with {elsewhere}, not here" if elsewhere else ""
+        raise ConfigError(f"unknown key {key!r}{hint}: {only}{also}", where)
+    permission = tree.get("permission")
+    if permission is None:
+        raise ConfigError(f"a session permission file ({SESSION_OPTION}) needs a top-level `permission` "
+                          "map", tree.origin)
+    errors = validation_errors(Node({"permission": permission}, tree.origin))
+    if errors:
+        raise errors[0]
+    return rules_from_config(permission, None, home)
+
+
+def _with_line(node: Any) -> Origin:
+    """Where a key was written; a TOML table made implicit by `[agent.build]` has no line of its own,
+    so the first line inside it stands for it."""
+    origin: Origin = node.key_origin or node.origin
+    stack = [node]
+    while origin.line is None and stack:
+        here = stack.pop(0)
+        for candidate in (here.key_origin, here.origin):
+            if candidate is not None and candidate.line is not None:
+                return candidate
+        stack.extend(child for _, child in here.items())
+    return origin
 
 
 def parse_tool_overrides(text: str | None) -> dict[str, bool]:

@@ -154,3 +154,41 @@ def test_rules_text_quotes_patterns_a_plain_cell_would_hide(cli, project: Path) 
     assert all(line.split()[0].isdigit() for line in lines[2:])  # one line per rule, newline or not
     bash = [line.split(None, 2)[2] for line in lines[2:] if line.split()[1] == "bash"]
     assert [cell.split("  ")[0] for cell in bash] == ['"git "', '""', '"a\\nb"', "ls *"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "says"),
+    [
+        ("s.yaml", "modle: acme/x\npermission:\n  bash: ask\n", 1, "did you mean 'model'?"),
+        ("s.json", '{"permission": {"bash": "ask"},\n "permision": {}}', 2, "did you mean 'permission'?"),
+        ("s.toml", '[permission]\nbash = "ask"\n\n[agent.build]\nmode = "primary"\n', 4, "--agent"),
+        ("s.yaml", "model: acme/x\npermission:\n  bash: ask\n", 1, "--model"),
+    ],
+)
+@pytest.mark.parametrize("command", [("layers",), ("explain", "bash"), ("run", "bash")])
+def test_a_session_file_with_anything_but_permission_is_a_located_error(
+    cli, project: Path, name: str, text: str, line: int, says: str, command: tuple[str, ...]
+) -> None:
+    overlay = project / name
+    overlay.write_text(text)
+    extra = ("--args", '{"command": "true"}', "--yes") if command[0] == "run" else ()
+    code, out, err = cli(*command, "--session-permission", str(overlay), *extra)
+    assert code == 3, (out, err)
+    assert f"{overlay}:{line}:" in err and says in err and "only a `permission` map" in err
+    assert "Traceback" not in err and out == ""
+
+
+def test_a_session_files_bad_action_is_located_with_did_you_mean(cli, project: Path) -> None:
+    overlay = project / "s.yaml"
+    overlay.write_text("permission:\n  bash:\n    'git *': alow\n")
+    code, _, err = cli("layers", "--session-permission", str(overlay))
+    assert code == 3 and f"{overlay}:3:" in err and "did you mean 'allow'?" in err
+
+
+def test_a_session_file_with_only_permission_still_applies(cli, project: Path) -> None:
+    overlay = project / "s.toml"
+    overlay.write_text('"$schema" = "x"\n[permission]\nbash = "deny"\n')
+    code, out, err = cli("explain", "bash", "--session-permission", str(overlay), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["visible"] is False and data["deciding_rule"]["origin"]["path"] == str(overlay)
