@@ -75,7 +75,20 @@ def test_agents_json(cli, configured: str) -> None:
     assert data["default_agent"] == "build"
     by_name = {a["name"]: a for a in data["agents"]}
     assert by_name["reviewer"]["mode"] == "subagent" and not by_name["reviewer"]["builtin"]
-    assert configured in by_name["plan"]["config_origin"]
+    assert by_name["plan"]["config_origin"]["path"].endswith(configured)
+    # the same origin object as `rules` and `layers` (kind, path, line, column, description)
+    code, out, _ = cli("rules", "--agent", "reviewer", "--format", "json")
+    rule_origin = json.loads(out)["rules"][-2]["origin"]
+    for agent in data["agents"]:
+        assert set(agent["origin"]) == set(rule_origin)
+        assert agent["config_origin"] is None or set(agent["config_origin"]) == set(rule_origin)
+    assert by_name["build"]["origin"]["kind"] == "builtin-agent"
+    assert by_name["build"]["origin"]["description"] == "builtin agent build"
+    reviewer = by_name["reviewer"]["origin"]
+    assert reviewer["kind"] == "file" and reviewer["path"].endswith(configured)
+    assert configured in reviewer["description"]
+    if not configured.endswith(".toml"):
+        assert reviewer["line"] is not None
 
 
 def test_rules_plan_in_order_with_origins(cli, configured: str) -> None:
