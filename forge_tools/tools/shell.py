@@ -187,6 +187,12 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
                 out.append(pattern)
             if any(w.startswith("-") and ("i" in w or "n" in w) for w in words[1:]):
                 out.add_opaque(pattern)  # `declare -i x=V` evaluates V; `declare -n r=V` names V
+        kind = current.type
+        if kind == "expansion" or (kind == "heredoc_body" and _expanding_heredoc(current, data)):
+            # tree-sitter-bash leaves some substitutions as plain text (`${x:-`cmd`}`, a backquote or a
+            # tab-indented `$(cmd)` in a heredoc body); bash runs them, so they are found by hand here.
+            for inner in _substitutions(_text(current, data)):
+                _split_static(inner, [inner], out, depth)
         if current.type in _EVALUATING and _evaluates_code(current, data):
             site = _text(current, data)
             out.add_opaque(site[:site.find("))") + 2] if current.type == "c_style_for_statement" else site)
@@ -337,6 +343,47 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
             replace = _xargs_replace_string(static)
             if replace and _templated(static[starts[0]:], replace):
                 out.add_opaque(" ".join(words[starts[0]:]))  # the command itself comes from stdin
+
+
+def _expanding_heredoc(body: Node, data: bytes) -> bool:
+    """An unquoted heredoc delimiter (`<<EOF`, not `<<'EOF'` or `<<\\EOF`): its body is expanded."""
+    parent = body.parent
+    start = next((c for c in parent.children if c.type == "heredoc_start"), None) if parent else None
+    return start is None or not any(q in _text(start, data) for q in "'\"\\")
+
+
+def _substitutions(text: str) -> list[str]:
+    """The command lines inside `$(...)`, backquotes, `<(...)` and `>(...)` of `text`, found without the
+    parser. Unbalanced ones run to the end of the text (which then fails to parse: opaque)."""
+    found: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+        elif ch == "`":
+            j = i + 1
+            while j < n and text[j] != "`":
+                j += 2 if text[j] == "\\" else 1
+            found.append(text[i + 1:j].replace("\\`", "`"))
+            i = j + 1
+        elif text.startswith("$((", i):
+            i += 3
+        elif text.startswith(("$(", "<(", ">("), i):
+            level, j = 1, i + 2
+            while j < n and level:
+                if text[j] == "\\":
+                    j += 1
+                elif text[j] == "(":
+                    level += 1
+                elif text[j] == ")":
+                    level -= 1
+                j += 1
+            found.append(text[i + 2:j - 1] if level == 0 else text[i + 2:])
+            i = j
+        else:
+            i += 1
+    return [f for f in found if f.strip()]
 
 
 # -- values that bash runs as code when they are expanded ----------------------------------------------

@@ -109,3 +109,23 @@ def test_code_evaluated_from_a_value_is_never_allowed(line: str) -> None:
                                   "echo ${!a[@]}", "a[1]=2", "test -v x", "[[ ${#x} -gt 2 ]]"])
 def test_plain_arithmetic_and_expansions_stay_static(line: str) -> None:
     assert split_command_line(line).opaque == (), line
+
+
+# Substitutions tree-sitter-bash leaves as plain text; bash runs them.
+UNPARSED = [
+    'echo "${x:-`rm victim`}"',
+    "echo ${x:-`rm victim`}",
+    "cat <<EOF\n`rm victim`\nEOF",
+    "cat <<-EOF\n\t$(rm victim)\n\tEOF",
+]
+
+
+@pytest.mark.parametrize("line", UNPARSED)
+def test_substitutions_the_parser_misses_are_still_checked(line: str) -> None:
+    assert _worst(line) == "deny", split_command_line(line)
+
+
+@pytest.mark.parametrize("line", ["cat <<'EOF'\n`rm x`\nEOF", "cat <<\\EOF\n$(rm x)\nEOF",
+                                  "cat <<EOF\n\\`rm x\\` \\$(rm x)\nEOF"])
+def test_quoted_heredocs_and_escaped_substitutions_are_text(line: str) -> None:
+    assert "rm x" not in split_command_line(line).commands
