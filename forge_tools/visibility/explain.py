@@ -207,22 +207,33 @@ def _pattern_key(rule: Rule) -> str:
     return rule.pattern
 
 
+def _level(rule: Rule) -> tuple[object, ...]:
+    """Which `permission` map a rule was written in: its source and the key path up to `permission`."""
+    o = rule.origin
+    keys = list(o.key_path)
+    prefix = tuple(keys[: len(keys) - keys[::-1].index("permission")]) if "permission" in keys else ()
+    return (o.kind, o.path, o.name, prefix)
+
+
 def _intended_rules(result: PipelineResult, hiding: Rule, perm: str) -> dict[str, str]:
     """The specific patterns the user wrote for `perm` before the hiding `* deny` (pattern -> action).
 
-    Only config rules count (not the builtin defaults): they say what the user meant to let through,
-    which a trailing catch-all deny silently overrides. Empty when none of them allows or asks.
+    Only rules of the same config level count (the same `permission` map of the same file, as for
+    `check`'s FT104): they say what the user meant to let through there, which a trailing catch-all
+    deny silently overrides. Rules from elsewhere (the builtin defaults, a top-level allow under an
+    agent's own deny) are not taken as intent. Empty when none of them allows or asks.
     """
     from forge_tools.permission.model import Rule
 
     rules = list(result.ruleset)
     if hiding not in rules:
         return {}
+    level = _level(hiding)
     found: dict[str, str] = {}
     for r in rules[: rules.index(hiding)]:
         if not isinstance(r, Rule) or r.permission != perm or r.pattern == "*":
             continue
-        if r.origin.kind not in ("file", "env"):
+        if r.origin.kind not in ("file", "env") or _level(r) != level:
             continue
         key = _pattern_key(r)
         found.pop(key, None)  # a later rule for the same pattern replaces it, in its own place

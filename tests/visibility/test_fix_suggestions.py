@@ -153,3 +153,11 @@ def test_a_trailing_wildcard_deny_after_a_tools_allows_says_to_move_them(cli: An
 def test_without_earlier_allows_the_action_change_is_still_offered(cli: Any, project: Path) -> None:
     (project / "forge.toml").write_text('[permission.grep]\n"src/*" = "deny"\n"*" = "deny"\n')
     assert "change its action" in story(cli, "grep")["fix"]
+
+
+def test_allows_of_another_level_are_not_taken_as_the_agents_intent(cli: Any, project: Path) -> None:
+    # the build agent denies bash outright: a top-level `git *` allow must not be offered back to it
+    (project / "forge.toml").write_text(
+        '[permission.bash]\n"git *" = "allow"\n\n[agent.build.permission]\nbash = "deny"\n')
+    fix = story(cli, "bash")["fix"]
+    assert "write the map as" not in fix and "git" not in fix
