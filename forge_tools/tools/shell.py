@@ -367,8 +367,6 @@ def _substitutions(text: str) -> list[str]:
                 j += 2 if text[j] == "\\" else 1
             found.append(text[i + 1:j].replace("\\`", "`"))
             i = j + 1
-        elif text.startswith("$((", i):
-            i += 3
         elif text.startswith(("$(", "<(", ">("), i):
             level, j = 1, i + 2
             while j < n and level:
@@ -379,6 +377,9 @@ def _substitutions(text: str) -> list[str]:
                 elif text[j] == ")":
                     level -= 1
                 j += 1
+            if text.startswith("$((", i) and level == 0 and text[j - 2] == ")":
+                i += 3  # `$((...))` is arithmetic (its own `$(` are still found); `$((cmd) )` is not
+                continue
             found.append(text[i + 2:j - 1] if level == 0 else text[i + 2:])
             i = j
         else:

@@ -117,6 +117,7 @@ UNPARSED = [
     "echo ${x:-`rm victim`}",
     "cat <<EOF\n`rm victim`\nEOF",
     "cat <<-EOF\n\t$(rm victim)\n\tEOF",
+    "cat <<EOF\n  $((rm victim) )\nEOF",
 ]
 
 
