@@ -313,6 +313,15 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
             if word == "-C":
                 _split_static(static[i + 1], words, out, depth)  # the callback is run as a command
         return
+    if base == "hash":  # `hash -p /bin/rm foo` makes `foo` run /bin/rm: check the path as a command
+        for i, word in enumerate(static[1:-1], start=1):
+            if word is not None and word.startswith("-") and word.endswith("p"):
+                path = static[i + 1]
+                if path is None:
+                    out.add_opaque(" ".join(words))
+                else:
+                    _add_command([path], [path], out, depth + 1)
+        return
     if base == "alias":
         for word in static[1:]:
             if word is not None and "=" in word:

@@ -130,3 +130,12 @@ def test_substitutions_the_parser_misses_are_still_checked(line: str) -> None:
                                   "cat <<EOF\n\\`rm x\\` \\$(rm x)\nEOF"])
 def test_quoted_heredocs_and_escaped_substitutions_are_text(line: str) -> None:
     assert "rm x" not in split_command_line(line).commands
+
+
+@pytest.mark.parametrize("line", ["hash -p /bin/rm foo; foo victim", "hash -rp /usr/bin/rm ls; ls victim"])
+def test_hash_binding_a_denied_program_is_denied(line: str) -> None:
+    assert _worst(line) == "deny", split_command_line(line)
+
+
+def test_hash_with_a_dynamic_path_is_opaque() -> None:
+    assert _worst('hash -p "$P" foo; foo victim') == "ask"
