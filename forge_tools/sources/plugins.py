@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import hashlib
 import importlib
 import importlib.util
 import re
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,22 +242,11 @@ def _import(ref: PluginRef) -> Any:
 
 
 def _import_file(path: Path) -> Any:
+    from forge_tools.sources.scripts import import_file
+
     if not path.is_file():
         raise FileNotFoundError(f"no such file {path}")
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]
-    stem = re.sub(r"\W", "_", path.stem)
-    module_name = f"forge_tools_plugin_{stem}_{digest}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(module_name, None)
-        raise
-    return module
+    return import_file(path, prefix="forge_tools_plugin")
 
 
 def _register(

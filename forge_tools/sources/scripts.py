@@ -83,10 +83,11 @@ def tool_id_for(stem: str, binding: str) -> str:
     return stem if binding in ("default", stem) else f"{stem}_{binding}"
 
 
-def _module_name(path: Path) -> str:
+def _module_name(path: Path, prefix: str = "_forge_tool_script") -> str:
+    """A unique module name per file path, so two `tools.py` in different dirs never collide."""
     digest = hashlib.sha1(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:12]
     stem = re.sub(r"\W", "_", path.stem) or "script"
-    return f"_forge_tool_script_{stem}_{digest}"
+    return f"{prefix}_{stem}_{digest}"
 
 
 def _binding_lines(path: Path) -> dict[str, int]:
@@ -128,8 +129,10 @@ def _error_line(path: Path, exc: BaseException) -> int | None:
     return line
 
 
-def _import(path: Path) -> ModuleType:
-    name = _module_name(path)
+def import_file(path: Path, prefix: str = "_forge_tool_script") -> ModuleType:
+    """Import a project `.py` file (tool script or plugin) under a unique name; a failed import leaves
+    no half-made module in `sys.modules`."""
+    name = _module_name(path, prefix)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError("cannot be imported as a Python module")
@@ -174,7 +177,7 @@ def tools_from_module(module: ModuleType, path: Path) -> list[Tool]:
 def load_script(path: Path) -> tuple[list[Tool], ScriptError | None]:
     """Import one script; never raises for a broken script (the error is returned instead)."""
     try:
-        module = _import(path)
+        module = import_file(path)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:
