@@ -3,18 +3,21 @@
 ripgrep runs when it is on PATH (its regex dialect: Rust `regex`, no look-around or back-references);
 otherwise a pure-Python search gives the same output with Python `re` syntax. The two dialects agree on
 everyday patterns (classes, `\\b`, `\\d`, alternation, anchors); they differ on look-around (Python only)
-and on a few escapes and Unicode class names.
+and on a few escapes and Unicode class names. The Python search runs with a deadline (the `regex`
+package, `re`-compatible, can stop a match midway): a pattern such as `(a+)+$` from the model must not
+hang the agent in exponential backtracking, as it would with `re`.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
+import regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from forge_tools.tools.builtins import _search
@@ -96,11 +99,16 @@ def search_rg(rg: str, pattern: str, root: Path, include: str | None) -> dict[st
     return found
 
 
-def search_python(pattern: str, root: Path, include: str | None) -> dict[str, FileMatches]:
+PYTHON_SEARCH_SECONDS = 60.0  # the fallback search's deadline when the call gives no timeout
+
+
+def search_python(pattern: str, root: Path, include: str | None,
+                  seconds: float = PYTHON_SEARCH_SECONDS) -> dict[str, FileMatches]:
     try:
-        regex = re.compile(pattern)
-    except re.error as exc:
+        compiled = regex.compile(pattern)
+    except regex.error as exc:
         raise SearchError(f"invalid regular expression: {exc}") from exc
+    deadline = time.monotonic() + seconds
     files = [(root, root.name)] if root.is_file() else list(_search.walk_files(root))
     found: dict[str, FileMatches] = {}
     for path, rel in files:
@@ -113,7 +121,14 @@ def search_python(pattern: str, root: Path, include: str | None) -> dict[str, Fi
                 handle.seek(0)
                 for number, raw in enumerate(handle, start=1):
                     text = raw.decode("utf-8", "replace").rstrip("\n").rstrip("\r")
-                    if regex.search(text):
+                    try:
+                        hit = compiled.search(text, timeout=max(deadline - time.monotonic(), 0.001))
+                    except TimeoutError:
+                        raise SearchError(
+                            f"the search took longer than {seconds:g}s; simplify the regular expression "
+                            "(nested repetition such as (a+)+ can take exponential time) or search a "
+                            "narrower path") from None
+                    if hit:
                         _add(found, path, number, text)
         except OSError:
             continue
@@ -150,7 +165,7 @@ def execute(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     rg = _search.rg_executable()
     try:
         found = search_rg(rg, args.pattern, root, args.include) if rg else search_python(
-            args.pattern, root, args.include)
+            args.pattern, root, args.include, ctx.timeout or PYTHON_SEARCH_SECONDS)
     except SearchError as exc:
         return ToolResult(str(exc), title=args.pattern, metadata={"truncated": False}, is_error=True)
     engine = "ripgrep" if rg else "python"
