@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
+import regex
+
 from forge_tools.tools.builtins._common import SEARCH_SKIP_DIRS
 
 
@@ -25,8 +27,15 @@ def rg_executable() -> str | None:
     return shutil.which("rg")
 
 
+GLOB_MATCH_SECONDS = 2.0  # one name against one glob; a sane glob takes microseconds
+
+
+class PatternTooSlow(ValueError):
+    """A glob whose regex backtracks without end (`*a*a*a...*b` against a long name)."""
+
+
 @lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
+def glob_regex(pattern: str) -> regex.Pattern[str]:
     """A compiled regex for a glob: `**` spans directories, `*`/`?` stay within one, `{a,b}` and
     `[...]` work as in ripgrep's globs."""
     i, out, depth = 0, [], 0
@@ -68,15 +77,20 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(ch))
         i += 1
     out.extend(")" * depth)
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+    # The `regex` package (re-compatible) can stop a match: a model's glob must not hang the Python walk.
+    return regex.compile("".join(out) + r"\Z", regex.DOTALL)
 
 
-def glob_matches(pattern: str, rel: str) -> bool:
+def glob_matches(pattern: str, rel: str, seconds: float = GLOB_MATCH_SECONDS) -> bool:
     """ripgrep's rule: a pattern without `/` matches the name, otherwise the relative path."""
     pattern = pattern.removeprefix("./")
-    if "/" not in pattern.rstrip("/"):
-        return glob_regex(pattern).match(rel.rsplit("/", 1)[-1]) is not None
-    return glob_regex(pattern.lstrip("/")).match(rel) is not None
+    name_only = "/" not in pattern.rstrip("/")
+    compiled = glob_regex(pattern if name_only else pattern.lstrip("/"))
+    try:
+        return compiled.match(rel.rsplit("/", 1)[-1] if name_only else rel, timeout=seconds) is not None
+    except TimeoutError:
+        raise PatternTooSlow(f"the glob {pattern!r} takes too long to match (many `*` in a row backtrack); "
+                             "use a simpler pattern") from None
 
 
 def walk_files(root: Path) -> Iterator[tuple[Path, str]]:

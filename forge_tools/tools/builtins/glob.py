@@ -62,7 +62,10 @@ def execute(args: GlobArgs, ctx: ToolContext) -> ToolResult:
         message = (not_found_message("Directory", root) if not root.exists()
                    else f"{posix(root)} is a file; glob searches a directory.")
         return ToolResult(message, title=args.pattern, metadata={"truncated": False}, is_error=True)
-    files = _search.newest_first(find_files(root, args.pattern))
+    try:
+        files = _search.newest_first(find_files(root, args.pattern))
+    except _search.PatternTooSlow as exc:
+        return ToolResult(str(exc), title=args.pattern, metadata={"truncated": False}, is_error=True)
     more = len(files) > MAX_RESULTS
     shown = files[:MAX_RESULTS]
     if not shown:

@@ -112,8 +112,11 @@ def search_python(pattern: str, root: Path, include: str | None,
     files = [(root, root.name)] if root.is_file() else list(_search.walk_files(root))
     found: dict[str, FileMatches] = {}
     for path, rel in files:
-        if include and not _search.glob_matches(include, rel):
-            continue
+        try:
+            if include and not _search.glob_matches(include, rel):
+                continue
+        except _search.PatternTooSlow as exc:
+            raise SearchError(str(exc)) from None
         try:
             with path.open("rb") as handle:
                 if b"\0" in handle.read(SNIFF_BYTES):
