@@ -191,7 +191,7 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
         if kind == "expansion" or (kind == "heredoc_body" and _expanding_heredoc(current, data)):
             # tree-sitter-bash leaves some substitutions as plain text (`${x:-`cmd`}`, a backquote or a
             # tab-indented `$(cmd)` in a heredoc body); bash runs them, so they are found by hand here.
-            for inner in _substitutions(_text(current, data)):
+            for inner in _substitutions(_unparsed_text(current, data)):
                 _split_static(inner, [inner], out, depth)
         if current.type in _EVALUATING and _evaluates_code(current, data):
             site = _text(current, data)
@@ -359,6 +359,20 @@ def _expanding_heredoc(body: Node, data: bytes) -> bool:
     parent = body.parent
     start = next((c for c in parent.children if c.type == "heredoc_start"), None) if parent else None
     return start is None or not any(q in _text(start, data) for q in "'\"\\")
+
+
+def _unparsed_text(node: Node, data: bytes) -> str:
+    """The parts of an expansion or heredoc body that the parser left as plain text (its `word` or
+    `heredoc_content` pieces, and the gaps of a body with no children). What the parser did read is
+    walked anyway; scanning it again would re-split every nested level (exponential work)."""
+    if node.type == "expansion":
+        return " ".join(_text(c, data) for c in node.children if c.type == "word")
+    text = bytearray(data[node.start_byte:node.end_byte])
+    for child in node.children:
+        if child.type != "heredoc_content":
+            start, end = child.start_byte - node.start_byte, child.end_byte - node.start_byte
+            text[start:end] = b" " * (end - start)
+    return text.decode("utf-8", "replace")
 
 
 def _substitutions(text: str) -> list[str]:

@@ -139,3 +139,9 @@ def test_hash_binding_a_denied_program_is_denied(line: str) -> None:
 
 def test_hash_with_a_dynamic_path_is_opaque() -> None:
     assert _worst('hash -p "$P" foo; foo victim') == "ask"
+
+
+def test_nested_expansions_are_split_once() -> None:
+    # Re-scanning each nested `${x:-$(...)}` level from every outer one took exponential time.
+    line = "echo " + "${x:-$(echo " * 30 + "rm victim" + ")}" * 30
+    assert "echo rm victim" in split_command_line(line).commands
