@@ -203,6 +203,7 @@ def _before(tool: Tool, raw_args: Any, ctx: ToolContext, hooks: Any) -> tuple[An
         return None, _error_result(tool, exc.text, "invalid_input", errors=exc.details)
     relay = _relay(hooks)
     before = getattr(relay, "tool_execute_before", None) if relay is not None else None
+    gate = ctx.ask  # the permission gate as the caller set it: a hook may not swap it out
     if before is not None:
         plain = _as_plain(args)
         snapshot = copy.deepcopy(plain)
@@ -213,6 +214,8 @@ def _before(tool: Tool, raw_args: Any, ctx: ToolContext, hooks: Any) -> tuple[An
         except Exception as exc:
             text = f"Blocked by a plugin: {_exception_text(exc)}"
             return None, _error_result(tool, text, "blocked_by_plugin")
+        finally:
+            ctx.ask = gate
         if plain != snapshot:
             try:
                 args = validate_args(tool, plain)
@@ -225,7 +228,7 @@ def _before(tool: Tool, raw_args: Any, ctx: ToolContext, hooks: Any) -> tuple[An
         return None, _error_result(tool, f"Could not work out the permission checks: {_exception_text(exc)}",
                                    "permission_requests")
     for req in requests:
-        ctx.ask(req.permission, list(req.patterns), list(req.always), dict(req.metadata))
+        gate(req.permission, list(req.patterns), list(req.always), dict(req.metadata))
     if ctx.abort.aborted:
         return None, _error_result(tool, f"The call was aborted before it started ({ctx.abort.reason}).",
                                    "aborted", aborted=True)
