@@ -247,6 +247,11 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
         kind_word = "top-level key" if len(keys) == 1 else "key"
         origin = node.key_origin or node.origin
         return ConfigError(f"unknown {kind_word} {name!r}{scope}{hint}", origin)
+    if kind in ("literal_error", *_TYPE_WORDS) and "template" in node.meta:
+        # the value came from {env:}/{file:} and may be a secret: show what was written, never the value
+        used = ", ".join(node.meta.get("substituted", ()))
+        return _located(keys, f"{node.meta['template']!r} (substituted from {used}; value not shown) does "
+                              f"not give a valid value here: {_expectation(kind, err)}", node.origin)
     if kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
         if all(a in expected for a in ACTIONS):
@@ -273,6 +278,15 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
                                   f"one (substituted from {used}; value not shown)", node.origin)
         return _located(keys, str(model_id_problem(node.value)), node.origin)
     return _located(keys, str(err["msg"]), node.origin)
+
+
+def _expectation(kind: str, err: Any) -> str:
+    if kind == "literal_error":
+        expected = str(err.get("ctx", {}).get("expected", ""))
+        if all(a in expected for a in ACTIONS):
+            return "unknown action; use allow, deny or ask"
+        return "expected one of " + expected if expected else "not an accepted value"
+    return f"expected {_TYPE_WORDS[kind]}"
 
 
 def _located(keys: tuple[str, ...], message: str, origin: Origin) -> ConfigError:

@@ -466,3 +466,12 @@ def test_a_misspelt_choice_gets_a_did_you_mean(project, cli) -> None:
     code, _, err = cli("agents")
     assert code == 3
     assert "opencode.json:1:26" in err and "(did you mean 'primary'?)" in err
+
+
+def test_a_bad_substituted_value_is_reported_without_showing_it(project, cli, monkeypatch) -> None:
+    monkeypatch.setenv("MYSECRET", "TOPSECRET")
+    (project / "opencode.json").write_text('{"permission": {"bash": "{env:MYSECRET}"}}')
+    code, _, err = cli("rules")
+    assert code == 3
+    assert "TOPSECRET" not in err
+    assert "{env:MYSECRET}" in err and "unknown action" in err and "opencode.json:1:25" in err
