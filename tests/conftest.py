@@ -123,3 +123,10 @@ def forge_project(project: Path, write_file) -> Path:  # type: ignore[no-untyped
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("NO_COLOR", "1")
+    # CI runs the property tests with a fixed seed so a run is reproducible; locally they stay random
+    # and keep finding new cases (a failure prints the example to pin with @example).
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+    if os.environ.get("CI"):
+        settings.load_profile("ci")

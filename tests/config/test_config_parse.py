@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from forge_tools.config.parse import parse_json, parse_text, parse_toml, parse_yaml, toml_positions
@@ -264,6 +264,7 @@ json_values = st.recursive(
 @settings(max_examples=150, deadline=None)
 @given(value=json_values, indent=st.sampled_from([None, 0, 2, "\t"]), comment=st.booleans(),
        trailing=st.booleans())
+@example(value={"\\x": None}, indent=None, comment=False, trailing=False)  # json-five's misreading
 def test_stdlib_path_equals_json_five_on_random_documents(value: object, indent: object, comment: bool,
                                                           trailing: bool) -> None:
     import json
@@ -277,7 +278,15 @@ def test_stdlib_path_equals_json_five_on_random_documents(value: object, indent:
         text = text.replace("\n}", ",\n}", 1).replace("\n]", ",\n]", 1)
     fast = fast_parse_json(text, BASE)
     assert fast is not None
-    assert tree_facts(fast) == tree_facts(parse_json5(text, BASE))
+    try:
+        reference = parse_json5(text, BASE)
+    except ConfigError:
+        # json-five 1.1 misreads an escaped backslash before `x`/`u` (`"\\x"` is valid JSON for a
+        # backslash and an x; it reports "'\x' must be followed by two hexadecimal digits"). The stdlib
+        # path reads it right, which is one more reason it is the path used for JSON.
+        assert "\\\\" in text
+        assume(False)
+    assert tree_facts(fast) == tree_facts(reference)
 
 
 def test_yaml_alias_bomb_is_refused_quickly() -> None:
@@ -351,3 +360,9 @@ def test_yaml_errors_come_from_the_pure_loader(text: str) -> None:
     with pytest.raises(ConfigError) as via_pure:
         parse_yaml_with(text, BASE, yaml.SafeLoader)
     assert via_default.value.one_line() == via_pure.value.one_line()
+
+
+def test_an_escaped_backslash_before_x_is_read_right() -> None:
+    """`"\\\\x"` is a backslash and an x (json-five 1.1 misreads it; the stdlib path does not)."""
+    tree = parse_json('{"permission": {"bash": {"echo \\\\x": "deny"}}}', BASE)
+    assert list(tree.plain()["permission"]["bash"]) == ["echo \\x"]
