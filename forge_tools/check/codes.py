@@ -25,8 +25,8 @@ _TABLE: tuple[CodeInfo, ...] = (
              "Keep one of the two keys; order matters in permission maps, so merge them deliberately."),
     CodeInfo("FT008", "config-error", "error", "The config cannot be used.",
              "Follow the message; the location points at the value concerned."),
-    CodeInfo("FT009", "tool-script-syntax", "warning", "A config-dir tool script cannot be parsed (or, with --load-code, "
-             "imported).",
+    CodeInfo("FT009", "tool-script-syntax", "warning",
+             "A config-dir tool script cannot be parsed (or, with --load-code, imported).",
              "Fix the script's syntax; until then it fails to import and registers no tool."),
     CodeInfo("FT010", "plugin-problem", "error",
              "A plugin cannot be loaded or misbehaves (checked with --load-code).",
