@@ -34,6 +34,15 @@ def _gone(pid: int, within: float = 3.0) -> bool:
     return False
 
 
+def _running(pid: int) -> bool:
+    """Alive and not a zombie: the process has not finished yet."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def test_output_stderr_and_exit_code(ctx: ToolContext) -> None:
     result = run(ctx, "echo out; echo err >&2; exit 3")
     assert result.output == "out\nerr\n\n[exit code 3]"
@@ -134,10 +143,9 @@ def test_non_utf8_preview_replaced_file_exact(ctx: ToolContext) -> None:
 
 
 def test_timeout_kills_the_process_group(ctx: ToolContext) -> None:
-    started = time.monotonic()
     result = run(ctx, "sleep 30 & echo $!; wait", timeout=400)
-    assert time.monotonic() - started < 10
-    assert result.metadata["timedOut"] is True and "timed out" in result.output
+    assert result.metadata["timedOut"] is True and result.metadata["timeoutSeconds"] == 0.4
+    assert "[timed out after 0.4 s" in result.output
     child = int(result.output.split()[0])
     assert _gone(child)
 
@@ -166,12 +174,12 @@ def test_abort(ctx: ToolContext) -> None:
 
 
 def test_background_process_holding_the_pipe_does_not_block(ctx: ToolContext) -> None:
-    started = time.monotonic()
     result = run(ctx, "sleep 20 & echo $!")
     pid = int(result.output.split()[0])
     try:
-        assert time.monotonic() - started < 10
-        assert result.metadata["exitCode"] == 0
+        # Returned while the background process (which holds the pipe) still runs: it was not waited for.
+        assert _running(pid)
+        assert result.metadata["exitCode"] == 0 and result.metadata["timedOut"] is False
     finally:
         os.kill(pid, signal.SIGKILL)
 
