@@ -47,6 +47,14 @@ agent:
 """,
 }
 
+# (line, column) of the `reviewer` key and of the plan's file rules `bash *`, `bash rm *`, `webfetch`
+REVIEWER_AT = {"opencode.json": (8, 5), "forge.toml": (8, 2), "forge.yaml": (9, 3)}
+PLAN_RULES_AT = {
+    "opencode.json": [(4, 14), (4, 26), (7, 29)],
+    "forge.toml": [(2, 1), (3, 1), (6, 1)],
+    "forge.yaml": [(3, 5), (4, 5), (8, 7)],
+}
+
 
 @pytest.fixture(params=sorted(FILES))
 def configured(request: pytest.FixtureRequest, project: Path) -> str:
@@ -87,8 +95,8 @@ def test_agents_json(cli, configured: str) -> None:
     reviewer = by_name["reviewer"]["origin"]
     assert reviewer["kind"] == "file" and reviewer["path"].endswith(configured)
     assert configured in reviewer["description"]
-    if not configured.endswith(".toml"):
-        assert reviewer["line"] is not None
+    # where `reviewer` is written in each fixture (TOML: the table header's name)
+    assert (reviewer["line"], reviewer["column"]) == REVIEWER_AT[configured]
 
 
 def test_rules_plan_in_order_with_origins(cli, configured: str) -> None:
@@ -104,8 +112,8 @@ def test_rules_plan_in_order_with_origins(cli, configured: str) -> None:
     ]
     for _, origin in file_rules:
         assert origin["path"].endswith(configured)
-        if not configured.endswith(".toml"):
-            assert origin["line"] is not None
+    # each rule points at its own pattern key in the fixture text
+    assert [(o["line"], o["column"]) for _, o in file_rules] == PLAN_RULES_AT[configured]
     assert triples.index(("edit", "*", "deny")) < triples.index(("bash", "*", "ask"))
     assert rules[-1]["permission"] == "external_directory"
     assert [r["index"] for r in rules] == list(range(1, len(rules) + 1))
