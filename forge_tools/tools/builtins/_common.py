@@ -56,10 +56,15 @@ def is_inside(path: Path, root: Path) -> bool:
 
 
 def relative_to_root(path: Path, ctx: ToolContext) -> str:
-    """The `edit` pattern: the path relative to the project root (absolute when outside it)."""
+    """The `edit` pattern: the path relative to the project root (SPEC 4.4), also when outside it
+    (`../x`, as opencode does); absolute only when no relative path exists (another drive)."""
     root = Path(os.path.normpath(Path(ctx.project_root).absolute()))
     try:
         return posix(path.relative_to(root))
+    except ValueError:
+        pass
+    try:
+        return posix(Path(os.path.relpath(path, root)))
     except ValueError:
         return posix(path)
 

@@ -79,7 +79,7 @@ def test_permission_patterns(reqs: Any, project: Path, tmp_path: Path) -> None:
         ("edit", ("src/a.py",))]
     outside = str(tmp_path / "etc" / "x.conf")
     assert reqs(edit.TOOL, filePath=outside, oldString="a", newString="b") == [
-        ("external_directory", (f"{tmp_path}/etc/*",)), ("edit", (outside,))]
+        ("external_directory", (f"{tmp_path}/etc/*",)), ("edit", ("../etc/x.conf",))]
 
 
 def test_symlink_is_followed(call: Any, project: Path) -> None:
@@ -95,4 +95,4 @@ def test_symlink_out_of_the_project_asks_for_the_real_place(reqs: Any, project: 
     (outside / "f.txt").write_text("x")
     (project / "escape").symlink_to(outside)
     assert reqs(edit.TOOL, filePath="escape/f.txt", oldString="x", newString="y") == [
-        ("external_directory", (f"{outside}/*",)), ("edit", ("escape/f.txt", f"{outside}/f.txt"))]
+        ("external_directory", (f"{outside}/*",)), ("edit", ("escape/f.txt", "../outside/f.txt"))]

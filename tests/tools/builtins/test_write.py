@@ -31,7 +31,7 @@ def test_permission_patterns(reqs: Any, tmp_path: Path) -> None:
     assert reqs(write.TOOL, filePath="docs/x.md", content="") == [("edit", ("docs/x.md",))]
     target = str(tmp_path / "x.md")
     assert reqs(write.TOOL, filePath=target, content="") == [
-        ("external_directory", (f"{tmp_path}/*",)), ("edit", (target,))]
+        ("external_directory", (f"{tmp_path}/*",)), ("edit", ("../x.md",))]
 
 
 def test_symlink_is_also_checked_as_its_target(reqs: Any, project: Path) -> None:
