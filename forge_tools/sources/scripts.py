@@ -166,8 +166,7 @@ def tools_from_module(module: ModuleType, path: Path) -> list[Tool]:
         if not isinstance(value, Tool):
             continue
         candidate = copy.copy(value)
-        explicit = bool(value.__dict__.get("_explicit_name"))
-        candidate.id = value.id if explicit else tool_id_for(stem, binding)
+        candidate.id = tool_id_for(stem, binding)  # SPEC 2: the binding decides, even over @tool(name=)
         candidate.source = ToolSource("script", path=str(path), line=lines.get(binding))
         candidate.__dict__["_binding"] = binding
         out.append(candidate)

@@ -3,7 +3,7 @@
 `check` and `diff` run in CI on untrusted pull requests, so they must never execute a project's tool
 scripts. This module reads each script's syntax tree instead and applies the same id rule as the
 importing loader: a tool bound to `default` or to the file's stem gets the stem, a tool bound to any
-other name `N` gets `<stem>_N`, and an explicit `@tool(name="x")` / `tool(name="x")` gets `x`.
+other name `N` gets `<stem>_N` (an `@tool(name="x")` does not change a script tool's id).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ class StaticScan:
     scripts: list[Path] = field(default_factory=list)
 
 
-def script_tool_id(stem: str, binding: str, explicit: str | None = None) -> str:
-    """The SPEC 2 id rule (shared with the importing loader); an explicit `name=` wins."""
-    return explicit or tool_id_for(stem, binding)
+def script_tool_id(stem: str, binding: str) -> str:
+    """The SPEC 2 id rule, shared with the importing loader."""
+    return tool_id_for(stem, binding)
 
 
 class _Names:
@@ -91,34 +91,19 @@ class _Names:
         return self._is(expr, self.classes, _CLASS_NAMES)
 
 
-def _explicit_name(call: ast.Call, keyword: str) -> str | None:
-    for kw in call.keywords:
-        if kw.arg == keyword and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
-            return kw.value.value
-    return None
-
-
-def _tool_expression(expr: ast.expr, names: _Names) -> tuple[bool, str | None]:
-    """Whether `expr` builds a tool, and the explicit name it gives (if any)."""
+def _tool_expression(expr: ast.expr, names: _Names) -> bool:
+    """Whether `expr` builds a tool: `tool(fn)`, `tool(name="x")(fn)` or `Tool(...)`."""
     if not isinstance(expr, ast.Call):
-        return False, None
+        return False
     func = expr.func
-    if names.is_decorator(func):  # tool(fn) or tool(fn, name="x")
-        return True, _explicit_name(expr, "name")
-    if names.is_class(func):  # Tool(id=..., ...): the binding decides, as for a decorated function
-        return True, None
-    if isinstance(func, ast.Call) and names.is_decorator(func.func):  # tool(name="x")(fn)
-        return True, _explicit_name(func, "name")
-    return False, None
+    if names.is_decorator(func) or names.is_class(func):
+        return True
+    return isinstance(func, ast.Call) and names.is_decorator(func.func)
 
 
-def _decorated(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: _Names) -> tuple[bool, str | None]:
-    for dec in fn.decorator_list:
-        if names.is_decorator(dec):
-            return True, None
-        if isinstance(dec, ast.Call) and names.is_decorator(dec.func):
-            return True, _explicit_name(dec, "name")
-    return False, None
+def _decorated(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: _Names) -> bool:
+    return any(names.is_decorator(dec) or (isinstance(dec, ast.Call) and names.is_decorator(dec.func))
+               for dec in fn.decorator_list)
 
 
 def _targets(node: ast.stmt) -> list[str]:
@@ -175,9 +160,8 @@ def scan_script(path: Path) -> tuple[list[StaticScriptTool], StaticScriptProblem
     for node in tree.body:
         names.learn(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            is_tool, explicit = _decorated(node, names)
-            if is_tool:
-                bound[node.name] = StaticScriptTool(script_tool_id(stem, node.name, explicit), path,
+            if _decorated(node, names):
+                bound[node.name] = StaticScriptTool(script_tool_id(stem, node.name), path,
                                                     node.lineno, node.col_offset + 1, node.name)
             else:
                 bound.pop(node.name, None)
@@ -186,10 +170,10 @@ def scan_script(path: Path) -> tuple[list[StaticScriptTool], StaticScriptProblem
         if not targets:
             continue
         value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
-        is_tool, explicit = _tool_expression(value, names) if value is not None else (False, None)
+        is_tool = _tool_expression(value, names) if value is not None else False
         for name in targets:
             if is_tool:
-                bound[name] = StaticScriptTool(script_tool_id(stem, name, explicit), path, node.lineno,
+                bound[name] = StaticScriptTool(script_tool_id(stem, name), path, node.lineno,
                                                node.col_offset + 1, name)
             else:
                 bound.pop(name, None)

@@ -195,8 +195,8 @@ def tool(
 
     Parameters become the pydantic argument model (defaults and `Annotated[..., Field(...)]` kept); a
     parameter typed `ToolContext` is injected, not exposed. Sync or async; returns str or ToolResult.
-    The description defaults to the docstring. `name` sets the id explicitly (else the binding decides,
-    see the config-dir script id rule).
+    The description defaults to the docstring. `name` sets the id (default: the function's name) that a
+    plugin registers; in a config-dir script the binding decides the id (SPEC 2), whatever `name` says.
     """
 
     # checked here, where the script author wrote it, so the error names their line (not a plugin's hook)
@@ -255,7 +255,6 @@ def tool(
             execute=execute,
             format_validation_error=format_validation_error,
         )
-        t.__dict__["_explicit_name"] = name is not None
         t.__dict__["_function"] = fn
         return t
 

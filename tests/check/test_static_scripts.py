@@ -50,8 +50,9 @@ _private = tool(plain)
     write(cfg / "tool" / "single.py", "from forge_tools import tool\n\n@tool\ndef single():\n    pass\n")
     found = static_script_ids([cfg])
     ids = {t.id: t for t in found}
-    assert set(ids) == {"deploy", "deploy_status", "explicit_name", "deploy_rollback", "deploy_other",
-                        "deploy_built", "chained_id", "single"}
+    # SPEC 2: the binding decides the id; an @tool(name=...) does not change a script tool's id
+    assert set(ids) == {"deploy", "deploy_status", "deploy_whatever", "deploy_rollback", "deploy_other",
+                        "deploy_built", "deploy_chained", "single"}
     assert ids["deploy_status"].line == 12
     assert ids["single"].path.name == "single.py"
     assert all(t.path.suffix == ".py" for t in found)

@@ -136,7 +136,7 @@ def test_the_context_reaches_a_script_tool(tmp_path: Path) -> None:
     assert "ctx" not in only.json_schema().get("properties", {})
 
 
-def test_plain_tool_objects_and_explicit_names(tmp_path: Path) -> None:
+def test_plain_tool_objects_and_named_tools_follow_the_binding_rule(tmp_path: Path) -> None:
     write(tmp_path / "tools" / "lookup.py", '''
         from forge_tools import Tool
 
@@ -152,7 +152,7 @@ def test_plain_tool_objects_and_explicit_names(tmp_path: Path) -> None:
             return "named"
     ''')
     tools = {t.id: t for t in load_scripts([tmp_path]).tools}
-    assert set(tools) == {"lookup", "fixed_name"}
+    assert set(tools) == {"lookup", "lookup_anything"}  # SPEC 2: the binding decides, not name=
     assert call_tool(tools["lookup"], {"key": "abc"}, ToolContext()).output == "cba"
     bad = call_tool(tools["lookup"], {}, ToolContext())
     assert bad.is_error and "- key: Field required" in bad.output
