@@ -421,3 +421,26 @@ def test_5_3_hint_follows_task_star(cli: Any, project: Path, task_rule: Any, exp
         assert "subagent" in output and "offset" not in output
     else:
         assert "offset" in output and "subagent" not in output
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "head -c 300000 /dev/zero | tr '\\0' a; echo; echo end",  # one huge line, then a short tail
+        "for i in $(seq 1 100); do printf '%01000d\\n' $i; done",  # 100 KB in 1 KB lines
+        "for i in $(seq 1 3000); do printf '%030d\\n' $i; done",  # many short lines past 50 KiB
+        "seq 1 30000",  # past both limits
+    ],
+)
+def test_5_1_streamed_bash_output_is_cut_by_the_same_arithmetic(cli: Any, command: str) -> None:
+    """bash keeps only a bounded tail while streaming; the amount and unit it reports must still be
+    what SPEC 5.1 gives for the whole output."""
+    args = json.dumps({"command": command, "description": "d"})
+    code, out, err = cli("run", "bash", "--args", args, "--yes", "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)["result"]
+    meta = result["metadata"]
+    whole = Path(meta["outputPath"]).read_text()
+    kept, removed, unit = preview_lines(whole.split("\n"), TruncationPolicy(), "tail")
+    assert (meta["removed"], meta["unit"], meta["direction"]) == (removed, unit, "tail")
+    assert "\n".join(kept) in result["output"]

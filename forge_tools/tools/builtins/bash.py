@@ -352,7 +352,11 @@ def _result(
         lines = text.split("\n")
         if capture.total > len(data):
             lines = lines[1:]  # the first piece of the kept tail is most likely a partial line
-        kept, _, unit = preview_lines(lines, policy, "tail")
+        kept, cut, unit = preview_lines(lines, policy, "tail")
+        if capture.total > len(data) and cut == 0 and len(kept) < policy.max_lines:
+            # Everything after the dropped piece fits, so the line before it stopped the keeping: that
+            # line is longer than the piece, which alone passes the byte limit (tail_keep > max_bytes).
+            unit = "bytes"
         kept_bytes = sum(len(line.encode("utf-8")) for line in kept) + max(len(kept) - 1, 0)
         total_lines = capture.newlines + 1
         removed = capture.total - kept_bytes if unit == "bytes" else total_lines - len(kept)
