@@ -444,3 +444,20 @@ def test_5_1_streamed_bash_output_is_cut_by_the_same_arithmetic(cli: Any, comman
     kept, removed, unit = preview_lines(whole.split("\n"), TruncationPolicy(), "tail")
     assert (meta["removed"], meta["unit"], meta["direction"]) == (removed, unit, "tail")
     assert "\n".join(kept) in result["output"]
+
+
+def test_5_2_a_run_that_saves_an_output_ages_old_ones_out(cli: Any, project: Path,
+                                                          isolated_env: dict[str, Path]) -> None:
+    (project / "forge.json").write_text(json.dumps({"tool_output": {"retention_days": 2}}))
+    directory = isolated_env["data"] / "tool-output"
+    directory.mkdir(mode=0o700)
+    old = directory / "tool_0000000000000001_aaaaaaaa-bash.txt"
+    young = directory / "tool_0000000000000002_bbbbbbbb-bash.txt"
+    now = time.time()
+    for path, days in ((old, 3), (young, 1)):
+        path.write_text("x")
+        os.utime(path, (now - days * 86400,) * 2)
+    args = json.dumps({"command": "seq 1 3000", "description": "d"})
+    code, _, err = cli("run", "bash", "--args", args, "--yes")
+    assert code == 0, err
+    assert not old.exists() and young.exists()
