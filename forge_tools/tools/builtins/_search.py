@@ -14,8 +14,7 @@ import shutil
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-
-import regex
+from typing import TYPE_CHECKING
 
 from forge_tools.tools.builtins._common import SEARCH_SKIP_DIRS
 
@@ -26,6 +25,9 @@ def rg_executable() -> str | None:
         return None
     return shutil.which("rg")
 
+
+if TYPE_CHECKING:
+    import regex
 
 GLOB_MATCH_SECONDS = 2.0  # one name against one glob; a sane glob takes microseconds
 
@@ -78,6 +80,8 @@ def glob_regex(pattern: str) -> regex.Pattern[str]:
         i += 1
     out.extend(")" * depth)
     # The `regex` package (re-compatible) can stop a match: a model's glob must not hang the Python walk.
+    import regex  # imported on use: start-up of commands that never search stays lean
+
     return regex.compile("".join(out) + r"\Z", regex.DOTALL)
 
 

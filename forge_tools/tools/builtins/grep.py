@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
-import regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from forge_tools.tools.builtins import _search
@@ -104,6 +103,8 @@ PYTHON_SEARCH_SECONDS = 60.0  # the fallback search's deadline when the call giv
 
 def search_python(pattern: str, root: Path, include: str | None,
                   seconds: float = PYTHON_SEARCH_SECONDS) -> dict[str, FileMatches]:
+    import regex  # imported on use: start-up of commands that never search stays lean
+
     try:
         compiled = regex.compile(pattern)
     except regex.error as exc:

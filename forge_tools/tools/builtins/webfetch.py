@@ -8,7 +8,6 @@ converted with markdownify, after dropping scripts, styles and other parts that 
 from __future__ import annotations
 
 import time
-from html.parser import HTMLParser
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
@@ -20,7 +19,7 @@ MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 120.0
 USER_AGENT = "forge-tools/0.1 (webfetch)"
-_DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "head")
+DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "head")
 
 DESCRIPTION = """Fetch a web page or file over http(s) and return its content.
 
@@ -56,44 +55,10 @@ def permission_requests(args: WebFetchArgs, ctx: ToolContext) -> list[Permission
     return [PermissionRequest("webfetch", (args.url,), (args.url,))]
 
 
-class _TextExtractor(HTMLParser):
-    """The readable text of an HTML page: drops invisible parts, keeps block structure as lines."""
-
-    _BLOCKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section",
-                         "article", "header", "footer", "pre", "blockquote", "table", "ul", "ol", "hr"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _DROP_TAGS:
-            self._skip += 1
-        elif tag in self._BLOCKS:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _DROP_TAGS and self._skip:
-            self._skip -= 1
-        elif tag in self._BLOCKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self.parts.append(data)
-
-    def text(self) -> str:
-        lines = (" ".join(line.split()) for line in "".join(self.parts).split("\n"))
-        out: list[str] = []
-        for line in lines:
-            if line or (out and out[-1]):
-                out.append(line)
-        return "\n".join(out).strip()
-
-
 def html_to_text(html: str) -> str:
-    parser = _TextExtractor()
+    from forge_tools.tools.builtins._html import TextExtractor  # html.parser only when a page is fetched
+
+    parser = TextExtractor()
     parser.feed(html)
     parser.close()
     return parser.text()
@@ -116,7 +81,7 @@ def _drop_invisible(html: str) -> str:
     """Remove script/style/... elements with their content, so neither converter sees them."""
     import re
 
-    for tag in _DROP_TAGS:
+    for tag in DROP_TAGS:
         html = re.sub(rf"<{tag}\b[^>]*>.*?</{tag}\s*>", "", html, flags=re.IGNORECASE | re.DOTALL)
     return html
 
