@@ -19,8 +19,8 @@ class NotAFile(OSError):
     """The path is not something to read as text (device, pipe, socket) or is far too large."""
 
 
-def read_regular_text(path: Path) -> str:
-    """The UTF-8 text of a regular file (symlinks followed); OSError / UnicodeDecodeError otherwise."""
+def read_regular_bytes(path: Path) -> bytes:
+    """The bytes of a regular file (symlinks followed) of at most MAX_BYTES; OSError otherwise."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe must not block the open
     try:
         info = os.fstat(fd)
@@ -38,7 +38,12 @@ def read_regular_text(path: Path) -> str:
             os.close(fd)
     if len(data) > MAX_BYTES:
         raise NotAFile(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", str(path))
-    return data.decode("utf-8")
+    return data
+
+
+def read_regular_text(path: Path) -> str:
+    """The UTF-8 text of a regular file (symlinks followed); OSError / UnicodeDecodeError otherwise."""
+    return read_regular_bytes(path).decode("utf-8")
 
 
 def broken_link_note(path: Path) -> str | None:

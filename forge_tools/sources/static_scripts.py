@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from forge_tools.config.files import read_regular_bytes
 from forge_tools.sources.scripts import script_files, tool_id_for
 
 _PACKAGE = "forge_tools"
@@ -114,37 +115,11 @@ def _targets(node: ast.stmt) -> list[str]:
     return []
 
 
-def _read_script(path: Path) -> bytes:
-    """The script's bytes, if it is a regular file of a sane size (a symlink in an untrusted checkout
-    may point at a huge file or a pipe; `check` must neither hang nor exhaust memory on it)."""
-    import errno
-    import os
-    import stat
-
-    from forge_tools.config.files import MAX_BYTES
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "it is not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise OSError(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB")
-        with os.fdopen(fd, "rb") as handle:
-            fd = -1
-            data = handle.read(MAX_BYTES + 1)
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    if len(data) > MAX_BYTES:
-        raise OSError(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB")
-    return data
-
-
 def scan_script(path: Path) -> tuple[list[StaticScriptTool], StaticScriptProblem | None]:
     """The tools one script binds at module level (later bindings of a name replace earlier ones)."""
     try:
-        source = _read_script(path)
+        # a symlink in an untrusted checkout may point at a huge file or a pipe: regular files only
+        source = read_regular_bytes(path)
     except OSError as exc:
         return [], StaticScriptProblem(path, f"cannot read tool script: {exc.strerror or exc}")
     try:
@@ -217,7 +192,7 @@ def top_level_definitions(path: Path) -> dict[str, tuple[int, int]]:
     it: `check --load-code` points a plugin problem that names a hook at the hook's definition. Empty
     when the file cannot be read or parsed."""
     try:
-        tree = ast.parse(_read_script(path), filename=str(path))
+        tree = ast.parse(read_regular_bytes(path), filename=str(path))
     except (OSError, SyntaxError, ValueError):
         return {}
     found: dict[str, tuple[int, int]] = {}
