@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from forge_tools.cli.common import ConfigOpt, ProjectOpt
+from forge_tools.cli.common import ConfigOpt, FormatOpt, ProjectOpt
 
 if TYPE_CHECKING:
     from forge_tools.origin import Origin
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def register(app: typer.Typer) -> None:
     @app.command("agents")
     def agents_command(
-        fmt: Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")] = "text",
+        fmt: FormatOpt = "text",
         config: ConfigOpt = None,
         project: ProjectOpt = None,
     ) -> int:

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from forge_tools.cli.common import FormatOpt
+
 
 def register(app: typer.Typer) -> None:
     @app.command("diff")
@@ -20,7 +22,7 @@ def register(app: typer.Typer) -> None:
                                                  "the working tree.", show_default=False)] = None,
         expect: Annotated[Path | None, typer.Option("--expect", help="Assertions file whose calls are "
                                                     "compared.", show_default=False)] = None,
-        fmt: Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")] = "text",
+        fmt: FormatOpt = "text",
         fail_on_change: Annotated[bool, typer.Option("--fail-on-change",
                                                      help="Exit 1 when anything changed.")] = False,
         load_code: Annotated[bool, typer.Option("--load-code",

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
-from forge_tools.cli.common import AgentOpt, ConfigOpt, ProjectOpt
+from forge_tools.cli.common import AgentOpt, ConfigOpt, FormatOpt, ProjectOpt
 
 
 def register(app: typer.Typer) -> None:
     @app.command("rules")
     def rules_command(
         agent: AgentOpt = None,
-        fmt: Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")] = "text",
+        fmt: FormatOpt = "text",
         config: ConfigOpt = None,
         project: ProjectOpt = None,
     ) -> int:
