@@ -1,17 +1,18 @@
 """Every config problem of every source at once, for `check` (the loader itself stops at the first).
 
-This walks the same discovery list as `load_config` and calls the config package's own reader,
-parser, substitution and schema pieces on each source separately, so a CI run shows all bad files in
-one go. The classification into finding codes reads the loader's messages, which are stable text.
+This walks the same discovery list as `load_config` and reads each source with the same reader
+(`config.reader.read_source`), which keeps every error of a source, so a CI run shows all bad files
+in one go. The classification into finding codes reads the loader's messages, which are stable text.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from forge_tools.config.reader import SourceRead, Spot, spot_of
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.report.findings import Finding
@@ -52,48 +53,6 @@ def classify(error: ConfigError) -> str:
 def finding_for(error: ConfigError) -> Finding:
     code = classify(error)
     return Finding(code, "error", error.message, _HINTS[code], error.origin)
-
-
-@dataclass
-class SourceCheck:
-    """One discovered source and what was wrong with it."""
-
-    step: str
-    where: Path | str
-    tree: Node | None = None
-    errors: list[ConfigError] = field(default_factory=list)
-    substituted: dict[Spot, str] = field(default_factory=dict)  # where {env:}/{file:} gave the value
-
-
-Spot = tuple[str | None, int | None, int | None]
-
-
-def spot_of(origin: Origin) -> Spot:
-    """Where a value was written (file, line, column): how a finding is matched to a substituted value."""
-    return (origin.path if origin.kind == "file" else origin.name, origin.line, origin.column)
-
-
-def _substitute_each(node: Node, env: Mapping[str, str], base_dir: Path, home: Path,
-                     errors: list[ConfigError], substituted: dict[Spot, str]) -> Node:
-    """Substitute leaf by leaf so that every bad `{file:}` is reported, not only the first; note where
-    a value was substituted (and the template as written) so that no finding shows its content."""
-    from forge_tools.config.substitute import substitute
-
-    if isinstance(node.value, dict):
-        node.value = {k: _substitute_each(v, env, base_dir, home, errors, substituted)
-                      for k, v in node.value.items()}
-        return node
-    if isinstance(node.value, list):
-        node.value = [_substitute_each(v, env, base_dir, home, errors, substituted) for v in node.value]
-        return node
-    try:
-        new = substitute(node, env, base_dir, home)
-    except ConfigError as exc:
-        errors.append(exc)
-        return node
-    if new.meta.get("substituted"):
-        substituted[spot_of(new.origin)] = str(new.meta.get("template", "the substitution"))
-    return new
 
 
 def redact(finding: Finding, substituted: Mapping[Spot, str]) -> Finding:
@@ -141,59 +100,13 @@ def redacted_message(origin: Origin, substituted: Mapping[Spot, str]) -> str:
             "is not shown (it may be secret)")
 
 
-def schema_errors(tree: Node) -> list[ConfigError]:
-    """All schema errors of one source (one per offending node), in file order."""
-    from forge_tools.config.schema import validation_errors
-
-    return validation_errors(tree)
-
-
-def _position(e: ConfigError) -> tuple[str, int, int]:
-    o = e.origin
-    if o is None:
-        return ("", 0, 0)
-    return (o.path or "", o.line or 0, o.column or 0)
-
-
-def check_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
-                 home: Path) -> SourceCheck:
-    """Read, parse, substitute and validate one source, keeping every error found."""
-    from forge_tools.config.loader import read_config_text
-    from forge_tools.config.parse import format_of, parse_text
-
-    result = SourceCheck(step, where)
-    if isinstance(where, Path):
-        try:
-            text = read_config_text(where, step)
-        except ConfigError as exc:
-            result.errors.append(exc)
-            return result
-        fmt, base, base_dir = format_of(where), Origin("file", path=str(where)), where.parent
-    else:
-        text, fmt, base, base_dir = env[where], "json", Origin("env", name=where), cwd
-    try:
-        tree = parse_text(text.removeprefix("\ufeff"), fmt, base)
-    except ConfigError as exc:
-        result.errors.append(exc)
-        return result
-    tree = _substitute_each(tree, env, base_dir, home, result.errors, result.substituted)
-    if step == "FORGE_PERMISSION":
-        label = Origin("env", name=str(where))
-        tree = Node({"permission": tree}, label, None)
-        tree.value["permission"].key_origin = label
-    failed = {e.origin for e in result.errors}  # a value whose substitution failed is reported once
-    result.errors.extend(e for e in schema_errors(tree) if e.origin is None or e.origin not in failed)
-    result.tree = tree
-    return result
-
-
 @dataclass
 class ConfigScan:
     """What `check` knows about the config before (and whether) the real loader can run."""
 
     project_root: Path
     config_dirs: list[Path]
-    sources: list[SourceCheck]
+    sources: list[SourceRead]
 
     @property
     def files(self) -> list[Path]:
@@ -213,11 +126,12 @@ def scan_config(cwd: Path, project: Path | None, overlays: tuple[Path, ...],
     """Every source `load_config` would read, each checked on its own. Raises ConfigError only when
     the project itself cannot be found (nothing could be loaded)."""
     from forge_tools.config.loader import LoadOptions, discover
+    from forge_tools.config.reader import read_source
     from forge_tools.paths import home_dir
 
     environ = os.environ if env is None else env
     root, real_cwd, found, config_dirs = discover(LoadOptions(cwd=cwd, project=project, overlays=overlays,
                                                               env=env))
     home = home_dir(environ)
-    sources = [check_source(step, where, environ, real_cwd, home) for step, where in found]
+    sources = [read_source(step, where, environ, real_cwd, home) for step, where in found]
     return ConfigScan(root, config_dirs, sources)

@@ -183,19 +183,17 @@ class ExpectationsFile:
 def read_expectations(path: Path) -> ExpectationsFile:
     """Parse the file and collect every structural problem of it, each at its own line:col (a file
     that cannot be read or parsed, or is not a list, is one problem)."""
-    from forge_tools.config.parse import format_of, parse_text
+    import os
 
-    base = Origin("file", path=str(path))
+    from forge_tools.config.reader import parse_file
+
+    what = "expectations file (--expect)"
+    if not os.path.lexists(path):
+        raise ConfigError(f"no such {what}", Origin("file", path=str(path))) from None
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("expectations file not found (--expect)", base) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        return ExpectationsFile([], [(f"cannot read expectations file: {exc}", base)])
-    try:
-        tree = parse_text(text.removeprefix("\ufeff"), format_of(path), base)
+        tree = parse_file(path, what)
     except ConfigError as exc:
-        return ExpectationsFile([], [(exc.message, exc.origin or base)])
+        return ExpectationsFile([], [(exc.message, exc.origin or Origin("file", path=str(path)))])
     items = tree
     if tree.is_map:
         inner = tree.get("expect") or tree.get("expectations")

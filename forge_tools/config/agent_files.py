@@ -67,7 +67,7 @@ def _frontmatter(text: str, where: Origin) -> tuple[str, str, int]:
 
 def parse_agent_file(text: str, path: Path, name: str) -> Node:
     """The config tree one agent file stands for: `{"agent": {name: frontmatter + prompt}}`."""
-    from forge_tools.config.parse import parse_yaml
+    from forge_tools.config.formats.yaml_format import parse_yaml
 
     file_origin = Origin("file", str(path), 1, 1, ("agent", name))
     front, body, body_line = _frontmatter(text, Origin("file", str(path), 1, 1))

@@ -12,11 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from forge_tools.config.files import broken_link_note, read_regular_text
 from forge_tools.config.merge import merge
-from forge_tools.config.parse import format_of, parse_text
-from forge_tools.config.schema import ConfigModel, validate_tree
-from forge_tools.config.substitute import substitute
+from forge_tools.config.schema import ConfigModel
 from forge_tools.errors import ConfigError, UsageError
 from forge_tools.origin import Node, Origin
 from forge_tools.paths import global_config_dir, home_dir
@@ -192,60 +189,21 @@ def _absolute(path: Path, cwd: Path) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
-def read_config_text(path: Path, step: str) -> str:
-    """A config file's text; any reason it cannot be read is a `ConfigError` at the file's start."""
-    start = Origin("file", str(path), 1, 1)
-    try:
-        return read_regular_text(path).removeprefix("\ufeff")
-    except FileNotFoundError:
-        broken = broken_link_note(path)
-        if broken is not None:
-            raise ConfigError(f"cannot read config file (given by {step}): it is {broken}; fix or remove "
-                              "the link", start) from None
-        raise ConfigError(f"no such config file (given by {step})", start) from None
-    except IsADirectoryError:
-        raise ConfigError("cannot read config file: it is a directory", start) from None
-    except UnicodeDecodeError as exc:
-        raw = bytes(exc.object)
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        before = raw[line_start:exc.start].decode("utf-8", "replace").removeprefix("\ufeff")
-        at = Origin("file", str(path), raw.count(b"\n", 0, exc.start) + 1, len(before) + 1)
-        byte = raw[exc.start:exc.start + 1].hex()
-        raise ConfigError(f"cannot read config file: not UTF-8 text (byte 0x{byte}); save it as UTF-8",
-                          at) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file: {exc.strerror or exc}", start) from None
-
-
 def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path) -> Node:
-    """Parse, substitute and validate one source; its tree is ready to merge."""
-    home = home_dir(env)
-    if isinstance(where, Path) and step == "agent-file":
-        from forge_tools.config.agent_files import agent_name_of, parse_agent_file
+    """Read, parse, substitute and validate one source (`config.reader`); its tree is ready to merge.
+    The first problem is raised; an environment variable's is given at the variable, with the
+    position inside its value."""
+    from forge_tools.config.reader import read_source as read_one
 
-        tree = parse_agent_file(read_config_text(where, step), where, agent_name_of(where))
-        validate_tree(tree)
-        return tree
-    if isinstance(where, Path):
-        text = read_config_text(where, step)
-        tree = parse_text(text, format_of(where), Origin("file", path=str(where)))
-        tree = substitute(tree, env, where.parent, home)
-        validate_tree(tree)
-        return tree
-    label = Origin("env", name=where)
     try:
-        tree = parse_text(env[where], "json", label)
-        tree = substitute(tree, env, cwd, home)
-        if step == "FORGE_PERMISSION":
-            tree = Node({"permission": tree}, label, None)
-            tree.value["permission"].key_origin = label
-        validate_tree(tree)
+        return read_one(step, where, env, cwd, home_dir(env)).tree_or_raise()
     except ConfigError as exc:
+        if isinstance(where, Path):
+            raise
         # "env NAME: message (at line:col)": the key path is already in the message
         at = exc.origin
         pos = f" (at {at.line}:{at.column or 1} of the value)" if at is not None and at.line else ""
-        raise ConfigError(f"{exc.message}{pos}", label) from None
-    return tree
+        raise ConfigError(f"{exc.message}{pos}", Origin("env", name=where)) from None
 
 
 def load_config(opts: LoadOptions) -> LoadedConfig:

@@ -11,6 +11,7 @@ from forge_tools.origin import Node, Origin, format_key_path
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
 
+#: `config --format` choices: the plain listing, then every config format's dump
 FORMATS = ("text", "json", "yaml", "toml")
 
 
@@ -18,21 +19,10 @@ def render(loaded: LoadedConfig, fmt: str, show_origin: bool = False) -> str:
     """The merged config in `fmt`; with `show_origin` every leaf says where it was written."""
     if fmt == "text":
         return render_text(loaded, show_origin)
-    data: Any = origin_tree(loaded) if show_origin else as_written(loaded.tree)
-    if fmt == "json":
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    if fmt == "yaml":
-        import yaml
+    from forge_tools.config.formats import by_name
 
-        if data == {}:
-            return "{}\n"
-        return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False))
-    if fmt == "toml":
-        dropped: list[str] = []
-        cleaned = _drop_nulls(data, (), dropped)
-        note = "".join(f"# {key} = null (omitted: TOML has no null)\n" for key in dropped)
-        return note + toml_dumps(cleaned)
-    raise ValueError(fmt)
+    data: Any = origin_tree(loaded) if show_origin else as_written(loaded.tree)
+    return by_name(fmt).dump(data)
 
 
 def shown(node: Node) -> Any:
@@ -53,47 +43,6 @@ def as_written(node: Node) -> Any:
 def _substitution_note(node: Node) -> str:
     used = node.meta.get("substituted")
     return f"substituted from {', '.join(used)}; value not shown" if used else ""
-
-
-def toml_dumps(data: dict[str, Any]) -> str:
-    """TOML that keeps permission order: inside a permission map, a table written before a plain
-    value becomes an inline table (TOML puts sub-tables after plain keys, which would reorder rules).
-    """
-    lines: list[str] = []
-    _toml_table(data, (), lines)
-    return "\n".join(lines).strip("\n") + "\n"
-
-
-def _toml_table(table: dict[str, Any], name: tuple[str, ...], lines: list[str]) -> None:
-    items = list(table.items())
-    last_plain = max((i for i, (_, v) in enumerate(items) if not isinstance(v, dict)), default=-1)
-    if "permission" not in name:  # only permission maps are order-sensitive; elsewhere prefer [tables]
-        items = sorted(items, key=lambda kv: isinstance(kv[1], dict))
-        last_plain = sum(1 for _, v in items if not isinstance(v, dict)) - 1
-    plain = [(k, v) for i, (k, v) in enumerate(items) if i <= last_plain]
-    tables = [(k, v) for i, (k, v) in enumerate(items) if i > last_plain]
-    if name and (plain or not tables):
-        lines += ["", f"[{dotted(name)}]"]
-    lines += [f"{dotted((k,))} = {_toml_value(v)}" for k, v in plain]
-    for key, sub in tables:
-        _toml_table(sub, (*name, key), lines)
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value) if value == value else "nan"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        inner = ", ".join(f"{dotted((k,))} = {_toml_value(v)}" for k, v in value.items())
-        return "{ " + inner + " }" if inner else "{}"
-    raise ValueError(f"cannot write {type(value).__name__} as TOML")
 
 
 def leaves(node: Node, keys: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Node]]:
@@ -168,24 +117,3 @@ def origin_tree(loaded: LoadedConfig) -> dict[str, Any]:
         ],
         "config": build(loaded.tree) if loaded.tree.value else {},
     }
-
-
-def _drop_nulls(data: Any, keys: tuple[str, ...], dropped: list[str]) -> Any:
-    if isinstance(data, dict):
-        out = {}
-        for k, v in data.items():
-            if v is None:
-                dropped.append(dotted((*keys, k)))
-                continue
-            out[k] = _drop_nulls(v, (*keys, k), dropped)
-        return out
-    if isinstance(data, list):
-        for i, v in enumerate(data):
-            if v is None:
-                # dropping it would move the items after it, so the output would not be the config
-                from forge_tools.errors import UsageError
-
-                raise UsageError(f"{format_key_path(keys)}[{i}] is null, and TOML has no null inside a "
-                                 "list; use --format json or yaml", where="--format toml")
-        return [_drop_nulls(v, (*keys, str(i)), dropped) for i, v in enumerate(data)]
-    return data

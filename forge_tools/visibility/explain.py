@@ -15,6 +15,7 @@ from forge_tools.origin import format_key_path
 from forge_tools.permission.calls import PatternDecision, decide_request
 
 if TYPE_CHECKING:
+    from forge_tools.config.formats import ConfigFormat
     from forge_tools.permission.model import Rule
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
 
@@ -124,79 +125,30 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, 
         if origin.key_path and origin.key_path[-1] == "permission":  # `permission = "deny"`, one action
             section = format_key_path(origin.key_path)
             pairs: list[tuple[str, str]] = [("*", str(rule.action)), (perm, "ask")]
-            example = _assignment(fmt, list(origin.key_path), pairs, nested=False)
+            example = fmt.assignment(list(origin.key_path), pairs, nested=False)
             return (f"turn the one-action `{section}` at {origin} into a map with a rule for {perm} after "
                     f"`*`, e.g. {example}")
         section = _section(rule)
         if kept:  # move the tool's own rules after the catch-all, so they decide its calls again
             pairs = list(kept.items())
-            inner = _assignment(fmt, [perm], pairs, nested=False)
-            example = (f"{section}.{inner}" if fmt == "toml"
-                       else f"{inner} as a later entry of the `{section}` map")
+            example = fmt.later_assignment(section, perm, pairs)
             return (f"move the rules for {perm} after {quoted} at {origin} instead of loosening anything, "
                     f"e.g. {example} (the last matching rule decides: {perm} stays visible and every other "
                     "call is still denied)")
-        if fmt == "toml":
-            example = f'{section}.{perm} = "ask"'
-        else:
-            example = f"{_entry(fmt, perm, 'ask')} as a later entry of the `{section}` map"
+        example = fmt.later_entry(section, perm, "ask")
         return (f"add a rule for {perm} after {quoted} at {origin}, e.g. {example} "
                 "(the last matching rule decides)")
     target = _config_file(loaded)
     keys = ["agent", result.agent.name, "permission"]
-    example = _assignment(_syntax(target), keys, [(perm, "ask")], nested=True)
+    example = _syntax(target).assignment(keys, [(perm, "ask")], nested=True)
     return (f"add {example} (or \"allow\") to {target}; it then comes after the {origin} rule {quoted}")
 
 
-def _syntax(path: str | None) -> str:
-    """The config language of the file a suggestion is for: json (also .jsonc), yaml or toml."""
-    from forge_tools.config.parse import format_of
+def _syntax(path: str | None) -> ConfigFormat:
+    """The config language of the file a suggestion is for (TOML for a file yet to be created)."""
+    from forge_tools.config.formats import by_name, for_path
 
-    return format_of(Path(path)) if path else "toml"
-
-
-def _key(fmt: str, key: str) -> str:
-    import json
-    import re
-
-    bare = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key) is not None
-    if fmt == "json" or not bare:
-        return json.dumps(key)
-    return key
-
-
-def _value(fmt: str, value: str) -> str:
-    import json
-
-    return value if fmt == "yaml" and value.isidentifier() else json.dumps(value)
-
-
-def _entry(fmt: str, key: str, value: str) -> str:
-    """One `key: value` pair in the file's own syntax (TOML `=`, JSON and YAML `:`)."""
-    sep = " = " if fmt == "toml" else ": "
-    return f"{_key(fmt, key)}{sep}{_value(fmt, value)}"
-
-
-def _assignment(fmt: str, keys: list[str], pairs: list[tuple[str, str]], nested: bool) -> str:
-    """`keys` set to the map `pairs`, written as the file would hold it.
-
-    TOML takes a dotted key (`agent.build.permission = {...}`, or `.KEY = ...` for one pair when
-    `nested`); JSON and YAML nest one object per key (`"agent": {"build": {"permission": {...}}}`), or,
-    when not `nested`, show only the last key, since the text goes where the old value was.
-    """
-    inner = "{" + ", ".join(_entry(fmt, k, v) for k, v in pairs) + "}"
-    if fmt == "toml":
-        dotted = ".".join(_key(fmt, k) for k in keys)
-        if nested and len(pairs) == 1:
-            return f"{dotted}.{_entry(fmt, *pairs[0])}"
-        return f"{dotted} = {inner}"
-    sep = ": "
-    if not nested:
-        return f"{_key(fmt, keys[-1])}{sep}{inner}"
-    text = inner
-    for key in reversed(keys):
-        text = "{" + f"{_key(fmt, key)}{sep}{text}" + "}"
-    return text[1:-1]
+    return for_path(path) if path else by_name("toml")
 
 
 def _pattern_key(rule: Rule) -> str:
@@ -261,8 +213,8 @@ def _reorder_fix(verdict: ToolVerdict, rule: Rule, kept: dict[str, str]) -> str 
         return None
     fmt = _syntax(origin.path)
     pairs = [("*", "deny"), *kept.items()]
-    example = _assignment(fmt, keys, pairs, nested=False)
-    where = "" if fmt == "toml" else f" in the `{format_key_path(keys[:-1])}` map"
+    example = fmt.assignment(keys, pairs, nested=False)
+    where = fmt.in_map(format_key_path(keys[:-1]))
     quoted = f"`{rule.permission} {rule.pattern} {rule.action}`"
     allows = ", ".join(f"{p} {a}" for p, a in kept.items())
     return (f"put the rule {quoted} at {origin} first and the rules for {rule.permission} after it "

@@ -194,23 +194,12 @@ def load_session_overlay(path: Path, home: Path) -> list[Rule]:
     """
     from difflib import get_close_matches
 
-    from forge_tools.config.files import broken_link_note, read_regular_text
-    from forge_tools.config.parse import format_of, parse_text
+    from forge_tools.config.reader import parse_file
     from forge_tools.config.schema import ConfigModel, validation_errors
     from forge_tools.origin import Node
     from forge_tools.permission.rules import rules_from_config
 
-    base = Origin("file", path=str(path))
-    try:
-        text = read_regular_text(path)
-    except FileNotFoundError:
-        note = broken_link_note(path)
-        raise ConfigError(f"session permission file not found ({SESSION_OPTION})"
-                          + (f": {note}" if note else ""), base) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"cannot read session permission file ({SESSION_OPTION}): {why}", base) from None
-    tree = parse_text(text, format_of(path), base)
+    tree = parse_file(path, f"session permission file ({SESSION_OPTION})")
     if not tree.is_map:
         raise ConfigError(f"a session permission file ({SESSION_OPTION}) needs a top-level `permission` "
                           "map", tree.origin)

@@ -1,5 +1,5 @@
 """TOML array items get a line and column (a `plugin` entry, a list of instructions), in one-line and
-multi-line arrays; where the scanner is unsure the item keeps its key path, never a wrong position."""
+multi-line arrays, nested arrays and inline tables: the tree-sitter syntax tree locates every one."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from forge_tools.config.parse import parse_toml, toml_positions
+from forge_tools.config.formats.toml_format import parse_toml, toml_positions
 from forge_tools.origin import Node, Origin
 
 BASE = Origin("file", path="forge.toml")
@@ -82,33 +82,35 @@ def test_items_of_an_array_of_tables_and_of_a_table() -> None:
     assert found[("x", "1", "z", "w", "0")][1] == (9, 6)
 
 
-@pytest.mark.parametrize("text,located,unlocated", [
-    # a nested array or inline table: the items before it are located, none from it on
-    ('a = ["x", ["y"], "z"]\n', ["0"], ["1", "2"]),
-    ('a = [\n  "x",\n  { b = 1 },\n  "z",\n]\n', ["0"], ["1", "2"]),
-    # a multi-line string item: unsure from there on
-    ('a = [\n  "x",\n  """y\nz""",\n  "w",\n]\n', ["0"], ["1", "2"]),
-    # a date-time written with a space is two tokens to this scanner: it stops rather than miscount
-    ('a = [1979-05-27 07:32:00, "x"]\n', ["0"], ["1"]),
-    ('a = []\nb = [ ]\nc = [\n]\n', [], ["0"]),
+@pytest.mark.parametrize("text,where", [
+    # nested arrays and inline tables: every item, before and after them, at its own text
+    ('a = ["x", ["y"], "z"]\n', {"0": '"x"', "1": '["y"]', "2": '"z"'}),
+    ('a = [\n  "x",\n  { b = 1 },\n  "z",\n]\n', {"0": '"x"', "1": "{ b", "2": '"z"'}),
+    # a multi-line string item, and the items after it
+    ('a = [\n  "x",\n  """y\nz""",\n  "w",\n]\n', {"0": '"x"', "1": '"""y', "2": '"w"'}),
+    # a date-time written with a space is one value
+    ('a = [1979-05-27 07:32:00, "x"]\n', {"0": "1979-05-27 07:32:00", "1": '"x"'}),
 ])
-def test_unsure_items_keep_their_key_path(text: str, located: list[str], unlocated: list[str]) -> None:
+def test_every_item_is_located(text: str, where: dict[str, str]) -> None:
     found = toml_positions(text)
-    for index in located:
-        assert ("a", index) in found
-    for index in unlocated:
-        assert ("a", index) not in found
+    lines = text.splitlines()
+    for index, starts_with in where.items():
+        line, col = found[("a", index)][1]
+        assert line is not None and col is not None
+        assert lines[line - 1][col - 1:].startswith(starts_with), (index, lines[line - 1][col - 1:])
     tree = parse_toml(text, BASE)
-    for index in unlocated:
-        items = tree.value["a"].value
-        if int(index) < len(items):
-            node = items[int(index)]
-            assert node.origin.line is None and node.origin.key_path == ("a", index)
-            assert str(node.origin) == f"forge.toml: a.{index}"
+    for index in where:
+        assert tree.value["a"].value[int(index)].origin.line is not None
 
 
-def test_an_inline_array_in_an_inline_table_is_not_guessed() -> None:
+def test_empty_arrays_have_no_items() -> None:
+    found = toml_positions('a = []\nb = [ ]\nc = [\n]\n')
+    assert not any(len(keys) > 1 for keys in found)
+
+
+def test_an_inline_array_in_an_inline_table_is_located() -> None:
     text = 'p = { a = ["x", "y"] }\n'
     found = toml_positions(text)
-    assert ("p", "a", "0") not in found
+    assert found[("p", "a", "0")][1] == (1, text.index('"x"') + 1)
+    assert found[("p", "a", "1")][1] == (1, text.index('"y"') + 1)
     assert found[("p", "a")][1] == (1, 11)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("httpx", "markdownify", "tree_sitter", "tree_sitter_bash", "regex", "html.parser", "asyncio",
+HEAVY = ("httpx", "markdownify", "tree_sitter", "tree_sitter_bash", "tree_sitter_toml", "regex", "html.parser", "asyncio",
          "rich", "json5", "yaml", "tomli_w", "jsonschema", "ssl")
 
 PROBE = f"""
@@ -30,10 +30,18 @@ def imported_by(project: Path, *args: str) -> tuple[int, list[str]]:
 
 
 def test_explain_imports_no_heavy_module(project: Path) -> None:
-    (project / "forge.toml").write_text('[permission.bash]\n"*" = "ask"\n"rm *" = "deny"\n')
+    (project / "forge.json").write_text('{"permission": {"bash": {"*": "ask", "rm *": "deny"}}}')
     code, loaded = imported_by(project, "explain", "bash")
     assert code == 0
     assert loaded == []
+
+
+def test_a_toml_config_loads_the_toml_grammar_only(project: Path) -> None:
+    # tomllib has no positions: the tree-sitter TOML grammar locates keys, only when a TOML file is read
+    (project / "forge.toml").write_text('[permission.bash]\n"*" = "ask"\n"rm *" = "deny"\n')
+    code, loaded = imported_by(project, "explain", "bash")
+    assert code == 0
+    assert loaded == ["tree_sitter", "tree_sitter_toml"]
 
 
 def test_explain_call_on_bash_loads_the_shell_parser_only_then(project: Path) -> None:

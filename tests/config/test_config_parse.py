@@ -6,7 +6,10 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from forge_tools.config.parse import parse_json, parse_text, parse_toml, parse_yaml, toml_positions
+from forge_tools.config.formats import parse_text
+from forge_tools.config.formats.json_format import parse_json
+from forge_tools.config.formats.toml_format import parse_toml, toml_positions
+from forge_tools.config.formats.yaml_format import parse_yaml
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
 
@@ -124,13 +127,33 @@ def test_toml_order_and_best_effort_positions() -> None:
     assert key_at(edit) == (15, 11)
 
 
-def test_toml_falls_back_to_key_path_when_unsure() -> None:
-    # an escaped key is not decoded by the scanner: the origin is the key path, never a guessed line
-    tree = parse_toml('tools = { "a\\u0062" = false, c = true }\n', BASE)
+def test_toml_escaped_keys_are_decoded_and_located_exactly() -> None:
+    # the key is decoded as tomllib decodes it and located at its own text, as is the rest of the table
+    text = 'tools = { "a\\u0062" = false, c = true }\n'
+    tree = parse_toml(text, BASE)
     node = tree.value["tools"].get("ab")
-    assert node is not None and node.origin.line is None
-    assert str(node.origin) == "cfg: tools.ab"
-    assert tree.value["tools"].get("c").origin.line is None  # the rest of that table is not guessed
+    assert node is not None and key_at(node) == (1, text.index('"a') + 1)
+    assert at(node) == (1, text.index("false") + 1)
+    assert at(tree.value["tools"].get("c")) == (1, text.index("true") + 1)
+
+
+@pytest.mark.parametrize("text,keys,line,col", [
+    # the issue's example: the escaped key of forge.toml is at its own line, not line 1
+    ('model = "a/b"\n\n[permission]\n"edt\\u0069" = "deny"\n', ("permission", "edti"), 4, 1),
+    ("[permission]\nbash.\"git *\".x = 1\n", ("permission", "bash", "git *", "x"), 2, 1),
+    ("a = 1\n[agent . 'my agent' . permission]\nedit = 'ask'\n",
+     ("agent", "my agent", "permission", "edit"), 3, 1),
+    ('x = [\n  { y = 1 },\n  { "z\\u0020w" = { v = 2 } },\n]\n', ("x", "1", "z w", "v"), 3, 20),
+    ("[[a]]\nb = 1\n[[a]]\n[a.c]\nd = 2\n[[a.e]]\nf = 3\n", ("a", "1", "e", "0", "f"), 7, 1),
+    ('# \u00e9t\u00e9\nk = { "\u00e9" = 1, "\u00e8" = 2 }\n', ("k", "\u00e8"), 2, 16),
+])
+def test_toml_keys_are_located_exactly(text: str, keys: tuple[str, ...], line: int, col: int) -> None:
+    node = parse_toml(text, BASE)
+    for key in keys:
+        node = node.value[int(key)] if isinstance(node.value, list) else node.value[key]
+    where = node.key_origin or node.origin
+    assert (where.line, where.column) == (line, col), where
+    assert node.origin.key_path == keys
 
 
 def test_toml_positions_skip_multiline_strings_and_arrays() -> None:
@@ -214,7 +237,7 @@ def tree_facts(node: Node) -> object:
     '{"a": 1} // trailing comment',
 ])
 def test_stdlib_path_gives_json_fives_tree(text: str) -> None:
-    from forge_tools.config.parse import fast_parse_json, parse_json5
+    from forge_tools.config.formats.json_format import fast_parse_json, parse_json5
 
     fast = fast_parse_json(text, BASE) if "json5" not in text else parse_json5(text, BASE)
     assert fast is not None
@@ -241,7 +264,7 @@ def test_unpaired_surrogate_escape_is_a_located_error(fmt: str, text: str) -> No
 ])
 def test_json5_syntax_and_errors_are_left_to_json_five(text: str) -> None:
     """What plain JSON(C) cannot read goes to json-five, which reads it or reports its own message."""
-    from forge_tools.config.parse import fast_parse_json
+    from forge_tools.config.formats.json_format import fast_parse_json
 
     assert fast_parse_json(text, BASE) is None
 
@@ -269,7 +292,7 @@ def test_stdlib_path_equals_json_five_on_random_documents(value: object, indent:
                                                           trailing: bool) -> None:
     import json
 
-    from forge_tools.config.parse import fast_parse_json, parse_json5
+    from forge_tools.config.formats.json_format import fast_parse_json, parse_json5
 
     text = json.dumps(value, indent=indent)  # type: ignore[arg-type]
     if comment:
@@ -338,7 +361,7 @@ yaml_values = st.recursive(
 def test_libyaml_gives_the_pure_loaders_tree(value: object, flow: bool, crlf: bool) -> None:
     import yaml
 
-    from forge_tools.config.parse import parse_yaml_with
+    from forge_tools.config.formats.yaml_format import parse_yaml_with
 
     if not getattr(yaml, "__with_libyaml__", False):
         pytest.skip("PyYAML without libyaml")
@@ -356,7 +379,7 @@ def test_yaml_errors_come_from_the_pure_loader(text: str) -> None:
     """Whatever loader read the file, an error reads the same (the pure loader's text and position)."""
     import yaml
 
-    from forge_tools.config.parse import parse_yaml_with
+    from forge_tools.config.formats.yaml_format import parse_yaml_with
 
     with pytest.raises(ConfigError) as via_default:
         parse_yaml(text, BASE)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from forge_tools.config.parse import parse_yaml
+from forge_tools.config.formats.yaml_format import parse_yaml
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Origin
 

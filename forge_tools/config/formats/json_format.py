@@ -1,0 +1,291 @@
+"""JSON, JSONC and JSON5 (`.json`, `.jsonc`, `.json5`, and opencode's files): parse with a position for
+every key and value, write snippets and dump."""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import json
+import re
+import sys
+from typing import Any, ClassVar
+
+from forge_tools.config.formats.base import (
+    _SURROGATE,
+    MAX_DEPTH,
+    ConfigFormat,
+    at,
+    check_depth,
+    clean_text,
+    first_at,
+    position_of,
+    too_many_digits,
+)
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node, Origin
+
+
+class JsonFormat(ConfigFormat):
+    name: ClassVar[str] = "json"
+    suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonc", ".json5")
+    label: ClassVar[str] = "JSON"
+
+    def parse(self, text: str, base: Origin) -> Node:
+        return parse_json(text, base)
+
+    def dump(self, data: Any) -> str:
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+FORMAT = JsonFormat()
+
+
+def parse_json(text: str, base: Origin) -> Node:
+    """JSON, JSONC and JSON5 with a position for every key and value.
+
+    Most files are plain JSON or JSON with comments and trailing commas: those are read by the
+    standard library (`fast_parse_json`), which is about 50 times faster than json-five and spares
+    its import. Anything else (JSON5 syntax, or any error) goes to json-five, whose positions and
+    messages are the reference; both give the same tree.
+    """
+    fast = fast_parse_json(text, base)
+    return fast if fast is not None else parse_json5(text, base)
+
+
+# Strings, then comments: scanning both in one pass keeps `//` inside a string a string. A string may
+# not span lines (JSON forbids raw newlines in strings), so an unterminated one cannot swallow code.
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_STRING_OR_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=[ \t\r\n]*[}\]])')
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^ \t\r\n{}\[\]:,"]+')
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_MAYBE_TRAILING_COMMA = re.compile(r",[ \t\r\n]*[}\]]")
+
+
+def _blank(match: re.Match[str]) -> str:
+    """A comment or trailing comma as spaces, newlines kept, so every position stays where it was."""
+    token = match.group(0)
+    if token.startswith('"'):
+        return token
+    if token == ",":
+        text, i = match.string, match.start() - 1
+        while i >= 0 and text[i] in " \t\r\n":
+            i -= 1
+        return token if i < 0 or text[i] in "[{,:" else " "  # `[,]` stays an error for json-five
+    return _NOT_NEWLINE.sub(" ", token)
+
+
+def fast_parse_json(text: str, base: Origin) -> Node | None:
+    """The tree of a strict JSON or JSONC text through the stdlib `json`, or None when the text needs
+    json-five (JSON5 syntax, or an error to report with json-five's message).
+
+    Comments and trailing commas are first replaced by spaces (positions unchanged); `json` then checks
+    the syntax and decodes the values, and one regex pass over the now-valid text gives the offset of
+    every token, which the walk below pairs with the decoded values.
+    """
+
+    if "//" in text or "/*" in text:
+        text = _STRING_OR_COMMENT.sub(_blank, text)
+    if _MAYBE_TRAILING_COMMA.search(text):
+        text = _STRING_OR_COMMA.sub(_blank, text)
+    try:
+        data = json.loads(text, object_pairs_hook=_Pairs)
+    except (ValueError, RecursionError):
+        return None
+    check_text = "\\u" in text or _SURROGATE.search(text) is not None
+    tokens = _TOKEN.finditer(text)
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    kind, path, name = base.kind, base.path, base.name
+    prefix = base.key_path
+
+    def at(offset: int, keys: tuple[str, ...]) -> Origin:
+        line = bisect.bisect_right(line_starts, offset)
+        return Origin(kind, path, line, offset - line_starts[line - 1] + 1, prefix + keys, name)
+
+    def convert(value: Any, keys: tuple[str, ...], key_origin: Origin | None) -> Node:
+        start = next(tokens)
+        here = at(start.start(), keys)
+        check_depth(keys, here)
+        if isinstance(value, _Pairs):
+            out: dict[str, Node] = {}
+            for i, (key, item) in enumerate(value):
+                if i:
+                    next(tokens)  # ,
+                k_origin = at(next(tokens).start(), (*keys, key))
+                next(tokens)  # :
+                if check_text:
+                    key = clean_text(key, k_origin)
+                    k_origin = dataclasses.replace(k_origin, key_path=(*keys, key))
+                if key in out:
+                    raise ConfigError(f"duplicate key {key!r}{first_at(out[key])}", k_origin)
+                out[key] = convert(item, (*keys, key), k_origin)
+            next(tokens)  # }
+            return Node(out, here, key_origin)
+        if isinstance(value, list):
+            items: list[Node] = []
+            for i, item in enumerate(value):
+                if i:
+                    next(tokens)  # ,
+                items.append(convert(item, (*keys, str(i)), None))
+            next(tokens)  # ]
+            return Node(items, here, key_origin)
+        if check_text and isinstance(value, str):
+            value = clean_text(value, here)
+        return Node(value, here, key_origin)
+
+    return convert(data, (), None)
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as its key/value pairs in file order, duplicates kept (they are an error)."""
+
+
+def parse_json5(text: str, base: Origin) -> Node:
+    """JSON, JSONC and JSON5 through json-five's model (1-based line, 0-based column offsets)."""
+    from json5 import model as m
+    from json5.loader import ModelLoader, loads
+    from json5.utils import JSON5DecodeError
+
+    try:
+        doc = loads(text, loader=ModelLoader())
+    except JSON5DecodeError as exc:
+        line, col, message = _json_error_position(exc, text)
+        raise ConfigError(f"invalid JSON: {message}", at(base, line, col, ())) from None
+    except RecursionError:
+        raise ConfigError(f"invalid JSON: nested more than {MAX_DEPTH} levels deep", at(base, 1, 1, ())) \
+            from None
+    except ValueError as exc:  # escapes json-five reports without a token, or a huge integer
+        digits = _huge_integer(text)
+        if digits is not None:
+            raise too_many_digits(digits[1], at(base, *position_of(text, digits[0]), ()), "JSON") from None
+        raise ConfigError(f"invalid JSON: {exc}", at(base, 1, 1, ())) from None
+
+    def pos(node: Any) -> tuple[int | None, int | None]:
+        line = getattr(node, "lineno", None)
+        col = getattr(node, "col_offset", None)
+        return line, (col + 1 if col is not None else None)
+
+    def convert(node: Any, keys: tuple[str, ...], key_origin: Origin | None) -> Node:
+        here = at(base, *pos(node), keys)
+        check_depth(keys, here)
+        if isinstance(node, m.JSONObject):
+            out: dict[str, Node] = {}
+            for pair in node.key_value_pairs:
+                key_node = pair.key
+                if isinstance(key_node, m.Identifier):
+                    name = key_node.name
+                elif isinstance(key_node, m.String):
+                    _no_raw_control(key_node, pos(key_node), base, keys, "key")
+                    name = clean_text(key_node.characters, at(base, *pos(key_node), keys))
+                else:
+                    raise ConfigError("a key must be a string", at(base, *pos(key_node), keys))
+                k_origin = at(base, *pos(key_node), (*keys, name))
+                if name in out:
+                    raise ConfigError(f"duplicate key {name!r}{first_at(out[name])}", k_origin)
+                out[name] = convert(pair.value, (*keys, name), k_origin)
+            return Node(out, here, key_origin)
+        if isinstance(node, m.JSONArray):
+            items = [convert(v, (*keys, str(i)), None) for i, v in enumerate(node.values)]
+            return Node(items, here, key_origin)
+        if isinstance(node, m.UnaryOp):
+            inner = convert(node.value, keys, key_origin)
+            value = -inner.value if node.op == "-" else inner.value
+            return Node(value, here, key_origin)
+        if isinstance(node, m.String):
+            _no_raw_control(node, pos(node), base, keys, "string")
+            return Node(clean_text(node.characters, here), here, key_origin)
+        if isinstance(node, m.BooleanLiteral):
+            return Node(bool(node.value), here, key_origin)
+        if isinstance(node, m.NullLiteral):
+            return Node(None, here, key_origin)
+        if isinstance(node, m.Infinity | m.NaN | m.Integer | m.Float):
+            return Node(node.value, here, key_origin)
+        raise ConfigError(f"unsupported JSON value {type(node).__name__}", here)
+
+    return convert(doc.value, (), None)
+
+
+# a line continuation of JSON5 (a backslash, then the end of the line) is not a raw character
+_RAW_CONTROL = re.compile("(?<!\\\\)(?<!\\\\\r)[\x00-\x1f]")
+
+
+def _no_raw_control(node: Any, where: tuple[int | None, int | None], base: Origin, keys: tuple[str, ...],
+                    what: str) -> None:
+    """A raw control character (U+0000-U+001F) inside a string is an error at that character: JSON
+    forbids it, and in a key or pattern it is never meant (an escape sequence in a rule name could
+    also rewrite what a terminal shows). JSON5 allows it; forge refuses it in every JSON flavour."""
+    raw = str(getattr(node, "raw_value", "") or "")
+    found = _RAW_CONTROL.search(raw)
+    if found is None:
+        return
+    line, col = where
+    before = raw[:found.start()]
+    if line is not None and col is not None:
+        if "\n" in before:
+            line, col = line + before.count("\n"), len(before) - before.rfind("\n")
+        else:
+            col += len(before)
+    code = f"U+{ord(found.group(0)):04X}"
+    raise ConfigError(f"invalid JSON: a raw control character ({code}) inside a {what}; JSON does not "
+                      f"allow one: write it as \\u{ord(found.group(0)):04x} or remove it",
+                      at(base, line, col, keys))
+
+
+_DIGITS_OUTSIDE_STRINGS = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/|[0-9]+', re.DOTALL)
+
+
+def _huge_integer(text: str) -> tuple[int, int] | None:
+    """(offset, digit count) of the first integer outside strings and comments with more digits than
+    Python converts (`sys.get_int_max_str_digits()`), or None."""
+    limit = sys.get_int_max_str_digits()
+    for match in _DIGITS_OUTSIDE_STRINGS.finditer(text):
+        token = match.group(0)
+        if token[0].isdigit() and len(token) > limit:
+            return match.start(), len(token)
+    return None
+
+
+_JSON_POS = re.compile(r"line (\d+) column (\d+)")
+_TOKEN_WORDS = {
+    "COLON": "':'", "COMMA": "','", "LBRACE": "'{'", "RBRACE": "'}'", "LBRACKET": "'['",
+    "RBRACKET": "']'", "DOUBLE_QUOTE_STRING": "a string", "SINGLE_QUOTE_STRING": "a string",
+    "NAME": "a bare word", "INTEGER": "a number", "FLOAT": "a number", "EOF": "end of file",
+    "UNTERMINATED_DOUBLE_QUOTE_STRING": "an unterminated string",
+    "UNTERMINATED_SINGLE_QUOTE_STRING": "an unterminated string",
+}
+
+
+def _json_error_position(exc: Any, text: str) -> tuple[int, int, str]:
+    """Line, column and a short message for json-five's error (its own message is multi-line)."""
+    message = str(getattr(exc, "msg", "") or exc)
+    primary = message
+    if "The primary error was:" in message:
+        primary = message.split("The primary error was:", 1)[1].strip().splitlines()[0].strip()
+    found = _JSON_POS.search(primary)
+    index = getattr(exc, "index", None)
+    token = getattr(exc, "token", None)
+    if token is not None and isinstance(index, int) and index >= 0:
+        line = text.count("\n", 0, index) + 1
+        col = index - (text.rfind("\n", 0, index) + 1) + 1
+    elif found:
+        line, col = int(found.group(1)), int(found.group(2))
+    else:
+        line = text.count("\n") + 1
+        col = len(text) - (text.rfind("\n") + 1) + 1
+    expecting = re.search(r"\. Was expecting (.+)$", primary)
+    primary = re.sub(r"\s+at(:.*)?$", "", primary)
+    if expecting and "Was expecting" not in primary:
+        primary += f" (expected {expecting.group(1)})"
+    if primary.startswith("Syntax Error ") or primary == "Syntax Error":
+        primary = "unexpected" + primary[len("Syntax Error"):]
+    primary = re.sub(r"\s+in or near token (\S+)", r" (found \1)", primary)
+    primary = primary.replace("Syntax Error. ", "").replace("Syntax Error: ", "")
+    primary = primary.replace("Expecting value. ", "").replace("Was expecting", "expected")
+    primary = primary.replace("Unexpected EOF", "unexpected end of file")
+    primary = re.sub(r"\b[A-Z][A-Z_]+\b", lambda m: _TOKEN_WORDS.get(m.group(0), m.group(0).lower()), primary)
+    primary = re.sub(r"^unexpected \(found (.+)\)$", r"unexpected \1", primary)
+    if not text.strip():
+        primary = "the file is empty (write {} for an empty config)"
+    return line, col, primary.rstrip(". ") or "syntax error"
+
+
