@@ -13,12 +13,22 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
+from forge_tools.config.formats import ConfigFormat
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.permission.evaluate import Decision
 from forge_tools.permission.model import Rule
 from forge_tools.permission.names import EDIT_FAMILY, permission_name
 from forge_tools.permission.wildcard import has_wildcard, normalize, pattern_subsumes, wildcard_match
 from forge_tools.report.findings import Finding, Related
+
+
+def _syntax(origin: Origin | None) -> ConfigFormat:
+    """The config language fix advice for `origin` is written in: its file's (JSON for the rest)."""
+    from forge_tools.config.formats import by_name, for_path
+
+    if origin is not None and origin.kind == "file" and origin.path:
+        return for_path(origin.path)
+    return by_name("json")
 
 
 def rule_text(rule: Rule) -> str:
@@ -292,7 +302,8 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
             f"the last rule {rule_text(hiding)} hides {names} for {for_agents}, although earlier rules allow "
             f"some calls ({'; '.join(rule_text(r) for r in allows)}): a tool whose last rule is `* deny` is "
             "removed from the model's tool list, so those allows never apply",
-            f"put {json.dumps(hiding.pattern)}: \"deny\" first and the allows after it (the last matching "
+            f"put {_syntax(hiding.origin).entry(hiding.pattern, 'deny')} first and the allows after it (the "
+            "last matching "
             "rule wins), so the tool stays visible and only the other calls are denied",
             hiding.origin, tuple(Related(f"overridden allow {rule_text(r)}", r.origin) for r in allows),
             data={"tools": list(tools), "agents": agent_names}))
@@ -405,23 +416,26 @@ def legacy_tools(ctx: CheckContext) -> list[Finding]:
             written = {"*": permission.value}
         overlap = [k for k in converted if k in written]
         replacement = {**converted, **written} if overlap else converted
-        text = json.dumps(replacement)
+        fmt = _syntax(tools.key_origin or tools.origin)
+        as_permission = fmt.pair("permission", fmt.inline(replacement))
+        keys = [*(k for k in prefix.split(".") if k), "permission"]
+        text = fmt.set_at(keys, fmt.inline(replacement))
         if set(converted) <= set(written):
             message = (f"legacy `{prefix}tools` map has no effect on decisions: `{prefix}permission` sets "
                        "every name it sets (but the merged order follows `tools`): "
-                       f"\"{prefix}permission\": {text}")
-            hint = f"replace `{prefix}tools` and `{prefix}permission` with \"permission\": {text}"
+                       f"{text}")
+            hint = f"replace `{prefix}tools` and `{prefix}permission` with {as_permission}"
         elif overlap:
             message = (f"legacy `{prefix}tools` map; {', '.join(repr(k) for k in overlap)} also in "
                        f"`{prefix}permission`, whose value takes the `tools` entry's place; the same "
-                       f"rules in one map: \"{prefix}permission\": {text}")
-            hint = f"replace `{prefix}tools` and `{prefix}permission` with \"permission\": {text}"
+                       f"rules in one map: {text}")
+            hint = f"replace `{prefix}tools` and `{prefix}permission` with {as_permission}"
         else:
             where = "at the start of the existing `permission` map (the `tools` rules come before it)" \
                 if written else ""
             message = (f"legacy `{prefix}tools` map; the same rules in the `permission` form: "
-                       f"\"{prefix}permission\": {text}")
-            hint = f"replace `{prefix}tools` with \"permission\": {text}" + (f", {where}" if where else "")
+                       f"{text}")
+            hint = f"replace `{prefix}tools` with {as_permission}" + (f", {where}" if where else "")
         findings.append(Finding("FT107", "info", message, hint, tools.key_origin or tools.origin,
                                 data={"replacement": replacement, "replaces_permission": bool(overlap)}))
     return findings
@@ -463,7 +477,8 @@ def external_reads(ctx: CheckContext) -> list[Finding]:
             "FT108", "warning",
             f"rule {rule_text(rule)} allows reading outside the project, but no `external_directory` rule "
             f"covers {probe}: those reads still ask (default `external_directory * ask`)",
-            f"add \"external_directory\": {{{json.dumps(probe)}: \"allow\"}}", rule.origin))
+            f"add {_syntax(rule.origin).assignment(['external_directory'], [(probe, 'allow')], nested=False)}",
+            rule.origin))
     return findings
 
 

@@ -164,7 +164,7 @@ def discover(opts: LoadOptions, agent_files: bool = False
         sources += [("config-dir", p) for p in _files_in(d)]
         sources += agents_of(d)
     sources += agents_of(home_dir(env) / ".forge")
-    extra_dir = _absolute(Path(env["FORGE_CONFIG_DIR"]), cwd) if env.get("FORGE_CONFIG_DIR") else None
+    extra_dir = _named_dir(env, "FORGE_CONFIG_DIR", cwd)
     if extra_dir is not None:
         sources += [("FORGE_CONFIG_DIR", p) for p in _files_in(extra_dir)]
         sources += agents_of(extra_dir)
@@ -182,6 +182,20 @@ def discover(opts: LoadOptions, agent_files: bool = False
         if d.is_dir() and d.resolve() not in config_dirs:
             config_dirs.append(d.resolve())
     return root, cwd, sources, config_dirs
+
+
+def _named_dir(env: Mapping[str, str], name: str, cwd: Path) -> Path | None:
+    """The directory an environment variable names (None when unset or empty); one that does not
+    exist or is not a directory is an error at the variable: silently reading nothing would drop
+    every rule the person meant to add."""
+    if not env.get(name):
+        return None
+    directory = _absolute(Path(env[name]), cwd)
+    if not directory.is_dir():
+        what = "is not a directory" if directory.exists() else "does not exist"
+        raise ConfigError(f"{directory} {what}; point the variable at a config directory or unset it",
+                          Origin("env", name=name))
+    return directory
 
 
 def _absolute(path: Path, cwd: Path) -> Path:

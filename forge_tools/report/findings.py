@@ -128,9 +128,12 @@ def display_path(path: str | None, root: Path | None) -> str | None:
         return None
     if root is not None:
         try:
-            rel = Path(path).resolve().relative_to(root.resolve())
-            return rel.as_posix()
-        except (ValueError, OSError):
+            try:
+                resolved = Path(path).resolve()
+            except RuntimeError:  # a symlink loop (Python before 3.13): the link's own place
+                resolved = Path(path).parent.resolve() / Path(path).name
+            return resolved.relative_to(root.resolve()).as_posix()
+        except (ValueError, OSError, RuntimeError):
             pass
     return path
 

@@ -93,9 +93,17 @@ class ConfigFormat:
         """One string value as this syntax writes it."""
         return json.dumps(value, ensure_ascii=False)
 
+    def inline(self, data: Any) -> str:
+        """Any plain value (string, number, list, map) on one line, as this syntax writes it."""
+        return json.dumps(data, ensure_ascii=False)
+
+    def pair(self, key: str, text: str) -> str:
+        """`key` set to `text`, a value already written in this syntax."""
+        return f"{self.key(key)}: {text}"
+
     def entry(self, key: str, value: str) -> str:
         """One `key: value` pair whose value is a string."""
-        return f"{self.key(key)}: {self.string(value)}"
+        return self.pair(key, self.string(value))
 
     def mapping(self, pairs: list[tuple[str, str]]) -> str:
         """A one-line map of string values: `{"a": "x", "b": "y"}`."""
@@ -106,12 +114,14 @@ class ConfigFormat:
         (`"agent": {"build": {"permission": {...}}}`), or, when not `nested`, only the last key, since
         the text goes where the old value was."""
         inner = self.mapping(pairs)
-        if not nested:
-            return f"{self.key(keys[-1])}: {inner}"
-        text = inner
-        for key in reversed(keys):
-            text = "{" + f"{self.key(key)}: {text}" + "}"
-        return text[1:-1]
+        return self.set_at(keys, inner) if nested else self.pair(keys[-1], inner)
+
+    def set_at(self, keys: list[str], text: str) -> str:
+        """The key path `keys` set to `text` (a value in this syntax), one object per key:
+        `"agent": {"build": {"permission": ...}}`."""
+        for key in reversed(keys[1:]):
+            text = "{" + self.pair(key, text) + "}"
+        return self.pair(keys[0], text)
 
     def later_entry(self, section: str, key: str, value: str) -> str:
         """How to say "add this rule after the others of map `section`" in this syntax."""

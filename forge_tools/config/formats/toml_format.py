@@ -51,16 +51,22 @@ class TomlFormat(ConfigFormat):
     def string(self, value: str) -> str:
         return toml_string(value)
 
-    def entry(self, key: str, value: str) -> str:
-        return f"{self.key(key)} = {self.string(value)}"
+    def inline(self, data: Any) -> str:
+        return _toml_value(data)
+
+    def pair(self, key: str, text: str) -> str:
+        return f"{self.key(key)} = {text}"
 
     def assignment(self, keys: list[str], pairs: list[tuple[str, str]], nested: bool) -> str:
         """A dotted key set to an inline table (`agent.build.permission = {...}`), or, for one pair
         when `nested`, the dotted key of that pair (`agent.build.permission.edit = "ask"`)."""
-        dotted = ".".join(self.key(k) for k in keys)
         if nested and len(pairs) == 1:
-            return f"{dotted}.{self.entry(*pairs[0])}"
-        return f"{dotted} = {self.mapping(pairs)}"
+            return self.set_at([*keys, pairs[0][0]], self.string(pairs[0][1]))
+        return self.set_at(keys, self.mapping(pairs))
+
+    def set_at(self, keys: list[str], text: str) -> str:
+        """A dotted key: `agent.build.permission = ...`."""
+        return f"{dotted(tuple(keys))} = {text}"
 
     def later_entry(self, section: str, key: str, value: str) -> str:
         return f"{section}.{self.entry(key, value)}"
