@@ -477,7 +477,8 @@ def external_reads(ctx: CheckContext) -> list[Finding]:
             "FT108", "warning",
             f"rule {rule_text(rule)} allows reading outside the project, but no `external_directory` rule "
             f"covers {probe}: those reads still ask (default `external_directory * ask`)",
-            f"add {_syntax(rule.origin).assignment(['external_directory'], [(probe, 'allow')], nested=False)}",
+            "add " + _syntax(rule.origin).assignment(["external_directory"], [(probe, "allow")],
+                                                     nested=False),
             rule.origin))
     return findings
 

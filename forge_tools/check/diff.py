@@ -501,8 +501,11 @@ def _leads(batch: list[Entry], links: list[tuple[Path, str]], dest: Path) -> set
 
     for link, target in links:
         note(str(link.parent), target)
+    from forge_tools.config.formats import config_suffixes
+
+    suffixes = config_suffixes()
     for mode, _oid, parts in batch:
-        if mode == _LINK_MODE or not parts[-1].endswith((".json", ".jsonc", ".toml", ".yaml", ".yml")):
+        if mode == _LINK_MODE or not parts[-1].lower().endswith(suffixes):
             continue
         path = dest.joinpath(*parts)
         try:

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("httpx", "markdownify", "tree_sitter", "tree_sitter_bash", "tree_sitter_toml", "regex", "html.parser", "asyncio",
-         "rich", "json5", "yaml", "tomli_w", "jsonschema", "ssl")
+HEAVY = ("httpx", "markdownify", "tree_sitter", "tree_sitter_bash", "tree_sitter_toml", "regex",
+         "html.parser", "asyncio", "rich", "json5", "yaml", "tomli_w", "jsonschema", "ssl")
 
 PROBE = f"""
 import io, json, sys

@@ -99,7 +99,8 @@ def test_a_raw_control_character_in_a_json_string_is_located(cli: Cli, project: 
 
 
 def test_json5_huge_integers_and_control_characters(cli: Cli, project: Path) -> None:
-    path = write_bytes(project / "extra.json5", ("{model: 'a/b', // '9999'\n x: " + "7" * DIGITS + "}\n").encode())
+    text = "{model: 'a/b', // '9999'\n x: " + "7" * DIGITS + "}\n"
+    path = write_bytes(project / "extra.json5", text.encode())
     code, _, err = cli("config", "--config", str(path))
     assert code == 3 and err.startswith(f"forge-tools: error: {path.resolve()}:2:5: invalid JSON: an integer")
     write_bytes(path, b"{model: 'a/\x01b'}\n")

@@ -95,10 +95,10 @@ def parse_toml(text: str, base: Origin) -> Node:
             from None
     except tomllib.TOMLDecodeError as exc:
         raise _decode_error(str(exc), text, base) from None
-    except ValueError:  # not a TOMLDecodeError: an integer with more digits than Python converts
+    except ValueError as exc:  # not a TOMLDecodeError: an integer with more digits than Python converts
         huge = _huge_integer(text)
         if huge is None:
-            raise
+            raise ConfigError(f"invalid TOML: {exc}", at(base, 1, 1, ())) from None
         (line, col), digits = huge
         raise too_many_digits(digits, at(base, line, col, ()), "TOML") from None
     positions = toml_positions(text)
