@@ -17,6 +17,8 @@ from typing import Any, Literal, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from forge_tools.permission.calls import PermissionRequest
+
 SourceKind = Literal["builtin", "script", "plugin"]
 
 
@@ -64,17 +66,6 @@ class ToolResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"title": self.title, "output": self.output, "metadata": self.metadata}
-
-
-@dataclass(frozen=True)
-class PermissionRequest:
-    """One permission check a call needs: the permission name, the patterns to check, and the
-    patterns that an `always` answer would allow for the rest of the session."""
-
-    permission: str
-    patterns: tuple[str, ...]
-    always: tuple[str, ...] = ()
-    metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
 class AbortSignal:
