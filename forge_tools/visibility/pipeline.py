@@ -28,6 +28,9 @@ LayerName = Literal["model", "definition", "permission", "request"]
 LAYERS: tuple[LayerName, ...] = ("model", "definition", "permission", "request")
 TOOLS_OPTION = "--tools"
 NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
+#: tools a request may carry before many model APIs refuse it (OpenAI's limit; opencode users with
+#: several MCP servers hit it without seeing why)
+MODEL_TOOL_LIMIT = 128
 NOTE_SCRIPTS_STATIC = "script tools found by a static scan (not imported): their definitions are unknown"
 
 
@@ -81,6 +84,14 @@ class ToolVerdict:
         return next(v for v in self.layers if v.layer == name)
 
     @property
+    def tokens(self) -> int | None:
+        """The estimated size of the definition the model is sent (None: hidden, or not loaded)."""
+        from forge_tools.visibility.definition_layer import estimated_tokens
+
+        definition = self.definition if self.visible else None
+        return estimated_tokens(definition) if definition is not None else None
+
+    @property
     def deciding(self) -> LayerVerdict | None:
         """The verdict that hid the tool (None when visible)."""
         return self.layer(self.hidden_at) if self.hidden_at else None
@@ -95,6 +106,7 @@ class ToolVerdict:
             "hidden_at": self.hidden_at,
             "reason": self.reason,
             "layers": [v.to_json() for v in self.layers],
+            "tokens": self.tokens,
         }
 
 
@@ -144,6 +156,20 @@ class PipelineResult:
     def ids(self) -> list[str]:
         return [t.id for t in self.tools]
 
+    @property
+    def definition_tokens(self) -> int:
+        """The estimated tokens of every visible tool's definition: what each request carries."""
+        return sum(t.tokens or 0 for t in self.tools)
+
+    @property
+    def warnings(self) -> list[str]:
+        visible = len(self.visible_ids)
+        if visible <= MODEL_TOOL_LIMIT:
+            return []
+        return [f"agent {self.agent.name} would be sent {visible} tools; many models accept at most "
+                f"{MODEL_TOOL_LIMIT} and refuse the request (hide some, e.g. a server's tools with "
+                '`"<server>_*": "deny"` in the agent\'s permission)']
+
     def to_json(self) -> dict[str, Any]:
         """The `layers --format json` document."""
         return {
@@ -156,6 +182,8 @@ class PipelineResult:
             "shadowed": [s.to_json() for s in self.shadowings],
             "problems": problems_json(self.problems),
             "notes": list(self.notes),
+            "definition_tokens": self.definition_tokens,
+            "warnings": self.warnings,
         }
 
 
