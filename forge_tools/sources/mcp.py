@@ -272,7 +272,8 @@ async def _open(server: McpServer, stack: Any) -> Any:
 
 
 async def _open_remote(server: McpServer, stack: Any, client_session: Any) -> Any:
-    """Streamable HTTP first, then SSE, as opencode tries them."""
+    """Streamable HTTP first, then SSE, as opencode tries them. A failed attempt's contexts exit with
+    its exception (the SDK's task groups need that to unwind in the task that entered them)."""
     from contextlib import AsyncExitStack
 
     import httpx2
@@ -282,47 +283,28 @@ async def _open_remote(server: McpServer, stack: Any, client_session: Any) -> An
     assert server.url is not None
     failures: list[str] = []
     for transport in ("streamable HTTP", "SSE"):
-        attempt = AsyncExitStack()
         try:
-            if transport == "SSE":
-                streams = await attempt.enter_async_context(
-                    sse_client(server.url, headers=dict(server.headers)))
-            else:
-                http = await attempt.enter_async_context(httpx2.AsyncClient(headers=dict(server.headers)))
-                streams = await attempt.enter_async_context(
-                    streamable_http_client(server.url, http_client=http))
-            session = await attempt.enter_async_context(client_session(streams[0], streams[1]))
-            await session.initialize()
+            async with AsyncExitStack() as attempt:
+                if transport == "SSE":
+                    streams = await attempt.enter_async_context(
+                        sse_client(server.url, headers=dict(server.headers)))
+                else:
+                    http = await attempt.enter_async_context(httpx2.AsyncClient(headers=dict(server.headers)))
+                    streams = await attempt.enter_async_context(
+                        streamable_http_client(server.url, http_client=http))
+                session = await attempt.enter_async_context(client_session(streams[0], streams[1]))
+                await session.initialize()
+                stack.push_async_exit(attempt.pop_all())
+            return session
         except Exception as exc:
             failures.append(f"{transport}: {_message(exc)}")
-            with contextlib.suppress(Exception):  # the connection failed already; that is reported
-                await attempt.aclose()
-            continue
-        stack.push_async_exit(attempt)
-        return session
     raise ConnectionError("; ".join(failures))
 
 
-class _Stack:
-    """An AsyncExitStack that also remembers the stdio server's stderr file."""
+class _Stack(contextlib.AsyncExitStack):
+    """The connection's contexts, and the stdio server's stderr file (for failure messages)."""
 
-    def __init__(self) -> None:
-        from contextlib import AsyncExitStack
-
-        self._stack = AsyncExitStack()
-        self.errlog: Any = None
-
-    def enter_context(self, cm: Any) -> Any:
-        return self._stack.enter_context(cm)
-
-    async def enter_async_context(self, cm: Any) -> Any:
-        return await self._stack.enter_async_context(cm)
-
-    def push_async_exit(self, cm: Any) -> None:
-        self._stack.push_async_exit(cm)
-
-    async def aclose(self) -> None:
-        await self._stack.aclose()
+    errlog: Any = None
 
 
 def _fail_why(server: McpServer, exc: BaseException, stack: _Stack, stage: str) -> str:
@@ -340,12 +322,6 @@ def _fail_why(server: McpServer, exc: BaseException, stack: _Stack, stage: str) 
     return f"{why} (server stderr: {tail})" if tail else why
 
 
-async def _close(stack: _Stack) -> None:
-    """Close in the scope the connection was opened in (the SDK's task groups must exit there)."""
-    with contextlib.suppress(Exception):  # closing a failed server must not hide why it failed
-        await stack.aclose()
-
-
 async def _list_one(server: McpServer) -> list[McpToolDef]:
     """Connect (within CONNECT_TIMEOUT_S) and list (within the server's timeout). One cancel scope holds
     the connection's whole life: the SDK's transports run task groups that must close inside it."""
@@ -357,26 +333,25 @@ async def _list_one(server: McpServer) -> list[McpToolDef]:
     tools: list[McpToolDef] = []
     with anyio.CancelScope(deadline=anyio.current_time() + CONNECT_TIMEOUT_S) as scope:
         try:
-            session = await _open(server, stack)
-            stage = "listing its tools"
-            scope.deadline = anyio.current_time() + server.timeout_ms / 1000
-            cursor: str | None = None
-            while True:
-                if cursor is None:
-                    page = await session.list_tools()
-                else:
-                    from mcp import types
+            async with stack:
+                session = await _open(server, stack)
+                stage = "listing its tools"
+                scope.deadline = anyio.current_time() + server.timeout_ms / 1000
+                cursor: str | None = None
+                while True:
+                    if cursor is None:
+                        page = await session.list_tools()
+                    else:
+                        from mcp import types
 
-                    page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
-                for t in page.tools:
-                    tools.append(McpToolDef(t.name, t.description or "", dict(t.input_schema or {})))
-                cursor = page.next_cursor
-                if not cursor:
-                    break
+                        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
+                    for t in page.tools:
+                        tools.append(McpToolDef(t.name, t.description or "", dict(t.input_schema or {})))
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
         except Exception as exc:
             failure = exc
-        finally:
-            await _close(stack)
     if scope.cancelled_caught:
         failure = TimeoutError()
     if failure is not None:
@@ -485,14 +460,13 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
         group.start_soon(watch_abort, group.cancel_scope)
         with anyio.CancelScope(deadline=anyio.current_time() + CONNECT_TIMEOUT_S) as scope:
             try:
-                session = await _open(server, stack)
-                stage = "calling the tool"
-                scope.deadline = (anyio.current_time() + ctx.timeout) if ctx.timeout else float("inf")
-                outcome["result"] = await session.call_tool(name, arguments)
+                async with stack:
+                    session = await _open(server, stack)
+                    stage = "calling the tool"
+                    scope.deadline = (anyio.current_time() + ctx.timeout) if ctx.timeout else float("inf")
+                    outcome["result"] = await session.call_tool(name, arguments)
             except Exception as exc:
                 failure = exc
-            finally:
-                await _close(stack)
         if scope.cancelled_caught and not ctx.abort.aborted:
             failure = TimeoutError()
         group.cancel_scope.cancel()
