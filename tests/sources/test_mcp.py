@@ -205,11 +205,13 @@ def test_a_remote_server_that_answers_nothing_is_one_problem(project: Path, cli)
 def test_malformed_entries_are_located(project: Path, cli) -> None:
     write_config(project, {"mcp": {"a": {"type": "local", "command": []},
                                    "b": {"type": "remote", "url": "ftp://x"},
-                                   "c": {"type": "stdio"}, "ok": local()}})
+                                   "c": {"type": "stdio"}, "d": {"type": "local", "command": ["x"],
+                                                                  "timeout": -1}}})
     doc = layers(cli)
     texts = [p["text"] for p in doc["problems"]]
-    assert len(texts) == 3 and all("opencode.json:1:" in t for t in texts)
-    assert "ok_echo" in by_id(doc)
+    assert len(texts) == 4 and all("opencode.json:1:" in t for t in texts)
+    assert ["command", "url", "type", "timeout"] == [next(k for k in ("command", "url", "type", "timeout")
+                                                          if f"`{k}`" in t) for t in texts]
 
 
 # -- the published filesystem server, through npx ----------------------------------------------------
