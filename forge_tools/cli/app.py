@@ -34,6 +34,7 @@ _COMMAND_MODULES = (
     "check_cmd",
     "diff_cmd",
     "completions_cmd",
+    "lint_cmds",
 )
 
 
