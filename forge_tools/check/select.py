@@ -41,9 +41,11 @@ class Selection:
         return best_select > best_ignore
 
     def then(self, select: Sequence[str] | None, ignore: Sequence[str]) -> Selection:
-        """A later layer: its `select` replaces this one's, its `ignore` adds to it."""
-        return Selection(tuple(select) if select is not None else self.select,
-                         (*self.ignore, *ignore))
+        """A later layer: a `select` starts over (earlier select and ignore no longer apply), an
+        `ignore` alone adds to the earlier ones."""
+        if select is not None:
+            return Selection(tuple(select), tuple(ignore))
+        return Selection(self.select, (*self.ignore, *ignore))
 
 
 def parse_codes(values: Iterable[str] | None, option: str) -> list[str] | None:

@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
         load_code: LoadCodeOpt = False,
         select: Annotated[list[str] | None, typer.Option(
             "--select", metavar="CODES", show_default=False,
-            help="Report only these codes or prefixes (comma-separated, repeatable; replaces the "
-                 "config's check.select).")] = None,
+            help="Report only these codes or prefixes (comma-separated, repeatable; starts over: the "
+                 "config's check.select and check.ignore no longer apply).")] = None,
         ignore: Annotated[list[str] | None, typer.Option(
             "--ignore", metavar="CODES", show_default=False,
             help="Do not report these codes or prefixes (comma-separated, repeatable; added to the "

@@ -297,7 +297,8 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
         return _located(keys, f"{node.value!r} is not one of {expected}{hint}", node.origin)
     if kind in _TYPE_WORDS:
         return _located(keys, f"expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
-    if kind == "value_error" and isinstance(node.value, str) and model_id_problem(node.value):
+    if (kind == "value_error" and isinstance(node.value, str) and keys and keys[-1] == "model"
+            and model_id_problem(node.value)):
         if "template" in node.meta:  # the substituted value may be a secret: show what was written
             used = ", ".join(node.meta.get("substituted", ()))
             return _located(keys, f"expected {MODEL_FORM}, but {node.meta['template']!r} does not give "

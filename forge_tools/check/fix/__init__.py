@@ -154,11 +154,10 @@ def plan(report: CheckReport) -> list[FilePlan]:
 def apply_fixes(report: CheckReport, write: bool, stream: IO[str]) -> int:
     """Apply (or with `write=False` print as a diff) the safe fixes; the number of edits made. What was
     fixed goes to stderr (stdout stays the report's), and so does what could not be fixed safely."""
+    from forge_tools.check.fix.writers import WRITERS, WriterError
     from forge_tools.config.parse import FORMAT_BY_SUFFIX, format_of, parse_text
     from forge_tools.origin import Origin
     from forge_tools.tools.builtins._files import read_text, unified_diff, write_atomic
-
-    from forge_tools.check.fix.writers import WRITERS, WriterError
 
     made = 0
     root = report.project_root
