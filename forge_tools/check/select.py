@@ -196,6 +196,9 @@ def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> C
         if not s.codes:
             kept.append(_unused(s, "a suppression comment names no code; write the codes it is for, e.g. "
                                    "`forge-tools: ignore FT104 -- reason`"))
+        elif any(c in ALWAYS_REPORTED for c in s.codes) and not s.used:
+            kept.append(_unused(s, f"{', '.join(c for c in s.codes if c in ALWAYS_REPORTED)} cannot be "
+                                   "suppressed: the config cannot be read or used as written"))
         elif unknown:
             kept.append(_unused(s, f"suppression names {', '.join(map(repr, unknown))}, which is not a "
                                    "finding code"))

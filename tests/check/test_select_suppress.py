@@ -153,7 +153,9 @@ def test_config_errors_are_never_silenced(project: Path, cli) -> None:
         '{\n  "permission": {"edit": "allwo"} // forge-tools: ignore FT003\n}\n')
     code, out, _ = cli("check", "--format", "json", "--ignore", "FT0")
     assert code == 1
-    assert [f["code"] for f in json.loads(out)["findings"]] == ["FT003"]
+    found = json.loads(out)["findings"]
+    assert [f["code"] for f in found] == ["FT003", "FT114"]
+    assert "FT003 cannot be suppressed" in found[1]["message"]
 
 
 def test_exit_zero(planted: Path, cli) -> None:
