@@ -37,6 +37,7 @@ _COMMAND_MODULES = (
     "check_cmd",
     "diff_cmd",
     "completions_cmd",
+    "lint_cmds",
 )
 
 
