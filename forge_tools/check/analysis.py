@@ -437,7 +437,8 @@ def legacy_tools(ctx: CheckContext) -> list[Finding]:
                        f"{text}")
             hint = f"replace `{prefix}tools` with {as_permission}" + (f", {where}" if where else "")
         findings.append(Finding("FT107", "info", message, hint, tools.key_origin or tools.origin,
-                                data={"replacement": replacement, "replaces_permission": bool(overlap)}))
+                                data={"replacement": replacement, "replaces_permission": bool(overlap),
+                                      "merges_with_permission": bool(written)}))
     return findings
 
 

@@ -92,59 +92,58 @@ class SourceRead:
 
 
 def read_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path, home: Path) -> SourceRead:
-    """Read, parse, substitute and validate one discovered source (a file, a Markdown agent or an
-    environment variable holding JSON), keeping every error it has. `step` is the discovery step
-    (`config.loader.Step`); "agent-file" is a Markdown agent, "FORGE_PERMISSION" a bare permission map."""
-    from forge_tools.config.formats import by_name, for_path
+    """Read, parse, substitute and validate one discovered source (a file, a Markdown agent or mode, or
+    an environment variable holding JSON), keeping every error it has. `step` is the discovery step
+    (`config.loader.Step`): it says whether `{env:}`/`{file:}` are substituted (in the raw text, as
+    opencode does: `config.substitute.parse_substituted`) and whether the source is a bare
+    permission map (`*_PERMISSION`)."""
+    from forge_tools.config.formats import format_of
+    from forge_tools.config.loader import ENV_PERMISSION, substitutes
     from forge_tools.config.schema import validation_errors
+    from forge_tools.config.substitute import parse_substituted
 
     result = SourceRead(step, where)
     try:
         if isinstance(where, Path):
             text = read_text(where, f"config file (given by {step})")
-            if step == "agent-file":
-                from forge_tools.config.agent_files import agent_name_of, parse_agent_file
-
-                tree = parse_agent_file(text, where, agent_name_of(where))
-            else:
-                tree = for_path(where).parse(text, Origin("file", path=str(where)))
-            base_dir = where.parent
+            fmt, base, base_dir = format_of(where), Origin("file", path=str(where)), where.parent
         else:
-            tree = by_name("json").parse(env[where].removeprefix("\ufeff"), Origin("env", name=where))
-            base_dir = cwd
+            text, fmt, base_dir = env[where].removeprefix("\ufeff"), "json", cwd
+            base = Origin("env", name=where)
+        if isinstance(where, Path) and step in ("agent-file", "mode-file"):
+            from forge_tools.config.agent_files import agent_name_of, parse_agent_file
+
+            tree = parse_agent_file(text, where, agent_name_of(where), primary=step == "mode-file")
+        elif substitutes(step):
+            tree = parse_substituted(text, fmt, base, env, base_dir, home, result.errors)
+        else:
+            from forge_tools.config.formats import parse_text
+
+            tree = parse_text(text, fmt, base)
     except ConfigError as exc:
         result.errors.append(exc)
         return result
-    if step != "agent-file":  # an agent's prompt is taken as written, as opencode does
-        tree = _substitute_each(tree, env, base_dir, home, result.errors, result.substituted)
-    if step == "FORGE_PERMISSION":
+    _substituted_spots(tree, result.substituted)
+    if step in ENV_PERMISSION:
         label = Origin("env", name=str(where))
         tree = Node({"permission": tree}, label, None)
         tree.value["permission"].key_origin = label
-    failed = {e.origin for e in result.errors}  # a value whose substitution failed is reported once
-    result.errors.extend(e for e in validation_errors(tree) if e.origin is None or e.origin not in failed)
+    # a value whose substitution failed is reported once (at its token, on the same line)
+    failed = {(e.origin.path, e.origin.line) for e in result.errors if e.origin is not None}
+    result.errors.extend(e for e in validation_errors(tree)
+                         if e.origin is None or (e.origin.path, e.origin.line) not in failed)
     result.tree = tree
     return result
 
 
-def _substitute_each(node: Node, env: Mapping[str, str], base_dir: Path, home: Path,
-                     errors: list[ConfigError], substituted: dict[Spot, str]) -> Node:
-    """Substitute leaf by leaf so that every bad `{file:}` is reported, not only the first; note where
-    a value was substituted (and the template as written) so that no finding shows its content."""
-    from forge_tools.config.substitute import substitute
-
-    if isinstance(node.value, dict):
-        node.value = {k: _substitute_each(v, env, base_dir, home, errors, substituted)
-                      for k, v in node.value.items()}
-        return node
-    if isinstance(node.value, list):
-        node.value = [_substitute_each(v, env, base_dir, home, errors, substituted) for v in node.value]
-        return node
-    try:
-        new = substitute(node, env, base_dir, home)
-    except ConfigError as exc:
-        errors.append(exc)
-        return node
-    if new.meta.get("substituted"):
-        substituted[spot_of(new.origin)] = str(new.meta.get("template", "the substitution"))
-    return new
+def _substituted_spots(node: Node, substituted: dict[Spot, str]) -> None:
+    """Note where a value (or a key) came from `{env:}`/`{file:}`, with the template as written, so that
+    no finding shows its content."""
+    if node.meta.get("key_substituted") and node.key_origin is not None:
+        substituted[spot_of(node.key_origin)] = str(node.meta.get("key_template", "the substitution"))
+    if node.meta.get("substituted"):
+        substituted[spot_of(node.origin)] = str(node.meta.get("template", "the substitution"))
+    children = node.value.values() if isinstance(node.value, dict) else (
+        node.value if isinstance(node.value, list) else ())
+    for child in children:
+        _substituted_spots(child, substituted)
