@@ -133,11 +133,9 @@ def _same_file(a: str | None, b: str) -> bool:
 
 
 def _lexer(path: Path) -> object:
-    from pygments.lexers import JsonLexer, TOMLLexer, YamlLexer
+    from forge_tools.config.formats import for_path
 
-    from forge_tools.config.formats import format_of
-
-    return {"json": JsonLexer, "yaml": YamlLexer, "toml": TOMLLexer}[format_of(path)]()
+    return for_path(path).lexer()
 
 
 def suppressions_in(path: Path, text: str) -> list[Suppression]:

@@ -83,6 +83,10 @@ class ConfigFormat:
         """A whole config (plain values, file order kept) as text in this format."""
         raise NotImplementedError
 
+    def lexer(self) -> Any:
+        """A pygments lexer for this syntax (how `check` finds suppression comments)."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------------ snippets for fix advice
 
     def key(self, key: str) -> str:

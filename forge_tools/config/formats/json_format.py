@@ -30,6 +30,11 @@ class JsonFormat(ConfigFormat):
     suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonc", ".json5")
     label: ClassVar[str] = "JSON"
 
+    def lexer(self) -> Any:
+        from pygments.lexers import JsonLexer
+
+        return JsonLexer()
+
     def parse(self, text: str, base: Origin) -> Node:
         return parse_json(text, base)
 

@@ -36,6 +36,11 @@ class TomlFormat(ConfigFormat):
     suffixes: ClassVar[tuple[str, ...]] = (".toml",)
     label: ClassVar[str] = "TOML"
 
+    def lexer(self) -> Any:
+        from pygments.lexers import TOMLLexer
+
+        return TOMLLexer()
+
     def parse(self, text: str, base: Origin) -> Node:
         return parse_toml(text, base)
 

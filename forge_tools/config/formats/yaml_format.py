@@ -27,6 +27,11 @@ class YamlFormat(ConfigFormat):
     suffixes: ClassVar[tuple[str, ...]] = (".yaml", ".yml")
     label: ClassVar[str] = "YAML"
 
+    def lexer(self) -> Any:
+        from pygments.lexers import YamlLexer
+
+        return YamlLexer()
+
     def parse(self, text: str, base: Origin) -> Node:
         return parse_yaml(text, base)
 
