@@ -373,10 +373,9 @@ def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sour
     from forge_tools.paths import home_dir
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
     from forge_tools.permission.names import permission_name
-    from forge_tools.permission.visibility import request_rules
     from forge_tools.visibility.definition_layer import definition_layer
     from forge_tools.visibility.model_layer import ModelContext, model_layer
-    from forge_tools.visibility.permission_layer import permission_layer
+    from forge_tools.visibility.permission_layer import permission_layer, request_rules
 
     agents = agents if agents is not None else load_agents(loaded)
     agent = select_agent(agents, request.agent, loaded)
