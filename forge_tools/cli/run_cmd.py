@@ -208,12 +208,18 @@ def _run_checked(
                     break
                 status.tick()
                 if interrupted_at is not None and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS:
+                    abort.force("did not stop in time")
                     sys.stderr.write(f"forge-tools: the tool did not stop within {ABORT_GRACE_SECONDS:g}s; "
-                                     "leaving it\n")
+                                     "its processes were killed\n")
                     return int(ExitCode.INTERRUPTED)
             except KeyboardInterrupt:
                 status.clear()
                 if interrupted_at is not None:
+                    # second Ctrl-C: kill what the tool started now, in this thread, before exiting 130
+                    abort.force("interrupted twice")
+                    sys.stderr.write("forge-tools: stopped at once (second Ctrl-C); the tool's processes "
+                                     "were killed\n")
+                    sys.stderr.flush()
                     raise
                 interrupted_at = time.monotonic()
                 if background.question_interrupted:

@@ -33,6 +33,9 @@ LAYER_THREE: tuple[LayerName, ...] = ("permission", "request")
 by layer one (model, provider, flags) still runs, with a note: that layer decides what the model is
 offered, not what a person may run by hand."""
 NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
+#: tools a request may carry before many model APIs refuse it (OpenAI's limit; opencode users with
+#: several MCP servers hit it without seeing why)
+MODEL_TOOL_LIMIT = 128
 NOTE_SCRIPTS_STATIC = "script tools found by a static scan (not imported): their definitions are unknown"
 
 
@@ -86,6 +89,14 @@ class ToolVerdict:
         return next(v for v in self.layers if v.layer == name)
 
     @property
+    def tokens(self) -> int | None:
+        """The estimated size of the definition the model is sent (None: hidden, or not loaded)."""
+        from forge_tools.visibility.definition_layer import estimated_tokens
+
+        definition = self.definition if self.visible else None
+        return estimated_tokens(definition) if definition is not None else None
+
+    @property
     def deciding(self) -> LayerVerdict | None:
         """The verdict that hid the tool (None when visible)."""
         return self.layer(self.hidden_at) if self.hidden_at else None
@@ -100,6 +111,7 @@ class ToolVerdict:
             "hidden_at": self.hidden_at,
             "reason": self.reason,
             "layers": [v.to_json() for v in self.layers],
+            "tokens": self.tokens,
         }
 
 
@@ -184,6 +196,20 @@ class PipelineResult:
     def ids(self) -> list[str]:
         return [t.id for t in self.tools]
 
+    @property
+    def definition_tokens(self) -> int:
+        """The estimated tokens of every visible tool's definition: what each request carries."""
+        return sum(t.tokens or 0 for t in self.tools)
+
+    @property
+    def warnings(self) -> list[str]:
+        visible = len(self.visible_ids)
+        if visible <= MODEL_TOOL_LIMIT:
+            return []
+        return [f"agent {self.agent.name} would be sent {visible} tools; many models accept at most "
+                f"{MODEL_TOOL_LIMIT} and refuse the request (hide some, e.g. a server's tools with "
+                '`"<server>_*": "deny"` in the agent\'s permission)']
+
     def to_json(self) -> dict[str, Any]:
         """The `layers --format json` document."""
         return {
@@ -196,6 +222,8 @@ class PipelineResult:
             "shadowed": [s.to_json() for s in self.shadowings],
             "problems": problems_json(self.problems),
             "notes": list(self.notes),
+            "definition_tokens": self.definition_tokens,
+            "warnings": self.warnings,
         }
 
 
@@ -334,12 +362,22 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
         scripts = load_scripts(config_dirs)
         for err in scripts.errors:
             problems.append(script_problem(err.message, str(err.path), err.line))
+        opencode_scripts = _opencode_script_entries(config_dirs, problems)
         hooks = load_plugins(config_dirs, getattr(loaded, "plugin_specs", []) or [], pure=request.pure)
         plugin_tools = hooks.register_tools()
         problems.extend(hooks.problems)
         notes.extend(hooks.notes)
+        mcp_entries: list[tuple[str, Tool | None, ToolSource]] = []
+        if _mcp_configured(loaded):
+            from forge_tools.sources.mcp import load_mcp_tools
+
+            mcp = load_mcp_tools(loaded.tree, Path(getattr(loaded, "cwd", None) or Path.cwd()))
+            problems.extend(mcp.problems)
+            notes.extend(mcp.notes)
+            mcp_entries = entries_of(mcp.tools)
         candidates = build_candidates(
-            entries_of(builtins), entries_of(scripts.tools), entries_of(plugin_tools))
+            entries_of(builtins), entries_of(scripts.tools), opencode_scripts, entries_of(plugin_tools),
+            mcp_entries)
     else:
         static: list[tuple[str, Tool | None, ToolSource]] = []
         try:
@@ -351,13 +389,48 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
                 static.append((found.id, None, ToolSource("script", path=str(found.path), line=found.line)))
             if static:
                 notes.append(NOTE_SCRIPTS_STATIC)
+        opencode_scripts = _opencode_script_entries(config_dirs, problems)
         if not request.pure:
             notes.append(NOTE_PLUGINS_UNKNOWN)
-        candidates = build_candidates(entries_of(builtins), static)
+        if _mcp_configured(loaded):
+            from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names
+
+            notes.append(NOTE_NOT_CONNECTED.format(servers=", ".join(configured_server_names(loaded.tree))))
+        candidates = build_candidates(entries_of(builtins), static, opencode_scripts)
     problems.extend(candidates.problems)
     if request.pure:
         notes.append("--pure: no external plugin was loaded")
     return Sources(candidates, hooks, problems, notes)
+
+
+def _mcp_configured(loaded: Any) -> bool:
+    """Whether the config names any MCP server: only then is the (heavy) MCP source imported."""
+    tree = getattr(loaded, "tree", None)
+    node = tree.get("mcp") if tree is not None else None
+    return node is not None and bool(node.value)
+
+
+def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsError]
+                             ) -> list[tuple[str, Tool | None, ToolSource]]:
+    """opencode's TypeScript/JavaScript tools, read (never run) in every mode; unreadable files are
+    problems located in the file."""
+    from forge_tools.sources.candidates import script_problem
+    from forge_tools.sources.opencode_scripts import (
+        opencode_script_files,
+        opencode_tool,
+        scan_opencode_scripts,
+    )
+
+    if not opencode_script_files(config_dirs):
+        return []
+    scan = scan_opencode_scripts(config_dirs)
+    for problem in scan.problems:
+        problems.append(script_problem(problem.message, str(problem.path), problem.line))
+    entries: list[tuple[str, Tool | None, ToolSource]] = []
+    for found in scan.tools:
+        made = opencode_tool(found)
+        entries.append((made.id, made, made.source))
+    return entries
 
 
 # ----------------------------------------------------------------------------------------- resolve
