@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # -------------------------------------------------------------------------------------------- fix
 
 
-def _config_file(loaded: Any) -> str:
+def _config_file(loaded: LoadedConfig | None) -> str:
     """The project config file a new rule should go into (the nearest existing one, else forge.toml)."""
     root = Path(getattr(loaded, "project_root", ".") or ".")
     for source in reversed(list(getattr(loaded, "sources", []) or [])):
@@ -48,7 +48,8 @@ def _section(rule: Rule) -> str:
     return "permission"
 
 
-def fix_suggestion(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None) -> str | None:
+def fix_suggestion(result: PipelineResult, verdict: ToolVerdict,
+                   loaded: LoadedConfig | None = None) -> str | None:
     """One line telling a person how to make a hidden tool visible (None when it is visible).
 
     When several layers would drop the tool, every one of them needs a fix, in pipeline order.
@@ -65,7 +66,8 @@ def fix_suggestion(result: PipelineResult, verdict: ToolVerdict, loaded: Any = N
     return "; then ".join(fixes) or None
 
 
-def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, loaded: Any) -> str | None:
+def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict,
+             loaded: LoadedConfig | None) -> str | None:
     from forge_tools.permission.model import Rule
 
     if layer.layer == "model":
@@ -313,7 +315,7 @@ def call_decision(
     return dry_decide(gate if gate is not None else dry_gate(result.ruleset), requests, raw_args)
 
 
-def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None,
+def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConfig | None = None,
                 call: CallDecision | None = None) -> dict[str, Any]:
     """The whole story of one tool as plain data (the `explain --format json` document)."""
     from forge_tools.permission.evaluate import evaluate

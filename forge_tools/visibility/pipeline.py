@@ -344,7 +344,7 @@ def parse_tool_overrides(text: str | None) -> dict[str, bool]:
 # ------------------------------------------------------------------------------------------ sources
 
 
-def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sources:
+def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True) -> Sources:
     """Candidates from builtins, then config-dir scripts, then plugins (SPEC 2), with their problems."""
     from forge_tools.sources.candidates import build_candidates, entries_of, script_problem
     from forge_tools.tools.builtins import builtin_tools
@@ -436,7 +436,7 @@ def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsE
 # ----------------------------------------------------------------------------------------- resolve
 
 
-def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sources | None = None,
+def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sources: Sources | None = None,
             agents: dict[str, Agent] | None = None, focus: str | None = None) -> PipelineResult:
     """Run the three layers for `request` over every candidate (see the module docstring).
 
