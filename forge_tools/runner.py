@@ -348,25 +348,29 @@ def gate_ruleset(result: PipelineResult, tool_id: str, force_hidden: bool = Fals
     return (*ruleset, Rule(verdict.permission, "*", "ask", FORCE_HIDDEN_ORIGIN))
 
 
-def escalate_opaque(gate: Any, permission: str, opaque: Iterable[str]) -> None:
+def escalate_opaque(gate: Any, permission: str, opaque: Iterable[str], forced: Iterable[str] = ()) -> None:
     """Fail closed on opaque patterns: one the rules would allow is asked instead when a narrower
-    deny or ask rule could apply to the real command. The ask is a session rule whose origin says why,
-    so the question, the audit line and a non-interactive refusal all name the rule that could apply."""
+    deny or ask rule could apply to the real command (denied under a catch-all deny); a `forced`
+    pattern (a write to the agent config) is always asked. The ask or deny is a session rule whose
+    origin says why, so the question, the audit line and a non-interactive refusal all name the rule."""
+    from forge_tools.permission.calls import AGENT_CONFIG_RULE, escalated_action, opaque_escalation
+
     session = gate.session
-    for pattern in opaque:
+    forced = set(forced)
+    for pattern in dict.fromkeys([*opaque, *forced]):
         decision = session.evaluate(permission, pattern)
         answered = decision.rule is not None and decision.rule.origin.kind == "session"
         if decision.action != "allow" or answered:
             continue  # not allowed anyway, or allowed by a person's `always` answer in this run
-        from forge_tools.permission.calls import opaque_escalation
-
         rules = [r for r in (*session.base.rules, *session.rules) if r.origin.kind != "safety"]
-        risk = opaque_escalation(permission, pattern, rules)
-        if risk is None:
-            continue
-        why = (f"what {pattern!r} runs is known only when it runs, and rule {risk.permission} "
-               f"{risk.pattern!r} {risk.action} ({risk.origin}) could apply to it")
-        session.rules.append(Rule(permission, pattern, "ask", Origin("safety", name=why)))
+        risk = opaque_escalation(permission, pattern, rules) if pattern in opaque else None
+        if risk is not None:
+            why = (f"what {pattern!r} runs is known only when it runs, and rule {risk.permission} "
+                   f"{risk.pattern!r} {risk.action} ({risk.origin}) could apply to it")
+            action = escalated_action(risk)
+            session.rules.append(Rule(permission, pattern, action, Origin("safety", name=why)))
+        elif pattern in forced:
+            session.rules.append(Rule(permission, pattern, "ask", AGENT_CONFIG_RULE.origin))
 
 
 def approval_groups(
@@ -430,7 +434,8 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
     ) -> None:
         nonlocal asks_made
         asks_made += 1
-        escalate_opaque(gate, permission, (metadata or {}).get("opaque") or ())
+        marks = metadata or {}
+        escalate_opaque(gate, permission, marks.get("opaque") or (), marks.get("ask") or ())
         groups = approval_groups(gate, permission, patterns, spec.pre_approved)
         for index, group in enumerate(groups):
             try:
