@@ -198,14 +198,17 @@ def _redirect(node: Node, data: bytes, out: _Found) -> None:
         return
     target = _static_value(destination, data)
     operators = {c.type for c in node.children if c is not destination and c.type != "file_descriptor"}
-    if target is None:
-        out.dynamic_targets.append(_text(destination, data))  # `> $F`, `> $(..)`: a path known at run time
+    if target is None or _GLOB.search(target):
+        out.dynamic_targets.append(_text(destination, data))  # `> $F`, `> $(..)`, `> vic*`: known at run time
         return
     if operators & {">&", "<&"} and (target.isdigit() or target == "-"):
         return
     out.redirects.append(target)
     if operators - {"<", "<&"}:
         out.writes.append(target)
+
+
+_GLOB = re.compile(r"[*?\[]|[@+!]\(")  # bash expands a pattern in a redirect target to the one file
 
 
 def _command(node: Node, data: bytes, out: _Found, depth: int) -> None:

@@ -112,7 +112,7 @@ def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequ
     requests: list[PermissionRequest] = []
     if args.workdir:
         requests += external_request(cwd, ctx, is_dir=True)
-    paths = _Paths(split, cwd)
+    paths = _Paths(split, cwd, cdpath="CDPATH" in args.command or bool(os.environ.get("CDPATH")))
     for target in [*paths.arguments, *_harmless_less(split.redirects, paths.bases)]:
         requests += external_request(target, ctx, is_dir=target.is_dir())
     if paths.unknown:
@@ -124,8 +124,9 @@ def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequ
     for target in paths.written:
         if is_agent_config(target, ctx):
             requests += _edit_request(target, ctx)
-    if split.dynamic_targets:
-        dynamic = tuple(dict.fromkeys(split.dynamic_targets))
+    dynamic = tuple(dict.fromkeys(split.dynamic_targets))
+    if dynamic:  # `> $F`, `> vic*`: where it writes is known only at run time, inside or outside
+        requests.append(PermissionRequest("external_directory", dynamic, dynamic, {"opaque": list(dynamic)}))
         requests.append(PermissionRequest("edit", dynamic, dynamic, {"opaque": list(dynamic)}))
     requests = list({(r.permission, r.patterns): r for r in requests}.values())
     patterns = split.commands
@@ -195,7 +196,8 @@ class _Paths:
     """The path arguments of file commands, the directories `cd` may move to, and the paths that are
     only known at run time (`cd -`, `cat $X`, `cd` with CDPATH), from one split line."""
 
-    def __init__(self, split: CommandLine, cwd: Path) -> None:
+    def __init__(self, split: CommandLine, cwd: Path, cdpath: bool) -> None:
+        self.cdpath = cdpath
         self.bases: list[Path] = [cwd]
         self.arguments: list[Path] = []
         self.written: list[Path] = []
@@ -256,7 +258,7 @@ class _Paths:
         if word is None or word == "-" or word.startswith("~"):
             self.unknown.append(whole)  # `cd $X`, `cd -` (OLDPWD), `cd ~user`: known only at run time
             return
-        if not word.startswith(("/", "./", "../")) and word not in (".", "..") and os.environ.get("CDPATH"):
+        if not word.startswith(("/", "./", "../")) and word not in (".", "..") and self.cdpath:
             self.unknown.append(whole)  # CDPATH may pick another directory of that name
             return
         for path in _absolute(word, self.bases):
