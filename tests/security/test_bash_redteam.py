@@ -28,7 +28,7 @@ ORIGINAL = "original\n"
 class Family:
     policy: dict[str, object]
     cases: tuple[str, ...]
-    target: str = "victim"  # the protected file, relative to the project ("~/" for the home directory)
+    targets: tuple[str, ...] = ("victim",)  # protected files, relative to the project ("~/": to home)
     exact: str | None = None  # the decision explain must give, when the family fixes it
 
 
@@ -92,7 +92,7 @@ HIDDEN_RM = {
         "BASH_CMDS+=([ls]=/bin/rm); ls victim",
         "declare -A BASH_CMDS=([cat]=/bin/rm); cat victim",
         "read 'BASH_CMDS[ls]' <<< /bin/rm; ls victim",
-        "printf -v 'BASH_CMDS[echo]' /bin/rm; echo victim",
+        "printf -v 'BASH_CMDS[ls]' /bin/rm; ls victim",
         "hash -p/bin/rm ls; ls victim",
         "hash -p /bin/rm ls; ls victim",
         "hash -tp /bin/rm ls 2>/dev/null; hash -p /bin/rm ls; ls victim",
@@ -114,7 +114,7 @@ HIDDEN_RM = {
         "script --command='rm victim' -q /dev/null",
         "su -c'rm victim'",
         "su root -c 'rm victim'",
-        "su -lc 'cd {project} && rm victim'",
+        "su -s /bin/bash -c 'rm victim'",
         "runuser -u root -- rm victim",
         "runuser -u root rm victim",
         "unshare -r rm victim",
@@ -160,7 +160,7 @@ HIDDEN_RM = {
         "PS4='$(rm victim)'; set -x; :",
         "x='$(rm victim)'; cat <<EOF\n${x@P}\nEOF",
         "BASH_ENV=<(echo rm victim) bash -c :",
-        "export BASH_ENV=<(echo rm victim); bash -c :",
+        "echo rm victim > .e; export BASH_ENV=.e; bash -c :",
     ),
     "interpreters with inline code": (
         "python3 -c 'import os; os.remove(\"victim\")'",
@@ -176,7 +176,8 @@ HIDDEN_RM = {
         "find . -name victim -delete",
         "find . -name victim -exec rm {} +",
         "git -c alias.x='!rm victim' x",
-        "git -calias.x='!rm victim' x",
+        "X='!rm victim' git --config-env=alias.x=X x",
+        "git -c 'alias.x=!rm victim' x",
         "echo rm victim | xargs -I{} sh -c {}",
         "echo victim | xargs $(echo rm)",
     ),
@@ -221,6 +222,12 @@ CONFIG_WRITES = (
     "echo x > link",
     "cp link forge.json",
     "tee opencode.json < /dev/null",
+    "echo x > .forge/agent.md",
+    "echo x >> ./.forge/agent.md",
+    "mkdir -p .opencode && echo x > .opencode/agent.md",
+    "bash -c 'echo x > .forge/agent.md'",
+    "cd .forge && echo x > agent.md",
+    "cd sub && echo x > ../.forge/agent.md",
 )
 # Each string creates `owned` outside the project; external_directory is the default ask.
 OUTSIDE = {"bash": "allow"}
@@ -260,9 +267,10 @@ def _families() -> list[tuple[str, str, Family]]:
             cases.append((name, line, Family(RM_DENY, lines)))
             cases.append((f"{name} (allow-list)", line, Family(ALLOW_LIST, lines, exact="deny")))
     cases += [("redirects as edit", line, Family(EDIT_DENY, REDIRECTS)) for line in REDIRECTS]
-    cases += [("agent config", line, Family(AGENT_CONFIG, CONFIG_WRITES, target="opencode.json", exact="ask"))
+    config = ("opencode.json", "forge.json", ".forge/agent.md", ".opencode/agent.md")
+    cases += [("agent config", line, Family(AGENT_CONFIG, CONFIG_WRITES, config, exact="ask"))
               for line in CONFIG_WRITES]
-    cases += [("outside the project", line, Family(OUTSIDE, OUTSIDE_WRITES, target="~/owned"))
+    cases += [("outside the project", line, Family(OUTSIDE, OUTSIDE_WRITES, targets=("~/owned",)))
               for line in OUTSIDE_WRITES]
     return cases
 
@@ -274,6 +282,7 @@ def _setup(root: Path, home: Path, policy: dict[str, object]) -> None:
     (root / "opencode.json").write_text(json.dumps({"permission": policy}))
     (root / "victim").write_text(ORIGINAL)
     (root / "sub").mkdir(exist_ok=True)
+    (root / ".forge").mkdir(exist_ok=True)
     link = root / "link"
     if not link.is_symlink():
         link.symlink_to("opencode.json")
@@ -284,12 +293,13 @@ def _setup(root: Path, home: Path, policy: dict[str, object]) -> None:
         path.unlink(missing_ok=True)
 
 
-def _snapshot(root: Path, home: Path, family: Family) -> str | None:
-    """The protected file's content (None when it does not exist)."""
-    target = home / family.target[2:] if family.target.startswith("~/") else root / family.target
-    if target.is_dir():
-        return "(a directory)"
-    return target.read_text() if target.is_file() else None
+def _snapshot(root: Path, home: Path, family: Family) -> list[str | None]:
+    """The protected files' contents (None for one that does not exist)."""
+    found: list[str | None] = []
+    for name in family.targets:
+        target = home / name[2:] if name.startswith("~/") else root / name
+        found.append("(a directory)" if target.is_dir() else target.read_text() if target.is_file() else None)
+    return found
 
 
 def _line(template: str, project: Path, home: Path) -> str:
@@ -346,7 +356,7 @@ def test_no_deny_is_passed(cli: CLI, project: Path, isolated_env: dict[str, Path
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     if not _bash_changes_it(line, scratch, home, family):
-        pytest.skip(f"bash itself does not change {family.target} with this line here")
+        pytest.skip(f"bash itself does not change {', '.join(family.targets)} here: {line!r}")
 
     _setup(project, home, family.policy)
     before = _snapshot(project, home, family)
