@@ -465,8 +465,55 @@ INTERPRETERS: dict[str, frozenset[str]] = {
     "gsed": frozenset(), "git": frozenset({"-c", "--config-env"}), "vim": frozenset({"-c", "--cmd"}),
     "nvim": frozenset({"-c", "--cmd"}), "make": frozenset({"--eval"}),
 }
-_AWK_EFFECTS = re.compile(r"system|\||>|getline|ENVIRON")
-_SED_EXEC = re.compile(r"(^|[;\n{}]|\d|\$|/)\s*[ewWrR]|s(.).*\2.*\2[a-zA-Z0-9]*[ew]", re.S)
+# awk runs commands with system(), pipes (`print | "cmd"`, `"cmd" | getline`) and writes files with
+# `print > "f"`; a comparison `$2 > 1` outside print is not an effect.
+_AWK_EFFECTS = re.compile(r"system|\||getline|\bprintf?\b[^;{}]*>")
+
+
+def _sed_runs(script: str) -> bool:
+    """Whether a sed script may run a command or write a file: the `e` command, the `w`/`W` commands,
+    or an `s` command with the `e` or `w` flag. Anything this reader cannot follow counts as yes."""
+    i, n = 0, len(script)
+    while i < n:
+        while i < n and script[i] in " \t\n;{}!0123456789,$~+":
+            i += 1
+        if i < n and script[i] in "/\\":  # an address /re/ or \cREc
+            delimiter = script[i] if script[i] == "/" else script[i + 1:i + 2]
+            i += 1 if script[i] == "/" else 2
+            while i < n and script[i] != delimiter:
+                i += 2 if script[i] == "\\" else 1
+            i += 1
+            if i < n and script[i] in "IM":
+                i += 1
+            continue
+        if i >= n:
+            return False
+        command = script[i]
+        if command in "ewW":
+            return True
+        if command in "sy":
+            if i + 1 >= n:
+                return True
+            delimiter = script[i + 1]
+            i += 2
+            for _ in range(2):
+                while i < n and script[i] != delimiter:
+                    i += 2 if script[i] == "\\" else 1
+                i += 1
+            flags = re.match(r"[gpiImM0-9]*", script[i:])
+            i += flags.end() if flags else 0
+            if command == "s" and i < n and script[i] in "ew":
+                return True
+            continue
+        if command in "aicrRbtTq:lLQvz=dDgGhHnNpPxF#":
+            if command in "aicrRbtT:#":  # the rest of the line is text, a label or a file name
+                end = script.find("\n", i)
+                i = n if end < 0 else end + 1
+            else:
+                i += 1
+            continue
+        return True  # a command this reader does not know
+    return False
 
 
 def _inline_code(base: str, static: list[str | None]) -> bool:
@@ -480,7 +527,9 @@ def _inline_code(base: str, static: list[str | None]) -> bool:
             or any(w.startswith(("-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"))
                    for w in words)
     if base in ("sed", "gsed"):
-        return any(_SED_EXEC.search(w) for w in words if not w.startswith("-")) \
+        scripts = [w for w in words if not w.startswith("-")][:1]  # the script (or with -e, every -e)
+        scripts = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-e", "--expression")] or scripts
+        return any(_sed_runs(w) for w in scripts) \
             or any(w.startswith(("-f", "--file")) for w in words)
     if base == "git":
         first = next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))
