@@ -30,17 +30,42 @@ make a call stricter, never looser. The decisions below all follow from that:
   `env -S 'CMD'` are also checked as the command line they carry; `coproc [NAME] CMD` as CMD.
 - A line with no command at all (only assignments or comments) is checked as its whole text.
 
-**Opaque commands.** Some commands cannot be known before they run: a dynamic command name (`$CMD x`,
-`$(echo rm) x`, `r${x}m`), a shell reading a script or its stdin (`bash x.sh`, `curl .. | sh`), `source`,
-`eval "$X"`, `bash -c "$X"`, `xargs -I{} {}`, and any line the parser could not read. Their patterns keep
-the source text (only a wildcard rule such as `*` matches it) and are also listed in
-`CommandLine.opaque`, so that a gate can ask instead of allowing when a narrower deny or ask rule could
-apply to the real command (`run` does; see `runner.opaque_escalation`).
+**Understand, or ask (issue 9).** The splitter models a subset of bash completely; everything outside it
+is *opaque*: its source text is one more pattern, listed in `CommandLine.opaque`, and the gate never
+allows an opaque pattern when a deny or ask narrower than the catch-all could apply (it is asked; under
+`"*": "deny"` it is denied; `permission.calls.opaque_escalation`). The subset (docs/bash-subset.md):
 
-What no rule about command names can catch: programs that do the same thing by other means (`find
--delete`, `python -c`, `perl -e`, `git -c core.pager=...`, `make`, a script's contents) and wrappers this
-module does not know. A deny on `rm *` stops commands named rm, not deleting files; to contain effects,
-deny `*` and allow what is needed.
+- words and their quoting (`'..'`, `".."`, `\\x`, `$'..'` with ASCII escapes), the operators `&&` `||` `;`
+  `|` `&` and newlines, subshells and `{ }` groups, `if`/`while`/`until`/`for NAME in`/`case`, functions,
+  `!`, plain redirects with a static target;
+- `$NAME`, `${NAME}` and `${NAME op word}` with a literal word (`:-` `-` `:+` `+` `:?` `=` `#` `%` `/`
+  `^` `,`, `:N:M` with numbers), `${#NAME}`, `${!NAME[@]}`; `$(..)`, backquotes (re-read as bash reads
+  them, so `` `echo \\`rm x\\`` `` is `rm x`), `<(..)`, `>(..)`, each split and checked;
+- here-documents whose delimiter is a plain word (whole-quoted or not) and whose end bash finds on the
+  same line as the parser; arithmetic of numbers and operators only;
+- `bash -c`/`sh -c`/`eval` with a static string, `alias`, `trap`, `hash -p`, and the wrappers of
+  `shell_wrappers.GRAMMARS` read with their full option grammar.
+
+Opaque, whatever the rest of the line: a dynamic or globbed command name (`$CMD x`, `/bin/r[m] x`); a
+shell reading a file or stdin, `source`; `$"..."`; `$'..'` holding NUL, bytes above 0x7f, `\\u` beyond
+ASCII or `\\cX`; any other `${..}` form (`${x@P}`, `${!x}`, `${x-'..'}` quotes, `${@:x}`, substitutions
+inside); a substitution the parser left as text (`[[ =~ `..` ]]`, patterns, heredoc bodies); a
+here-doc with a quote-removed delimiter (`E''OF`, `$'EOF'`); non-plain arithmetic; names of variables
+that bash runs or that change what runs (`PS0-4`, `PROMPT_COMMAND`, `BASH_ENV`, `BASH_ALIASES`,
+`BASH_CMDS`, `BASH_FUNC_*`, `SHELLOPTS`, `PATH`, `CDPATH`, `IFS`, `HOME`, `RANDOM`-style integer
+specials ...) anywhere on the line, except reading them (`$HOME`); builtins that run strings
+(`fc`, `history`, `enable`, `mapfile/readarray -C`, `compgen -C/-F/-W`, `complete -C/-F`, `bind -x`);
+a wrapper option the grammar does not know; interpreters given inline code or stdin (`python -c`,
+`perl -e`, `node -e`, `awk` with `system`/pipes/`print >`, `sed` with `e`/`w`, `git -c`, `find` with
+`-exec`/`-delete`, `xargs` whose command comes from its input); any parse error.
+
+Redirect targets are returned separately (`writes`, `dynamic_targets`) so the bash tool can check each
+written file as an `edit` and a target known only at run time as opaque (tools/builtins/bash.py).
+
+What no rule about command names can catch: programs that do the same thing by other means and are
+not listed above (`make`, a script's contents, `mv`, `cp /dev/null`). A deny on `rm *` stops commands
+named rm, not deleting files; the OS sandbox is the boundary for effects (README: What a deny
+guarantees).
 """
 
 from __future__ import annotations
