@@ -564,7 +564,8 @@ def _inline_code(base: str, static: list[str | None]) -> bool:
         return False
     options = INTERPRETERS[base]
     if base in ("python", "pypy", "ruby", "perl", "node", "nodejs", "php", "lua", "luajit", "bun") and (
-            not any(not w.startswith("-") for w in words) or "-" in words):
+            not any(not w.startswith("-") for w in words) or "-" in words) \
+            and not set(words) & {"--version", "-V", "--help", "-h", "-v"}:
         return True  # no script: the code comes from stdin
     return any(w in options or any(w.startswith(o) and len(o) == 2 and len(w) > 2 for o in options)
                or (w.startswith("-") and not w.startswith("--") and any(o[1:] in w[1:] for o in options

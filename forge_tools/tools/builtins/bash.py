@@ -79,6 +79,8 @@ class BashArgs(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("command must not be empty")
+        if "\x00" in value:
+            raise ValueError("command must not contain a NUL character (bash cannot receive one)")
         return value
 
 
@@ -211,6 +213,9 @@ class _Paths:
                 home = _HOME_WORD.sub(os.environ.get("HOME", "~").replace("\\", "/"), text or "")
                 if word is None and home != text and _static_text(home):
                     pending.append((home, False))  # `$HOME/x` in any command: a path outside the root
+                elif word is not None and (word == "~" or word.startswith("~/")) \
+                        and name not in PATH_COMMANDS:
+                    pending.append((word, False))  # `vim ~/.bashrc`: so is `~/x`
             if name in ("cd", "pushd", "popd"):
                 self._cd(name, words, texts)
                 continue

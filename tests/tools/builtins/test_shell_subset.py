@@ -92,3 +92,12 @@ def test_a_write_to_the_agent_config_is_always_asked() -> None:
     denied = decide_request("edit", ["opencode.json"], {"ask": ["opencode.json"]},
                             _rules(("*", "deny"), permission="edit"))
     assert denied[0].action == "deny"  # a deny stays a deny
+
+
+def test_a_nul_in_the_command_is_bad_input() -> None:
+    from pydantic import ValidationError
+
+    from forge_tools.tools.builtins.bash import BashArgs
+
+    with pytest.raises(ValidationError, match="NUL"):
+        BashArgs(command="echo a\x00b")
