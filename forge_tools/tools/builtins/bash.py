@@ -224,6 +224,8 @@ class _Paths:
                 continue
             options_done = False
             for index, (word, text) in enumerate(zip(words[1:], texts[1:], strict=False), start=1):
+                if name == "find" and word is not None and word[:1] in ("-", "(", "!", ")"):
+                    break  # find's paths come before its expression (`-name x -exec cmd {} +`)
                 if word is None:
                     if text and not text.startswith("-"):
                         self.unknown.append(text)  # `cat $X/y`: which directory is known only at run time
