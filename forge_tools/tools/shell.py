@@ -33,7 +33,7 @@ make a call stricter, never looser. The decisions below all follow from that:
 **Understand, or ask (issue 9).** The splitter models a subset of bash completely; everything outside it
 is *opaque*: its source text is one more pattern, listed in `CommandLine.opaque`, and the gate never
 allows an opaque pattern when a deny or ask narrower than the catch-all could apply (it is asked; under
-`"*": "deny"` it is denied; `permission.calls.opaque_escalation`). The subset (docs/bash-subset.md):
+`"*": "deny"` it is denied; see `permission.calls.decide_pattern`). The subset (docs/bash-subset.md):
 
 - words and their quoting (`'..'`, `".."`, `\\x`, `$'..'` with ASCII escapes), the operators `&&` `||` `;`
   `|` `&` and newlines, subshells and `{ }` groups, `if`/`while`/`until`/`for NAME in`/`case`, functions,
