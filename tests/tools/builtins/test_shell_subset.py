@@ -101,3 +101,13 @@ def test_a_nul_in_the_command_is_bad_input() -> None:
 
     with pytest.raises(ValidationError, match="NUL"):
         BashArgs(command="echo a\x00b")
+
+
+def test_explain_says_why_an_agent_config_write_is_asked(cli, project) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    (project / "opencode.json").write_text(json.dumps({"permission": {"bash": "allow", "edit": "allow"}}))
+    code, out, err = cli("explain", "bash", "--call", json.dumps({"command": "echo x > opencode.json"}))
+    assert code == 0, err
+    assert "Call decision: ASK" in out and "the project's agent config" in out
+    assert "known only when it runs" not in out
