@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from forge_tools.errors import ForgeToolsError
 from forge_tools.origin import Node
 from forge_tools.permission.model import Rule
-from forge_tools.permission.names import PERMISSION_ONLY_NAMES, builtin_ids
+from forge_tools.permission.names import known_names
 
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
@@ -66,7 +66,7 @@ class CheckContext:
 
     @property
     def known_names(self) -> set[str]:
-        return {*self.tool_ids, *PERMISSION_ONLY_NAMES, *builtin_ids()}
+        return known_names(self.tool_ids)
 
     @property
     def mcp_prefixes(self) -> list[str]:

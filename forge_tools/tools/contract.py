@@ -8,6 +8,7 @@ validated arguments to the permission checks a call needs (SPEC 4.4). Keeping th
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
 from collections.abc import Awaitable, Callable
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from forge_tools.permission.calls import PermissionRequest
 
 SourceKind = Literal["builtin", "script", "plugin", "mcp"]
 
@@ -76,23 +79,14 @@ class ToolResult:
         return {"title": self.title, "output": self.output, "metadata": self.metadata}
 
 
-@dataclass(frozen=True)
-class PermissionRequest:
-    """One permission check a call needs: the permission name, the patterns to check, and the
-    patterns that an `always` answer would allow for the rest of the session."""
-
-    permission: str
-    patterns: tuple[str, ...]
-    always: tuple[str, ...] = ()
-    metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
-
-
 class AbortSignal:
     """Cancellation that reaches a running tool (and its subprocess), thread-safe."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
         self._callbacks: list[Callable[[], None]] = []
+        self._force_callbacks: list[Callable[[], None]] = []
+        self._forced = False
         self._lock = threading.Lock()
         self.reason: str | None = None
 
@@ -119,6 +113,35 @@ class AbortSignal:
 
     def wait(self, timeout: float | None = None) -> bool:
         return self._event.wait(timeout)
+
+    @property
+    def forced(self) -> bool:
+        return self._forced
+
+    def force(self, reason: str = "interrupted again") -> None:
+        """Stop at once, in the caller's thread: abort, then run every `on_force` callback (a tool
+        kills its process group there). For a second Ctrl-C: the CLI exits right after, and a graceful
+        stop still under way in the worker thread would die with it."""
+        self.abort(reason)
+        with self._lock:
+            self._forced = True
+            callbacks = list(self._force_callbacks)
+        for cb in callbacks:
+            cb()
+
+    def on_force(self, cb: Callable[[], None]) -> Callable[[], None]:
+        """Run `cb` on `force()` (at once if it already happened); returns a function that unregisters
+        it, to call once what it would stop is gone."""
+        with self._lock:
+            if not self._forced:
+                self._force_callbacks.append(cb)
+                return lambda: self._drop_force_callback(cb)
+        cb()
+        return lambda: None
+
+    def _drop_force_callback(self, cb: Callable[[], None]) -> None:
+        with self._lock, contextlib.suppress(ValueError):
+            self._force_callbacks.remove(cb)
 
 
 class AskFn(Protocol):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from forge_tools.errors import ConfigError, ForgeToolsError
+from forge_tools.errors import ConfigError, ForgeToolsError, PermissionDenied, UnknownNameError
 from forge_tools.origin import Origin
 
 if TYPE_CHECKING:
@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 LayerName = Literal["model", "definition", "permission", "request"]
 LAYERS: tuple[LayerName, ...] = ("model", "definition", "permission", "request")
 TOOLS_OPTION = "--tools"
+LAYER_THREE: tuple[LayerName, ...] = ("permission", "request")
+"""The layers whose drop `run` refuses: the agent's rules and the request booleans. A tool dropped only
+by layer one (model, provider, flags) still runs, with a note: that layer decides what the model is
+offered, not what a person may run by hand."""
 NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
 #: tools a request may carry before many model APIs refuse it (OpenAI's limit; opencode users with
 #: several MCP servers hit it without seeing why)
@@ -120,6 +124,10 @@ class Sources:
     notes: list[str]
 
 
+class ToolHidden(PermissionDenied):
+    """The tool is not in this agent's table: layer three (or a request boolean) hides it."""
+
+
 @dataclass
 class PipelineResult:
     request: Request
@@ -147,6 +155,37 @@ class PipelineResult:
 
     def get(self, tool_id: str) -> ToolVerdict | None:
         return next((t for t in self.tools if t.id == tool_id), None)
+
+    def require(self, tool_id: str, allow_hidden: bool = False) -> ToolVerdict:
+        """The one way `explain` and `run` pick a tool: its verdict, or a one-line refusal (unknown with
+        did-you-mean, not registered without a flag, or hidden by layer three unless `allow_hidden`)."""
+        from difflib import get_close_matches
+
+        from forge_tools.visibility.model_layer import REGISTRATION_GATES
+
+        verdict = self.get(tool_id)
+        if verdict is None and tool_id in REGISTRATION_GATES:
+            # a real builtin that needs a flag to be registered at all: say which, not "did you mean"
+            raise ForgeToolsError(f"tool {tool_id!r} is not a candidate for this turn: "
+                                  f"{REGISTRATION_GATES[tool_id]}")
+        if verdict is None:
+            raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, self.ids, n=3, cutoff=0.5))
+        if verdict.hidden_at in LAYER_THREE and not allow_hidden:
+            raise ToolHidden(self._hidden_message(verdict))
+        return verdict
+
+    def _hidden_message(self, verdict: ToolVerdict) -> str:
+        from forge_tools.permission.model import Rule
+
+        layer = verdict.hidden_at or "a layer"
+        rule = next((lv.rule for lv in verdict.layers
+                     if lv.layer in LAYER_THREE and not lv.kept and lv.rule is not None), None)
+        reason = verdict.reason or "hidden"
+        where = ""
+        if isinstance(rule, Rule) and str(rule.origin) not in reason:
+            where = f"; rule {rule.permission} {rule.pattern!r} {rule.action} at {rule.origin}"
+        return (f"tool {verdict.id!r} is hidden from agent {self.agent.name!r} by the {layer} layer: "
+                f"{reason}{where} (use --force-hidden to run it anyway)")
 
     @property
     def visible_ids(self) -> list[str]:
