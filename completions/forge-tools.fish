@@ -22,7 +22,7 @@ complete -c forge-tools -n '__fish_seen_subcommand_from check' -l strict -d 'War
 complete -c forge-tools -n '__fish_seen_subcommand_from check' -l expect -r -F -d 'Assertions file (YAML, TOML or JSON) checked against the pipeline.'
 complete -c forge-tools -n '__fish_seen_subcommand_from check' -l format -s f -xa 'auto text concise json github sarif' -d 'auto (github under GitHub Actions, else text), text, concise (one line a finding), json, github or sarif.'
 complete -c forge-tools -n '__fish_seen_subcommand_from check' -l load-code -d 'Import tool scripts and plugins (only for trusted code).'
-complete -c forge-tools -n '__fish_seen_subcommand_from check' -l select -r -F -d 'Report only these codes or prefixes (comma-separated, repeatable; replaces the config'\''s check.select).'
+complete -c forge-tools -n '__fish_seen_subcommand_from check' -l select -r -F -d 'Report only these codes or prefixes (comma-separated, repeatable; starts over: the config'\''s check.select and check.ignore no longer apply).'
 complete -c forge-tools -n '__fish_seen_subcommand_from check' -l ignore -r -F -d 'Do not report these codes or prefixes (comma-separated, repeatable; added to the config'\''s check.ignore).'
 complete -c forge-tools -n '__fish_seen_subcommand_from check' -l exit-zero -d 'Exit 0 even when there are findings.'
 complete -c forge-tools -n '__fish_seen_subcommand_from check' -l output-file -s o -r -F -d 'Also write the report to FILE: SARIF for *.sarif, JSON for *.json (the --format output still goes to stdout).'
