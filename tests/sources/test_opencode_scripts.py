@@ -99,6 +99,6 @@ def test_the_global_opencode_tool_dir(project: Path, cli, isolated_env: dict[str
 def test_check_reports_a_broken_opencode_tool_file(project: Path, cli) -> None:
     write(project, "bad.ts", "export const x = tool({ description: 'a' \n")
     for extra in ((), ("--load-code",)):
-        code, out, _ = cli("check", "--format", "json", *extra)
+        _, out, _ = cli("check", "--format", "json", *extra)
         [finding] = [f for f in json.loads(out)["findings"] if f["code"] == "FT009"]
         assert finding["location"]["path"].endswith("bad.ts") and finding["level"] == "warning"
