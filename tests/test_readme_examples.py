@@ -37,6 +37,19 @@ def test_tool_script_example_counts_lines(project: Path, cli) -> None:
     assert out.strip() == "3"
 
 
+def test_mcp_example_is_read_as_documented() -> None:
+    from forge_tools.origin import Node, Origin
+    from forge_tools.sources.mcp import servers_from_config
+
+    text = README.read_text(encoding="utf-8")
+    start = text.index("```json", text.index("**MCP servers.**")) + len("```json")
+    config = json.loads(text[start:text.index("```", start)])
+    servers, problems = servers_from_config(Node.from_plain(config, Origin("file", "x")), Path("."))
+    assert problems == []
+    assert [(s.name, s.kind, s.timeout_ms) for s in servers] == [("files", "local", 10000),
+                                                                 ("github", "remote", 5000)]
+
+
 def test_library_example_decides_and_runs(project: Path, capsys) -> None:
     (project / "forge.json").write_text(json.dumps({"permission": {"bash": {
         "*": "ask", "git *": "allow", "echo *": "allow", "rm *": "deny"}}}))

@@ -42,7 +42,8 @@ def problem_findings(problems: list[ForgeToolsError], loaded: Any) -> list[Findi
 
 
 def _is_script(origin: Origin | None) -> bool:
-    return origin is not None and origin.kind == "file" and (origin.path or "").endswith(".py")
+    path = origin.path if origin is not None and origin.kind == "file" else None
+    return (path or "").endswith((".py", ".ts", ".js"))  # Python scripts and opencode's TS/JS tools
 
 
 def script_finding(problem: ConfigError) -> Finding:

@@ -58,6 +58,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     from forge_tools.check.context import build_context
     from forge_tools.check.opencode_compat import action_only_maps
     from forge_tools.config import LoadOptions, load_config
+    from forge_tools.sources.opencode_scripts import scan_opencode_scripts
     from forge_tools.sources.static_scripts import scan_static_scripts
     from forge_tools.visibility.pipeline import NOTE_PLUGINS_UNKNOWN
 
@@ -74,6 +75,10 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
             report.findings.append(Finding(
                 "FT009", "warning", p.message, "fix the script; until then it fails to import",
                 Origin("file", str(p.path), p.line, p.column)))
+        for q in scan_opencode_scripts(scan.config_dirs).problems:  # opencode's TS/JS tools
+            report.findings.append(Finding(
+                "FT009", "warning", q.message, "fix the script; until then opencode gets no tool from it",
+                Origin("file", str(q.path), q.line, q.column)))
 
     assertions = _load_assertions(opts.expect, report)
     if scan.errors:

@@ -224,15 +224,20 @@ def scan_opencode_script(path: Path) -> tuple[list[OpencodeScriptTool], list[Ope
     return tools, problems
 
 
-def _first_error(node: Node) -> Node | None:
-    if node.type == "ERROR" or node.is_missing:
-        return node
-    for child in node.children:
-        if child.has_error or child.is_missing:
-            hit = _first_error(child)
-            if hit is not None:
-                return hit
-    return None
+def _first_error(root: Node) -> Node | None:
+    """Where the parse went wrong: the first missing token (say, a `)` never closed) if there is one,
+    else the innermost first ERROR node."""
+    missing: Node | None = None
+    error: Node | None = None
+    stack = [root]
+    while stack and missing is None:
+        node = stack.pop()
+        if node.is_missing:
+            missing = node
+        elif node.type == "ERROR" and (error is None or node.start_byte >= error.start_byte):
+            error = node
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    return missing or error
 
 
 def scan_opencode_scripts(config_dirs: Iterable[Path]) -> OpencodeScan:

@@ -40,6 +40,8 @@ def agent_cases() -> list[tuple[str, str]]:
 def case_project(project: Path) -> Any:
     def copy(case: str) -> Path:
         shutil.copy(FIXTURES / case / "opencode.json", project / "opencode.json")
+        if (FIXTURES / case / ".opencode").is_dir():  # e.g. opencode's own TypeScript tools
+            shutil.copytree(FIXTURES / case / ".opencode", project / ".opencode")
         return project
     return copy
 

@@ -140,9 +140,9 @@ def test_check_never_connects_unless_load_code(project: Path, cli, tmp_path: Pat
     log = tmp_path / "starts.log"
     write_config(project, {"mcp": {"demo": local(environment={"DEMO_LOG": str(log)})},
                            "permission": {"demo_echo": "ask", "demo_ecko": "ask"}})
-    code, out, err = cli("check")
+    _, out, err = cli("check")
     assert starts(log) == 0 and "FT101" not in out and "without --load-code" in out + err
-    code, out, err = cli("check", "--load-code")
+    _, out, err = cli("check", "--load-code")
     assert starts(log) == 1
     # once the server's tools are listed, a misspelt one is an unknown name with a suggestion
     assert "FT101" in out and "demo_ecko" in out and "demo_echo" in out
@@ -210,8 +210,8 @@ def test_malformed_entries_are_located(project: Path, cli) -> None:
     doc = layers(cli)
     texts = [p["text"] for p in doc["problems"]]
     assert len(texts) == 4 and all("opencode.json:1:" in t for t in texts)
-    assert ["command", "url", "type", "timeout"] == [next(k for k in ("command", "url", "type", "timeout")
-                                                          if f"`{k}`" in t) for t in texts]
+    keys = ("command", "url", "type", "timeout")
+    assert [next(k for k in keys if f"`{k}`" in t) for t in texts] == list(keys)
 
 
 # -- the published filesystem server, through npx ----------------------------------------------------
@@ -247,3 +247,30 @@ def test_published_filesystem_server_via_npx(project: Path, cli, filesystem_serv
     code, out, err = cli("run", "files_read_text_file", "--args", json.dumps({"path": str(data / "a.txt")}))
     assert code == 0, err
     assert "hello from a file" in out
+
+
+def test_the_sdk_is_imported_only_to_connect(project: Path, cli) -> None:
+    """A cached listing (and a config without servers) costs `explain` no SDK import."""
+    import subprocess as sp
+
+    probe = ("import io, sys\nfrom contextlib import redirect_stdout\nfrom forge_tools.cli.app import run\n"
+             "with redirect_stdout(io.StringIO()):\n    code = run(sys.argv[1:])\n"
+             "print(code, 'mcp' in sys.modules, 'anyio' in sys.modules)")
+
+    def sdk_loaded() -> str:
+        done = sp.run([sys.executable, "-c", probe, "explain", "bash"], cwd=project, capture_output=True,
+                      text=True, timeout=120)
+        return done.stdout.strip().splitlines()[-1]
+
+    assert sdk_loaded() == "0 False False"
+    write_config(project, {"mcp": {"demo": local()}})
+    assert sdk_loaded() == "0 True True"  # listed: connected with the SDK
+    assert sdk_loaded() == "0 False False"  # from the cache
+
+
+def test_config_agents_rules_never_start_servers(project: Path, cli, tmp_path: Path) -> None:
+    log = tmp_path / "starts.log"
+    write_config(project, {"mcp": {"demo": local(environment={"DEMO_LOG": str(log)})}})
+    for command in (("config",), ("agents",), ("rules",)):
+        assert cli(*command)[0] == 0
+    assert starts(log) == 0

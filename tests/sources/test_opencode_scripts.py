@@ -84,3 +84,21 @@ def test_layers_explain_run_and_check(project: Path, cli) -> None:
     (project / "opencode.json").write_text(json.dumps({"permission": {"db_ad": "deny"}}))
     code, out, _ = cli("check")
     assert "FT101" in out and "db_add" in out
+
+
+def test_the_global_opencode_tool_dir(project: Path, cli, isolated_env: dict[str, Path]) -> None:
+    folder = isolated_env["home"] / ".config" / "opencode" / "tool"
+    folder.mkdir(parents=True)
+    (folder / "deploy.ts").write_text('export default tool({ description: "Deploy it", args: {} })\n')
+    code, out, err = cli("layers", "--format", "json")
+    assert code == 0, err
+    tools = {t["id"]: t for t in json.loads(out)["tools"]}
+    assert tools["deploy"]["source"]["path"] == str((folder / "deploy.ts").resolve())
+
+
+def test_check_reports_a_broken_opencode_tool_file(project: Path, cli) -> None:
+    write(project, "bad.ts", "export const x = tool({ description: 'a' \n")
+    for extra in ((), ("--load-code",)):
+        _, out, _ = cli("check", "--format", "json", *extra)
+        [finding] = [f for f in json.loads(out)["findings"] if f["code"] == "FT009"]
+        assert finding["location"]["path"].endswith("bad.ts") and finding["level"] == "warning"
