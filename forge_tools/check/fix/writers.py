@@ -224,7 +224,7 @@ def write_toml(text: str, edit: Edit) -> str:
         inner = tools.value
         for old_name, (name, action) in zip(list(inner), converted.items(), strict=True):
             item = tomlkit.string(action)
-            previous = inner.item(old_name)
+            previous: Any = inner.item(old_name)
             item.trivia.comment_ws = previous.trivia.comment_ws
             item.trivia.comment = previous.trivia.comment
             inner._replace(old_name, name, item)
