@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import typer
 
+from forge_tools.cli.common import AgentOpt, ConfigOpt, FormatOpt, ProjectOpt
 from forge_tools.errors import ExitCode, ForgeToolsError
 
 app = typer.Typer(
@@ -58,6 +59,10 @@ _register()
 def _root(
     ctx: typer.Context,
     version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+    agent: AgentOpt = None,
+    fmt: FormatOpt = "text",
+    config: ConfigOpt = None,
+    project: ProjectOpt = None,
 ) -> None:
     """forge-tools: why a tool is visible, hidden or asked for, and what a call may do."""
     if version:
@@ -69,10 +74,18 @@ def _root(
         except PackageNotFoundError:
             typer.echo("forge-tools (not installed)")
         raise typer.Exit(0)
+    given = [name for name, value in (("--agent", agent), ("--format", fmt != "text" or None),
+                                      ("--config", config), ("--project", project)) if value]
+    if ctx.invoked_subcommand is not None and given:
+        from forge_tools.errors import UsageError
+
+        raise UsageError(f"put {given[0]} after the command (forge-tools {ctx.invoked_subcommand} "
+                         f"{given[0]} ...); before a command it is for the bare layers table",
+                         where=given[0])
     if ctx.invoked_subcommand is None:
         from forge_tools.cli.default_cmd import run_default
 
-        raise typer.Exit(run_default())
+        raise typer.Exit(run_default(agent=agent, fmt=fmt, config=config, project=project))
 
 
 def usage_line(exc: Exception) -> str:
