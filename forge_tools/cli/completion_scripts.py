@@ -205,8 +205,8 @@ def _zsh_arguments(c: CommandSpec, indent: str) -> list[str]:
             lines.append(f"{indent}  '{n}[{_zsh_escape(o.help)}]{value}' \\")
     positional = c.subcommands or c.arguments
     if c.dynamic:
-        lines.append(f"{indent}  '1:argument:{{compadd -- {' '.join(positional)}{_asked(c.dynamic, 'zsh')}}}' "
-                     "\\")
+        words = " ".join(positional) + _asked(c.dynamic, "zsh")
+        lines.append(f"{indent}  '1:argument:{{compadd -- {words}}}' \\")
     else:
         lines.append(f"{indent}  '1:argument:({' '.join(positional)})' \\" if positional else
                      f"{indent}  '1:argument:_files' \\")
