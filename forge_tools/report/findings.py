@@ -204,11 +204,11 @@ def render_text(report: CheckReport, stream: IO[str]) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    from forge_tools.report.colour import use_colour
+    from forge_tools.report.colour import pipe_safe, use_colour
 
     colour = use_colour(stream)
-    console = Console(file=stream, no_color=not colour, force_terminal=colour,
-                      color_system="auto" if colour else None, highlight=False, soft_wrap=True)
+    console = pipe_safe(Console(file=stream, no_color=not colour, force_terminal=colour,
+                                color_system="auto" if colour else None, highlight=False, soft_wrap=True))
     root = report.project_root
     groups: dict[str, list[Finding]] = {}
     for f in report.sorted_findings():
