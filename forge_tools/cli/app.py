@@ -10,7 +10,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import typer
 
@@ -171,7 +171,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     except SystemExit:
         from click.utils import PacifyFlushWrapper
 
-        if isinstance(sys.stdout, PacifyFlushWrapper):  # typer's sign of a closed pipe (e.g. in --help)
+        wrapper = cast(type, PacifyFlushWrapper)  # click types it loosely (object)
+        if isinstance(sys.stdout, wrapper):  # typer's sign of a closed pipe (e.g. in --help)
             _silence_stdout()
             return 0
         raise
