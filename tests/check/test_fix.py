@@ -139,3 +139,17 @@ def test_tools_map_merging_with_permission_is_left_alone(project: Path, cli) -> 
     cli("check", "--fix")
     assert (project / "forge.json").read_text() == original
     assert "FT107" in codes(cli)
+
+
+def test_files_outside_the_project_are_not_edited(project: Path, cli, isolated_env) -> None:
+    global_dir = isolated_env["home"] / ".config" / "forge"
+    global_dir.mkdir(parents=True)
+    original = '{"permission": {"grpe": "deny"}}\n'
+    (global_dir / "forge.json").write_text(original)
+    outside = project.parent / "elsewhere.json"
+    outside.write_text('{"permission": {"write": "ask"}}\n')
+    (project / "forge.json").symlink_to(outside)
+    code, _, err = cli("check", "--fix")
+    assert (global_dir / "forge.json").read_text() == original
+    assert outside.read_text() == '{"permission": {"write": "ask"}}\n'
+    assert err.count("outside the project") == 2 and code == 1
