@@ -98,6 +98,7 @@ def test_suppression_is_listed_with_its_reason_in_json(planted: Path, cli) -> No
     (suppressed,) = data["suppressed"]
     assert suppressed["code"] == "FT105" and suppressed["location"]["line"] == 7
     assert suppressed["data"]["reason"] == "rm stays visible on purpose"
+    assert suppressed["data"]["suppressed_by"] == "forge.jsonc:6:5"
     assert data["summary"]["suppressed"] == 1
 
 
