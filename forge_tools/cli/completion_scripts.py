@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from forge_tools.tools.builtins import ALL_BUILTINS
+
 FILE_NAMES = {"bash": "forge-tools.bash", "zsh": "_forge-tools", "fish": "forge-tools.fish"}
 
 
@@ -37,8 +39,7 @@ FORMATS = ("text", "json", "yaml", "toml", "github", "sarif", "auto")
 SHELL_NAMES = ("bash", "zsh", "fish")
 #: builtin tool ids (SPEC 2), offered where a command takes a tool; the project's own tools and agents
 #: come from `forge-tools __complete tools|agents` when completing (it never runs project code)
-TOOL_IDS = ("question", "bash", "read", "glob", "grep", "list", "edit", "write", "apply_patch", "task",
-            "webfetch", "todowrite", "websearch", "skill", "lsp", "plan_exit")
+TOOL_IDS = tuple(i for i in ALL_BUILTINS if i != "invalid")  # `invalid` is not for direct use
 VALUE_HINTS = {"--flag": FLAGS, "--client": CLIENTS, "--agent": AGENTS}
 
 
