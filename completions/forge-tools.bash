@@ -45,23 +45,23 @@ _forge_tools() {
       case "$prev" in
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--base --expect --format -f --fail-on-change --load-code --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--base --expect --format -f --project --config -c --fail-on-change --load-code --help -h" -- "$cur"));
       fi
       ;;
     "explain")
       case "$prev" in
-        --agent) COMPREPLY=($(compgen -W "build plan general explore" -- "$cur")); return ;;
+        --agent) COMPREPLY=($(compgen -W "build plan general explore $(forge-tools __complete agents 2>/dev/null)" -- "$cur")); return ;;
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --agent --format -f --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur"));
-      else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit" -- "$cur"));
+      else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit $(forge-tools __complete tools 2>/dev/null)" -- "$cur"));
       fi
       ;;
     "layers")
       case "$prev" in
-        --agent) COMPREPLY=($(compgen -W "build plan general explore" -- "$cur")); return ;;
+        --agent) COMPREPLY=($(compgen -W "build plan general explore $(forge-tools __complete agents 2>/dev/null)" -- "$cur")); return ;;
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
@@ -75,7 +75,10 @@ _forge_tools() {
       fi
       ;;
     "outputs clean")
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--older-than --dry-run --config -c --project --help -h" -- "$cur"));
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--older-than --dry-run --config -c --project --format -f --help -h" -- "$cur"));
       fi
       ;;
     "outputs list")
@@ -86,7 +89,10 @@ _forge_tools() {
       fi
       ;;
     "outputs show")
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--path --help -h" -- "$cur"));
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--path --format -f --help -h" -- "$cur"));
       fi
       ;;
     "rule")
@@ -98,7 +104,7 @@ _forge_tools() {
       ;;
     "rules")
       case "$prev" in
-        --agent) COMPREPLY=($(compgen -W "build plan general explore" -- "$cur")); return ;;
+        --agent) COMPREPLY=($(compgen -W "build plan general explore $(forge-tools __complete agents 2>/dev/null)" -- "$cur")); return ;;
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --format -f --config -c --project --help -h" -- "$cur"));
@@ -106,13 +112,13 @@ _forge_tools() {
       ;;
     "run")
       case "$prev" in
-        --agent) COMPREPLY=($(compgen -W "build plan general explore" -- "$cur")); return ;;
+        --agent) COMPREPLY=($(compgen -W "build plan general explore $(forge-tools __complete agents 2>/dev/null)" -- "$cur")); return ;;
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--args -a --agent --format -f --timeout --yes -y --approve --audit --force-hidden --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur"));
-      else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit" -- "$cur"));
+      else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit $(forge-tools __complete tools 2>/dev/null)" -- "$cur"));
       fi
       ;;
     "schema")

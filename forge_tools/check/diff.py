@@ -75,13 +75,13 @@ def load_side(label: str, directory: Path, load_code: bool = False,
 
 
 def load_old_side(label: str, directory: Path, load_code: bool = False,
-                  git_tree: Path | None = None) -> Side:
+                  git_tree: Path | None = None, overlays: tuple[Path, ...] = ()) -> Side:
     """The old side, or an empty one that says why it could not be loaded: a change that repairs a
     broken config is still compared (everything on the new side is then new), and CI's diff step does
     not fail because of the base. The new side's config errors still stop the diff: that is what the
     change proposes."""
     try:
-        return load_side(label, directory, load_code, git_tree=git_tree)
+        return load_side(label, directory, load_code, overlays=overlays, git_tree=git_tree)
     except ConfigError as exc:
         return Side(label, directory, None, error=exc.one_line())
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from forge_tools.errors import UsageError
 from forge_tools.origin import Node, Origin
-from forge_tools.report.findings import CheckReport, Finding
+from forge_tools.report.findings import CheckReport, Finding, describe
 
 #: codes no selection or suppression removes (the config cannot be read or used)
 ALWAYS_REPORTED = frozenset(f"FT00{i}" for i in range(1, 9))
@@ -176,7 +176,8 @@ def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> C
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # an unreadable file is already a finding of its own
-        suppressions += suppressions_in(path, text)
+        if "forge-tools:" in text:  # most files have none: spare tokenizing a large config
+            suppressions += suppressions_in(path, text)
     kept: list[Finding] = []
     for finding in report.findings:
         by = next((s for s in suppressions if finding.code not in ALWAYS_REPORTED and s.covers(finding)),
@@ -186,7 +187,7 @@ def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> C
             continue
         by.used.add(finding.code)
         report.suppressed.append(dataclasses.replace(
-            finding, data={**finding.data, "suppressed_by": str(by.origin),
+            finding, data={**finding.data, "suppressed_by": describe(by.origin, report.project_root),
                            **({"reason": by.reason} if by.reason else {})}))
     for s in suppressions:
         unknown = [c for c in s.codes if not _CODE.fullmatch(c) or not any(k.startswith(c)

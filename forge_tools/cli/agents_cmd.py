@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from forge_tools.cli.common import ConfigOpt, FormatOpt, ProjectOpt
+from forge_tools.cli.common import ConfigOpt, FormatOpt, ProjectOpt, json_errors
 
 if TYPE_CHECKING:
     pass
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     @app.command("agents")
+    @json_errors
     def agents_command(
         fmt: FormatOpt = "text",
         config: ConfigOpt = None,

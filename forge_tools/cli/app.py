@@ -10,10 +10,11 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import typer
 
+from forge_tools.cli.common import AgentOpt, ConfigOpt, FormatOpt, ProjectOpt
 from forge_tools.errors import ExitCode, ForgeToolsError
 
 app = typer.Typer(
@@ -102,6 +103,10 @@ _register()
 def _root(
     ctx: typer.Context,
     version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+    agent: AgentOpt = None,
+    fmt: FormatOpt = "text",
+    config: ConfigOpt = None,
+    project: ProjectOpt = None,
 ) -> None:
     """forge-tools: why a tool is visible, hidden or asked for, and what a call may do."""
     if version:
@@ -113,10 +118,18 @@ def _root(
         except PackageNotFoundError:
             typer.echo("forge-tools (not installed)")
         raise typer.Exit(0)
+    given = [name for name, value in (("--agent", agent), ("--format", fmt != "text" or None),
+                                      ("--config", config), ("--project", project)) if value]
+    if ctx.invoked_subcommand is not None and given:
+        from forge_tools.errors import UsageError
+
+        raise UsageError(f"put {given[0]} after the command (forge-tools {ctx.invoked_subcommand} "
+                         f"{given[0]} ...); before a command it is for the bare layers table",
+                         where=given[0])
     if ctx.invoked_subcommand is None:
         from forge_tools.cli.default_cmd import run_default
 
-        raise typer.Exit(run_default())
+        raise typer.Exit(run_default(agent=agent, fmt=fmt, config=config, project=project))
 
 
 _register_pipe_safe(app)
@@ -158,7 +171,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     except SystemExit:
         from click.utils import PacifyFlushWrapper
 
-        if isinstance(sys.stdout, PacifyFlushWrapper):  # typer's sign of a closed pipe (e.g. in --help)
+        wrapper = cast(type, PacifyFlushWrapper)  # click types it loosely (object)
+        if isinstance(sys.stdout, wrapper):  # typer's sign of a closed pipe (e.g. in --help)
             _silence_stdout()
             return 0
         raise

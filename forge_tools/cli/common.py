@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -46,6 +46,29 @@ ToolsOpt = Annotated[
 PureOpt = Annotated[bool, typer.Option("--pure", help="Load no external plugins.")]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", click_type=click.Choice(("text", "json")),
                                         help="Output format: text or json.")]
+
+
+def json_errors(command: Callable[..., int]) -> Callable[..., int]:
+    """With `--format json`, an error (bad config, unknown name, bad option value) is also printed on
+    stdout as `{"error": ..., "exit_code": ...}`, so a script reading stdout always gets JSON; the
+    one-line message on stderr and the exit code stay as they are."""
+    import functools
+
+    @functools.wraps(command)
+    def wrapped(*args: Any, **kwargs: Any) -> int:
+        from forge_tools.errors import ForgeToolsError
+
+        try:
+            return command(*args, **kwargs)
+        except ForgeToolsError as exc:
+            if kwargs.get("fmt") == "json":
+                import json
+
+                typer.echo(json.dumps({"error": exc.one_line(), "exit_code": int(exc.exit_code)},
+                                      indent=2, ensure_ascii=False))
+            raise
+
+    return wrapped
 
 
 def check_format(value: str, allowed: tuple[str, ...]) -> str:

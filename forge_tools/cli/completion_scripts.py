@@ -16,6 +16,7 @@ class OptionSpec:
     help: str
     takes_value: bool
     choices: tuple[str, ...]
+    dynamic: str = ""  # also the project's own names: "agents" or "tools" (asked at completion time)
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class CommandSpec:
     options: tuple[OptionSpec, ...]
     subcommands: tuple[str, ...] = ()
     arguments: tuple[str, ...] = ()  # fixed values of the first positional argument
+    dynamic: str = ""  # the first positional argument also takes the project's "agents" or "tools"
 
 
 # Values of options that take a name from a known set (the CLI validates them; completion offers them).
@@ -35,7 +37,8 @@ CLIENTS = ("cli", "app", "desktop")
 AGENTS = ("build", "plan", "general", "explore")
 FORMATS = ("text", "json", "yaml", "toml", "github", "sarif", "auto")
 SHELL_NAMES = ("bash", "zsh", "fish")
-#: builtin tool ids (SPEC 2), offered where a command takes a tool; project tools are typed by hand
+#: builtin tool ids (SPEC 2), offered where a command takes a tool; the project's own tools and agents
+#: come from `forge-tools __complete tools|agents` when completing (it never runs project code)
 TOOL_IDS = tuple(i for i in ALL_BUILTINS if i != "invalid")  # `invalid` is not for direct use
 VALUE_HINTS = {"--flag": FLAGS, "--client": CLIENTS, "--agent": AGENTS}
 
@@ -91,11 +94,23 @@ def _spec(path: str, cmd: Any) -> CommandSpec:
             help=_first_line(help_text),
             takes_value=not getattr(param, "is_flag", False),
             choices=_option_values(param, names, help_text),
+            dynamic="agents" if "--agent" in names else "",
         ))
     options.append(OptionSpec(("--help", "-h"), "Show help and exit.", False, ()))
     subcommands = tuple(sorted(getattr(cmd, "commands", {}) or {}))
     arguments = SHELL_NAMES if path == "completions" else TOOL_IDS if path in ("explain", "run") else ()
-    return CommandSpec(path, _first_line(cmd.help or cmd.short_help), tuple(options), subcommands, arguments)
+    dynamic = "tools" if path in ("explain", "run") else ""
+    return CommandSpec(path, _first_line(cmd.help or cmd.short_help), tuple(options), subcommands, arguments,
+                       dynamic)
+
+
+def _asked(kind: str, shell: str) -> str:
+    """The shell's command substitution that asks forge-tools for the project's names (silently)."""
+    if not kind:
+        return ""
+    if shell == "fish":
+        return f" (forge-tools __complete {kind} 2>/dev/null)"
+    return f" $(forge-tools __complete {kind} 2>/dev/null)"
 
 
 def command_tree() -> list[CommandSpec]:
@@ -108,6 +123,8 @@ def command_tree() -> list[CommandSpec]:
     specs: list[CommandSpec] = []
     for name in sorted(group.commands):
         cmd = group.commands[name]
+        if getattr(cmd, "hidden", False):
+            continue
         specs.append(_spec(name, cmd))
         for sub in sorted(getattr(cmd, "commands", {}) or {}):
             specs.append(_spec(f"{name} {sub}", cmd.commands[sub]))
@@ -150,10 +167,11 @@ def render_bash(tree: list[CommandSpec]) -> str:
     ]
     for c in tree:
         words = " ".join(n for o in c.options for n in o.names)
-        positional = " ".join(c.subcommands or c.arguments)
+        positional = " ".join(c.subcommands or c.arguments) + _asked(c.dynamic, "bash")
         lines.append(f'    "{c.name}")')
         choice_cases = [
-            f'        {"|".join(o.names)}) COMPREPLY=($(compgen -W "{" ".join(o.choices)}" -- "$cur"));'
+            f'        {"|".join(o.names)}) COMPREPLY=($(compgen -W "{" ".join(o.choices)}'
+            f'{_asked(o.dynamic, "bash")}" -- "$cur"));'
             " return ;;"
             for o in c.options
             if o.choices
@@ -182,11 +200,17 @@ def _zsh_arguments(c: CommandSpec, indent: str) -> list[str]:
         value = ""
         if o.takes_value:
             value = f":value:({' '.join(o.choices)})" if o.choices else ":value:_files"
+            if o.dynamic:
+                value = f":value:{{compadd -- {' '.join(o.choices)}{_asked(o.dynamic, 'zsh')}}}"
         for n in o.names:
             lines.append(f"{indent}  '{n}[{_zsh_escape(o.help)}]{value}' \\")
     positional = c.subcommands or c.arguments
-    lines.append(f"{indent}  '1:argument:({' '.join(positional)})' \\" if positional else
-                 f"{indent}  '1:argument:_files' \\")
+    if c.dynamic:
+        words = " ".join(positional) + _asked(c.dynamic, "zsh")
+        lines.append(f"{indent}  '1:argument:{{compadd -- {words}}}' \\")
+    else:
+        lines.append(f"{indent}  '1:argument:({' '.join(positional)})' \\" if positional else
+                     f"{indent}  '1:argument:_files' \\")
     lines.append(f"{indent}  '*:file:_files'")
     return lines
 
@@ -242,7 +266,8 @@ def render_fish(tree: list[CommandSpec]) -> str:
             lines.append(f"complete -c forge-tools -n '{condition}; and not "
                          f"__fish_seen_subcommand_from {subs}' -f -a '{subs}'")
         if c.arguments:
-            lines.append(f"complete -c forge-tools -n '{condition}' -f -a '{' '.join(c.arguments)}'")
+            lines.append(f"complete -c forge-tools -n '{condition}' -f -a '{' '.join(c.arguments)}"
+                         f"{_asked(c.dynamic, 'fish')}'")
         for o in c.options:
             parts = [f"complete -c forge-tools -n '{condition}'"]
             for n in o.names:
@@ -251,7 +276,8 @@ def render_fish(tree: list[CommandSpec]) -> str:
                 elif n.startswith("-"):
                     parts.append(f"-s {n[1:]}")
             if o.takes_value:
-                parts.append(f"-xa '{' '.join(o.choices)}'" if o.choices else "-r -F")
+                parts.append(f"-xa '{' '.join(o.choices)}{_asked(o.dynamic, 'fish')}'" if o.choices
+                             else "-r -F")
             parts.append(f"-d '{_quote_single(o.help)}'")
             lines.append(" ".join(parts))
     lines.append("")

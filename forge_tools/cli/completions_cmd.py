@@ -1,8 +1,10 @@
 """`forge-tools completions`: shell completion scripts generated from the CLI's own command tree.
 
-The scripts are static (no call back into Python at completion time), so completing is instant. The
-copies in `completions/` are regenerated with `forge-tools completions --write completions` and a test
-fails when they are stale.
+Commands, options and choices are static in the scripts; only the values of `--agent` and the tool
+argument of `explain`/`run` also ask `forge-tools __complete agents|tools` for the project's own names
+(it reads the config and the scripts' syntax trees, never runs project code, and prints nothing on an
+error). The copies in `completions/` are regenerated with `forge-tools completions --write completions`
+and a test fails when they are stale.
 """
 
 from __future__ import annotations

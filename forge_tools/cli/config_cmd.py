@@ -7,11 +7,12 @@ from typing import Annotated
 import click
 import typer
 
-from forge_tools.cli.common import ConfigOpt, ProjectOpt
+from forge_tools.cli.common import ConfigOpt, ProjectOpt, json_errors
 
 
 def register(app: typer.Typer) -> None:
     @app.command("config")
+    @json_errors
     def config_command(
         show_origin: Annotated[
             bool, typer.Option("--show-origin", help="Show where each value was written (file:line:col).")

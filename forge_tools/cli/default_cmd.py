@@ -6,14 +6,23 @@ tool's main question: which tools would the model be sent, and why not the other
 
 from __future__ import annotations
 
+from pathlib import Path
 
-def run_default() -> int:
+
+def run_default(agent: str | None = None, fmt: str = "text", config: list[Path] | None = None,
+                project: Path | None = None) -> int:
+    """The layers table (`layers` with the same --agent, --format, --config and --project)."""
     import typer
 
     from forge_tools.cli.layers_cmd import show_layers
-    from forge_tools.cli.pipeline_opts import PipelineOptions
+    from forge_tools.cli.pipeline_opts import options
 
-    code = show_layers(PipelineOptions(), "text", default_banner=True)
+    opts = options(agent, None, None, "cli", None, None, config, project, False)
+    if fmt == "json":
+        from forge_tools.cli.common import json_errors
+
+        return json_errors(show_layers)(opts, fmt=fmt)
+    code = show_layers(opts, "text", default_banner=agent is None)
     typer.echo("Next: `forge-tools explain TOOL` tells one tool's whole story (try `forge-tools explain edit "
                "--agent plan`); `forge-tools --help` lists every command.")
     return code

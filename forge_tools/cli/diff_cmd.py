@@ -7,11 +7,12 @@ from typing import Annotated
 
 import typer
 
-from forge_tools.cli.common import FormatOpt
+from forge_tools.cli.common import FormatOpt, json_errors
 
 
 def register(app: typer.Typer) -> None:
     @app.command("diff")
+    @json_errors
     def diff_command(
         old: Annotated[Path | None, typer.Argument(help="The old project directory (with --base: the "
                                                    "project).", show_default=False,
@@ -23,6 +24,12 @@ def register(app: typer.Typer) -> None:
         expect: Annotated[Path | None, typer.Option("--expect", help="Assertions file whose calls are "
                                                     "compared.", show_default=False)] = None,
         fmt: FormatOpt = "text",
+        project_opt: Annotated[Path | None, typer.Option(
+            "--project", help="With --base: the project (same as PROJECT; default: the enclosing git "
+                              "worktree).", show_default=False)] = None,
+        config: Annotated[list[Path] | None, typer.Option(
+            "--config", "-c", help="Overlay a config file on both sides (repeatable, applied in order).",
+            show_default=False)] = None,
         fail_on_change: Annotated[bool, typer.Option("--fail-on-change",
                                                      help="Exit 1 when anything changed.")] = False,
         load_code: Annotated[bool, typer.Option("--load-code",
@@ -49,6 +56,14 @@ def register(app: typer.Typer) -> None:
         from forge_tools.errors import UsageError
 
         check_format(fmt, ("text", "json"))
+        overlays = tuple(p if p.is_absolute() else Path.cwd() / p for p in (config or ()))
+        if project_opt is not None:
+            if base is None:
+                raise UsageError("--project is the project of --base; without --base give OLD and NEW",
+                                 where="--project")
+            if old is not None and old != project_opt:
+                raise UsageError("give the project once: as PROJECT or as --project", where="--project")
+            old = project_opt
         expect_path = (expect if expect.is_absolute() else Path.cwd() / expect) if expect else None
         if base is not None:
             if new is not None:
@@ -58,9 +73,9 @@ def register(app: typer.Typer) -> None:
                 raise UsageError(f"{old} is not a directory", where="PROJECT")
             project = find_project_root(project) if old is None else project
             with commit_tree(base, project, whole=load_code) as (tree, old_dir):
-                before = load_old_side(base, old_dir, load_code, git_tree=tree)
+                before = load_old_side(base, old_dir, load_code, git_tree=tree, overlays=overlays)
                 before.shown_root = f"git {base}"
-                after = load_side("working tree", project, load_code)
+                after = load_side("working tree", project, load_code, overlays=overlays)
                 report = diff_sides(before, after, expect_path)
                 render = render_diff_json if fmt == "json" else render_diff_text
                 render(report, sys.stdout)
@@ -70,8 +85,8 @@ def register(app: typer.Typer) -> None:
             for given, name in ((old, "OLD"), (new, "NEW")):
                 if not given.is_dir():
                     raise UsageError(f"{given} is not a directory", where=name)
-            before = load_old_side(str(old), old.resolve(), load_code)
-            after = load_side(str(new), new.resolve(), load_code)
+            before = load_old_side(str(old), old.resolve(), load_code, overlays=overlays)
+            after = load_side(str(new), new.resolve(), load_code, overlays=overlays)
             report = diff_sides(before, after, expect_path)
             (render_diff_json if fmt == "json" else render_diff_text)(report, sys.stdout)
         return 1 if (fail_on_change and report.changed) else 0

@@ -17,6 +17,7 @@ from forge_tools.cli.common import (
     PureOpt,
     SessionPermissionOpt,
     ToolsOpt,
+    json_errors,
 )
 
 CallOpt = Annotated[
@@ -28,6 +29,7 @@ CallOpt = Annotated[
 
 def register(app: typer.Typer) -> None:
     @app.command("explain")
+    @json_errors
     def explain_command(
         tool: Annotated[str, typer.Argument(help="Tool id, e.g. edit, bash, or a project/plugin tool.")],
         call: CallOpt = None,
@@ -119,7 +121,7 @@ def render_text(data: dict[str, Any]) -> str:
         mark = "keep" if layer["kept"] else "DROP"
         out.append(f"   {labels[layer['layer']]:<21} {mark:<5} {layer['reason']}")
     out.append("")
-    out.append("3. Deciding rule")
+    out.append("3. Deciding rule (visibility: whether the model is sent the tool)")
     out.append(f"   {_rule_text(data['deciding_rule'])}")
     any_call = data["any_call"]
     out.append(f"   calls in general (pattern `*`): {any_call['action']}, by {_rule_text(any_call['rule'])}")

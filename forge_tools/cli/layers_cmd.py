@@ -17,6 +17,7 @@ from forge_tools.cli.common import (
     PureOpt,
     SessionPermissionOpt,
     ToolsOpt,
+    json_errors,
 )
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ MatrixOpt = Annotated[
 
 def register(app: typer.Typer) -> None:
     @app.command("layers")
+    @json_errors
     def layers_command(
         agent: AgentOpt = None,
         matrix: MatrixOpt = False,

@@ -10,6 +10,8 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
+    register_complete(app)
+
     @app.command("rule")
     def rule_command(
         code: Annotated[str | None, typer.Argument(help="A finding code, e.g. FT104.", show_default=False,
@@ -62,4 +64,38 @@ def register(app: typer.Typer) -> None:
         from forge_tools.config.json_schema import shipped_text
 
         sys.stdout.write(shipped_text())
+        return 0
+
+
+def complete_names(kind: str) -> list[str]:
+    """The project's agent names or tool ids for shell completion: config and Markdown agents; builtin,
+    config-dir script (read as syntax trees, never imported) and MCP-less tools. Never runs project
+    code; a config that cannot be loaded gives no names (completion must not print errors)."""
+    from forge_tools.cli.common import load
+    from forge_tools.errors import ForgeToolsError
+
+    try:
+        loaded = load(None, None)
+        if kind == "agents":
+            from forge_tools.permission.agents import load_agents
+
+            return [name for name, agent in load_agents(loaded).items() if not agent.disabled]
+        from forge_tools.permission.names import builtin_ids
+        from forge_tools.sources.static_scripts import static_script_ids
+
+        ids = dict.fromkeys(builtin_ids())
+        ids.update(dict.fromkeys(t.id for t in static_script_ids(loaded.config_dirs)))
+        return list(ids)
+    except (ForgeToolsError, OSError):
+        return []
+
+
+def register_complete(app: typer.Typer) -> None:
+    @app.command("__complete", hidden=True)
+    def complete_command(
+        kind: Annotated[str, typer.Argument(click_type=click.Choice(("agents", "tools")))],
+    ) -> int:
+        """Names for the completion scripts (one a line): the project's agents or tools."""
+        for name in complete_names(kind):
+            typer.echo(name)
         return 0

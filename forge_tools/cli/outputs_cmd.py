@@ -113,11 +113,20 @@ def show_command(
         str, typer.Argument(metavar="ID", help="An id from `outputs list` (a unique prefix works).")
     ],
     path_only: Annotated[bool, typer.Option("--path", help="Print only the file's path.")] = False,
+    fmt: FormatOpt = "text",
 ) -> int:
-    """Print one stored output exactly as the tool produced it."""
+    """Print one stored output exactly as the tool produced it (JSON: its entry and whole text)."""
     import sys
 
     entry = _find(_store(), output_id)
+    if fmt == "json":
+        import json
+
+        data = entry.to_json()
+        if not path_only:
+            data["content"] = entry.path.read_bytes().decode("utf-8", "replace")
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
     if path_only:
         typer.echo(str(entry.path))
         return 0
@@ -145,6 +154,7 @@ def clean_command(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what would be removed.")] = False,
     config: ConfigOpt = None,
     project: ProjectOpt = None,
+    fmt: FormatOpt = "text",
 ) -> int:
     """Remove old stored outputs (the at-most-hourly automatic cleanup does the same with the default)."""
     from forge_tools.errors import UsageError
@@ -161,6 +171,13 @@ def clean_command(
     removed = store.clean(older_than, dry_run=dry_run)
     days = store.retention_days if older_than is None else older_than
     verb = "would remove" if dry_run else "removed"
+    if fmt == "json":
+        import json
+
+        typer.echo(json.dumps({"directory": str(store.directory), "dry_run": dry_run, "older_than_days": days,
+                               "removed": [e.to_json() for e in removed],
+                               "bytes": sum(e.size for e in removed)}, indent=2))
+        return 0
     for entry in removed:
         typer.echo(f"{verb} {entry.path}")
     total = sum(e.size for e in removed)

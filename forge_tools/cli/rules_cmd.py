@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from forge_tools.cli.common import AgentOpt, ConfigOpt, FormatOpt, ProjectOpt
+from forge_tools.cli.common import AgentOpt, ConfigOpt, FormatOpt, ProjectOpt, json_errors
 
 
 def register(app: typer.Typer) -> None:
     @app.command("rules")
+    @json_errors
     def rules_command(
         agent: AgentOpt = None,
         fmt: FormatOpt = "text",

@@ -303,5 +303,31 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConf
         "fix": fix_suggestion(result, verdict, loaded),
         "call": call.to_json() if call is not None else None,
         "problems": problems_json(result.problems),
-        "notes": list(result.notes),
+        "notes": [*result.notes, *builtin_overrides(result, verdict)],
     }
+
+
+def builtin_overrides(result: PipelineResult, verdict: ToolVerdict) -> list[str]:
+    """A note for each restriction of a builtin agent (plan's `edit * deny`) that a top-level rule
+    overrides: top-level rules come after the builtin agent's own in the ruleset, so a project's
+    `permission: {edit: allow}` also lets plan edit, which is rarely what was meant."""
+    from forge_tools.permission.evaluate import evaluate
+    from forge_tools.permission.wildcard import wildcard_match
+
+    order = {"allow": 0, "ask": 1, "deny": 2}
+    notes: list[str] = []
+    for rule in result.ruleset:
+        if rule.origin.kind != "builtin-agent" or not wildcard_match(verdict.permission, rule.permission):
+            continue
+        winner = evaluate(verdict.permission, rule.pattern, result.ruleset).rule
+        if winner is None or winner is rule or order[winner.action] >= order[rule.action]:
+            continue
+        top_level = winner.origin.key_path[:1] == ("permission",) or winner.origin.kind == "env"
+        if winner.origin.kind in ("file", "env", "cli") and top_level:
+            agent = result.agent.name
+            notes.append(
+                f"builtin agent {agent}'s own rule `{rule.permission} {rule.pattern} {rule.action}` is "
+                f"overridden by the top-level rule `{winner.permission} {winner.pattern} {winner.action}` "
+                f"at {winner.origin} (top-level rules come after a builtin agent's own); to keep {agent}'s "
+                f"restriction, set it again under agent.{agent}.permission")
+    return notes

@@ -39,6 +39,32 @@ def planted(project: Path) -> Path:
     return project
 
 
+EXPECT = """\
+- agent: build
+  call: {tool: bash, args: {command: "rm -rf /"}}
+  expect: allow
+"""
+
+
+def test_four_planted_problems_with_expectation_in_every_format(planted: Path, cli) -> None:
+    """The check issue's four (unreachable, typo, trailing deny, failing expectation), one suppressed
+    line and one --ignore: exactly the rest, in every format."""
+    (planted / "expect.yaml").write_text(EXPECT)
+    args = ("check", "--expect", "expect.yaml", "--ignore", "FT105")
+    expected = {("FT104", 3), ("FT103", 4), ("FT101", 5)}
+    code, out, _ = cli(*args, "--format", "json")
+    data = json.loads(out)
+    assert code == 1
+    assert {(f["code"], f["location"]["line"]) for f in data["findings"]} == expected | {("FT201", 1)}
+    assert [r["passed"] for r in data["expectations"]["results"]] == [False]
+    for fmt in ("concise", "github", "text"):
+        _, out, _ = cli(*args, "--format", fmt)
+        assert "FT105" not in out and all(c in out for c in ("FT101", "FT103", "FT104", "expect.yaml"))
+    _, out, _ = cli(*args, "--format", "sarif")
+    assert sorted(r["ruleId"] for r in json.loads(out)["runs"][0]["results"]) == [
+        "FT101", "FT103", "FT104", "FT201"]
+
+
 def test_suppressed_line_and_ignore_give_exactly_the_rest_in_every_format(planted: Path, cli) -> None:
     everything = findings(cli)
     assert ("FT105", 7) not in everything  # suppressed by the comment on line 6
@@ -72,6 +98,7 @@ def test_suppression_is_listed_with_its_reason_in_json(planted: Path, cli) -> No
     (suppressed,) = data["suppressed"]
     assert suppressed["code"] == "FT105" and suppressed["location"]["line"] == 7
     assert suppressed["data"]["reason"] == "rm stays visible on purpose"
+    assert suppressed["data"]["suppressed_by"] == "forge.jsonc:6:5"
     assert data["summary"]["suppressed"] == 1
 
 

@@ -164,6 +164,9 @@ def apply_fixes(report: CheckReport, write: bool, stream: IO[str]) -> int:
     for file_plan in plan(report):
         path = file_plan.path
         shown = _shown(path, root)
+        if not _inside(path, root):
+            _say(f"not fixed: {shown}: outside the project ({root}); --fix edits only project files")
+            continue
         if path.suffix.lower() not in config_suffixes():
             _say(f"not fixed: {shown}: only JSON/JSONC, YAML and TOML files are edited")
             continue
@@ -206,6 +209,15 @@ def _dumps(data: Any) -> str:
     import json
 
     return json.dumps(data, sort_keys=False, default=str)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """The file, symlinks resolved, is inside the project (a global config or a link out is not)."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -198,7 +198,7 @@ def write_toml(text: str, edit: Edit) -> str:
     keys = [str(k) for k in container]
     if edit.kind == "rename":
         _check_new_key(keys, last, edit.new)
-        container._replace(last, edit.new, container.item(last))
+        _toml_rename(container, last, edit.new)
     elif edit.kind == "first":
         body = container._body
         slots = [j for j, (k, _v) in enumerate(body) if k is not None]
@@ -224,12 +224,22 @@ def write_toml(text: str, edit: Edit) -> str:
         inner = tools.value
         for old_name, (name, action) in zip(list(inner), converted.items(), strict=True):
             item = tomlkit.string(action)
-            previous = inner.item(old_name)
+            previous: Any = inner.item(old_name)
             item.trivia.comment_ws = previous.trivia.comment_ws
             item.trivia.comment = previous.trivia.comment
             inner._replace(old_name, name, item)
-        container._replace(last, "permission", container.item(last))
+        _toml_rename(container, last, "permission")
     return tomlkit.dumps(doc)
+
+
+def _toml_rename(container: Any, old: str, new: str) -> None:
+    """Rename a key in place; a `[table]` header is then written from its new key path."""
+    from tomlkit.items import Table
+
+    item = container.item(old)
+    container._replace(old, new, item)
+    if isinstance(item, Table):
+        item.display_name = None
 
 
 WRITERS: dict[str, Callable[[str, Edit], str]] = {"json": write_jsonc, "yaml": write_yaml,
