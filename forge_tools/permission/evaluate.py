@@ -67,6 +67,17 @@ class RuleIndex:
         self._candidates[permission] = merged
         return merged
 
+    def last_for_permission(self, permission: str) -> Rule | None:
+        """The last rule whose permission matches (whatever its pattern), without listing them all."""
+        name = normalize(permission)
+        exact = self._exact.get(name)
+        best = exact[-1] if exact else -1
+        if self._wild:
+            found = self._wild_index.last(name)
+            if found >= 0:
+                best = max(best, self._wild[found])
+        return self.rules[best] if best >= 0 else None
+
     def matching_permission(self, permission: str) -> Iterator[Rule]:
         """Rules whose permission matches, last first (whatever their pattern)."""
         for i in self.candidates(permission):
@@ -138,8 +149,9 @@ def last_rule_for_permission(permission: str, *rulesets: RulesetLike) -> Rule | 
     for ruleset in reversed(rulesets):
         index = index_of(ruleset)
         if index is not None:
-            for rule in index.matching_permission(permission):
-                return rule
+            last = index.last_for_permission(permission)
+            if last is not None:
+                return last
             continue
         assert not isinstance(ruleset, RuleIndex)
         name = normalize(permission)

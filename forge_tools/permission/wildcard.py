@@ -231,9 +231,21 @@ class WildcardIndex:
         return found
 
     def last(self, text: str) -> int:
-        """The position of the last pattern that matches `text`, or -1."""
-        found = self.matching(text)
-        return found[-1] if found else -1
+        """The position of the last pattern that matches `text`, or -1: each candidate bucket is read
+        from its last pattern back and stops at the first match, so patterns that match everything
+        under their head (`plugin_*`) cost one test, however many there are."""
+        text = normalize(text)
+        best = -1
+        for length in self._lengths:
+            if length > len(text):
+                break
+            for position, matches in reversed(self._by_head.get(text[:length], ())):
+                if position <= best:
+                    break
+                if matches(text):
+                    best = position
+                    break
+        return best
 
 
 def any_matching_text(pattern: str, sorted_texts: Sequence[str]) -> bool:

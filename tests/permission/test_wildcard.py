@@ -163,6 +163,7 @@ def test_wildcard_index_finds_exactly_the_matching_patterns(patterns: list[str],
 
     expected = [i for i, p in enumerate(patterns) if wildcard_match(text, p)]
     assert WildcardIndex(patterns).matching(text) == expected
+    assert WildcardIndex(patterns).last(text) == (expected[-1] if expected else -1)
     texts = sorted({normalize(t) for t in (text, text + "a", "b" + text, "ab", "")})
     for p in patterns:
         assert any_matching_text(p, texts) == any(wildcard_match(t, p) for t in texts)
