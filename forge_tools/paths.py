@@ -89,3 +89,11 @@ def relative_to_root(path: str, root: str) -> str | None:
         return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
     except (ValueError, OSError):
         return None
+
+
+def opencode_global_dir(env: Mapping[str, str] | None = None) -> Path:
+    """opencode's global config dir: `$XDG_CONFIG_HOME/opencode/`, default `~/.config/opencode/`."""
+    env = os.environ if env is None else env
+    if env.get("XDG_CONFIG_HOME"):
+        return Path(env["XDG_CONFIG_HOME"]) / "opencode"
+    return home_dir(env) / ".config" / "opencode"

@@ -551,7 +551,8 @@ def legacy_tools(ctx: CheckContext) -> list[Finding]:
                        f"\"{prefix}permission\": {text}")
             hint = f"replace `{prefix}tools` with \"permission\": {text}" + (f", {where}" if where else "")
         findings.append(Finding("FT107", "info", message, hint, tools.key_origin or tools.origin,
-                                data={"replacement": replacement, "replaces_permission": bool(overlap)}))
+                                data={"replacement": replacement, "replaces_permission": bool(overlap),
+                                      "merges_with_permission": bool(written)}))
     return findings
 
 

@@ -69,6 +69,9 @@ _TABLE: tuple[CodeInfo, ...] = (
              "(doom_loop, question, todowrite, webfetch, websearch): opencode refuses to start with it.",
              "Give that permission one action, or move the map to a forge.* file (opencode does not read "
              "those)."),
+    CodeInfo("FT114", "unused-suppression", "warning",
+             "A `forge-tools: ignore` comment suppressed nothing, or names no finding code.",
+             "Remove the comment (the problem it was for is gone), or fix the code it names."),
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
     CodeInfo("FT202", "expectations-invalid", "error",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -43,7 +43,8 @@ ToolsOpt = Annotated[
                              show_default=False)
 ]
 PureOpt = Annotated[bool, typer.Option("--pure", help="Load no external plugins.")]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+FormatOpt = Annotated[Literal["text", "json"], typer.Option("--format", "-f",
+                                                             help="Output format: text or json.")]
 
 
 def check_format(value: str, allowed: tuple[str, ...]) -> str:

@@ -1,53 +1,24 @@
 """The recorded trail of the pipeline for one tool, as data (`explain` renders it as text or JSON).
 
 Nothing here decides anything new: it reads a `PipelineResult`, adds the one-line fix suggestion for a
-hidden tool and, for `--call`, the per-call decisions from the tool's pure `permission_requests`.
+hidden tool and, for `--call`, puts the call's permission requests to the gate with a dry approver
+(`permission.gate.dry_decide`), exactly as `run` and `check --expect` do.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from forge_tools.errors import ForgeToolsError, UnknownNameError, UsageError
+from forge_tools.errors import ForgeToolsError, UsageError
 from forge_tools.origin import format_key_path
-from forge_tools.permission.calls import PatternDecision, decide_request
+from forge_tools.permission.calls import CallDecision, PatternDecision
 
 if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
+    from forge_tools.permission.gate import PermissionGate
     from forge_tools.permission.model import Rule
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
-
-
-@dataclass
-class CallDecision:
-    """What one call with these arguments would meet at the ask gate (SPEC 4.4, 4.5)."""
-
-    args: dict[str, Any]
-    checks: list[PatternDecision] = field(default_factory=list)
-
-    @property
-    def action(self) -> str:
-        actions = {c.action for c in self.checks}
-        return "deny" if "deny" in actions else "ask" if "ask" in actions else "allow"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"args": self.args, "action": self.action, "checks": [c.to_json() for c in self.checks]}
-
-
-def find_tool(result: PipelineResult, tool_id: str) -> ToolVerdict:
-    """The candidate named `tool_id`; unknown names get did-you-mean (exit 1)."""
-    from difflib import get_close_matches
-
-    from forge_tools.visibility.model_layer import REGISTRATION_GATES
-
-    verdict = result.get(tool_id)
-    if verdict is not None:
-        return verdict
-    if tool_id in REGISTRATION_GATES:
-        gate = REGISTRATION_GATES[tool_id]
-        raise ForgeToolsError(f"tool {tool_id!r} is not a candidate for this turn: {gate}")
-    raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, result.ids, n=3, cutoff=0.5))
 
 
 # -------------------------------------------------------------------------------------------- fix
@@ -288,9 +259,11 @@ def _quote(rule: Rule) -> str:
 
 
 def call_decision(
-    result: PipelineResult, verdict: ToolVerdict, raw_args: Any, loaded: Any = None
+    result: PipelineResult, verdict: ToolVerdict, raw_args: Any, loaded: LoadedConfig | None = None,
+    gate: PermissionGate | None = None,
 ) -> CallDecision:
-    """The permission checks one call needs and how this turn's ruleset answers each (pure)."""
+    """The permission checks one call needs and how the gate answers each, without running anything.
+    `gate` (a dry one, see `permission.gate.dry_gate`) may carry a session's `always` answers."""
     from forge_tools.tools.contract import ToolContext
     from forge_tools.tools.wrapper import InvalidInput, permission_requests_for, validate_args
 
@@ -304,7 +277,7 @@ def call_decision(
         first = exc.details[0] if exc.details else {"field": "(input)", "problem": exc.text}
         raise UsageError(f"arguments do not fit {verdict.id}'s schema: {first['field']}: {first['problem']}",
                          where="--call") from None
-    root = Path(getattr(loaded, "project_root", None) or Path.cwd())
+    root = Path(loaded.project_root) if loaded is not None else Path.cwd()
     ctx = ToolContext(agent=result.agent.name, project_root=root)
     try:
         requests = permission_requests_for(verdict.tool, args, ctx)
@@ -312,10 +285,9 @@ def call_decision(
         raise
     except Exception as exc:
         raise ForgeToolsError(f"could not work out the permission checks of {verdict.id}: {exc}") from None
-    decision = CallDecision(dict(raw_args))
-    for req in requests:
-        decision.checks.extend(decide_request(req.permission, req.patterns, req.metadata, result.ruleset))
-    return decision
+    from forge_tools.permission.gate import dry_decide, dry_gate
+
+    return dry_decide(gate if gate is not None else dry_gate(result.ruleset), requests, raw_args)
 
 
 def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None,

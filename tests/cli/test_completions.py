@@ -64,7 +64,7 @@ def test_cli_rejects_unknown_shell(cli) -> None:
         ("forge-tools outputs ", {"clean", "list", "show"}),
         ("forge-tools outputs list --f", {"--format"}),
         ("forge-tools layers --flag ", {"lsp", "plan", "exa", "parallel", "question"}),
-        ("forge-tools check --format ", {"text", "json", "github", "sarif", "auto"}),
+        ("forge-tools check --format ", {"text", "concise", "json", "github", "sarif", "auto"}),
         ("forge-tools config --format ", {"text", "json", "yaml", "toml"}),
         ("forge-tools completions ", {"bash", "zsh", "fish"}),
         ("forge-tools explain edit --agent p", {"plan"}),

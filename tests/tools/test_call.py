@@ -1,4 +1,5 @@
-"""The run core without the CLI: --args parsing, approve policies, the audit file, the worker thread."""
+"""One call without the CLI (tools/call.py): --args parsing, approve policies, the audit file, the worker
+thread relay."""
 
 from __future__ import annotations
 
@@ -14,12 +15,16 @@ from typing import Any
 
 import pytest
 
+from forge_tools.cli.args import parse_args_option
 from forge_tools.cli.prompt import ApproveSpec, LiveStatus, PolicyApprover, TerminalPrompt, progress_bytes
+from forge_tools.cli.relay import BackgroundRun
 from forge_tools.errors import ExitCode, PermissionRejected, UsageError
 from forge_tools.origin import Origin
+from forge_tools.permission.audit import AuditLog
 from forge_tools.permission.gate import Answer, Question
 from forge_tools.permission.model import Rule
-from forge_tools.runner import AuditLog, BackgroundRun, RunSpec, parse_args_option, run_selected
+from forge_tools.tools.call import RunSpec
+from forge_tools.tools.call import run_call as run_selected
 from forge_tools.tools.contract import PermissionRequest, ToolContext, ToolResult, tool
 
 # -- --args ------------------------------------------------------------------------------------------
@@ -262,7 +267,6 @@ def test_opaque_command_runs_when_no_narrower_rule_exists(project: Path) -> None
 
 def test_opaque_command_always_answer_is_not_asked_again(project: Path) -> None:
     from forge_tools.permission.gate import PermissionGate
-    from forge_tools.runner import escalate_opaque
 
     answers: list[str] = []
 
@@ -272,8 +276,7 @@ def test_opaque_command_always_answer_is_not_asked_again(project: Path) -> None:
 
     gate = PermissionGate(_pipeline([RM_DENY]).ruleset, approve)
     for _ in range(2):
-        escalate_opaque(gate, "bash", ["$RM x"])
-        gate("bash", ["$RM x"], ["$RM *"])
+        gate("bash", ["$RM x"], ["$RM *"], {"opaque": ["$RM x"]})
     assert answers == ["$RM x"]
 
 
@@ -330,7 +333,7 @@ def test_background_run_interrupted_prompt_rejects_in_worker() -> None:
 
 
 def test_tool_result_json_shape() -> None:
-    from forge_tools.runner import RunOutcome
+    from forge_tools.tools.call import RunOutcome
 
     outcome = RunOutcome("t", {"a": 1}, ToolResult("out", "title", {"truncated": False}), [], 0.1,
                          ExitCode.OK, "reject")
@@ -344,7 +347,7 @@ def test_tool_result_json_shape() -> None:
 
 
 def test_ctrl_c_at_the_question_stops_the_call_with_130_and_runs_nothing(project: Path) -> None:
-    from forge_tools.runner import INTERRUPTED_QUESTION
+    from forge_tools.permission.gate import INTERRUPTED_QUESTION
 
     ran: list[str] = []
 
