@@ -118,21 +118,12 @@ def build_context(loaded: LoadedConfig, load_code: bool = False) -> CheckContext
 
 
 def _add_tools(ctx: CheckContext, load_code: bool) -> None:
-    from forge_tools.visibility.pipeline import Request, load_sources, resolve
+    from forge_tools.visibility.pipeline import Request, resolve_all
 
     ids: dict[str, None] = {}
-    sources = None
-    for name, agent in ctx.agents.items():
-        if agent.disabled:
-            continue
-        try:
-            if sources is None:
-                sources = load_sources(ctx.loaded, Request(), load_code=load_code)
-            result = resolve(ctx.loaded, Request(agent=name), load_code=load_code, sources=sources,
-                             agents=ctx.agents)
-        except ForgeToolsError as exc:
-            ctx.problems.append(exc)
-            continue
+    results = resolve_all(ctx.loaded, Request(), load_code=load_code, agents=ctx.agents,
+                          problems=ctx.problems)
+    for name, result in results.items():
         ctx.results[name] = result
         views = [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
         ctx.tools[name] = views

@@ -23,7 +23,7 @@ from forge_tools.report.findings import ExpectationOutcome, Finding
 
 if TYPE_CHECKING:
     from forge_tools.permission.gate import PermissionGate
-    from forge_tools.visibility.pipeline import PipelineResult
+    from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
 _KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model")
 
@@ -243,7 +243,7 @@ def rule_origin_words(rule: Rule | None, root: Path | None = None) -> str:
     return f"rule {rule.permission} {json.dumps(rule.pattern)} {rule.action} ({describe(rule.origin, root)})"
 
 
-def args_problem(result: Any, tool_id: str, args: dict[str, Any]) -> str | None:
+def args_problem(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> str | None:
     """Why `args` do not fit the tool's parameters (None when they do, or the tool is not loaded)."""
     from forge_tools.tools.wrapper import InvalidInput, validate_args
 
@@ -340,9 +340,11 @@ def _did_you_mean(name: str, names: list[str]) -> str:
     return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def tool_state(result: Any, tool_id: str, root: Path) -> tuple[bool, str]:
+def tool_state(result: PipelineResult, tool_id: str, root: Path) -> tuple[bool, str]:
     """(visible, why) for one tool in one turn, with the deciding rule and where it was written."""
     v = result.get(tool_id)
+    if v is None:  # names are checked before (FT202); say so rather than fail
+        return False, f"unknown tool {tool_id!r}"
     if v.visible:
         rule = v.layer("permission").rule
         why = (f"last rule for {v.permission}: {rule_origin_words(rule, root)}" if isinstance(rule, Rule)
@@ -351,7 +353,7 @@ def tool_state(result: Any, tool_id: str, root: Path) -> tuple[bool, str]:
     return False, hidden_words(v, root)
 
 
-def hidden_words(verdict: Any, root: Path | None) -> str:
+def hidden_words(verdict: ToolVerdict, root: Path | None) -> str:
     """Why a tool is hidden: the hiding rule and where it was written (the project-relative path), or
     the layer's own reason when no permission rule did it."""
     deciding = verdict.deciding

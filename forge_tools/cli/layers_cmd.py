@@ -240,22 +240,17 @@ def matrix_state(result: PipelineResult, verdict: ToolVerdict) -> str:
 
 
 def show_matrix(opts: Any, fmt: str) -> int:
-    import dataclasses
-
     from forge_tools.cli.pipeline_opts import build_request, load_for, warn_unknown_tools
-    from forge_tools.permission.agents import load_agents
-    from forge_tools.visibility.pipeline import load_sources, resolve
+    from forge_tools.permission.agents import load_agents, select_agent
+    from forge_tools.visibility.pipeline import resolve_all
 
     loaded = load_for(opts.config, opts.project)
     request = build_request(loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
                             session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure)
     agents = load_agents(loaded)
-    sources = load_sources(loaded, request)
-    names = [a.name for a in agents.values() if not a.disabled]
-    if opts.agent is not None:
-        names = [resolve(loaded, request, sources=sources, agents=agents).agent.name]
-    results = {name: resolve(loaded, dataclasses.replace(request, agent=name), sources=sources, agents=agents)
-               for name in names}
+    only = [select_agent(agents, opts.agent, loaded).name] if opts.agent is not None else None
+    results = resolve_all(loaded, request, agents=agents, names=only)
+    names = list(results)
     first = next(iter(results.values()))
     report_problems(first)
     warn_unknown_tools(first)

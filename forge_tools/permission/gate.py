@@ -125,7 +125,8 @@ class RuleDenied(PermissionDenied):
         self.permission = permission
         self.denied = list(denied)
         parts = [
-            f"{pattern!r} by rule {rule.permission} {rule.pattern!r} deny ({rule.origin})"
+            ("" if rule.permission == permission else f"{rule.permission} ")
+            + f"{pattern!r} by rule {rule.permission} {rule.pattern!r} deny ({rule.origin})"
             for pattern, rule in denied
         ]
         super().__init__(f"permission denied: {permission} {'; '.join(parts)}")
@@ -301,6 +302,27 @@ class PermissionGate:
         return CallDecision(tuple(self.session.decide(request.permission, request.patterns,
                                                       request.metadata)))
 
+    def begin_call(self, requests: Sequence[PermissionRequest]) -> None:
+        """Decide the whole call before anything is asked: when any pattern of any request is denied,
+        the call is denied at once (every pattern recorded, the asks as not asked) and nobody is asked
+        about the parts that could never run. The wrapper calls this before the requests one by one."""
+        decided = [(req, self.decide(req)) for req in requests]
+        denied = [(c.pattern, c.rule) for _, d in decided for c in d.checks
+                  if c.action == "deny" and c.rule is not None]
+        if not denied:
+            return
+        now = time.time()
+        why = f"not asked: the deny on {denied[0][0]!r} decided the call first"
+        for _, d in decided:
+            for c in d.checks:
+                self._record(GateDecision.of(now, c, "not-asked", why) if c.action == "ask"
+                             else GateDecision.of(now, c))
+        self.requests_asked += len(decided)  # every request is accounted for: none is left unasked
+        permission = next(c.permission for _, d in decided for c in d.checks if c.action == "deny")
+        exc = RuleDenied(permission, denied)
+        self.refusals.append(exc)
+        raise exc
+
     def __call__(
         self,
         permission: str,
@@ -420,16 +442,16 @@ def dry_gate(ruleset: RulesetLike, session: PermissionSession | None = None) -> 
 
 def dry_decide(gate: PermissionGate, requests: Sequence[PermissionRequest],
                args: dict[str, Any] | None = None) -> CallDecision:
-    """Put every request of one call to `gate` as the wrapper would, without running anything: the
-    decision is read from what the gate recorded, one check per pattern. A deny does not stop the
-    dry run, so every pattern of the call is reported (`run` stops at the first refusal)."""
-    start = len(gate.decisions)
-    for req in requests:
-        try:
+    """Put one call's requests to `gate` as the wrapper does (`begin_call`, then each request), without
+    running anything. The checks are `gate.decide`'s, every pattern of every request in order: a dry
+    run reports the whole call even where `run` stops at the first refusal."""
+    checks = tuple(c for req in requests for c in gate.decide(req).checks)
+    try:
+        gate.begin_call(requests)
+        for req in requests:
             gate(req.permission, list(req.patterns), list(req.always), dict(req.metadata))
-        except PermissionDenied:
-            continue
-    checks = tuple(d.check for d in gate.decisions[start:])
+    except PermissionDenied:
+        pass
     return CallDecision(checks, dict(args or {}))
 
 

@@ -231,6 +231,9 @@ def _before(tool: Tool, raw_args: Any, ctx: ToolContext, hooks: Any) -> tuple[An
     except Exception as exc:
         return None, _error_result(tool, f"Could not work out the permission checks: {_exception_text(exc)}",
                                    "permission_requests")
+    begin = getattr(gate, "begin_call", None)  # the permission gate decides the whole call first
+    if callable(begin):
+        begin(requests)
     for req in requests:
         gate(req.permission, list(req.patterns), list(req.always), dict(req.metadata))
     if ctx.abort.aborted:

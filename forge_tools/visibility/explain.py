@@ -15,16 +15,19 @@ from forge_tools.origin import format_key_path
 from forge_tools.permission.calls import CallDecision, PatternDecision
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.gate import PermissionGate
     from forge_tools.permission.model import Rule
+    from forge_tools.visibility.permission_layer import PermissionVerdicts
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
 
 
 # -------------------------------------------------------------------------------------------- fix
 
 
-def _config_file(loaded: Any) -> str:
+def _config_file(loaded: LoadedConfig | None) -> str:
     """The project config file a new rule should go into (the nearest existing one, else forge.toml)."""
     root = Path(getattr(loaded, "project_root", ".") or ".")
     for source in reversed(list(getattr(loaded, "sources", []) or [])):
@@ -45,7 +48,8 @@ def _section(rule: Rule) -> str:
     return "permission"
 
 
-def fix_suggestion(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None) -> str | None:
+def fix_suggestion(result: PipelineResult, verdict: ToolVerdict,
+                   loaded: LoadedConfig | None = None) -> str | None:
     """One line telling a person how to make a hidden tool visible (None when it is visible).
 
     When several layers would drop the tool, every one of them needs a fix, in pipeline order.
@@ -62,7 +66,8 @@ def fix_suggestion(result: PipelineResult, verdict: ToolVerdict, loaded: Any = N
     return "; then ".join(fixes) or None
 
 
-def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, loaded: Any) -> str | None:
+def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict,
+             loaded: LoadedConfig | None) -> str | None:
     from forge_tools.permission.model import Rule
 
     if layer.layer == "model":
@@ -82,7 +87,7 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, 
     if origin.kind == "file" and origin.path:
         kept = _intended_rules(result, rule, perm)
         if rule.permission == perm:
-            reorder = _reorder_fix(verdict, rule, kept) if kept else None
+            reorder = _reorder_fix(result, verdict, rule, kept) if kept else None
             if reorder is not None:
                 return reorder
             ask = "to \"ask\" (asks before each call instead of hiding the tool)"
@@ -212,13 +217,13 @@ def _intended_rules(result: PipelineResult, hiding: Rule, perm: str) -> dict[str
     return found if any(a in ("allow", "ask") for a in found.values()) else {}
 
 
-def _reorder_fix(verdict: ToolVerdict, rule: Rule, kept: dict[str, str]) -> str | None:
+def _reorder_fix(result: PipelineResult, verdict: ToolVerdict, rule: Rule,
+                 kept: dict[str, str]) -> str | None:
     """The FT104 fix in the file's syntax: the `* deny` first, the specific rules after it.
 
     None when the rewritten map would still hide the tool (then only changing the action helps).
     """
     from forge_tools.permission.model import Rule
-    from forge_tools.permission.visibility import hidden_by_permission
 
     origin = rule.origin
     keys = list(origin.key_path)
@@ -228,7 +233,15 @@ def _reorder_fix(verdict: ToolVerdict, rule: Rule, kept: dict[str, str]) -> str 
         keys = ["permission", rule.permission]
     rewritten = (Rule(rule.permission, "*", "deny", origin),
                  *(Rule(rule.permission, p, a, origin) for p, a in kept.items()))  # type: ignore[arg-type]
-    if hidden_by_permission(verdict.id, rewritten) is not None:
+    level = _level(rule)
+
+    def rewrite(rules: list[Rule]) -> list[Rule]:  # the map as the fix writes it, where it was
+        at = rules.index(rule)
+        before = [r for r in rules[:at] if not (r.permission == rule.permission and r.pattern != "*"
+                                                 and _level(r) == level)]
+        return [*before, *rewritten, *rules[at + 1:]]
+
+    if _layer_three_with(result, verdict, rewrite).hidden_at is not None:
         return None
     fmt = _syntax(origin.path)
     pairs = [("*", "deny"), *kept.items()]
@@ -242,12 +255,24 @@ def _reorder_fix(verdict: ToolVerdict, rule: Rule, kept: dict[str, str]) -> str 
             "matches is still denied)")
 
 
+def _layer_three_with(result: PipelineResult, verdict: ToolVerdict,
+                      edit: Callable[[list[Rule]], list[Rule]]) -> PermissionVerdicts:
+    """What-if: layer three for this tool resolved again over the turn's configured rules as a fix
+    would edit them (the request booleans of the turn still apply after them)."""
+    from forge_tools.visibility.permission_layer import permission_layer
+
+    request = tuple(result.request_rules)
+    configured = list(result.ruleset[: len(result.ruleset) - len(request)])
+    verdicts = permission_layer([verdict.id], edit(configured), request, result.request.tool_overrides)
+    return verdicts[verdict.id]
+
+
 def _hiding_without(result: PipelineResult, verdict: ToolVerdict, removed: Rule) -> Rule | None:
     """The rule that would hide the tool once `removed` is gone (None: removing it is enough)."""
-    from forge_tools.permission.visibility import hidden_by_permission
-
-    remaining = tuple(r for r in result.ruleset if r is not removed)
-    return hidden_by_permission(verdict.id, remaining)
+    after = _layer_three_with(result, verdict, lambda rules: [r for r in rules if r is not removed])
+    if after.hidden_at == "permission":
+        return after.permission_rule
+    return after.request_rule if after.hidden_at == "request" else None
 
 
 def _quote(rule: Rule) -> str:
@@ -290,7 +315,7 @@ def call_decision(
     return dry_decide(gate if gate is not None else dry_gate(result.ruleset), requests, raw_args)
 
 
-def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None,
+def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConfig | None = None,
                 call: CallDecision | None = None) -> dict[str, Any]:
     """The whole story of one tool as plain data (the `explain --format json` document)."""
     from forge_tools.permission.evaluate import evaluate

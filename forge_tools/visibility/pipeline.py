@@ -16,6 +16,7 @@ from forge_tools.errors import ConfigError, ForgeToolsError, PermissionDenied, U
 from forge_tools.origin import Origin
 
 if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.agents import Agent
     from forge_tools.permission.model import Rule, Ruleset
     from forge_tools.sources.candidates import CandidateSet, Shadowing
@@ -343,7 +344,7 @@ def parse_tool_overrides(text: str | None) -> dict[str, bool]:
 # ------------------------------------------------------------------------------------------ sources
 
 
-def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sources:
+def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True) -> Sources:
     """Candidates from builtins, then config-dir scripts, then plugins (SPEC 2), with their problems."""
     from forge_tools.sources.candidates import build_candidates, entries_of, script_problem
     from forge_tools.tools.builtins import builtin_tools
@@ -435,7 +436,7 @@ def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsE
 # ----------------------------------------------------------------------------------------- resolve
 
 
-def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sources | None = None,
+def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sources: Sources | None = None,
             agents: dict[str, Agent] | None = None, focus: str | None = None) -> PipelineResult:
     """Run the three layers for `request` over every candidate (see the module docstring).
 
@@ -446,10 +447,9 @@ def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sour
     from forge_tools.paths import home_dir
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
     from forge_tools.permission.names import permission_name
-    from forge_tools.permission.visibility import request_rules
     from forge_tools.visibility.definition_layer import definition_layer
     from forge_tools.visibility.model_layer import ModelContext, model_layer
-    from forge_tools.visibility.permission_layer import permission_layer
+    from forge_tools.visibility.permission_layer import permission_layer, request_rules
 
     agents = agents if agents is not None else load_agents(loaded)
     agent = select_agent(agents, request.agent, loaded)
@@ -494,6 +494,34 @@ def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sour
         problems=problems, notes=list(sources.notes), shadowings=list(sources.candidates.shadowings),
         hooks=sources.hooks, session_rules=session, request_rules=req_rules,
     )
+
+
+def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
+                agents: dict[str, Agent] | None = None, names: list[str] | None = None,
+                problems: list[ForgeToolsError] | None = None) -> dict[str, PipelineResult]:
+    """The turn resolved for every enabled agent (or for `names`), in config order: `layers --matrix`,
+    `check` and `diff` all read this. Sources are loaded once and shared. With `problems` given, an
+    agent whose turn cannot be resolved is recorded there and left out; without, its error is raised."""
+    import dataclasses
+
+    from forge_tools.permission.agents import load_agents
+
+    agents = agents if agents is not None else load_agents(loaded)
+    if names is None:
+        names = [a.name for a in agents.values() if not a.disabled]
+    results: dict[str, PipelineResult] = {}
+    sources: Sources | None = None
+    for name in names:
+        try:
+            if sources is None:
+                sources = load_sources(loaded, request, load_code)
+            results[name] = resolve(loaded, dataclasses.replace(request, agent=name), load_code=load_code,
+                                    sources=sources, agents=agents)
+        except ForgeToolsError as exc:
+            if problems is None:
+                raise
+            problems.append(exc)
+    return results
 
 
 def _with_ruleset(agent: Agent, ruleset: Ruleset) -> Agent:
