@@ -325,7 +325,9 @@ def call_words(decision: CallDecision, tool_id: str, project_root: Path | None) 
     if worst is None:
         return f"{tool_id} needs no permission check for this call"
     why = rule_origin_words(worst.rule, project_root)
-    if worst.escalated_by is not None:
+    if worst.escalated_by is not None and worst.escalated_by.origin.kind == "safety":
+        why = f"the rules allow it ({why}), but {worst.note}"
+    elif worst.escalated_by is not None:
         why = (f"the rules allow it ({why}), but what it runs is known only when it runs, and "
                f"{rule_origin_words(worst.escalated_by, project_root)} could apply to it")
     text = f"{worst.permission} {json.dumps(worst.pattern)}: {why}"

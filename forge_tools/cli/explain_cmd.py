@@ -141,7 +141,10 @@ def render_text(data: dict[str, Any]) -> str:
         out.append("")
         out.append(f"5. Call decision: {call['action'].upper()} for {_compact(call['args'])}")
         for check in call["checks"]:
-            if check.get("escalated_by"):
+            if check.get("escalated_by") and check["escalated_by"]["origin"]["kind"] == "safety":
+                out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
+                           f"(the rules allow it by {_rule_text(check['rule'])}, but {check['note']})")
+            elif check.get("escalated_by"):
                 out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
                            f"(the rules allow it by {_rule_text(check['rule'])}, but what it runs is known "
                            f"only when it runs, and {_rule_text(check['escalated_by'])} could apply to it)")

@@ -58,6 +58,9 @@ class PatternDecision:
         if self.escalated_by is None:
             return None
         r = self.escalated_by
+        if r is AGENT_CONFIG_RULE:
+            return (f"{self.pattern!r} is the project's agent config: a write there would change the rules, "
+                    "so it is always asked")
         return (f"what {self.pattern!r} runs is known only when it runs, and rule {r.permission} "
                 f"{r.pattern!r} {r.action} ({r.origin}) could apply to it")
 
@@ -68,7 +71,7 @@ class PatternDecision:
         note = self.note
         if note is None:
             return self.rule
-        return Rule(self.permission, self.pattern, "ask", Origin("safety", name=note))
+        return Rule(self.permission, self.pattern, self.action, Origin("safety", name=note))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,11 +135,25 @@ def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule]) -> R
     """For an opaque pattern: a deny or ask rule that could apply to the real command, or None.
 
     Only rules after the last catch-all (`*`) rule of the permission can decide anything, since that
-    one matches every command; among those, any deny or ask might match what really runs.
+    one matches every command; among those, any deny or ask might match what really runs. A catch-all
+    deny is returned first: under `"*": "deny"` an opaque command is denied, not asked.
     """
     relevant = [r for r in rules if wildcard_match(permission, r.permission)]
     catch_all = max((i for i, r in enumerate(relevant) if set(r.pattern) <= {"*"}), default=0)
+    last = relevant[catch_all] if relevant else None
+    if last is not None and set(last.pattern) <= {"*"} and last.action == "deny":
+        return last
     return next((r for r in reversed(relevant[catch_all:]) if r.action in ("deny", "ask")), None)
+
+
+def escalated_action(risk: Rule) -> Action:
+    """What an allowed opaque pattern becomes: deny under a catch-all deny, else ask."""
+    return "deny" if risk.action == "deny" and set(risk.pattern) <= {"*"} else "ask"
+
+
+# The rule behind a pattern that is always asked (`metadata["ask"]`): a bash write into the project's
+# own agent config would change the rules themselves.
+AGENT_CONFIG_RULE = Rule("edit", "*", "ask", Origin("safety", name="a write to the project's agent config"))
 
 
 def _rules_of(ruleset: RulesetLike) -> tuple[Rule, ...]:
@@ -144,21 +161,26 @@ def _rules_of(ruleset: RulesetLike) -> tuple[Rule, ...]:
 
 
 def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bool = False,
-                   session: Sequence[Rule] = ()) -> PatternDecision:
+                   session: Sequence[Rule] = (), always_ask: bool = False) -> PatternDecision:
     """The one pattern evaluator: last match over the turn's rules then the session's rules; an opaque
-    pattern the rules allow is asked when a narrower deny or ask could apply to what really runs (a
-    session `always` answer for it stands)."""
+    pattern the rules allow is asked when a narrower deny or ask could apply to what really runs, and
+    denied under a catch-all deny; an `always_ask` pattern the rules allow is asked (a session `always`
+    answer for either stands)."""
     decision = evaluate(permission, pattern, rules, tuple(session))
     answered = decision.rule is not None and decision.rule.origin.kind == "session"
     if opaque and decision.action == "allow" and not answered:
         risk = opaque_escalation(permission, pattern, (*_rules_of(rules), *session))
         if risk is not None:
-            return PatternDecision(permission, pattern, "ask", decision.rule, risk)
+            return PatternDecision(permission, pattern, escalated_action(risk), decision.rule, risk)
+    if always_ask and decision.action == "allow" and not answered:
+        return PatternDecision(permission, pattern, "ask", decision.rule, AGENT_CONFIG_RULE)
     return PatternDecision(permission, pattern, decision.action, decision.rule)
 
 
 def decide_request(permission: str, patterns: Iterable[str], metadata: dict[str, Any] | None,
                    rules: RulesetLike, session: Sequence[Rule] = ()) -> list[PatternDecision]:
-    """Every pattern of one permission request; `metadata["opaque"]` lists the opaque ones."""
+    """Every pattern of one permission request; `metadata["opaque"]` lists the opaque ones and
+    `metadata["ask"]` the ones never allowed without a question."""
     opaque = set((metadata or {}).get("opaque") or ())
-    return [decide_pattern(permission, p, rules, p in opaque, session) for p in patterns]
+    forced = set((metadata or {}).get("ask") or ())
+    return [decide_pattern(permission, p, rules, p in opaque, session, p in forced) for p in patterns]

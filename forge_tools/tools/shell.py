@@ -30,17 +30,42 @@ make a call stricter, never looser. The decisions below all follow from that:
   `env -S 'CMD'` are also checked as the command line they carry; `coproc [NAME] CMD` as CMD.
 - A line with no command at all (only assignments or comments) is checked as its whole text.
 
-**Opaque commands.** Some commands cannot be known before they run: a dynamic command name (`$CMD x`,
-`$(echo rm) x`, `r${x}m`), a shell reading a script or its stdin (`bash x.sh`, `curl .. | sh`), `source`,
-`eval "$X"`, `bash -c "$X"`, `xargs -I{} {}`, and any line the parser could not read. Their patterns keep
-the source text (only a wildcard rule such as `*` matches it) and are also listed in
-`CommandLine.opaque`, so that a gate can ask instead of allowing when a narrower deny or ask rule could
-apply to the real command (the gate does; see `permission.calls.decide_pattern`).
+**Understand, or ask (issue 9).** The splitter models a subset of bash completely; everything outside it
+is *opaque*: its source text is one more pattern, listed in `CommandLine.opaque`, and the gate never
+allows an opaque pattern when a deny or ask narrower than the catch-all could apply (it is asked; under
+`"*": "deny"` it is denied; see `permission.calls.decide_pattern`). The subset (docs/bash-subset.md):
 
-What no rule about command names can catch: programs that do the same thing by other means (`find
--delete`, `python -c`, `perl -e`, `git -c core.pager=...`, `make`, a script's contents) and wrappers this
-module does not know. A deny on `rm *` stops commands named rm, not deleting files; to contain effects,
-deny `*` and allow what is needed.
+- words and their quoting (`'..'`, `".."`, `\\x`, `$'..'` with ASCII escapes), the operators `&&` `||` `;`
+  `|` `&` and newlines, subshells and `{ }` groups, `if`/`while`/`until`/`for NAME in`/`case`, functions,
+  `!`, plain redirects with a static target;
+- `$NAME`, `${NAME}` and `${NAME op word}` with a literal word (`:-` `-` `:+` `+` `:?` `=` `#` `%` `/`
+  `^` `,`, `:N:M` with numbers), `${#NAME}`, `${!NAME[@]}`; `$(..)`, backquotes (re-read as bash reads
+  them, so `` `echo \\`rm x\\`` `` is `rm x`), `<(..)`, `>(..)`, each split and checked;
+- here-documents whose delimiter is a plain word (whole-quoted or not) and whose end bash finds on the
+  same line as the parser; arithmetic of numbers and operators only;
+- `bash -c`/`sh -c`/`eval` with a static string, `alias`, `trap`, `hash -p`, and the wrappers of
+  `shell_wrappers.GRAMMARS` read with their full option grammar.
+
+Opaque, whatever the rest of the line: a dynamic or globbed command name (`$CMD x`, `/bin/r[m] x`); a
+shell reading a file or stdin, `source`; `$"..."`; `$'..'` holding NUL, bytes above 0x7f, `\\u` beyond
+ASCII or `\\cX`; any other `${..}` form (`${x@P}`, `${!x}`, `${x-'..'}` quotes, `${@:x}`, substitutions
+inside); a substitution the parser left as text (`[[ =~ `..` ]]`, patterns, heredoc bodies); a
+here-doc with a quote-removed delimiter (`E''OF`, `$'EOF'`); non-plain arithmetic; names of variables
+that bash runs or that change what runs (`PS0-4`, `PROMPT_COMMAND`, `BASH_ENV`, `BASH_ALIASES`,
+`BASH_CMDS`, `BASH_FUNC_*`, `SHELLOPTS`, `PATH`, `CDPATH`, `IFS`, `HOME`, `RANDOM`-style integer
+specials ...) anywhere on the line, except reading them (`$HOME`); builtins that run strings
+(`fc`, `history`, `enable`, `mapfile/readarray -C`, `compgen -C/-F/-W`, `complete -C/-F`, `bind -x`);
+a wrapper option the grammar does not know; interpreters given inline code or stdin (`python -c`,
+`perl -e`, `node -e`, `awk` with `system`/pipes/`print >`, `sed` with `e`/`w`, `git -c`, `find` with
+`-exec`/`-delete`, `xargs` whose command comes from its input); any parse error.
+
+Redirect targets are returned separately (`writes`, `dynamic_targets`) so the bash tool can check each
+written file as an `edit` and a target known only at run time as opaque (tools/builtins/bash.py).
+
+What no rule about command names can catch: programs that do the same thing by other means and are
+not listed above (`make`, a script's contents, `mv`, `cp /dev/null`). A deny on `rm *` stops commands
+named rm, not deleting files; the OS sandbox is the boundary for effects (README: What a deny
+guarantees).
 """
 
 from __future__ import annotations
@@ -50,41 +75,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from forge_tools.tools.shell_wrappers import GRAMMARS, OPAQUE_WRAPPERS
+from forge_tools.tools.shell_wrappers import parse as parse_wrapper
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "mksh", "ash", "busybox sh"})
-WRAPPERS = frozenset({
-    "sudo", "doas", "env", "nohup", "nice", "time", "timeout", "command", "exec", "builtin", "xargs",
-    "stdbuf", "ionice", "chronic", "watch", "flock", "setsid", "unbuffer", "caffeinate", "busybox",
-    "chrt", "taskset", "strace", "ltrace", "unshare", "nsenter", "chroot", "firejail", "proot",
-    "catchsegv", "coproc", "parallel",
-})
-# Commands whose `-c STRING` (or `--command STRING`) is a command line run by a shell.
-COMMAND_STRING_C = frozenset({"su", "runuser", "script"})
 # Commands that run a file's contents in this shell: what they run cannot be seen here.
 SOURCES = frozenset({"source", "."})
-# Wrappers with positional arguments before the command (`timeout 5 CMD`, `chrt 10 CMD`).
-_POSITIONAL: dict[str, int] = {"timeout": 1, "chrt": 1, "taskset": 1, "chroot": 1, "flock": 1}
-# Options of common wrappers that take a separate value (`sudo -u root rm x`).
-_VALUE_OPTIONS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"}),
-    "doas": frozenset({"-u", "-C"}),
-    "nice": frozenset({"-n"}),
-    "xargs": frozenset({"-n", "-I", "-L", "-P", "-d", "-E", "-s", "-a"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "ionice": frozenset({"-c", "-n", "-p"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "watch": frozenset({"-n", "-d", "--interval"}),
-    "flock": frozenset({"-w", "-E", "--timeout"}),
-    "env": frozenset({"-u", "-C", "--unset", "--chdir"}),
-    "exec": frozenset({"-a"}),
-    "strace": frozenset({"-e", "-o", "-p", "-s", "-u", "-E", "-I", "-a", "-b", "-O", "-S", "-X", "-P"}),
-    "ltrace": frozenset({"-e", "-o", "-p", "-s", "-u", "-a", "-n"}),
-    "nsenter": frozenset({"-t", "-S", "-G", "--target", "--setuid", "--setgid"}),
-    "taskset": frozenset(),
-    "firejail": frozenset(),
-}
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _MAX_DEPTH = 8  # nested `bash -c` / `eval` levels followed before giving up (fail closed: outer kept)
@@ -101,6 +100,9 @@ class CommandLine:
     argv: tuple[tuple[str | None, ...], ...] = ()  # each simple command's words; None = not static
     opaque: tuple[str, ...] = ()  # patterns (also in `commands`) whose real command is only known at run
     redirects: tuple[str, ...] = ()  # static file targets of redirects (`> out`, `< in`), for path checks
+    writes: tuple[str, ...] = ()  # the static targets of redirects that write (`> out`, `>> x`, `<> y`)
+    dynamic_targets: tuple[str, ...] = ()  # redirect targets known only at run time (`> $F`), as written
+    texts: tuple[tuple[str, ...], ...] = ()  # each simple command's words as in `argv`, source text for None
 
 
 class _Found(list[str]):
@@ -111,6 +113,9 @@ class _Found(list[str]):
         self.argv: list[tuple[str | None, ...]] = []
         self.opaque: list[str] = []
         self.redirects: list[str] = []
+        self.writes: list[str] = []
+        self.dynamic_targets: list[str] = []
+        self.texts: list[tuple[str, ...]] = []
 
     def add_opaque(self, pattern: str) -> None:
         pattern = normalise(pattern)
@@ -139,7 +144,9 @@ def split_command_line(line: str) -> CommandLine:
     if not out and normalise(line):
         out.append(normalise(line))
     return CommandLine(tuple(dict.fromkeys(out)), has_error, tuple(dict.fromkeys(out.argv)),
-                       tuple(dict.fromkeys(out.opaque)), tuple(dict.fromkeys(out.redirects)))
+                       tuple(dict.fromkeys(out.opaque)), tuple(dict.fromkeys(out.redirects)),
+                       tuple(dict.fromkeys(out.writes)), tuple(dict.fromkeys(out.dynamic_targets)),
+                       tuple(dict.fromkeys(out.texts)))
 
 
 def command_patterns(line: str) -> list[str]:
@@ -154,6 +161,7 @@ def _split_into(line: str, out: _Found, depth: int) -> bool:
     has_error = bool(root.has_error)
     if has_error:
         out.add_opaque(line)
+    _line_opacity(line, out)
     _walk(root, data, out, depth)
     if "\\\n" in line:
         if depth < _MAX_DEPTH:
@@ -187,6 +195,15 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
                 out.append(pattern)
             if any(w.startswith("-") and ("i" in w or "n" in w) for w in words[1:]):
                 out.add_opaque(pattern)  # `declare -i x=V` evaluates V; `declare -n r=V` names V
+        site = _outside_subset(current, data)
+        if site is not None:
+            out.add_opaque(site)
+        if current.type == "command_substitution" and _text(current, data).startswith("`"):
+            # Inside backquotes bash removes the backslash of `\``, `\$` and `\\` before running the
+            # text, so `` `echo \`rm x\`` `` runs rm: the text is split again as bash reads it.
+            inner = re.sub(r"\\([`$\\])", r"\1", _text(current, data)[1:-1])
+            if inner != _text(current, data)[1:-1]:
+                _split_static(inner, [inner], out, depth)
         kind = current.type
         if kind == "expansion" or (kind == "heredoc_body" and _expanding_heredoc(current, data)):
             # tree-sitter-bash leaves some substitutions as plain text (`${x:-`cmd`}`, a backquote or a
@@ -206,9 +223,17 @@ def _redirect(node: Node, data: bytes, out: _Found) -> None:
         return
     target = _static_value(destination, data)
     operators = {c.type for c in node.children if c is not destination and c.type != "file_descriptor"}
-    if target is None or (operators & {">&", "<&"} and (target.isdigit() or target == "-")):
+    if target is None or _GLOB.search(target):
+        out.dynamic_targets.append(_text(destination, data))  # `> $F`, `> $(..)`, `> vic*`: known at run time
+        return
+    if operators & {">&", "<&"} and (target.isdigit() or target == "-"):
         return
     out.redirects.append(target)
+    if operators - {"<", "<&"}:
+        out.writes.append(target)
+
+
+_GLOB = re.compile(r"[*?\[]|[@+!]\(")  # bash expands a pattern in a redirect target to the one file
 
 
 def _command(node: Node, data: bytes, out: _Found, depth: int) -> None:
@@ -255,6 +280,7 @@ def _add_command(
     `./rm x`, `bin/rm x` are also checked as `rm x`: a rule about `rm` applies to every rm)."""
     out.append(normalise(" ".join(words)))
     out.argv.append(tuple(static))
+    out.texts.append(tuple(words))
     if assignments:
         out.append(normalise(" ".join([*assignments, *words])))
     name = static[0]
@@ -277,81 +303,274 @@ def _split_static(text: str | None, words: list[str], out: _Found, depth: int) -
 
 
 def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
-    """Also check what a nested shell, `eval`, a wrapper or a command-string option would run."""
+    """Also check what a nested shell, `eval`, a wrapper or a command-string option would run; a
+    command outside the understood subset (see the module docstring) is opaque."""
     name = static[0]
+    whole = " ".join(words)
     if name is None or _expands(name):
-        out.add_opaque(" ".join(words))  # `$CMD x`, `/bin/r[m] x`: the command is only known when it runs
+        out.add_opaque(whole)  # `$CMD x`, `/bin/r[m] x`: the command is only known when it runs
         return
     if depth >= _MAX_DEPTH:
-        out.add_opaque(" ".join(words))  # wrappers nested too deep to follow: fail closed
+        out.add_opaque(whole)  # wrappers nested too deep to follow: fail closed
         return
     base = name.rsplit("/", 1)[-1]
     if base in SHELLS:
         _follow_shell(words, static, out, depth)
-        return
-    if base in SOURCES:
-        out.add_opaque(" ".join(words))
-        return
-    if base == "eval":
-        if len(static) > 1:
-            inner = None if any(w is None for w in static[1:]) else " ".join(w for w in static[1:] if w)
+    elif base in SOURCES or base in STRING_RUNNERS:
+        out.add_opaque(whole)
+    elif base in OPAQUE_WRAPPERS:
+        _every_start(words, static, out, depth)
+    elif base == "eval":
+        args = static[1:]
+        if args[:1] == ["--"]:
+            args = args[1:]
+        if args:
+            inner = None if any(w is None for w in args) else " ".join(w for w in args if w)
             _split_static(inner, words, out, depth)
-        return
-    if base == "find":
+    elif base == "find":
         _follow_find_exec(words, static, out, depth)
-        return
-    if base in COMMAND_STRING_C:
-        for i, word in enumerate(static[1:], start=1):
-            short_c = word is not None and word[:1] == "-" and word[1:2] != "-" and word.endswith("c")
-            if (short_c or word == "--command") and i + 1 < len(static):
-                _split_static(static[i + 1], words, out, depth)
-            elif word is not None and word.startswith("--command="):
-                _split_static(word.split("=", 1)[1], words, out, depth)
-        return
-    if base in ("mapfile", "readarray"):
-        for i, word in enumerate(static[1:-1], start=1):
-            if word == "-C":
-                _split_static(static[i + 1], words, out, depth)  # the callback is run as a command
-        return
-    if base == "hash":  # `hash -p /bin/rm foo` makes `foo` run /bin/rm: check the path as a command
-        for i, word in enumerate(static[1:-1], start=1):
-            if word is not None and word.startswith("-") and word.endswith("p"):
-                path = static[i + 1]
-                if path is None:
-                    out.add_opaque(" ".join(words))
-                else:
-                    _add_command([path], [path], out, depth + 1)
-        return
-    if base == "alias":
+    elif base in ("mapfile", "readarray", "compgen", "complete", "bind"):
+        if _runs_option(base, static):
+            out.add_opaque(whole)  # `mapfile -C CB`, `compgen -W '$(..)'`, `complete -C CMD`, `bind -x`
+            for i, word in enumerate(static[1:], start=1):  # and what it names is checked as well
+                if word is not None and word.startswith("-") and word[-1:] in "CFx" and i + 1 < len(static):
+                    _split_static(static[i + 1], words, out, depth)
+                elif word is not None and word.startswith("-C") and len(word) > 2:
+                    _split_static(word[2:], words, out, depth)
+    elif base == "hash":  # `hash -p /bin/rm foo` makes `foo` run /bin/rm: check the path as a command
+        _follow_hash(words, static, out, depth)
+    elif base == "alias":
         for word in static[1:]:
-            if word is not None and "=" in word:
+            if word is None:
+                out.add_opaque(whole)
+            elif "=" in word:
                 _split_static(word.split("=", 1)[1], words, out, depth)
-        return
-    if base == "trap":
+    elif base == "trap":
         args = [w for w in static[1:] if w is None or not w.startswith("-")]
         if len(args) >= 2 and args[0] != "":
             _split_static(args[0], words, out, depth)
+    elif base in INTERPRETERS or base.rstrip("0123456789.") in INTERPRETERS:
+        if _inline_code(base.rstrip("0123456789.") if base not in INTERPRETERS else base, static):
+            out.add_opaque(whole)  # `python -c ..`, `awk '{system(..)}'`, `sed e`, `git -c alias.x=!..`
+    elif base in GRAMMARS:
+        _follow_wrapper(base, words, static, out, depth)
+    elif base == "coproc":
+        starts = _coproc_start(static)
+        if starts < len(words):
+            _add_command(words[starts:], static[starts:], out, depth + 1)
+
+
+def _follow_wrapper(base: str, words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
+    """A wrapper from `shell_wrappers.GRAMMARS`: check the command it runs, or fail closed."""
+    whole = " ".join(words)
+    parsed = parse_wrapper(base, static)
+    if base in ("su", "runuser") and parsed is not None and parsed.start < len(static) \
+            and "u" not in parsed.options and "user" not in parsed.options:
+        rest = parse_wrapper(base, [static[0], *static[parsed.start + 1:]])  # options after the user
+        if rest is None or rest.start < len(static) - parsed.start:
+            out.add_opaque(whole)  # arguments passed on to the user's shell
+            return
+        for key, values in rest.options.items():
+            parsed.options.setdefault(key, []).extend(values)
+        parsed.start = len(static)
+    if parsed is None:
+        _every_start(words, static, out, depth)  # an unknown option, or one only known at run time
         return
-    if base == "env":
-        for i, word in enumerate(static[1:-1], start=1):
-            if word in ("-S", "--split-string"):
-                rest = static[i + 1:]
-                inner = None if any(w is None for w in rest) else " ".join(w for w in rest if w is not None)
-                _split_static(inner, words, out, depth)
-                return
-    if base == "flock":  # `flock FILE -c CMD` runs CMD in a shell
-        for i, word in enumerate(static[1:-1], start=1):
-            if word in ("-c", "--command"):
-                _split_static(static[i + 1], words, out, depth)
-    if base in WRAPPERS:
-        starts = _wrapped_command_starts(base, static)
-        for start in starts:
-            if start < len(words):
-                _add_command(words[start:], static[start:], out, depth + 1)
-        if base == "xargs" and starts and starts[0] < len(static):
-            replace = _xargs_replace_string(static)
-            if replace and _templated(static[starts[0]:], replace):
-                out.add_opaque(" ".join(words[starts[0]:]))  # the command itself comes from stdin
+    options = parsed.options
+    start = parsed.start
+    strings = [v for key in ("c", "command", "session-command") for v in options.get(key, ())]
+    if base == "flock" and start + 1 < len(static) and static[start] in ("-c", "--command"):
+        strings.append(static[start + 1] or "")
+        start = len(static)
+        if words[start - 1:] and static[-1] is None:
+            out.add_opaque(whole)
+    if base in ("su", "runuser", "script", "flock") and strings:
+        for text in strings:
+            _split_static(text, words, out, depth)
+        if base != "flock" or start >= len(static):
+            if any(v.rsplit("/", 1)[-1] not in SHELLS for k in ("s", "shell") for v in options.get(k, ())):
+                out.add_opaque(whole)  # `su -s /bin/rm`: the "shell" is any program
+            return
+    if base in ("su", "runuser") and start >= len(static):
+        out.add_opaque(whole)  # no -c: a shell reading its stdin
+        return
+    if base == "script" or (base in ("sudo", "time") and ({"e", "edit", "o", "output"} & options.keys())):
+        out.add_opaque(whole)  # a shell without -c, sudoedit, `time -o FILE` writing a file
+        return
+    if base == "env" and ("S" in options or "split-string" in options):
+        text = " ".join([*options.get("S", ()), *options.get("split-string", ()),
+                         *(w or "" for w in static[start:])])
+        _split_static(None if any(w is None for w in static[start:]) or re.search(r"[\\$]", text)
+                      else text, words, out, depth)  # env -S has its own escapes and ${VAR}
+        return
+    if base == "command" and ({"v", "V"} & options.keys()):
+        return  # `command -v rm` only prints where rm is
+    if start >= len(words):
+        shell = base == "sudo" and bool({"s", "i", "shell", "login"} & options.keys())
+        if GRAMMARS[base].command_required or shell:
+            out.add_opaque(whole)  # without a command: a shell, or something this cannot see
+        return
+    if base == "watch" and "x" not in options and "exec" not in options:
+        command = static[start:]  # `watch CMD ARGS` runs `sh -c "CMD ARGS"`
+        _split_static(None if any(w is None for w in command) else " ".join(w or "" for w in command),
+                      words, out, depth)
+        return
+    if base == "sudo" and {"s", "i", "shell", "login"} & options.keys():
+        command = static[start:]  # `sudo -s CMD ARGS` runs them through the shell's -c
+        _split_static(None if any(w is None for w in command) else " ".join(w or "" for w in command),
+                      words, out, depth)
+    _add_command(words[start:], static[start:], out, depth + 1)
+    if base == "xargs":
+        replace = next((v or "{}" for k in ("I", "i", "replace") for v in options.get(k, ())), None)
+        if replace and _templated(static[start:], replace):
+            out.add_opaque(" ".join(words[start:]))  # the command itself comes from stdin
+
+
+def _every_start(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
+    """A wrapper whose options are not understood: opaque, and each later plain word is also checked
+    as where the command may start (`strace -o log rm x` also checks `rm x`), which is only stricter."""
+    out.add_opaque(" ".join(words))
+    if depth > 2:
+        return  # checking every start at every level would grow exponentially; opaque is enough
+    for start in range(1, len(static)):
+        word = static[start]
+        if word is not None and not word.startswith("-") and (start == 1 or static[start - 1] is not None):
+            _add_command(words[start:], static[start:], out, depth + 1)
+
+
+def _coproc_start(static: list[str | None]) -> int:
+    """Where `coproc [NAME] CMD` / `coproc [NAME] { ...` puts its command."""
+    if len(static) > 1 and static[1] in ("{", "("):
+        return 2
+    if len(static) > 2 and static[2] in ("{", "("):
+        return 3
+    return 1
+
+
+def _follow_hash(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
+    for i, word in enumerate(static[1:], start=1):
+        if word is None:
+            out.add_opaque(" ".join(words))
+        elif word.startswith("-") and "p" in word:
+            attached = word[word.index("p") + 1:]
+            path = attached or (static[i + 1] if i + 1 < len(static) else None)
+            if path is None:
+                out.add_opaque(" ".join(words))
+            else:
+                _add_command([path], [path], out, depth + 1)
+
+
+# Builtins that run a string, or history, as commands: what they run is not on the line.
+STRING_RUNNERS = frozenset({"fc", "history", "enable", "source", "."})
+_RUNS_OPTION = {"mapfile": "C", "readarray": "C", "compgen": "CFW", "complete": "CF", "bind": "x"}
+
+
+def _runs_option(base: str, static: list[str | None]) -> bool:
+    letters = _RUNS_OPTION[base]
+    for word in static[1:]:
+        if word is None:
+            return True
+        if word == "--":
+            return False
+        if word.startswith("-") and any(letter in word[1:] for letter in letters):
+            return True
+    return False
+
+
+# Programs that take code on the command line (or read it from stdin): a rule about command names
+# cannot see what that code does, so such a call is opaque. The value is the options that carry code.
+INTERPRETERS: dict[str, frozenset[str]] = {
+    "python": frozenset({"-c"}), "pypy": frozenset({"-c"}), "perl": frozenset({"-e", "-E"}),
+    "ruby": frozenset({"-e"}), "node": frozenset({"-e", "-p", "--eval", "--print"}),
+    "nodejs": frozenset({"-e", "-p", "--eval", "--print"}), "deno": frozenset({"eval"}),
+    "bun": frozenset({"-e", "--eval", "-p", "--print"}), "php": frozenset({"-r"}), "lua": frozenset({"-e"}),
+    "luajit": frozenset({"-e"}), "Rscript": frozenset({"-e"}), "osascript": frozenset({"-e"}),
+    "tclsh": frozenset(), "expect": frozenset({"-c"}), "jq": frozenset(),
+    "awk": frozenset(), "gawk": frozenset(), "mawk": frozenset(), "nawk": frozenset(), "sed": frozenset(),
+    "gsed": frozenset(), "git": frozenset({"-c", "--config-env"}), "vim": frozenset({"-c", "--cmd"}),
+    "nvim": frozenset({"-c", "--cmd"}), "make": frozenset({"--eval"}),
+}
+# awk runs commands with system(), pipes (`print | "cmd"`, `"cmd" | getline`) and writes files with
+# `print > "f"`; a comparison `$2 > 1` outside print is not an effect.
+_AWK_EFFECTS = re.compile(r"system|\||getline|\bprintf?\b[^;{}]*>")
+
+
+def _sed_runs(script: str) -> bool:
+    """Whether a sed script may run a command or write a file: the `e` command, the `w`/`W` commands,
+    or an `s` command with the `e` or `w` flag. Anything this reader cannot follow counts as yes."""
+    i, n = 0, len(script)
+    while i < n:
+        while i < n and script[i] in " \t\n;{}!0123456789,$~+":
+            i += 1
+        if i < n and script[i] in "/\\":  # an address /re/ or \cREc
+            delimiter = script[i] if script[i] == "/" else script[i + 1:i + 2]
+            i += 1 if script[i] == "/" else 2
+            while i < n and script[i] != delimiter:
+                i += 2 if script[i] == "\\" else 1
+            i += 1
+            if i < n and script[i] in "IM":
+                i += 1
+            continue
+        if i >= n:
+            return False
+        command = script[i]
+        if command in "ewW":
+            return True
+        if command in "sy":
+            if i + 1 >= n:
+                return True
+            delimiter = script[i + 1]
+            i += 2
+            for _ in range(2):
+                while i < n and script[i] != delimiter:
+                    i += 2 if script[i] == "\\" else 1
+                i += 1
+            flags = re.match(r"[gpiImM0-9]*", script[i:])
+            i += flags.end() if flags else 0
+            if command == "s" and i < n and script[i] in "ew":
+                return True
+            continue
+        if command in "aicrRbtTq:lLQvz=dDgGhHnNpPxF#":
+            if command in "aicrRbtT:#":  # the rest of the line is text, a label or a file name
+                end = script.find("\n", i)
+                i = n if end < 0 else end + 1
+            else:
+                i += 1
+            continue
+        return True  # a command this reader does not know
+    return False
+
+
+def _inline_code(base: str, static: list[str | None]) -> bool:
+    """Whether `base` is given code to run (see INTERPRETERS); unknown words count as code."""
+    args = static[1:]
+    if any(w is None for w in args):
+        return True
+    words = [w for w in args if w is not None]
+    if base in ("awk", "gawk", "mawk", "nawk"):
+        return any(_AWK_EFFECTS.search(w) for w in words if not w.startswith("-") or w.startswith("-v")) \
+            or any(w.startswith(("-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"))
+                   for w in words)
+    if base in ("sed", "gsed"):
+        scripts = [w for w in words if not w.startswith("-")][:1]  # the script (or with -e, every -e)
+        scripts = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-e", "--expression")] or scripts
+        return any(_sed_runs(w) for w in scripts) \
+            or any(w.startswith(("-f", "--file")) for w in words)
+    if base == "git":
+        first = next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))
+        return any(w.startswith(("-c", "--config-env", "--exec-path")) for w in words[:first]) \
+            or any(w.startswith(("--upload-pack", "--receive-pack", "-u")) for w in words)
+    if base in ("tclsh", "jq"):
+        return False
+    options = INTERPRETERS[base]
+    if base in ("python", "pypy", "ruby", "perl", "node", "nodejs", "php", "lua", "luajit", "bun") and (
+            not any(not w.startswith("-") for w in words) or "-" in words) \
+            and not set(words) & {"--version", "-V", "--help", "-h", "-v"}:
+        return True  # no script: the code comes from stdin
+    return any(w in options or any(w.startswith(o) and len(o) == 2 and len(w) > 2 for o in options)
+               or (w.startswith("-") and not w.startswith("--") and any(o[1:] in w[1:] for o in options
+                                                                        if len(o) == 2))
+               for w in words)
 
 
 def _expanding_heredoc(body: Node, data: bytes) -> bool:
@@ -558,30 +777,15 @@ def _follow_shell(words: list[str], static: list[str | None], out: _Found, depth
         out.add_opaque(" ".join(words))
 
 
-def _xargs_replace_string(static: list[str | None]) -> str | None:
-    for i, word in enumerate(static[1:], start=1):
-        if word is None:
-            return None
-        if word == "-I" and i + 1 < len(static):
-            return static[i + 1]
-        if word.startswith("-I") and len(word) > 2:
-            return word[2:]
-        if word in ("-i", "--replace"):
-            return "{}"
-        if word.startswith("--replace="):
-            return word.split("=", 1)[1]
-        if word.startswith("-i") and len(word) > 2:
-            return word[2:]
-        if not word.startswith("-"):
-            return None
-    return None
-
-
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_EFFECTS = frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
 
 
 def _follow_find_exec(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
-    """`find . -exec rm {} ;` also checks `rm {}` (each -exec/-execdir/-ok/-okdir command)."""
+    """`find . -exec rm {} ;` also checks `rm {}` (each -exec/-execdir/-ok/-okdir command); find with
+    an action that deletes, runs or writes files is opaque too (a rule on `rm` does not see it)."""
+    if any(w is None or w in _FIND_EFFECTS or w in _FIND_EXEC for w in static[1:]):
+        out.add_opaque(" ".join(words))
     i = 1
     while i < len(static):
         if static[i] in _FIND_EXEC:
@@ -604,46 +808,6 @@ def _templated(command: list[str | None], token: str) -> bool:
         return True
     base = head.rsplit("/", 1)[-1]
     return (base in SHELLS or base == "eval") and any(w is None or token in w for w in command[1:])
-
-
-def _is_short_option_with_c(word: str) -> bool:
-    return word.startswith("-") and not word.startswith("--") and "c" in word[1:]
-
-
-def _wrapped_command_starts(base: str, static: list[str | None]) -> list[int]:
-    """Where the command a wrapper runs may start: after the wrapper's own options, its `env`
-    assignments and positional arguments. A long option without `=` may take the next word as its
-    value (`sudo --user root rm x`), so the word after that is a start too: checking more is safe."""
-    words = static[1:]
-    values = _VALUE_OPTIONS.get(base, frozenset())
-    starts: list[int] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word is None:
-            break
-        if word == "--":
-            i += 1
-            break
-        if base == "coproc" and word in ("{", "("):
-            i += 1
-            break
-        if base == "coproc" and i + 1 < len(words) and words[i + 1] in ("{", "("):
-            i += 2  # `coproc NAME { ...`
-            break
-        if word.startswith("-") and len(word) > 1:
-            i += 1
-            if word in values or (not word.startswith("--") and f"-{word[-1]}" in values):
-                i += 1  # `-u root`, and a cluster ending in a value option (`sudo -iu root`)
-            elif word.startswith("--") and "=" not in word and i < len(words):
-                starts.append(i + 1 + 1)  # `--user root CMD`: CMD may start after the value
-            continue
-        if base == "env" and "=" in word and not word.startswith("="):
-            i += 1
-            continue
-        break
-    i += _POSITIONAL.get(base, 0)
-    return [1 + i, *(s for s in starts if s > 1 + i)]
 
 
 _ESCAPES_IN_DOUBLE = {'"', "\\", "$", "`", "\n"}
@@ -680,14 +844,18 @@ _ANSI_NUMERIC = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|u[0-9a-fA-F]{1,4}|U
 
 
 def _decode_ansi_c(body: str) -> str | None:
-    """The value of `$'...'`, so `$'\\x72m'` is checked as `rm`; None for forms not handled."""
+    """The value of `$'...'`, so `$'\\x72m'` is checked as `rm`; None (opaque) for forms whose runtime
+    value is not certain: NUL (bash ends the word there), bytes above 0x7f, `\\u`/`\\U` beyond ASCII
+    (locale-dependent), `\\cX` and unknown escapes."""
 
     def one(match: re.Match[str]) -> str:
         esc = match.group(1)
-        if esc[0] in "xuU" and len(esc) > 1:
-            return chr(int(esc[1:], 16))
-        if esc[0] in "01234567":
-            return chr(int(esc, 8))
+        code = int(esc[1:], 16) if esc[0] in "xuU" and len(esc) > 1 else \
+            int(esc, 8) if esc[0] in "01234567" else None
+        if code is not None:
+            if not 0 < code < 0x80:
+                raise ValueError(esc)  # bash cuts the word at NUL; bytes and \u depend on the locale
+            return chr(code)
         if esc in _ANSI_SIMPLE:
             return _ANSI_SIMPLE[esc]
         raise ValueError(esc)
@@ -750,3 +918,88 @@ def describe(line: str) -> dict[str, Any]:
     """A JSON-friendly view of a split, for `explain --call` style output."""
     result = split_command_line(line)
     return {"commands": list(result.commands), "parse_error": result.has_error}
+
+
+# -- the understood subset --------------------------------------------------------------------------
+# Every node the walk visits is either understood (its effect on what runs is modelled exactly) or it
+# makes its source text an opaque pattern. See the module docstring for the subset itself.
+_SIMPLE_EXPANSION = re.compile(
+    r"\$\{#?(?:[A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|\d+|[@*#?$!-])"  # ${x} ${#x} ${a[1]} ${1} ${@}
+    r"(?:(?::?[-+?=]|##?|%%?|//?|\^\^?|,,?)[A-Za-z0-9_.,/:%@+= *?-]*|:\d+(?::\d+)?)?\}"
+    r"|\$\{![A-Za-z_][A-Za-z0-9_]*(?:\[[@*]\]|[@*])\}")  # ${!a[@]}: the keys; ${!p*}: names
+# Variables whose value bash runs, or that change what a name runs, in any form (assignment, `read`,
+# `printf -v`, `for`, `mapfile`, `${x:=..}`, `declare`): a line that names one is opaque.
+_CODE_NAMES = re.compile(r"\b(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|BASH_ALIASES|BASH_CMDS|BASH_FUNC_\w*|"
+                         r"SHELLOPTS|BASHOPTS|BASH_XTRACEFD|BASH_LOADABLES_PATH|EXECIGNORE|PATH|CDPATH|"
+                         r"RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|OPTIND|IFS|GLOBIGNORE|HOME|OLDPWD)\b")
+_READ_ONLY_USE = re.compile(r"\$\{?(?:PATH|HOME|RANDOM|SRANDOM|SECONDS|LINENO|OPTIND|IFS|OLDPWD)\b\}?")
+_DELIMITER_WORD = r"[A-Za-z0-9_.+\-]+"
+_PLAIN_DELIMITER = re.compile(
+    rf"{_DELIMITER_WORD}|'{_DELIMITER_WORD}'|\"{_DELIMITER_WORD}\"|\\{_DELIMITER_WORD}")
+
+
+def _unescaped_substitution(text: str) -> bool:
+    """A `` ` ``, `$(`, `${` or `$[` not escaped by a backslash: a substitution bash would run."""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "`" or (ch == "$" and text[i + 1:i + 2] in ("(", "{", "[")):
+            return True
+        i += 1
+    return False
+
+
+def _outside_subset(node: Node, data: bytes) -> str | None:
+    """The text to mark opaque when `node` is outside the understood subset, else None."""
+    kind = node.type
+    if node.is_error or node.is_missing or kind == "translated_string":
+        return _text(node, data) or "(missing)"
+    if kind == "expansion":
+        text = _text(node, data)
+        return None if _SIMPLE_EXPANSION.fullmatch(text) else text
+    if kind == "ansi_c_string":
+        return _text(node, data) if _decode_ansi_c(_text(node, data)[2:-1]) is None else None
+    if node.child_count == 0 and kind in ("word", "regex", "extglob_pattern", "string_content", "comment"):
+        text = _text(node, data)
+        return text if _unescaped_substitution(text) else None
+    if kind == "heredoc_content" and node.parent is not None and _expanding_heredoc(node.parent, data):
+        text = _text(node, data)
+        return text if _unescaped_substitution(text) else None
+    if kind == "heredoc_redirect":
+        return None if _heredoc_understood(node, data) else _text(node, data)
+    return None
+
+
+def _heredoc_understood(node: Node, data: bytes) -> bool:
+    """The delimiter is a plain word (quoted whole or not) and bash ends the body where the parser did."""
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    end = next((c for c in node.children if c.type == "heredoc_end"), None)
+    if start is None or end is None:
+        return False
+    raw = _text(start, data)
+    if not _PLAIN_DELIMITER.fullmatch(raw) or any(c.type == "word" for c in node.children):
+        return False
+    delimiter = raw.strip("'\"\\")
+    strip_tabs = any(c.type == "<<-" for c in node.children)
+    line_start = data.find(b"\n", start.end_byte)
+    if line_start < 0:
+        return False
+    position = line_start + 1
+    while position <= len(data):  # bash: the first line that is exactly the delimiter ends the body
+        line_end = data.find(b"\n", position)
+        line_end = len(data) if line_end < 0 else line_end
+        line = data[position:line_end].decode("utf-8", "replace")
+        if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+            first = position + (len(line) - len(line.lstrip("\t")) if strip_tabs else 0)
+            return first == end.start_byte and _text(end, data) == delimiter
+        position = line_end + 1
+    return False
+
+
+def _line_opacity(line: str, out: _Found) -> None:
+    """Names that make a whole line opaque wherever they appear (see `_CODE_NAMES`)."""
+    if _CODE_NAMES.search(_READ_ONLY_USE.sub("", line)):
+        out.add_opaque(line)

@@ -229,7 +229,9 @@ def test_path_arguments_outside_the_root(reqs: Any, project: Path, tmp_path: Pat
     assert reqs(bash.TOOL, command="cd /etc")[0] == ("external_directory", ("/etc/*",))
     inside = reqs(bash.TOOL, command="rm -rf build ./dist && cp a b")
     assert inside == [("bash", ("rm -rf build ./dist", "cp a b"))]
-    assert reqs(bash.TOOL, command="ls /etc") == [("bash", ("ls /etc",))]  # ls is not a path command
+    # reading commands name paths too: a listing or a read outside the root is asked (issue 9)
+    assert reqs(bash.TOOL, command="ls /etc")[0] == ("external_directory", ("/etc/*",))
+    assert reqs(bash.TOOL, command="echo /etc") == [("bash", ("echo /etc",))]  # echo names no file
 
 
 def test_redirect_files_outside_the_root(reqs: Any, project: Path, tmp_path: Path,
@@ -240,4 +242,4 @@ def test_redirect_files_outside_the_root(reqs: Any, project: Path, tmp_path: Pat
     assert reqs(bash.TOOL, command=f"wc -l < {tmp_path}/secret.txt")[0] == (
         "external_directory", (f"{tmp_path}/*",))
     assert reqs(bash.TOOL, command="make 2>/dev/null >out.log 2>&1") == [
-        ("bash", ("make",))]
+        ("edit", ("out.log",)), ("bash", ("make",))]  # a written file is an edit (issue 9)
