@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -77,6 +78,21 @@ def global_config_dir(env: Mapping[str, str] | None = None) -> Path:
     if env.get("XDG_CONFIG_HOME"):
         return Path(env["XDG_CONFIG_HOME"]) / "forge"
     return home_dir(env) / ".config" / "forge"
+
+
+@lru_cache(maxsize=4096)
+def relative_to_root(path: str, root: str) -> str | None:
+    """`path` relative to the directory `root` (both resolved) as a posix path, or None when it is not
+    inside it. Cached: a report or a table names the same few files on thousands of rows, and each
+    resolution is a round of system calls."""
+    try:
+        try:
+            resolved = Path(path).resolve()
+        except RuntimeError:  # a symlink loop (Python before 3.13): the link's own place
+            resolved = Path(path).parent.resolve() / Path(path).name
+        return resolved.relative_to(Path(root).resolve()).as_posix()
+    except (ValueError, OSError, RuntimeError):
+        return None
 
 
 def opencode_global_dir(env: Mapping[str, str] | None = None) -> Path:

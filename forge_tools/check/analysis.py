@@ -17,8 +17,15 @@ from forge_tools.config.formats import ConfigFormat
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.permission.evaluate import Decision
 from forge_tools.permission.model import Rule
-from forge_tools.permission.names import EDIT_FAMILY, permission_name
-from forge_tools.permission.wildcard import has_wildcard, normalize, pattern_subsumes, wildcard_match
+from forge_tools.permission.names import EDIT_FAMILY, PERMISSION_ONLY_NAMES, builtin_ids, permission_name
+from forge_tools.permission.wildcard import (
+    WildcardIndex,
+    any_matching_text,
+    has_wildcard,
+    normalize,
+    pattern_subsumes,
+    wildcard_match,
+)
 from forge_tools.report.findings import Finding, Related
 
 
@@ -43,6 +50,43 @@ def _scope_words(scope: str | None) -> str:
 
 def _suggest(name: str, names: Iterable[str]) -> list[str]:
     return difflib.get_close_matches(name, sorted(set(names)), n=3, cutoff=0.6)
+
+
+#: up to this many tool ids, did-you-mean compares an unknown name with each of them
+SUGGEST_SCAN_LIMIT = 200
+
+
+class NameSuggester:
+    """did-you-mean for unknown permission names, built once per `check`.
+
+    The known permission names and builtin tools are always compared (difflib, as everywhere). Tool ids
+    are compared one by one while there are at most `SUGGEST_SCAN_LIMIT` of them; beyond that only the
+    ids one edit away (a letter wrong, missing, added, or two swapped) are candidates, found through an
+    index of one-letter deletions, so a large project does not compare every unknown name with every
+    tool id."""
+
+    def __init__(self, permission_names: Iterable[str], tool_ids: Iterable[str]) -> None:
+        self.fixed = sorted(set(permission_names))
+        self.tools = sorted(set(tool_ids) - set(self.fixed))
+        self._deletions: dict[str, list[str]] | None = None
+
+    @staticmethod
+    def _variants(name: str) -> set[str]:
+        return {name, *(name[:i] + name[i + 1:] for i in range(len(name)))}
+
+    def _near(self, name: str) -> list[str]:
+        if len(self.tools) <= SUGGEST_SCAN_LIMIT:
+            return self.tools
+        if self._deletions is None:
+            self._deletions = {}
+            for tool_id in self.tools:
+                for variant in self._variants(tool_id):
+                    self._deletions.setdefault(variant, []).append(tool_id)
+        near = {t for v in self._variants(name) for t in self._deletions.get(v, ())}
+        return sorted(near)
+
+    def suggest(self, name: str) -> list[str]:
+        return difflib.get_close_matches(name, [*self.fixed, *self._near(name)], n=3, cutoff=0.6)
 
 
 def _did_you_mean(suggestions: list[str]) -> str:
@@ -70,6 +114,8 @@ def unknown_permissions(ctx: CheckContext) -> list[Finding]:
     level_if_unsure = "error" if ctx.plugin_tools_known else "warning"
     unsure = "" if ctx.plugin_tools_known else " (plugin tools are unknown without --load-code)"
     mcp = ctx.mcp_prefixes
+    sorted_known = sorted({normalize(k) for k in known})
+    suggester = NameSuggester([*PERMISSION_ONLY_NAMES, *builtin_ids()], ctx.tool_ids)
     for _scope, rule in _unique_rules(ctx):
         name = rule.permission
         key = (name, rule.origin)
@@ -80,7 +126,7 @@ def unknown_permissions(ctx: CheckContext) -> list[Finding]:
         if any(lead.startswith(m) or (has_wildcard(name) and m.startswith(lead)) for m in mcp):
             continue  # may name a tool of a configured MCP server
         if has_wildcard(name):
-            if not any(wildcard_match(k, name) for k in known):
+            if not any_matching_text(name, sorted_known):
                 findings.append(Finding(
                     "FT102", "warning", f"permission name {name!r} matches no tool and no known permission"
                     f"{unsure}", "fix the wildcard or remove the rule; it never applies", rule.origin))
@@ -94,7 +140,7 @@ def unknown_permissions(ctx: CheckContext) -> list[Finding]:
             continue
         if name in known:
             continue
-        suggestions = _suggest(name, known)
+        suggestions = suggester.suggest(name)
         hint, related = "fix the name or remove the rule", ()
         if suggestions:
             hint, related = _rename_hint(ctx, rule, suggestions[0], f"rename it to {suggestions[0]!r}")
@@ -192,45 +238,96 @@ def literal_suffix(pattern: str) -> str:
     return text[cut + 1:]
 
 
-def dead_rules(ruleset: tuple[Rule, ...]) -> dict[Rule, Rule]:
-    """Each user rule that a later rule covers -> the nearest such later rule.
+class CoverIndex:
+    """The rules of a ruleset indexed by the literal prefixes of their permission and pattern, so
+    finding a later rule that covers a given one costs about one dictionary look-up per prefix length
+    instead of a scan of every later rule."""
 
-    Later rules are indexed by the literal prefixes of their permission and pattern, so a large
-    config costs about one dictionary look-up per prefix length instead of a scan of every later rule.
-    """
-    from bisect import bisect_right
+    def __init__(self, ruleset: tuple[Rule, ...]) -> None:
+        self.ruleset = ruleset
+        self.prefixes = [(literal_prefix(r.permission), literal_prefix(r.pattern)) for r in ruleset]
+        self.index: dict[tuple[str, str], list[int]] = {}
+        for i, key in enumerate(self.prefixes):
+            self.index.setdefault(key, []).append(i)  # ascending
+        self.perm_lengths = sorted({len(k[0]) for k in self.index})
+        self.pattern_lengths = sorted({len(k[1]) for k in self.index})
 
-    prefixes = [(literal_prefix(r.permission), literal_prefix(r.pattern)) for r in ruleset]
-    index: dict[tuple[str, str], list[int]] = {}
-    for i, key in enumerate(prefixes):
-        index.setdefault(key, []).append(i)  # ascending
-    perm_lengths = sorted({len(k[0]) for k in index})
-    pattern_lengths = sorted({len(k[1]) for k in index})
-    dead: dict[Rule, Rule] = {}
-    for i, rule in enumerate(ruleset):
-        if not is_user_rule(rule):
-            continue
-        perm, pattern = prefixes[i]
+    def first_coverer(self, rule: Rule, after: int = -1) -> Rule | None:
+        """The first rule at a position past `after` that covers `rule`, or None."""
+        from bisect import bisect_right
+
+        perm, pattern = literal_prefix(rule.permission), literal_prefix(rule.pattern)
         candidates: list[int] = []
-        for a in perm_lengths:
+        for a in self.perm_lengths:
             if a > len(perm):
                 break
-            for b in pattern_lengths:
+            for b in self.pattern_lengths:
                 if b > len(pattern):
                     break
-                later = index.get((perm[:a], pattern[:b]))
+                later = self.index.get((perm[:a], pattern[:b]))
                 if later:
-                    candidates.extend(later[bisect_right(later, i):])
+                    candidates.extend(later[bisect_right(later, after):])
         for j in sorted(candidates):
-            if covers(ruleset[j], rule):
-                dead[rule] = ruleset[j]
-                break
+            if covers(self.ruleset[j], rule):
+                return self.ruleset[j]
+        return None
+
+
+def dead_rules(ruleset: tuple[Rule, ...]) -> dict[Rule, Rule]:
+    """Each user rule that a later rule covers -> the nearest such later rule."""
+    index = CoverIndex(ruleset)
+    dead: dict[Rule, Rule] = {}
+    for i, rule in enumerate(ruleset):
+        if is_user_rule(rule):
+            later = index.first_coverer(rule, i)
+            if later is not None:
+                dead[rule] = later
     return dead
+
+
+def dead_rules_by_agent(ctx: CheckContext) -> dict[str, dict[Rule, Rule]]:
+    """`dead_rules` of every enabled agent, with the top-level rules (shared by every agent) analysed
+    once: an agent's ruleset is builtin rules, the top-level rules, its own rules and a common tail, so
+    a top-level rule is dead when a later top-level rule covers it (the same for all agents) or, failing
+    that, a rule of the agent's own remainder does. Only the remainders are analysed per agent."""
+    top = tuple(ctx.scopes.get(TOP, ()))
+    within_top = dead_rules(top) if top else {}
+    by_rest: dict[tuple[Rule, ...], dict[Rule, Rule]] = {}
+    result: dict[str, dict[Rule, Rule]] = {}
+    for agent in ctx.enabled_agents:
+        ruleset = tuple(agent.ruleset)
+        start = _block_start(ruleset, top)
+        if start is None:
+            result[agent.name] = dead_rules(ruleset)
+            continue
+        rest = ruleset[start + len(top):]
+        if rest not in by_rest:
+            dead = dict(dead_rules(rest))
+            rest_index = CoverIndex(rest)
+            for rule in top:
+                if is_user_rule(rule):
+                    later = within_top.get(rule) or rest_index.first_coverer(rule)
+                    if later is not None:
+                        dead[rule] = later
+            by_rest[rest] = dead
+        result[agent.name] = by_rest[rest]
+    return result
+
+
+def _block_start(ruleset: tuple[Rule, ...], block: tuple[Rule, ...]) -> int | None:
+    """Where `block` sits, contiguous, in `ruleset` (None if it does not, or is empty)."""
+    if not block:
+        return None
+    try:
+        start = ruleset.index(block[0])
+    except ValueError:
+        return None
+    return start if ruleset[start:start + len(block)] == block else None
 
 
 def unreachable_rules(ctx: CheckContext) -> list[Finding]:
     """FT103: a rule that can never decide in any agent whose ruleset holds it."""
-    per_agent = {a.name: dead_rules(a.ruleset) for a in ctx.enabled_agents}
+    per_agent = dead_rules_by_agent(ctx)
     findings: list[Finding] = []
     for _scope, rule in _unique_rules(ctx):
         holders = [a for a in ctx.enabled_agents if rule in ctx.rule_set(a.name)]
@@ -263,12 +360,40 @@ def _more_specific(rule: Rule, than: Rule) -> bool:
                 and pattern_subsumes(rule.pattern, than.pattern))
 
 
+class _LevelAllows:
+    """One config level's allow rules indexed by permission name (exact names in a dict, wildcard
+    names in a `WildcardIndex`), and each rule's first position in the level."""
+
+    def __init__(self, level: list[Rule]) -> None:
+        self.level = level
+        self.position: dict[Rule, int] = {}
+        for i, rule in enumerate(level):
+            self.position.setdefault(rule, i)
+        self.exact: dict[str, list[int]] = {}
+        self.wild: list[int] = []
+        for i, rule in enumerate(level):
+            if rule.action != "allow":
+                continue
+            if has_wildcard(rule.permission):
+                self.wild.append(i)
+            else:
+                self.exact.setdefault(normalize(rule.permission), []).append(i)
+        self.wild_index = WildcardIndex(level[i].permission for i in self.wild)
+
+    def before(self, permission: str, end: int) -> list[Rule]:
+        """The allow rules before position `end` whose permission name matches, in level order."""
+        found = [i for i in self.exact.get(normalize(permission), ()) if i < end]
+        found += [self.wild[j] for j in self.wild_index.matching(permission) if self.wild[j] < end]
+        return [self.level[i] for i in sorted(found)]
+
+
 def trailing_deny(ctx: CheckContext) -> list[Finding]:
     """FT104: a last `"*": "deny"` that hides a tool right after allows of the same config level."""
     from forge_tools.visibility.permission_layer import PermissionLayer
 
     hits: dict[Rule, dict[str, list[Rule]]] = {}  # hiding rule -> tool id -> overridden allows
     agents_of: dict[Rule, list[str]] = {}
+    levels: dict[str, _LevelAllows] = {}
     for agent in ctx.enabled_agents:
         tool_ids = [t.id for t in ctx.tools.get(agent.name, [])] or ctx.tool_ids
         layer = PermissionLayer(agent.ruleset, (), {})
@@ -277,12 +402,15 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
             if hiding is None or not is_user_rule(hiding):
                 continue
             scope = ctx.scope_of(hiding)
-            level = ctx.scopes.get(scope, []) if scope is not None else []
-            if hiding not in level:
+            if scope is None or scope not in ctx.scopes:
                 continue
-            perm = permission_name(tool_id)
-            allows = [r for r in level[: level.index(hiding)] if r.action == "allow"
-                      and wildcard_match(perm, r.permission) and _more_specific(r, hiding)]
+            if scope not in levels:
+                levels[scope] = _LevelAllows(ctx.scopes[scope])
+            level = levels[scope]
+            if hiding not in level.position:
+                continue
+            allows = [r for r in level.before(permission_name(tool_id), level.position[hiding])
+                      if _more_specific(r, hiding)]
             if not allows:
                 continue
             tools = hits.setdefault(hiding, {})

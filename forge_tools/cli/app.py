@@ -169,10 +169,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 0
     except SystemExit:
-        from click.utils import PacifyFlushWrapper
-
-        wrapper = cast(type, PacifyFlushWrapper)  # click types it loosely (object)
-        if isinstance(sys.stdout, wrapper):  # typer's sign of a closed pipe (e.g. in --help)
+        # typer's sign of a closed pipe (e.g. in --help): click's PacifyFlushWrapper around stdout (named,
+        # not imported: typer 0.26+ carries its own copy of click)
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
             _silence_stdout()
             return 0
         raise

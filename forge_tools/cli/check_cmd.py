@@ -4,9 +4,8 @@ unless --load-code)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal, get_args
 
-import click
 import typer
 
 from forge_tools.cli.common import ConfigOpt, ProjectOpt
@@ -21,7 +20,8 @@ LoadCodeOpt = Annotated[
     typer.Option("--load-code", help="Import tool scripts and plugins (only for trusted code)."),
 ]
 CodesOpt = Annotated[list[str] | None, typer.Option(show_default=False, metavar="CODES")]
-CHECK_FORMATS = ("auto", "text", "concise", "json", "github", "sarif")
+CheckFormat = Literal["auto", "text", "concise", "json", "github", "sarif"]
+CHECK_FORMATS: tuple[str, ...] = get_args(CheckFormat)
 
 
 def register(app: typer.Typer) -> None:
@@ -33,8 +33,8 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the check too.")] = False,
         expect: ExpectOpt = None,
-        fmt: Annotated[str, typer.Option(
-            "--format", "-f", click_type=click.Choice(CHECK_FORMATS),
+        fmt: Annotated[CheckFormat, typer.Option(
+            "--format", "-f",
             help="auto (github under GitHub Actions, else text), text, concise (one line a finding), "
                  "json, github or sarif.")] = "auto",
         load_code: LoadCodeOpt = False,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import click
 import typer
 
 if TYPE_CHECKING:
@@ -44,8 +43,8 @@ ToolsOpt = Annotated[
                              show_default=False)
 ]
 PureOpt = Annotated[bool, typer.Option("--pure", help="Load no external plugins.")]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", click_type=click.Choice(("text", "json")),
-                                        help="Output format: text or json.")]
+FormatOpt = Annotated[Literal["text", "json"], typer.Option("--format", "-f",
+                                                             help="Output format: text or json.")]
 
 
 def json_errors(command: Callable[..., int]) -> Callable[..., int]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-import click
 import typer
 
 from forge_tools.cli.common import ConfigOpt, ProjectOpt, json_errors
@@ -18,8 +17,8 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--show-origin", help="Show where each value was written (file:line:col).")
         ] = False,
         fmt: Annotated[
-            str, typer.Option("--format", "-f", click_type=click.Choice(("text", "json", "yaml", "toml")),
-                              help="Output format: text, json, yaml or toml.")
+            Literal["text", "json", "yaml", "toml"],
+            typer.Option("--format", "-f", help="Output format: text, json, yaml or toml.")
         ] = "text",
         config: ConfigOpt = None,
         project: ProjectOpt = None,

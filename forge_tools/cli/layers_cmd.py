@@ -133,27 +133,27 @@ def short_reason(verdict: ToolVerdict, root: Any = None) -> str:
 
 def display_origin(origin: Any, root: Any = None) -> str:
     """`forge.toml:4:1` rather than an absolute path when the file is inside the project."""
-    import contextlib
-    from pathlib import Path
+    from forge_tools.paths import relative_to_root
 
     text = str(origin)
     path = getattr(origin, "path", None)
     if path and root is not None:
-        with contextlib.suppress(ValueError):
-            text = text.replace(path, str(Path(path).resolve().relative_to(Path(root).resolve())), 1)
+        rel = relative_to_root(str(path), str(root))  # resolved once per file, not once per row
+        if rel is not None:
+            text = text.replace(path, rel, 1)
     return text
 
 
 def display_source(source: Any, root: Any = None) -> str:
     """`script .forge/tools/x.py` rather than an absolute path when it is inside the project."""
-    import contextlib
-    from pathlib import Path
+    from forge_tools.paths import relative_to_root
 
     text = str(source)
     path = getattr(source, "path", None)
     if path and root is not None:
-        with contextlib.suppress(ValueError):
-            text = text.replace(path, str(Path(path).resolve().relative_to(Path(root).resolve())))
+        rel = relative_to_root(str(path), str(root))
+        if rel is not None:
+            text = text.replace(str(path), rel)
     return text
 
 

@@ -3,9 +3,8 @@ config's JSON Schema for editors)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-import click
 import typer
 
 
@@ -17,9 +16,9 @@ def register(app: typer.Typer) -> None:
         code: Annotated[str | None, typer.Argument(help="A finding code, e.g. FT104.", show_default=False,
                                                    metavar="CODE")] = None,
         all_codes: Annotated[bool, typer.Option("--all", help="Every code.")] = False,
-        fmt: Annotated[str, typer.Option("--format", "-f",
-                                         click_type=click.Choice(("text", "markdown", "json")),
-                                         help="Output format: text, markdown or json.")] = "text",
+        fmt: Annotated[Literal["text", "markdown", "json"],
+                       typer.Option("--format", "-f",
+                                    help="Output format: text, markdown or json.")] = "text",
     ) -> int:
         """What a finding of `check` means, why it matters, an example that triggers it and its fix."""
         import json
@@ -54,8 +53,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("schema")
     def schema_command(
-        fmt: Annotated[str, typer.Option("--format", "-f", click_type=click.Choice(("json",)),
-                                         help="Output format: json (JSON Schema 2020-12).")] = "json",
+        fmt: Annotated[Literal["json"], typer.Option(
+            "--format", "-f", help="Output format: json (JSON Schema 2020-12).")] = "json",
     ) -> int:
         """Print the JSON Schema of the config (forge.json/yaml/toml and opencode.json) for editors.
         The same file ships in the package: forge_tools/data/forge-config.schema.json."""

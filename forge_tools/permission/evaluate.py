@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from forge_tools.permission.model import Action, Rule
-from forge_tools.permission.wildcard import compile_pattern, has_wildcard, normalize
+from forge_tools.permission.wildcard import WildcardIndex, compile_pattern, has_wildcard, normalize
 
 DEFAULT_ACTION: Action = "ask"
 
@@ -36,7 +36,7 @@ class Decision:
 class RuleIndex:
     """An immutable ruleset indexed by permission name; build once, evaluate many times."""
 
-    __slots__ = ("_candidates", "_exact", "_wild", "rules")
+    __slots__ = ("_candidates", "_exact", "_wild", "_wild_index", "rules")
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules: tuple[Rule, ...] = tuple(rules)
@@ -47,6 +47,7 @@ class RuleIndex:
                 self._wild.append(i)
             else:
                 self._exact.setdefault(normalize(rule.permission), []).append(i)
+        self._wild_index = WildcardIndex(self.rules[i].permission for i in self._wild)
         self._candidates: dict[str, tuple[int, ...]] = {}
 
     def __len__(self) -> int:
@@ -59,7 +60,7 @@ class RuleIndex:
             return found
         name = normalize(permission)
         exact = self._exact.get(name, [])
-        wild = [i for i in self._wild if compile_pattern(self.rules[i].permission)(name)]
+        wild = [self._wild[j] for j in self._wild_index.matching(name)] if self._wild else []
         merged = tuple(sorted((*exact, *wild), reverse=True)) if wild else tuple(reversed(exact))
         if len(self._candidates) >= _CANDIDATE_CACHE_LIMIT:
             self._candidates.clear()

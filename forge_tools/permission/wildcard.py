@@ -12,7 +12,7 @@ and the common shapes (`*`, no wildcard, `prefix*`) skip the regex engine entire
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 WILDCARD_CHARS = frozenset("*?")
@@ -189,3 +189,76 @@ def pattern_subsumes(general: str, specific: str) -> bool:
     Used to find rules that can never decide because a later rule covers everything they match.
     """
     return subsumption_witness(general, specific) is None
+
+
+# --- many patterns against one text ---------------------------------------------------------------
+
+
+def literal_head(pattern: str) -> str:
+    """The literal text every match of `pattern` starts with: what comes before its first wildcard
+    (an optional `" *"` tail excluded), after normalization."""
+    body, _ = _split_optional_tail(normalize(pattern))
+    cut = next((i for i, c in enumerate(body) if c in WILDCARD_CHARS), len(body))
+    return body[:cut]
+
+
+class WildcardIndex:
+    """Many wildcard patterns, indexed by their literal head, answering "which of them match this
+    text" without trying every pattern: only patterns whose head is a prefix of the text are tried,
+    one dictionary look-up per distinct head length. Positions are the order patterns were given in."""
+
+    __slots__ = ("_by_head", "_lengths", "size")
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self._by_head: dict[str, list[tuple[int, Matcher]]] = {}
+        self.size = 0
+        for position, pattern in enumerate(patterns):
+            self._by_head.setdefault(literal_head(pattern), []).append((position, compile_pattern(pattern)))
+            self.size += 1
+        self._lengths = sorted({len(head) for head in self._by_head})
+
+    def matching(self, text: str) -> list[int]:
+        """Positions of the patterns that match `text`, ascending."""
+        text = normalize(text)
+        found: list[int] = []
+        for length in self._lengths:
+            if length > len(text):
+                break
+            for position, matches in self._by_head.get(text[:length], ()):
+                if matches(text):
+                    found.append(position)
+        found.sort()
+        return found
+
+    def last(self, text: str) -> int:
+        """The position of the last pattern that matches `text`, or -1: each candidate bucket is read
+        from its last pattern back and stops at the first match, so patterns that match everything
+        under their head (`plugin_*`) cost one test, however many there are."""
+        text = normalize(text)
+        best = -1
+        for length in self._lengths:
+            if length > len(text):
+                break
+            for position, matches in reversed(self._by_head.get(text[:length], ())):
+                if position <= best:
+                    break
+                if matches(text):
+                    best = position
+                    break
+        return best
+
+
+def any_matching_text(pattern: str, sorted_texts: Sequence[str]) -> bool:
+    """Whether `pattern` matches any of `sorted_texts` (sorted, normalized): only the texts starting
+    with the pattern's literal head are tried (found by bisection)."""
+    from bisect import bisect_left
+
+    head = literal_head(pattern)
+    matches = compile_pattern(pattern)
+    for i in range(bisect_left(sorted_texts, head), len(sorted_texts)):
+        text = sorted_texts[i]
+        if not text.startswith(head):
+            return False
+        if matches(text):
+            return True
+    return False

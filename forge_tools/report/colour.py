@@ -19,11 +19,35 @@ def use_colour(stream: IO[str] | None = None) -> bool:
         return False
 
 
-def make_console(stderr: bool = False) -> Any:
-    from rich.console import Console
+class PlainConsole:
+    """What the commands use of a rich console, for a stream that is not a terminal and gets no colour
+    (a pipe, a file, a test): text is written as given, and rich is never imported."""
 
+    is_terminal = False
+
+    def __init__(self, file: IO[str]) -> None:
+        self.file = file
+
+    def print(self, *objects: Any, sep: str = " ", end: str = "\n", **_options: Any) -> None:
+        self.file.write(sep.join(str(o) for o in objects) + end)
+
+
+def _is_tty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def make_console(stderr: bool = False) -> Any:
+    """A rich console for a terminal or forced colour; a `PlainConsole` otherwise (callers give plain
+    text there: `markup=False` and no tables when `is_terminal` is false)."""
     stream = sys.stderr if stderr else sys.stdout
     colour = use_colour(stream)
+    if not colour and not _is_tty(stream):
+        return PlainConsole(stream)
+    from rich.console import Console
+
     console = Console(
         file=stream,
         no_color=not colour,

@@ -129,14 +129,11 @@ def display_path(path: str | None, root: Path | None) -> str | None:
     if path is None:
         return None
     if root is not None:
-        try:
-            try:
-                resolved = Path(path).resolve()
-            except RuntimeError:  # a symlink loop (Python before 3.13): the link's own place
-                resolved = Path(path).parent.resolve() / Path(path).name
-            return resolved.relative_to(root.resolve()).as_posix()
-        except (ValueError, OSError, RuntimeError):
-            pass
+        from forge_tools.paths import relative_to_root
+
+        rel = relative_to_root(path, str(root))
+        if rel is not None:
+            return rel
     return path
 
 
@@ -203,15 +200,26 @@ _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def render_text(report: CheckReport, stream: IO[str]) -> None:
-    """Findings grouped by file, then expectations, then a summary line."""
-    from rich.console import Console
-    from rich.markup import escape
+    """Findings grouped by file, then expectations, then a summary line.
 
-    from forge_tools.report.colour import pipe_safe, use_colour
+    The report is built as lines and written once: plain text when there is no colour (a pipe, a
+    file, NO_COLOR), one rich call for a colour terminal, so a large report costs no console call
+    per line.
+    """
+    from forge_tools.report.colour import use_colour
 
     colour = use_colour(stream)
-    console = pipe_safe(Console(file=stream, no_color=not colour, force_terminal=colour,
-                                color_system="auto" if colour else None, highlight=False, soft_wrap=True))
+    lines: list[str] = []
+    out = lines.append
+    escape: Callable[[str], str] = str
+    if colour:
+        from rich.markup import escape as rich_escape
+
+        escape = rich_escape
+
+    def styled(text: str, style: str) -> str:
+        return f"[{style}]{text}[/{style}]" if colour else text
+
     root = report.project_root
     groups: dict[str, list[Finding]] = {}
     for f in report.sorted_findings():
@@ -226,35 +234,45 @@ def render_text(report: CheckReport, stream: IO[str]) -> None:
             group = "(project)"
         groups.setdefault(group, []).append(f)
     for group, items in groups.items():
-        console.print(f"[bold]{escape(group)}[/bold]")
+        out(styled(escape(group), "bold"))
         for f in items:
             where = ""
             if f.origin is not None and f.origin.line is not None:
                 where = f"{f.origin.line}:{f.origin.column or 1}"
             elif f.origin is not None and f.origin.key_path:
                 where = format_key_path(f.origin.key_path)
-            style = _STYLE[f.level]
-            level = f"[{style}]{f.level:<7}[/{style}]"
-            console.print(f"  {escape(where):<8} {level} {f.code}  {escape(f.message)}")
+            level = styled(f"{f.level:<7}", _STYLE[f.level])
+            out(f"  {escape(where):<8} {level} {f.code}  {escape(f.message)}")
             for r in f.related:
-                console.print(f"{'':19}{escape(r.label)}: {escape(describe(r.origin, root))}")
+                out(f"{'':19}{escape(r.label)}: {escape(describe(r.origin, root))}")
             if f.hint:
-                console.print(f"{'':19}[dim]fix:[/dim] {escape(f.hint)}")
-        console.print()
+                out(f"{'':19}{styled('fix:', 'dim')} {escape(f.hint)}")
+        out("")
     if report.expectations:
         name = display_path(str(report.expect_file), root) if report.expect_file else "expectations"
-        console.print(f"[bold]expectations ({escape(name or '')})[/bold]")
+        out(styled(f"expectations ({escape(name or '')})", "bold"))
         for e in report.expectations:
-            mark = "[green]PASS[/green]" if e.passed else "[bold red]FAIL[/bold red]"
+            mark = styled("PASS", "green") if e.passed else styled("FAIL", "bold red")
             where = f"{describe(e.origin, root)}: " if e.origin is not None and not e.passed else ""
-            console.print(f"  {mark} {escape(where)}{escape(e.description)}")
-            console.print(f"       {escape(e.explanation)}")
-        console.print()
+            out(f"  {mark} {escape(where)}{escape(e.description)}")
+            out(f"       {escape(e.explanation)}")
+        out("")
     for note in report.notes:
-        console.print(f"[dim]note: {escape(note)}[/dim]")
+        out(styled(f"note: {escape(note)}", "dim"))
     if not report.findings and not report.expectations:
-        console.print("no findings")
-    console.print(summary_line(report))
+        out("no findings")
+    out(summary_line(report))
+    text = "\n".join(lines) + "\n"
+    if not colour:
+        stream.write(text)
+        return
+    from rich.console import Console
+
+    from forge_tools.report.colour import pipe_safe
+
+    console = pipe_safe(Console(file=stream, no_color=False, force_terminal=True, color_system="auto",
+                                highlight=False, soft_wrap=True))
+    console.print(text, end="")
 
 
 Reporter = Callable[[CheckReport, IO[str]], None]

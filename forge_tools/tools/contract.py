@@ -213,7 +213,9 @@ class Tool:
     def json_schema(self) -> dict[str, Any]:
         if isinstance(self.parameters, dict):
             return self.parameters
-        return self.parameters.model_json_schema()
+        from forge_tools.tools.schema_cache import model_schema  # builtins': shipped, computed once
+
+        return model_schema(self.parameters)
 
 
 def is_context_annotation(annotation: Any) -> bool:

@@ -9,20 +9,19 @@ exactly `* deny`. Two verdicts are reported so a person can tell who hid a tool:
   request rule that is the last rule for its permission. A `name: true` after a hiding rule
   re-allows the tool (the permission verdict still shows the rule that would have hidden it).
 
-Rules are indexed once per turn (exact permission names in a dict, wildcard names in one regex), so
-thousands of tools against thousands of rules stay fast.
+Rules are indexed once per turn (exact permission names in a dict, wildcard names by their literal
+head in a `WildcardIndex`), so each tool costs a few look-ups whatever the number of rules.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from forge_tools.origin import Origin
 from forge_tools.permission.model import Rule
 from forge_tools.permission.names import permission_name
-from forge_tools.permission.wildcard import _regex_source, _split_optional_tail, has_wildcard, normalize
+from forge_tools.permission.wildcard import WildcardIndex, has_wildcard, normalize
 
 
 @dataclass(frozen=True)
@@ -45,9 +44,8 @@ class PermissionVerdicts:
 class LastRuleIndex:
     """The last rule whose permission name matches a tool's, whatever its pattern (SPEC 3.3).
 
-    Exact names are a dict lookup. Wildcard names are compiled into one regex whose alternatives run
-    from the last rule to the first, so a single match finds the last wildcard rule that applies
-    (the regex engine takes the leftmost alternative that matches the whole name).
+    Exact names are a dict lookup. Wildcard names are indexed by their literal head (`plugin_*` under
+    `plugin_`), so a look-up tries only the wildcard names that could match, not all of them.
     """
 
     def __init__(self, rules: Sequence[Rule]) -> None:
@@ -60,26 +58,17 @@ class LastRuleIndex:
                 wild.append(i)
             else:
                 self._exact[name] = i
-        self._wild_last_first = wild[::-1]
-        self._regex = re.compile(
-            "|".join(f"({_wildcard_source(self.rules[i].permission)})" for i in self._wild_last_first),
-            re.DOTALL,
-        ) if wild else None
+        self._wild = wild
+        self._wild_index = WildcardIndex(self.rules[i].permission for i in wild) if wild else None
 
     def last(self, permission: str) -> Rule | None:
         name = normalize(permission)
         best = self._exact.get(name, -1)
-        if self._regex is not None:
-            match = self._regex.fullmatch(name)
-            if match is not None and match.lastindex is not None:
-                best = max(best, self._wild_last_first[match.lastindex - 1])
+        if self._wild_index is not None:
+            found = self._wild_index.last(name)
+            if found >= 0:
+                best = max(best, self._wild[found])
         return self.rules[best] if best >= 0 else None
-
-
-def _wildcard_source(pattern: str) -> str:
-    """The regex for a wildcard permission name, exactly as the permission engine matches it."""
-    body, optional_tail = _split_optional_tail(normalize(pattern))
-    return _regex_source(body) + ("(?: .*)?" if optional_tail else "")
 
 
 def request_rules(tool_booleans: Mapping[str, bool], origin: Origin) -> list[Rule]:

@@ -61,3 +61,32 @@ def test_large_config_finds_the_planted_unreachable_rules(project: Path, cli) ->
     found = [f for f in json.loads(out)["findings"] if f["code"] == "FT103"]
     dead = sorted(f["location"]["key_path"][-1] for f in found)
     assert dead == ["*/gen7/x", "cmd 1"]
+
+
+@given(st.lists(st.tuples(names, patterns, actions), max_size=12),
+       st.lists(st.tuples(names, patterns, actions), max_size=6))
+@settings(max_examples=150, deadline=None)
+def test_shared_top_level_analysis_equals_per_agent_analysis(
+        top: list[tuple[str, str, str]], own: list[tuple[str, str, str]]) -> None:
+    """The top-level rules are analysed once for all agents; each agent's answer must still be exactly
+    `dead_rules` of its own full ruleset (one agent here has its own rules after the top level)."""
+    import tempfile
+
+    from forge_tools.check.analysis import dead_rules_by_agent
+    from forge_tools.check.context import build_context
+    from forge_tools.config import LoadOptions, load_config
+
+    def perm(items: list[tuple[str, str, str]]) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for n, p, a in items:
+            out.setdefault(n, {})[p] = a
+        return out
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / ".git").mkdir()
+        config = {"permission": perm(top), "agent": {"plan": {"permission": perm(own)}}}
+        (root / "forge.json").write_text(json.dumps(config))
+        ctx = build_context(load_config(LoadOptions(cwd=root, env={"HOME": tmp})))
+    shared = dead_rules_by_agent(ctx)
+    assert shared == {a.name: dead_rules(tuple(a.ruleset)) for a in ctx.enabled_agents}

@@ -48,3 +48,10 @@ def test_explain_call_on_bash_loads_the_shell_parser_only_then(project: Path) ->
     code, loaded = imported_by(project, "explain", "bash", "--call", '{"command": "ls && rm x"}')
     assert code == 0
     assert "tree_sitter_bash" in loaded
+
+
+def test_layers_and_check_in_a_pipe_do_not_import_rich(project: Path) -> None:
+    (project / "forge.toml").write_text('[permission.bash]\n"*" = "ask"\n"rm *" = "deny"\n')
+    for args in (["layers"], ["layers", "--format", "json"], ["check"]):
+        _code, loaded = imported_by(project, *args)
+        assert "rich" not in loaded, args

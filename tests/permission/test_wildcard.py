@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forge_tools.permission.wildcard import (
+    normalize,
     pattern_subsumes,
     subsumption_witness,
     wildcard_match,
@@ -149,3 +150,20 @@ SUBSUMES = [
 @pytest.mark.parametrize(("general", "specific", "expected"), SUBSUMES)
 def test_subsumption_table(general: str, specific: str, expected: bool) -> None:
     assert pattern_subsumes(general, specific) is expected
+
+
+_index_patterns = st.lists(st.text(alphabet="ab *?/\\", max_size=5), max_size=12)
+_index_texts = st.text(alphabet="ab /\\", max_size=6)
+
+
+@given(_index_patterns, _index_texts)
+@settings(max_examples=600, deadline=None)
+def test_wildcard_index_finds_exactly_the_matching_patterns(patterns: list[str], text: str) -> None:
+    from forge_tools.permission.wildcard import WildcardIndex, any_matching_text
+
+    expected = [i for i, p in enumerate(patterns) if wildcard_match(text, p)]
+    assert WildcardIndex(patterns).matching(text) == expected
+    assert WildcardIndex(patterns).last(text) == (expected[-1] if expected else -1)
+    texts = sorted({normalize(t) for t in (text, text + "a", "b" + text, "ab", "")})
+    for p in patterns:
+        assert any_matching_text(p, texts) == any(wildcard_match(t, p) for t in texts)

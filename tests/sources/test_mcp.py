@@ -140,9 +140,9 @@ def test_check_never_connects_unless_load_code(project: Path, cli, tmp_path: Pat
     log = tmp_path / "starts.log"
     write_config(project, {"mcp": {"demo": local(environment={"DEMO_LOG": str(log)})},
                            "permission": {"demo_echo": "ask", "demo_ecko": "ask"}})
-    _, out, err = cli("check")
+    _code, out, err = cli("check")
     assert starts(log) == 0 and "FT101" not in out and "without --load-code" in out + err
-    _, out, err = cli("check", "--load-code")
+    _code, out, err = cli("check", "--load-code")
     assert starts(log) == 1
     # once the server's tools are listed, a misspelt one is an unknown name with a suggestion
     assert "FT101" in out and "demo_ecko" in out and "demo_echo" in out
@@ -210,8 +210,8 @@ def test_malformed_entries_are_located(project: Path, cli) -> None:
     doc = layers(cli)
     texts = [p["text"] for p in doc["problems"]]
     assert len(texts) == 4 and all("opencode.json:1:" in t for t in texts)
-    keys = ("command", "url", "type", "timeout")
-    assert [next(k for k in keys if f"`{k}`" in t) for t in texts] == list(keys)
+    named = [next(k for k in ("command", "url", "type", "timeout") if f"`{k}`" in t) for t in texts]
+    assert named == ["command", "url", "type", "timeout"]
 
 
 # -- the published filesystem server, through npx ----------------------------------------------------
