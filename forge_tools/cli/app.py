@@ -10,7 +10,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import typer
 

@@ -92,7 +92,7 @@ def complete_names(kind: str) -> list[str]:
 def register_complete(app: typer.Typer) -> None:
     @app.command("__complete", hidden=True)
     def complete_command(
-        kind: Annotated[str, typer.Argument(click_type=click.Choice(("agents", "tools")))],
+        kind: Annotated[Literal["agents", "tools"], typer.Argument()],
     ) -> int:
         """Names for the completion scripts (one a line): the project's agents or tools."""
         for name in complete_names(kind):
