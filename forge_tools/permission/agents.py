@@ -159,6 +159,17 @@ def _mode(node: Node | None, name: str) -> Mode | None:
     return cast(Mode, value)
 
 
+def _skill_globs(loaded: Any) -> list[str]:
+    """`<dir>/*` for every skill directory found in the loaded config's directories (none for a
+    bare tree)."""
+    config_dirs = getattr(loaded, "config_dirs", None)
+    if not config_dirs:
+        return []
+    from forge_tools.tools.builtins._skills import skill_dir_globs
+
+    return skill_dir_globs(config_dirs)
+
+
 def _rules(specs: tuple[RuleSpec, ...], origin: Origin, truncation: list[str]) -> list[Rule]:
     """The table's rules, the truncation-dir placeholder standing for each of the tool's output dirs."""
     return [Rule(p, pat2, a, origin) for p, pat, a in specs
@@ -192,7 +203,10 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
     home = home_dir(env)
     # the truncation dir, and its temp-dir fallback when that is the tool's own (paths.truncation_globs)
     truncation = truncation_globs(env)
-    defaults = _rules(_default_specs(), Origin("default"), truncation)
+    # then each discovered skill's directory, as opencode 1.18.33 allows them right after its own
+    # output dirs (where its defaults and explore name the truncation dir), so skills can read their files
+    allowed_dirs = truncation + _skill_globs(loaded)
+    defaults = _rules(_default_specs(), Origin("default"), allowed_dirs)
     top = rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
     tail = [Rule("external_directory", glob, "allow", Origin("default", name="truncation directory"))
             for glob in truncation]
@@ -212,7 +226,7 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
         where = (raw.key_origin or raw.origin) if raw is not None else None
         node = raw if raw is not None and raw.value is not None else None
         spec = builtins.get(name)
-        own = _rules(spec.rules, Origin("builtin-agent", name=name), truncation) if spec else []
+        own = _rules(spec.rules, Origin("builtin-agent", name=name), allowed_dirs) if spec else []
         agent_rules = rules_from_config(_get(node, "permission"), _get(node, "tools"), home)
         agents[name] = Agent(
             name=name,
