@@ -75,6 +75,9 @@ _TABLE: tuple[CodeInfo, ...] = (
              "path relative to the project root (as opencode does), so the rule never matches.",
              "Use an `external_directory` rule for a directory outside the project, or write the pattern "
              "relative to the project root."),
+    CodeInfo("FT114", "unused-suppression", "warning",
+             "A `forge-tools: ignore` comment suppressed nothing, or names no finding code.",
+             "Remove the comment (the problem it was for is gone), or fix the code it names."),
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
     CodeInfo("FT202", "expectations-invalid", "error",

@@ -6,8 +6,11 @@ function, so `forge-tools --help` and every command start fast.
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import typer
 
@@ -34,6 +37,7 @@ _COMMAND_MODULES = (
     "check_cmd",
     "diff_cmd",
     "completions_cmd",
+    "lint_cmds",
 )
 
 
@@ -48,6 +52,47 @@ def _register() -> None:
                 continue
             raise
         module.register(app)
+
+
+class ClosedPipe(Exception):
+    """stdout was closed by the reader (`forge-tools layers | head -1`): not an error, exit 0.
+
+    A plain exception on purpose: typer turns an `OSError` with EPIPE into exit 1 before `run` sees it.
+    """
+
+
+def _pipe_safe(callback: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(callback)  # typer reads the signature through __wrapped__
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except BrokenPipeError:
+            raise ClosedPipe() from None
+
+    return wrapper
+
+
+def _register_pipe_safe(group: typer.Typer) -> None:
+    """Every command, group callback and sub-command turns a closed stdout into `ClosedPipe`."""
+    for info in group.registered_commands:
+        if info.callback is not None:
+            info.callback = _pipe_safe(info.callback)
+    root = group.registered_callback
+    if root is not None and root.callback is not None:
+        root.callback = _pipe_safe(root.callback)
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _register_pipe_safe(sub.typer_instance)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 _register()
@@ -74,6 +119,9 @@ def _root(
         raise typer.Exit(run_default())
 
 
+_register_pipe_safe(app)
+
+
 def usage_line(exc: Exception) -> str:
     """A click usage error as one line: the message (repeated sentences once) and where to get help."""
     import re
@@ -88,13 +136,32 @@ def usage_line(exc: Exception) -> str:
     return f"{' '.join(sentences)} (see '{command} --help')"
 
 
+def _usage_error_class() -> type[Exception]:
+    """The parser's usage-error base (ClickException): click's in typer < 0.26, typer's own copy of
+    click after that. Found through the public `typer.BadParameter`, so every typer release works."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == "ClickException":
+            return cls
+    return typer.BadParameter
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit code (only `cli.entry.main` calls sys.exit)."""
-    import click.exceptions as click_exc
-
+    usage_error = _usage_error_class()
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         result = app(args=args, prog_name="forge-tools", standalone_mode=False)
+        sys.stdout.flush()  # here, where a closed pipe is still caught, not at interpreter exit
+    except (ClosedPipe, BrokenPipeError):
+        _silence_stdout()
+        return 0
+    except SystemExit:
+        from click.utils import PacifyFlushWrapper
+
+        if isinstance(sys.stdout, PacifyFlushWrapper):  # typer's sign of a closed pipe (e.g. in --help)
+            _silence_stdout()
+            return 0
+        raise
     except ForgeToolsError as exc:
         typer.echo(f"forge-tools: error: {exc.one_line()}", err=True)
         return int(exc.exit_code)
@@ -103,17 +170,13 @@ def run(argv: Sequence[str] | None = None) -> int:
     except typer.Abort:
         typer.echo("forge-tools: interrupted", err=True)
         return int(ExitCode.INTERRUPTED)
-    except click_exc.ClickException as exc:
+    except usage_error as exc:
         typer.echo(f"forge-tools: error: {usage_line(exc)}", err=True)
         return int(ExitCode.USAGE)
     except KeyboardInterrupt:
         typer.echo("forge-tools: interrupted", err=True)
         return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
-        return 0
     except Exception as exc:  # a bug: still one line, with a way to see the traceback
-        import os
-
         if os.environ.get("FORGE_DEBUG"):
             raise
         typer.echo(

@@ -24,7 +24,7 @@ def make_console(stderr: bool = False) -> Any:
 
     stream = sys.stderr if stderr else sys.stdout
     colour = use_colour(stream)
-    return Console(
+    console = Console(
         file=stream,
         no_color=not colour,
         force_terminal=colour,
@@ -32,3 +32,15 @@ def make_console(stderr: bool = False) -> Any:
         highlight=False,
         soft_wrap=not stream.isatty() if hasattr(stream, "isatty") else True,
     )
+    return pipe_safe(console)
+
+
+def pipe_safe(console: Any) -> Any:
+    """A rich console that raises BrokenPipeError on a closed pipe; rich itself would exit 1, and the
+    CLI treats a reader that stopped reading (`| head -1`) as done, not as an error (cli/app.py)."""
+    console.on_broken_pipe = _closed_pipe
+    return console
+
+
+def _closed_pipe() -> None:
+    raise BrokenPipeError("stdout was closed by the reader")

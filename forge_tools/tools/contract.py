@@ -8,6 +8,7 @@ validated arguments to the permission checks a call needs (SPEC 4.4). Keeping th
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
 from collections.abc import Awaitable, Callable
@@ -17,26 +18,38 @@ from typing import Any, Literal, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-SourceKind = Literal["builtin", "script", "plugin"]
+from forge_tools.permission.calls import PermissionRequest
+
+SourceKind = Literal["builtin", "script", "plugin", "mcp"]
 
 
 @dataclass(frozen=True)
 class ToolSource:
-    """Where a candidate tool came from (SPEC 2)."""
+    """Where a candidate tool came from (SPEC 2). `flavour` is "opencode" for opencode's own
+    TypeScript/JavaScript script tools; `server` names the `mcp` server of an MCP tool."""
 
     kind: SourceKind
     path: str | None = None
     plugin: str | None = None
     line: int | None = None
+    server: str | None = None
+    flavour: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "path": self.path, "plugin": self.plugin}
+        out: dict[str, Any] = {"kind": self.kind, "path": self.path, "plugin": self.plugin}
+        if self.server is not None:
+            out["server"] = self.server
+        if self.flavour is not None:
+            out["flavour"] = self.flavour
+        return out
 
     def __str__(self) -> str:
         if self.kind == "builtin":
             return "builtin"
         if self.kind == "script":
-            return f"script {self.path}"
+            return f"script ({self.flavour}) {self.path}" if self.flavour else f"script {self.path}"
+        if self.kind == "mcp":
+            return f"mcp {self.server}"
         return f"plugin {self.plugin}" + (f" ({self.path})" if self.path else "")
 
 
@@ -66,23 +79,14 @@ class ToolResult:
         return {"title": self.title, "output": self.output, "metadata": self.metadata}
 
 
-@dataclass(frozen=True)
-class PermissionRequest:
-    """One permission check a call needs: the permission name, the patterns to check, and the
-    patterns that an `always` answer would allow for the rest of the session."""
-
-    permission: str
-    patterns: tuple[str, ...]
-    always: tuple[str, ...] = ()
-    metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
-
-
 class AbortSignal:
     """Cancellation that reaches a running tool (and its subprocess), thread-safe."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
         self._callbacks: list[Callable[[], None]] = []
+        self._force_callbacks: list[Callable[[], None]] = []
+        self._forced = False
         self._lock = threading.Lock()
         self.reason: str | None = None
 
@@ -109,6 +113,35 @@ class AbortSignal:
 
     def wait(self, timeout: float | None = None) -> bool:
         return self._event.wait(timeout)
+
+    @property
+    def forced(self) -> bool:
+        return self._forced
+
+    def force(self, reason: str = "interrupted again") -> None:
+        """Stop at once, in the caller's thread: abort, then run every `on_force` callback (a tool
+        kills its process group there). For a second Ctrl-C: the CLI exits right after, and a graceful
+        stop still under way in the worker thread would die with it."""
+        self.abort(reason)
+        with self._lock:
+            self._forced = True
+            callbacks = list(self._force_callbacks)
+        for cb in callbacks:
+            cb()
+
+    def on_force(self, cb: Callable[[], None]) -> Callable[[], None]:
+        """Run `cb` on `force()` (at once if it already happened); returns a function that unregisters
+        it, to call once what it would stop is gone."""
+        with self._lock:
+            if not self._forced:
+                self._force_callbacks.append(cb)
+                return lambda: self._drop_force_callback(cb)
+        cb()
+        return lambda: None
+
+    def _drop_force_callback(self, cb: Callable[[], None]) -> None:
+        with self._lock, contextlib.suppress(ValueError):
+            self._force_callbacks.remove(cb)
 
 
 class AskFn(Protocol):
@@ -173,6 +206,9 @@ class Tool:
     # same `errors()` shape.
     format_validation_error: Callable[[Any], str] | None = None
     internal: bool = False  # e.g. `invalid`: goes through the layers but is not for direct use
+    # why forge-tools cannot execute this tool (opencode's TypeScript tools); the wrapper refuses it
+    # before validating or asking, so nobody is asked to approve a call that cannot happen
+    cannot_run: str | None = None
 
     def json_schema(self) -> dict[str, Any]:
         if isinstance(self.parameters, dict):

@@ -329,19 +329,44 @@ class OutputStore:
         now = time.time() if now is None else now
         stamp = self.directory / STAMP_NAME
         try:
-            last = stamp.stat().st_mtime
+            st = os.lstat(stamp)
+            last = st.st_mtime if _plain_file(st) else None
         except OSError:
             last = None
         if last is not None and 0 <= now - last < CLEANUP_INTERVAL_SECONDS:
             return None
         try:
             _prepare_private_dir(self.directory)
-            fd = os.open(stamp, os.O_WRONLY | os.O_CREAT, FILE_MODE)
-            os.close(fd)
-            os.utime(stamp, (now, now))
+            _touch_stamp(stamp, now)
         except OSError:
             return None
         return self.clean(now=now)
+
+
+def _plain_file(st: os.stat_result) -> bool:
+    """A regular file with one name: the only kind of stamp that is ours to read and touch."""
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+
+
+def _touch_stamp(stamp: Path, now: float) -> None:
+    """Set the stamp's mtime without following a link: a symlink (dangling or not) or a hard link
+    planted as `.last-cleanup` is replaced by a fresh file, so no other file is created or touched."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        st = os.lstat(stamp)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not _plain_file(st):
+        os.unlink(stamp)  # removes the link itself, never its target
+    if st is None or not _plain_file(st):
+        flags |= os.O_EXCL  # a link planted again meanwhile makes this fail instead of following it
+    fd = os.open(stamp, flags, FILE_MODE)
+    try:
+        if not _plain_file(os.fstat(fd)):
+            raise OSError(f"{stamp} is not a plain file")
+        os.utime(fd, (now, now))
+    finally:
+        os.close(fd)
 
 
 def _uid() -> int:

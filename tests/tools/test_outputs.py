@@ -319,3 +319,47 @@ def test_an_ambiguous_prefix_lists_its_matches_and_tool_may_be_left_out(cli: Any
     assert "ambiguous" in err and a.id in err and b.id in err and "did you mean" not in err
     code, out, _ = cli("outputs", "show", "--path", b.id.removeprefix("tool_"))
     assert (code, out.strip()) == (0, str(b.path))
+
+
+# -- the cleanup stamp never follows a link (issue 9) ------------------------------------------------
+
+
+def test_a_dangling_stamp_symlink_does_not_create_its_target(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path / "out")
+    store.directory.mkdir(mode=0o700)
+    victim = tmp_path / "victim" / "created-by-cleanup"
+    victim.parent.mkdir()
+    (store.directory / STAMP_NAME).symlink_to(victim)
+    now = time.time()
+    assert store.maybe_cleanup(now=now) == []
+    assert not victim.exists()
+    stamp = store.directory / STAMP_NAME
+    assert not stamp.is_symlink() and stamp.is_file()
+    assert os.lstat(stamp).st_mtime == pytest.approx(now)
+    assert store.maybe_cleanup(now=now + 10) is None  # the new stamp keeps the hourly schedule
+
+
+def test_a_stamp_symlink_to_an_existing_file_leaves_its_mtime_alone(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path / "out")
+    store.directory.mkdir(mode=0o700)
+    victim = tmp_path / "important.txt"
+    victim.write_text("keep me")
+    os.utime(victim, (1_000_000, 1_000_000))
+    (store.directory / STAMP_NAME).symlink_to(victim)
+    now = time.time()
+    assert store.maybe_cleanup(now=now) == []
+    assert os.stat(victim).st_mtime == 1_000_000
+    assert victim.read_text() == "keep me"
+    assert not (store.directory / STAMP_NAME).is_symlink()
+
+
+def test_a_hard_linked_stamp_is_replaced_not_touched(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path / "out")
+    store.directory.mkdir(mode=0o700)
+    victim = tmp_path / "other.txt"
+    victim.write_text("x")
+    os.utime(victim, (1_000_000, 1_000_000))
+    os.link(victim, store.directory / STAMP_NAME)
+    assert store.maybe_cleanup(now=time.time()) == []
+    assert os.stat(victim).st_mtime == 1_000_000
+    assert os.stat(victim).st_nlink == 1

@@ -206,6 +206,12 @@ def _kill_group(proc: subprocess.Popen[bytes], grace: float) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _kill_group_now(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the whole process group at once (it may ignore SIGTERM)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 def _policy(ctx: ToolContext) -> TruncationPolicy:
     from forge_tools.tools.truncation import TruncationPolicy
 
@@ -245,6 +251,8 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult(f"could not start {SHELL}: {exc.strerror or exc}", title=title,
                           metadata={"truncated": False}, is_error=True)
     ended_by: str | None = None
+    # a forced stop (second Ctrl-C) kills the group from the CLI's thread, without the grace period
+    unregister = ctx.abort.on_force(lambda: _kill_group_now(proc))
     try:
         ended_by = _pump(proc, capture, ctx, started + timeout)
     finally:
@@ -252,9 +260,12 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
             _kill_group(proc, KILL_GRACE_S)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_GRACE_S)
+        unregister()
         if proc.stdout is not None:
             proc.stdout.close()
         capture.close()
+    if ended_by is None and ctx.abort.forced:
+        ended_by = "abort"  # killed by the forced stop before the pump saw the abort
     code = proc.returncode
     return _result(args, ctx, capture, policy, code, ended_by, timeout, time.monotonic() - started)
 
