@@ -74,3 +74,13 @@ def test_config_variables_load_in_opencode_order_forge_after(cli, project: Path,
     code, out, err = cli("config", "--format", "json")
     assert code == 0, err
     assert "bash" not in json.loads(out).get("permission", {}), out
+
+
+def test_a_bad_opencode_permission_is_located_in_check_and_stops_other_commands(
+        cli, plain: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENCODE_PERMISSION", '{"bash": "allwo"}')
+    code, out, err = cli("rules")
+    assert code == 3 and out == ""
+    assert err.startswith("forge-tools: error: env OPENCODE_PERMISSION: permission.bash: unknown action")
+    code, out, _ = cli("check", "--format", "json")
+    assert code == 1 and "FT003" in out and "OPENCODE_PERMISSION" in out
