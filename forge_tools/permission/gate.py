@@ -269,6 +269,7 @@ class PermissionGate:
     nothing); `__call__` decides, raises for a deny, puts the `ask` patterns to `approve` and records one
     `GateDecision` per pattern. `run` passes a person or a policy as `approve`; `explain --call` and
     `check --expect` pass `DryApprover` through `dry_decide`, so all three answer from the same code.
+    A `session` belongs to one turn's rules: when one is given, its rules are the ones checked.
     """
 
     def __init__(

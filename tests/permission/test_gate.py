@@ -8,6 +8,7 @@ import pytest
 
 from forge_tools.errors import ExitCode, PermissionDenied, PermissionRejected
 from forge_tools.origin import Origin
+from forge_tools.permission.calls import PermissionRequest
 from forge_tools.permission.gate import (
     Answer,
     GateDecision,
@@ -281,3 +282,34 @@ def test_always_offers_only_the_patterns_being_asked() -> None:
     approve = Scripted("once")
     PermissionGate(RULES, approve)("bash", ["make"], always=["other-scheme"])
     assert approve.asked[0].always == ("other-scheme",)  # a tool's own scheme is kept
+
+
+# --- one decision: decide is pure, a deny anywhere decides the call, the dry run agrees -------------
+
+def test_decide_changes_nothing_and_sees_session_answers() -> None:
+    approve = Scripted("always")
+    gate = PermissionGate(RULES, approve)
+    request = PermissionRequest("bash", ("make x",), ("make *",))
+    assert gate.decide(request).action == "ask" and gate.decisions == [] and approve.asked == []
+    gate("bash", ["make x"], ["make *"])
+    decided = gate.decide(PermissionRequest("bash", ("make y",)))
+    assert decided.action == "allow" and decided.deciding_rule is not None
+    assert decided.deciding_rule.origin.kind == "session"
+
+
+def test_a_deny_in_a_later_request_denies_the_call_before_anything_is_asked() -> None:
+    from forge_tools.permission.gate import dry_decide, dry_gate
+
+    rules = (*RULES, R("external_directory", "*", "ask"))
+    requests = [PermissionRequest("external_directory", ("/etc/*",)),
+                PermissionRequest("bash", ("cat /etc/x", "rm y"))]
+    approve = Scripted()
+    gate = PermissionGate(rules, approve)
+    with pytest.raises(PermissionDenied) as info:
+        gate.begin_call(requests)
+    assert approve.asked == [] and "rm y" in info.value.one_line()
+    assert [(d.pattern, d.action, d.answer) for d in gate.decisions] == [
+        ("/etc/*", "ask", "not-asked"), ("cat /etc/x", "ask", "not-asked"), ("rm y", "deny", None)]
+    dry = dry_decide(dry_gate(rules), requests)
+    assert dry.action == "deny" and dry.deciding_rule == rules[3]
+    assert [c.pattern for c in dry.checks] == ["/etc/*", "cat /etc/x", "rm y"]
