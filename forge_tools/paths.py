@@ -101,3 +101,12 @@ def opencode_global_dir(env: Mapping[str, str] | None = None) -> Path:
     if env.get("XDG_CONFIG_HOME"):
         return Path(env["XDG_CONFIG_HOME"]) / "opencode"
     return home_dir(env) / ".config" / "opencode"
+
+
+def opencode_data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """opencode's data dir (its global plans live in `plans/`): `$XDG_DATA_HOME/opencode`, default
+    `~/.local/share/opencode`; absolute."""
+    env = os.environ if env is None else env
+    if env.get("XDG_DATA_HOME"):
+        return Path(os.path.abspath(env["XDG_DATA_HOME"])) / "opencode"
+    return Path(os.path.abspath(home_dir(env))) / ".local" / "share" / "opencode"

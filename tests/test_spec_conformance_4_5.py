@@ -117,8 +117,10 @@ def _checks(cli: Any, tool: str, args: dict[str, Any], *extra: str) -> list[tupl
     return [(c["permission"], c["pattern"]) for c in call["checks"]]
 
 
-def test_4_4_read_is_the_absolute_path(cli: Any, project: Path) -> None:
-    assert _checks(cli, "read", {"filePath": "sub/a.txt"}) == [("read", str(project / "sub" / "a.txt"))]
+def test_4_4_read_is_the_path_relative_to_the_root(cli: Any, project: Path) -> None:
+    """SPEC 4.4 (corrected by issue 10): as opencode 1.18.33, also for an absolute filePath."""
+    assert _checks(cli, "read", {"filePath": "sub/a.txt"}) == [("read", "sub/a.txt")]
+    assert _checks(cli, "read", {"filePath": str(project / "sub" / "a.txt")}) == [("read", "sub/a.txt")]
 
 
 @pytest.mark.parametrize(
@@ -180,7 +182,7 @@ def test_4_4_external_directory_is_dir_star_only_outside_the_root(cli: Any, proj
     outside = tmp_path / "other" / "f.txt"
     assert _checks(cli, "read", {"filePath": str(outside)}) == [
         ("external_directory", f"{outside.parent}/*"),
-        ("read", str(outside)),
+        ("read", "../other/f.txt"),  # relative to the root, as opencode (SPEC 4.4)
     ]
     assert [p for p, _ in _checks(cli, "read", {"filePath": "in.txt"})] == ["read"]
 

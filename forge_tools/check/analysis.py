@@ -10,12 +10,10 @@ import difflib
 import json
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from pathlib import PurePosixPath
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
 from forge_tools.config.formats import ConfigFormat
 from forge_tools.origin import Node, Origin, format_key_path
-from forge_tools.permission.evaluate import Decision
 from forge_tools.permission.model import Rule
 from forge_tools.permission.names import EDIT_FAMILY, PERMISSION_ONLY_NAMES, builtin_ids, permission_name
 from forge_tools.permission.wildcard import (
@@ -571,54 +569,6 @@ def legacy_tools(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
-# ------------------------------------------------------------------------------- external reads
-
-
-def _literal_dir(pattern: str) -> str | None:
-    """The directory an absolute read pattern points into (before any wildcard), or None."""
-    text = normalize(pattern)
-    if not text.startswith("/") and not (len(text) > 2 and text[1] == ":" and text[2] == "/"):
-        return None
-    cut = min((i for i, c in enumerate(text) if c in "*?"), default=len(text))
-    literal = text[:cut]
-    if cut == len(text):
-        return str(PurePosixPath(literal).parent)
-    return literal.rstrip("/") if literal.endswith("/") else str(PurePosixPath(literal).parent)
-
-
-def external_reads(ctx: CheckContext) -> list[Finding]:
-    """FT108: `read` allows outside the project that still ask, for want of an external_directory rule."""
-    from forge_tools.permission.evaluate import evaluate
-
-    root = normalize(str(ctx.loaded.project_root)).rstrip("/")
-    findings: list[Finding] = []
-    for _scope, rule in _unique_rules(ctx):
-        if rule.action != "allow" or not wildcard_match("read", rule.permission) or rule.permission == "*":
-            continue
-        directory = _literal_dir(rule.pattern)
-        if directory is None or directory == root or directory.startswith(root + "/"):
-            continue
-        probe = directory.rstrip("/") + "/*"
-        undecided = [a.name for a in ctx.enabled_agents if rule in ctx.rule_set(a.name)
-                     and _asks_by_default(evaluate("external_directory", probe, a.ruleset))]
-        if not undecided:
-            continue
-        findings.append(Finding(
-            "FT108", "warning",
-            f"rule {rule_text(rule)} allows reading outside the project, but no `external_directory` rule "
-            f"covers {probe}: those reads still ask (default `external_directory * ask`)",
-            "add " + _syntax(rule.origin).assignment(["external_directory"], [(probe, "allow")],
-                                                     nested=False),
-            rule.origin))
-    return findings
-
-
-def _asks_by_default(decision: Decision) -> bool:
-    """Asked only because nobody wrote a rule for it (an explicit ask or deny is intended, and the
-    built-in allow for the tool-output directory already lets those reads through)."""
-    return decision.action == "ask" and (decision.rule is None or not is_user_rule(decision.rule))
-
-
 # ------------------------------------------------------------------------------- code not loaded
 
 
@@ -637,6 +587,12 @@ def code_notes(ctx: CheckContext) -> list[Finding]:
                     origin)]
 
 
+def _absolute_path_patterns(ctx: CheckContext) -> list[Finding]:
+    from forge_tools.check.path_patterns import absolute_path_patterns
+
+    return absolute_path_patterns(ctx)
+
+
 CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
     unknown_permissions,
     unreachable_rules,
@@ -644,7 +600,7 @@ CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
     specific_denies,
     unknown_agents,
     legacy_tools,
-    external_reads,
+    _absolute_path_patterns,
     code_notes,
 )
 

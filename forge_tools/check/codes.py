@@ -55,9 +55,10 @@ _TABLE: tuple[CodeInfo, ...] = (
              "Fix the name (the message suggests close names) or define the agent under `agent`."),
     CodeInfo("FT107", "legacy-tools-map", "info", "A legacy `tools` map is used.",
              "Replace it with the `permission` form shown in the message (same meaning, one vocabulary)."),
-    CodeInfo("FT108", "external-read-asks", "warning",
-             "A `read` allow for paths outside the project has no `external_directory` rule.",
-             "Add an `external_directory` allow for the same directory; otherwise reads there still ask."),
+    CodeInfo("FT108", "external-read-asks", "info",
+             "Retired: `read` allows for absolute paths are reported as FT113 (they never match, since read "
+             "patterns are relative to the project root).",
+             "See FT113."),
     CodeInfo("FT109", "plugin-tools-unknown", "info",
              "Plugin tools are unknown because project code is not loaded.",
              "Run with --load-code (only on trusted code) to include plugin tools in the checks."),
@@ -69,6 +70,11 @@ _TABLE: tuple[CodeInfo, ...] = (
              "(doom_loop, question, todowrite, webfetch, websearch): opencode refuses to start with it.",
              "Give that permission one action, or move the map to a forge.* file (opencode does not read "
              "those)."),
+    CodeInfo("FT113", "path-pattern-never-matches", "warning",
+             "A `read` or `edit` rule has an absolute or ~/ pattern: those calls are checked against the "
+             "path relative to the project root (as opencode does), so the rule never matches.",
+             "Use an `external_directory` rule for a directory outside the project, or write the pattern "
+             "relative to the project root."),
     CodeInfo("FT114", "unused-suppression", "warning",
              "A `forge-tools: ignore` comment suppressed nothing, or names no finding code.",
              "Remove the comment (the problem it was for is gone), or fix the code it names."),

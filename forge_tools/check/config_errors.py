@@ -32,7 +32,8 @@ _HINTS = {
 def classify(error: ConfigError) -> str:
     """The finding code for a loader error, from its (stable) message."""
     text = error.message
-    if text.startswith(("invalid JSON", "invalid YAML", "invalid TOML", "recursive YAML alias")) or (
+    if text.startswith(("invalid JSON", "invalid YAML", "invalid TOML", "recursive YAML alias",
+                        "not valid JSON once", "not valid YAML once", "not valid TOML once")) or (
             "a key must be" in text):
         return "FT001"
     if "duplicate key" in text:

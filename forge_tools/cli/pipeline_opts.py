@@ -56,7 +56,7 @@ def build_request(
     agent: str | None = None,
     model: str | None = None,
     flags: Iterable[str] | None = None,
-    client: str = "cli",
+    client: str | None = None,
     session_permission: Path | None = None,
     tools: str | None = None,
     pure: bool = False,
@@ -65,9 +65,10 @@ def build_request(
     from forge_tools.errors import UsageError
     from forge_tools.visibility.pipeline import Request, parse_tool_overrides
 
+    client = _client(client)
     if not client or not client.strip():
         raise UsageError("must name a client, e.g. cli", where="--client")
-    checked_flags = _check_flags(flags)
+    checked_flags = _check_flags(flags) | opencode_env_flags()
     _note_client(client)
     return Request(
         agent=agent,
@@ -78,6 +79,69 @@ def build_request(
         tool_overrides=parse_tool_overrides(tools),
         pure=pure,
     )
+
+
+#: opencode 1.18.33's layer-one switches: flag -> the variables that turn it on (any one is enough),
+#: and for `lsp` and `plan` the variable that, when set, decides instead of OPENCODE_EXPERIMENTAL
+OPENCODE_FLAG_VARS: dict[str, tuple[str, ...]] = {
+    "exa": ("OPENCODE_EXPERIMENTAL", "OPENCODE_ENABLE_EXA", "OPENCODE_EXPERIMENTAL_EXA"),
+    "parallel": ("OPENCODE_ENABLE_PARALLEL", "OPENCODE_EXPERIMENTAL_PARALLEL"),
+    "question": ("OPENCODE_ENABLE_QUESTION_TOOL",),
+}
+OPENCODE_EXPERIMENTAL_FLAGS: dict[str, str] = {
+    "lsp": "OPENCODE_EXPERIMENTAL_LSP_TOOL",
+    "plan": "OPENCODE_EXPERIMENTAL_PLAN_MODE",
+}
+_TRUE, _FALSE = ("true", "yes", "on", "1", "y"), ("false", "no", "off", "0", "n")
+
+
+def _env_bool(env: Any, name: str) -> bool | None:
+    """An opencode switch as opencode reads it (exact, lower-case words); None when unset. Any other
+    value is a usage error: opencode itself refuses to start with it."""
+    from forge_tools.errors import UsageError
+
+    value = env.get(name)
+    if value is None:
+        return None
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise UsageError(f"{value!r} is not one of {', '.join(_TRUE + _FALSE)} (opencode would not start "
+                     "with it either); fix or unset it", where=f"env {name}")
+
+
+def opencode_env_flags(env: Any = None) -> frozenset[str]:
+    """The flags opencode's environment turns on (issue 10); `--flag` adds to them."""
+    import os
+
+    env = os.environ if env is None else env
+    on = {flag for flag, names in OPENCODE_FLAG_VARS.items() if any(_env_bool(env, n) for n in names)}
+    experimental = bool(_env_bool(env, "OPENCODE_EXPERIMENTAL"))
+    for flag, name in OPENCODE_EXPERIMENTAL_FLAGS.items():
+        own = _env_bool(env, name)
+        if own if own is not None else experimental:
+            on.add(flag)
+    return frozenset(on)
+
+
+def _client(client: str | None, env: Any = None) -> str:
+    """`--client` when given, else `OPENCODE_CLIENT`, else `cli` (opencode's default)."""
+    import os
+
+    env = os.environ if env is None else env
+    if client is not None and not _client_defaulted():
+        return client
+    return env.get("OPENCODE_CLIENT") or client or "cli"
+
+
+def _client_defaulted() -> bool:
+    """Whether the running command's `--client` is its default value (not typed by the user)."""
+    import click
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or "client" not in ctx.params:
+        return False
+    return ctx.get_parameter_source("client") in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
 
 def _check_flags(flags: Iterable[str] | None) -> frozenset[str]:

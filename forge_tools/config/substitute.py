@@ -164,9 +164,10 @@ def parse_substituted(text: str, fmt: str, base: Origin, env: Mapping[str, str],
     try:
         tree = parse_text(new, fmt, base)
     except ConfigError as exc:
-        parse_text(marked, fmt, base)  # an error in the text as written is reported as it is
         first = subs[0]
         where = exc.origin if exc.origin is not None else base
+        if where.line is not None and where.line < first.line:
+            raise  # before any substitution: the error is in the text as written
         raise ConfigError(f"not valid {fmt.upper()} once {', '.join(s.token for s in subs)} "
                           f"{'is' if len(subs) == 1 else 'are'} substituted (first on line "
                           f"{first.line}); the substituted text is not shown", where) from None

@@ -23,6 +23,10 @@ Mode = Literal["primary", "subagent", "all"]
 MODES: tuple[Mode, ...] = ("primary", "subagent", "all")
 
 PLAN_FILES = ".forge/plans/*.md"
+#: opencode's own plan files, which plan may also write in an opencode project (issue 10)
+OPENCODE_PLAN_FILES = ".opencode/plans/*.md"
+OPENCODE_PLANS_DIR = "<opencode plans dir>"  # placeholder: opencode's global plans dir (data dir)
+OPENCODE_PLANS_EDIT = "<opencode plans files>"  # placeholder: the same dir's *.md, relative to the root
 DEFAULT_AGENT = "build"
 
 RuleSpec = tuple[str, str, Action]
@@ -68,7 +72,11 @@ BUILTIN_AGENTS: tuple[BuiltinAgent, ...] = (
         (("question", "*", "allow"), ("plan_exit", "*", "allow"),
          # Not in SPEC 4.3; opencode 1.18.33 adds it (tests/compat), and issue 4 asks for its answers.
          ("task", "general", "deny"),
-         ("edit", "*", "deny"), ("edit", PLAN_FILES, "allow")),
+         # opencode's plan rules (tests/compat), for an opencode project only (see `_plan_specs`)
+         ("external_directory", OPENCODE_PLANS_DIR, "allow"),
+         ("edit", "*", "deny"),
+         ("edit", OPENCODE_PLAN_FILES, "allow"), ("edit", OPENCODE_PLANS_EDIT, "allow"),
+         ("edit", PLAN_FILES, "allow")),
     ),
     BuiltinAgent(
         "general", "subagent",
@@ -159,10 +167,55 @@ def _mode(node: Node | None, name: str) -> Mode | None:
     return cast(Mode, value)
 
 
-def _rules(specs: tuple[RuleSpec, ...], origin: Origin, truncation: list[str]) -> list[Rule]:
-    """The table's rules, the truncation-dir placeholder standing for each of the tool's output dirs."""
+def _skill_globs(loaded: Any) -> list[str]:
+    """`<dir>/*` for every skill directory found in the loaded config's directories (none for a
+    bare tree)."""
+    config_dirs = getattr(loaded, "config_dirs", None)
+    if not config_dirs:
+        return []
+    from forge_tools.tools.builtins._skills import skill_dir_globs
+
+    return skill_dir_globs(config_dirs)
+
+
+def is_opencode_project(loaded: Any, env: Mapping[str, str] | None = None) -> bool:
+    """Whether opencode's own config is in play: a source named like opencode's files, or an
+    `.opencode/` (or opencode's global) directory among the config directories."""
+    from forge_tools.paths import opencode_global_dir
+
+    sources = getattr(loaded, "sources", None) or []
+    config_dirs = getattr(loaded, "config_dirs", None) or []
+    names = {"opencode.json", "opencode.jsonc"}
+    global_dir = str(opencode_global_dir(env))
+    return (any(s.path is not None and s.path.name in names for s in sources)
+            or any(s.step.startswith("OPENCODE_") for s in sources)
+            or any(d.name == ".opencode" or str(d) == global_dir for d in config_dirs))
+
+
+def _opencode_plans(loaded: Any, env: Mapping[str, str] | None) -> dict[str, list[str]]:
+    """The placeholders of opencode's plan rules: its global plans dir (`<data>/opencode/plans`) as
+    an external_directory glob and, relative to the project root, as edit patterns; nothing (the
+    rules are left out) outside an opencode project."""
+    import os
+
+    from forge_tools.paths import opencode_data_dir
+
+    if not is_opencode_project(loaded, env):
+        return {OPENCODE_PLANS_DIR: [], OPENCODE_PLAN_FILES: [], OPENCODE_PLANS_EDIT: []}
+    plans = opencode_data_dir(env) / "plans"
+    root = getattr(loaded, "project_root", None)
+    relative = os.path.relpath(plans, root).replace("\\", "/") if root is not None else str(plans)
+    return {OPENCODE_PLANS_DIR: [str(plans).replace("\\", "/") + "/*"],
+            OPENCODE_PLAN_FILES: [OPENCODE_PLAN_FILES], OPENCODE_PLANS_EDIT: [relative + "/*.md"]}
+
+
+def _rules(specs: tuple[RuleSpec, ...], origin: Origin, truncation: list[str],
+           places: Mapping[str, list[str]] | None = None) -> list[Rule]:
+    """The table's rules, the truncation-dir placeholder standing for each of the tool's output dirs
+    (and the opencode plan placeholders for what `places` gives them)."""
+    where = {TRUNCATION_DIR: truncation, **(places or {})}
     return [Rule(p, pat2, a, origin) for p, pat, a in specs
-            for pat2 in (truncation if pat == TRUNCATION_DIR else [pat])]
+            for pat2 in where.get(pat, [pat])]
 
 
 def _fold_legacy_modes(modes: Node | None, config_nodes: dict[str, Node]) -> None:
@@ -192,7 +245,11 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
     home = home_dir(env)
     # the truncation dir, and its temp-dir fallback when that is the tool's own (paths.truncation_globs)
     truncation = truncation_globs(env)
-    defaults = _rules(_default_specs(), Origin("default"), truncation)
+    # then each discovered skill's directory, as opencode 1.18.33 allows them right after its own
+    # output dirs (where its defaults and explore name the truncation dir), so skills can read their files
+    allowed_dirs = truncation + _skill_globs(loaded)
+    defaults = _rules(_default_specs(), Origin("default"), allowed_dirs)
+    plans = _opencode_plans(loaded, env)
     top = rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
     tail = [Rule("external_directory", glob, "allow", Origin("default", name="truncation directory"))
             for glob in truncation]
@@ -212,7 +269,7 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
         where = (raw.key_origin or raw.origin) if raw is not None else None
         node = raw if raw is not None and raw.value is not None else None
         spec = builtins.get(name)
-        own = _rules(spec.rules, Origin("builtin-agent", name=name), truncation) if spec else []
+        own = _rules(spec.rules, Origin("builtin-agent", name=name), allowed_dirs, plans) if spec else []
         agent_rules = rules_from_config(_get(node, "permission"), _get(node, "tools"), home)
         agents[name] = Agent(
             name=name,
@@ -268,14 +325,15 @@ def select_agent(agents: Mapping[str, Agent], name: str | None, loaded: Any = No
 
 
 def subagents_for(agent: Agent, agents: Mapping[str, Agent]) -> list[Agent]:
-    """Agents `agent` may dispatch with `task` (SPEC 3.2): not primary, not denied, sorted by name."""
+    """Agents `agent` may dispatch with `task` (SPEC 3.2): not primary, not denied, sorted by name
+    case-insensitively, as opencode 1.18.33 lists them (`Zeta` after `alpha`)."""
     return sorted(
         (
             other for other in agents.values()
             if not other.disabled and other.mode != "primary"
             and evaluate("task", other.name, agent.ruleset).action != "deny"
         ),
-        key=lambda a: a.name,
+        key=lambda a: (a.name.lower(), a.name),
     )
 
 

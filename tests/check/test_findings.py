@@ -141,18 +141,22 @@ def test_ft107_legacy_tools_map_with_replacement(project: Path, cli) -> None:
     assert '"permission": {"edit": "deny", "bash": "allow"}' in found[0]["message"]
 
 
-def test_ft108_external_read_without_external_directory(project: Path, cli, tmp_path: Path) -> None:
-    config(project, '{"permission": {"read": {"/etc/*": "allow"}}}')
+def test_ft113_absolute_read_and_edit_patterns_never_match(project: Path, cli) -> None:
+    """read/edit are checked relative to the project root (opencode 1.18.33), so `~/.ssh/*` protects
+    nothing: check says so, with a fix that works."""
+    config(project, json.dumps({"permission": {
+        "read": {"~/.ssh/*": "deny", f"{project}/docs/*": "allow", "secret/*": "deny"},
+        "edit": {"/etc/*": "deny"}, "bash": {"/bin/rm *": "deny"}}}))
     _, findings, _ = check(cli)
-    [f] = only(findings, "FT108")
-    assert "/etc/*" in f["hint"]
-    config(project, '{"permission": {"read": {"/etc/*": "allow"},\n'
-                    '                "external_directory": {"/etc/*": "allow"}}}')
-    _, findings, _ = check(cli)
-    assert only(findings, "FT108") == []
-    config(project, json.dumps({"permission": {"read": {f"{project}/docs/*": "allow"}}}))
-    _, findings, _ = check(cli)
-    assert only(findings, "FT108") == []  # inside the project
+    found = only(findings, "FT113")
+    assert len(found) == 3, found  # not the relative read pattern, not bash
+    ssh, docs, etc = found
+    assert "never matches" in ssh["message"] and "protects nothing" in ssh["message"]
+    assert '"external_directory"' in ssh["hint"] and ".ssh/*" in ssh["hint"] and '"deny"' in ssh["hint"]
+    assert 'relative to the project root: "docs/*"' in docs["hint"]
+    assert '"/etc/*": "deny"' in etc["hint"]
+    assert all(f["level"] == "warning" for f in found)
+    assert only(findings, "FT108") == []  # retired: FT113 says it
 
 
 def test_ft109_plugins_unknown_and_ft101_softened(project: Path, cli) -> None:

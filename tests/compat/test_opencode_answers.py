@@ -7,6 +7,7 @@ same opencode.json (see fixtures/README.md); nothing here runs opencode or needs
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,15 @@ REFUSED = [c for c in CASES if c not in LOADABLE]
 OPENCODE_INTERNAL_AGENTS = {"compaction", "summary", "title"}
 # opencode 1.18.33 registers no `list` tool; SPEC 2 keeps it as a builtin.
 FORGE_ONLY_BUILTINS = {"list"}
-TRUNC, PLANS = "<truncation dir>", "<plan files>"
+TRUNC, HOME_REL = "<truncation dir>", "<home, relative to the project>"
+# forge-tools' own plan files: plan may write them too (README: opencode projects)
+FORGE_PLANS = ".forge/plans/*.md"
+
+
+def _paths(pattern: str) -> str:
+    """opencode's plans dir relative to the project (`../../home/...` where it was recorded)."""
+    return re.sub(r"^(\.\./)+home/", HOME_REL + "/", pattern)
+
 
 def record(case: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((FIXTURES / case / f"opencode-{VERSION}.json").read_text())
@@ -53,29 +62,28 @@ def json_out(cli: Any, *args: str) -> Any:
 
 
 def opencode_rules(rules: list[dict[str, str]]) -> list[tuple[str, str, str]]:
-    """opencode's rules with its machine paths named; its own plan-dir and temp-dir rules left out."""
+    """opencode's rules with its machine paths named; its `/tmp/opencode` rule left out."""
     out = []
     for r in rules:
         pattern = r["pattern"]
         if pattern.startswith("$HOME/.local/share/opencode/tool-output/"):
             pattern = TRUNC
-        elif pattern == ".opencode/plans/*.md":
-            pattern = PLANS
-        elif "opencode/plans" in pattern or pattern == "/tmp/opencode/*":
+        elif pattern == "/tmp/opencode/*":
             continue
-        out.append((r["permission"], pattern, r["action"]))
+        out.append((r["permission"], _paths(pattern), r["action"]))
     return out
 
 
-def forge_rules(rules: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def forge_rules(rules: list[dict[str, Any]], home: Path) -> list[tuple[str, str, str]]:
     out = []
     for r in rules:
         pattern = r["pattern"]
         if pattern.endswith("/tool-output/*"):
             pattern = TRUNC
-        elif pattern == ".forge/plans/*.md":
-            pattern = PLANS
-        out.append((r["permission"], pattern, r["action"]))
+        elif pattern == FORGE_PLANS:
+            continue
+        pattern = pattern.replace(str(home), "$HOME")
+        out.append((r["permission"], _paths(pattern), r["action"]))
     return out
 
 
@@ -89,10 +97,11 @@ def test_the_same_agents(case: str, case_project: Any, cli: Any) -> None:
 
 
 @pytest.mark.parametrize(("case", "agent"), agent_cases())
-def test_the_same_rules_in_the_same_order(case: str, agent: str, case_project: Any, cli: Any) -> None:
+def test_the_same_rules_in_the_same_order(case: str, agent: str, case_project: Any, cli: Any,
+                                          isolated_env: dict[str, Path]) -> None:
     case_project(case)
     theirs = opencode_rules(record(case)["debug_agent"][agent]["permission"])
-    ours = forge_rules(json_out(cli, "rules", "--agent", agent)["rules"])
+    ours = forge_rules(json_out(cli, "rules", "--agent", agent)["rules"], isolated_env["home"])
     assert ours == theirs
 
 

@@ -18,6 +18,7 @@ from forge_tools.tools.builtins._common import (
     not_found_message,
     path_patterns,
     posix,
+    relative_to_root,
     resolve_path,
 )
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
@@ -63,8 +64,11 @@ class ReadArgs(BaseModel):
 
 
 def permission_requests(args: ReadArgs, ctx: ToolContext) -> list[PermissionRequest]:
+    """`read` is checked against the path relative to the project root (`../x` outside it), as
+    opencode 1.18.33 does (SPEC 4.4): an absolute or `~/` pattern never matches; `check` says so
+    (FT113). Outside the root, `external_directory` is asked first."""
     path = resolve_path(args.filePath, ctx)
-    patterns = path_patterns(path, posix)
+    patterns = path_patterns(path, lambda p: relative_to_root(p, ctx))
     return [*external_request(path, ctx, is_dir=path.is_dir()),
             PermissionRequest("read", patterns, patterns[:1])]
 

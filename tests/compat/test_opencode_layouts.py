@@ -1,0 +1,92 @@
+"""forge-tools' answers for whole opencode setups (global dir, ~/.opencode, nested .opencode/ dirs,
+Markdown agents, OPENCODE_* variables, substitution) against what opencode 1.18.33 answered.
+
+Each folder of layouts/ holds a `project/` tree, an optional `home/` tree and `case.json`; the
+records in `opencode-1.18.33.json` were made by running the real opencode on the same trees
+(layouts/generate.py, see fixtures/README.md). Nothing here runs opencode or needs the network.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_opencode_answers import OPENCODE_INTERNAL_AGENTS, VERSION, forge_rules, opencode_rules
+
+LAYOUTS = Path(__file__).parent / "layouts"
+CASES = sorted(p.name for p in LAYOUTS.iterdir() if (p / f"opencode-{VERSION}.json").is_file())
+
+
+def record(case: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((LAYOUTS / case / f"opencode-{VERSION}.json").read_text())
+    return data
+
+
+@pytest.fixture
+def setup(project: Path, isolated_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Copy a case's trees into the test's project and home, set its variables, enter its cwd."""
+    home = isolated_env["home"]
+
+    def apply(case: str) -> tuple[Path, Path]:
+        here = LAYOUTS / case
+        spec = json.loads((here / "case.json").read_text())
+        shutil.copytree(here / "project", project, dirs_exist_ok=True)
+        if (here / "home").is_dir():
+            shutil.copytree(here / "home", home, dirs_exist_ok=True)
+        for name, value in spec.get("env", {}).items():
+            monkeypatch.setenv(name, value.replace("$PROJECT", str(project)).replace("$HOME", str(home)))
+        monkeypatch.chdir(project / spec.get("cwd", "."))
+        return project, home
+    return apply
+
+
+def json_out(cli: Any, *args: str) -> Any:
+    code, out, err = cli(*args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def agent_cases() -> list[tuple[str, str]]:
+    return [(case, name) for case in CASES for name in record(case)["debug_agent"]]
+
+
+def call_cases() -> list[tuple[str, dict[str, Any]]]:
+    return [(case, call) for case in CASES for call in record(case).get("calls", [])]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_same_agents(case: str, setup: Any, cli: Any) -> None:
+    setup(case)
+    theirs = {a["name"]: a["mode"] for a in record(case)["agent_list"]
+              if a["name"] not in OPENCODE_INTERNAL_AGENTS}
+    ours = {a["name"]: a["mode"] for a in json_out(cli, "agents")["agents"] if not a["disabled"]}
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(("case", "agent"), agent_cases())
+def test_the_same_rules_in_the_same_order(case: str, agent: str, setup: Any, cli: Any) -> None:
+    project, home = setup(case)
+    theirs = opencode_rules(record(case)["debug_agent"][agent]["permission"])
+    ours = [(p, pattern.replace(str(project), "$PROJECT"), a)
+            for p, pattern, a in forge_rules(json_out(cli, "rules", "--agent", agent)["rules"], home)]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(("case", "agent"), agent_cases())
+def test_the_same_tools_are_hidden(case: str, agent: str, setup: Any, cli: Any) -> None:
+    setup(case)
+    theirs: dict[str, bool] = record(case)["debug_agent"][agent]["tools"]
+    ours = {t["id"]: t["visible"] for t in json_out(cli, "layers", "--agent", agent)["tools"]}
+    assert {tool_id: ours[tool_id] for tool_id in theirs} == theirs
+
+
+@pytest.mark.parametrize(("case", "call"), call_cases())
+def test_explain_call_denies_what_opencode_refused(case: str, call: dict[str, Any], setup: Any,
+                                                   cli: Any) -> None:
+    project, home = setup(case)
+    params = json.dumps(call["params"]).replace("$PROJECT", str(project)).replace("$HOME", str(home))
+    story = json_out(cli, "explain", call["tool"], "--agent", call["agent"], "--call", params)
+    assert (story["call"]["action"] == "deny") == (call["opencode"] == "denied")
