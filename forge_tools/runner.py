@@ -348,25 +348,27 @@ def gate_ruleset(result: PipelineResult, tool_id: str, force_hidden: bool = Fals
     return (*ruleset, Rule(verdict.permission, "*", "ask", FORCE_HIDDEN_ORIGIN))
 
 
-def escalate_opaque(gate: Any, permission: str, opaque: Iterable[str]) -> None:
-    """Fail closed on opaque patterns: one the rules would allow is asked instead when a narrower
-    deny or ask rule could apply to the real command. The ask is a session rule whose origin says why,
-    so the question, the audit line and a non-interactive refusal all name the rule that could apply."""
-    session = gate.session
-    for pattern in opaque:
-        decision = session.evaluate(permission, pattern)
-        answered = decision.rule is not None and decision.rule.origin.kind == "session"
-        if decision.action != "allow" or answered:
-            continue  # not allowed anyway, or allowed by a person's `always` answer in this run
-        from forge_tools.permission.calls import opaque_escalation
+def escalate_opaque(gate: Any, permission: str, metadata: Mapping[str, Any] | None) -> None:
+    """Fail closed on patterns that cannot be pinned down (`metadata["opaque"]`, `["linked"]`): one the
+    rules would allow is asked instead when a narrower rule could apply to what it really is. The ask is
+    a session rule whose origin says why, so the question, the audit line and a non-interactive refusal
+    all name the rule that could apply."""
+    from forge_tools.permission.calls import ESCALATIONS, escalation_reason, opaque_escalation
 
-        rules = [r for r in (*session.base.rules, *session.rules) if r.origin.kind != "safety"]
-        risk = opaque_escalation(permission, pattern, rules)
-        if risk is None:
-            continue
-        why = (f"what {pattern!r} runs is known only when it runs, and rule {risk.permission} "
-               f"{risk.pattern!r} {risk.action} ({risk.origin}) could apply to it")
-        session.rules.append(Rule(permission, pattern, "ask", Origin("safety", name=why)))
+    session = gate.session
+    for kind in ESCALATIONS:
+        for pattern in (metadata or {}).get(kind) or ():
+            decision = session.evaluate(permission, pattern)
+            answered = decision.rule is not None and decision.rule.origin.kind == "session"
+            if decision.action != "allow" or answered:
+                continue  # not allowed anyway, or allowed by a person's `always` answer in this run
+            rules = [r for r in (*session.base.rules, *session.rules) if r.origin.kind != "safety"]
+            risk = opaque_escalation(permission, pattern, rules, kind)
+            if risk is None:
+                continue
+            why = (f"{escalation_reason(kind, pattern)}, and rule {risk.permission} {risk.pattern!r} "
+                   f"{risk.action} ({risk.origin}) could apply to it")
+            session.rules.append(Rule(permission, pattern, "ask", Origin("safety", name=why)))
 
 
 def approval_groups(
@@ -430,7 +432,7 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
     ) -> None:
         nonlocal asks_made
         asks_made += 1
-        escalate_opaque(gate, permission, (metadata or {}).get("opaque") or ())
+        escalate_opaque(gate, permission, metadata)
         groups = approval_groups(gate, permission, patterns, spec.pre_approved)
         for index, group in enumerate(groups):
             try:

@@ -286,7 +286,7 @@ def _is_extra(detail: dict[str, Any], args: dict[str, Any]) -> bool:
 
 def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: Path) -> CallDecision:
     """What the gate would decide for this call in this turn, without running the tool."""
-    from forge_tools.permission.calls import decide_request
+    from forge_tools.permission.calls import decide_request, escalation_reason
     from forge_tools.tools.contract import PermissionRequest, ToolContext
     from forge_tools.tools.wrapper import validate_args
 
@@ -320,7 +320,8 @@ def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: P
             if worst is None or _STRICTNESS[d.action] > _STRICTNESS[worst.action]:
                 why = rule_origin_words(d.rule, project_root)
                 if d.escalated_by is not None:
-                    why = (f"the rules allow it ({why}), but what it runs is known only when it runs, and "
+                    reason = escalation_reason(d.escalation or "opaque", d.pattern)
+                    why = (f"the rules allow it ({why}), but {reason}, and "
                            f"{rule_origin_words(d.escalated_by, project_root)} could apply to it")
                 worst = CallDecision(d.action, f"{d.permission} {json.dumps(d.pattern)}: {why}",
                                      d.escalated_by or d.rule)

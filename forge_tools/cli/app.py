@@ -140,6 +140,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     import click.exceptions as click_exc
 
     args = list(sys.argv[1:] if argv is None else argv)
+    stdout = sys.stdout
     try:
         result = app(args=args, prog_name="forge-tools", standalone_mode=False)
         sys.stdout.flush()  # here, where a closed pipe is still caught, not at interpreter exit
@@ -147,9 +148,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 0
     except SystemExit:
-        from click.utils import PacifyFlushWrapper
-
-        if isinstance(sys.stdout, PacifyFlushWrapper):  # typer's sign of a closed pipe (e.g. in --help)
+        if sys.stdout is not stdout:  # typer swaps stdout for a wrapper only on a closed pipe (--help)
             _silence_stdout()
             return 0
         raise

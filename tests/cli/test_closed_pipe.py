@@ -71,7 +71,8 @@ def test_every_command_help_exits_0_on_a_closed_pipe(printing_project: Path) -> 
     """Each registered command (new ones included) prints its help into a closed pipe without failing."""
     from forge_tools.cli.app import app
 
-    names = [info.name or (info.callback.__name__ if info.callback else "") for info in app.registered_commands]
+    names = [info.name or (info.callback.__name__ if info.callback else "")
+             for info in app.registered_commands]
     names += [group.name for group in app.registered_groups if group.name]
     assert "layers" in names and "outputs" in names
     for name in names:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from forge_tools.tools.builtins._common import (
     external_request,
+    linked_metadata,
     not_found_message,
     path_patterns,
     posix,
@@ -66,7 +67,7 @@ def permission_requests(args: ReadArgs, ctx: ToolContext) -> list[PermissionRequ
     path = resolve_path(args.filePath, ctx)
     patterns = path_patterns(path, posix)
     return [*external_request(path, ctx, is_dir=path.is_dir()),
-            PermissionRequest("read", patterns, patterns[:1])]
+            PermissionRequest("read", patterns, patterns[:1], linked_metadata(path, patterns))]
 
 
 def is_binary(path: Path, head: bytes) -> bool:
