@@ -445,6 +445,7 @@ def run_selected(loaded: Any, result: PipelineResult, tool: Tool, spec: RunSpec)
                 raise
 
     ctx = build_context(loaded, result, spec, ask)
+    ctx.peek = gate.peek  # tools that must leave out what a rule denies (grep/glob/list and read)
     hooks = getattr(result, "hooks", None)
     started = time.monotonic()
     try:

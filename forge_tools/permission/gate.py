@@ -14,12 +14,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from forge_tools.errors import PermissionDenied, PermissionRejected
 from forge_tools.origin import Origin
 from forge_tools.permission.evaluate import Decision, RuleIndex, RulesetLike, evaluate
 from forge_tools.permission.model import Action, Rule
+
+if TYPE_CHECKING:
+    from forge_tools.permission.calls import PatternDecision
 
 Reply = Literal["once", "always", "reject"]
 REPLIES: tuple[Reply, ...] = ("once", "always", "reject")
@@ -214,6 +217,20 @@ class PermissionGate:
         self.decisions: list[GateDecision] = []
         self._record_lock = threading.Lock()
         self._prompt_lock = threading.Lock()
+        self._peek_rules: tuple[int, tuple[Rule, ...]] | None = None
+
+    def peek(self, permission: str, patterns: Sequence[str],
+             metadata: dict[str, Any] | None = None) -> list[PatternDecision]:
+        """What this gate would answer for the request now, asking no one and recording nothing."""
+        from forge_tools.permission.calls import decide_request
+
+        session = self.session
+        with session._lock:
+            key = len(session.rules)
+            if self._peek_rules is None or self._peek_rules[0] != key:  # one tuple: its index is cached
+                self._peek_rules = (key, (*session.base.rules, *session.rules))
+            rules = self._peek_rules[1]
+        return decide_request(permission, patterns, metadata, rules)
 
     def _record(self, entry: GateDecision) -> None:
         with self._record_lock:

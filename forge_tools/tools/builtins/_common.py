@@ -116,6 +116,29 @@ def linked_metadata(path: Path, patterns: tuple[str, ...]) -> dict[str, list[str
     return {"linked": list(patterns)} if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 else {}
 
 
+def read_request(path: Path) -> PermissionRequest:
+    """The `read` check for a path: its own name and its real one, and `linked` for a hard link."""
+    patterns = path_patterns(path, posix)
+    return PermissionRequest("read", patterns, patterns[:1], linked_metadata(path, patterns))
+
+
+def read_denied(path: Path, ctx: ToolContext) -> bool:
+    """Whether the read rules keep `path` from the model: denied, or possibly denied (a hard link while
+    a narrower deny exists). grep, glob, list and a directory read leave such files out of what they
+    return, so one `read` deny covers every tool that shows file names or contents."""
+    if ctx.peek is None:
+        return False
+    request = read_request(path)
+    decisions = ctx.peek(request.permission, request.patterns, request.metadata)
+    return any(d.action == "deny" or d.escalated_by is not None for d in decisions)
+
+
+def left_out_note(count: int, one: str = "file", many: str = "files") -> str:
+    """The closing note of a listing or search that left out denied files."""
+    noun, them = (one, "it") if count == 1 else (many, "them")
+    return f"({count} {noun} left out because the read rules deny reading {them}.)"
+
+
 def edit_requests(path: Path, ctx: ToolContext) -> list[PermissionRequest]:
     """The `edit` check (path relative to the root), after external_directory when outside it."""
     rels = path_patterns(path, lambda p: relative_to_root(p, ctx))
