@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
+from forge_tools.check.global_overrides import project_loosens_global_deny
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.permission.evaluate import Decision
 from forge_tools.permission.model import Rule
@@ -500,6 +501,7 @@ CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
     legacy_tools,
     external_reads,
     code_notes,
+    project_loosens_global_deny,
 )
 
 

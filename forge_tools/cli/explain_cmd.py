@@ -158,6 +158,8 @@ def render_text(data: dict[str, Any]) -> str:
         out.append(f"Fix: {data['fix']}")
     for note in data.get("notes", []):
         out.append(f"note: {note}")
+    for override in data.get("overrides", []):
+        out.append(f"note: {override['text']}")
     return "\n".join(out)
 
 

@@ -355,4 +355,20 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None
         "call": call.to_json() if call is not None else None,
         "problems": problems_json(result.problems),
         "notes": list(result.notes),
+        "overrides": global_overrides(result, verdict, loaded),
     }
+
+
+def global_overrides(result: PipelineResult, verdict: ToolVerdict, loaded: Any) -> list[dict[str, Any]]:
+    """The project rules for this tool that turn a deny of the global config into ask or allow (what
+    `check` reports as FT112), each with both rules."""
+    if loaded is None or not getattr(loaded, "sources", None):
+        return []
+    from forge_tools.permission.overrides import project_overrides
+    from forge_tools.permission.wildcard import wildcard_match
+
+    return [{"global_rule": o.global_rule.to_json(), "project_rule": o.project_rule.to_json(),
+             "text": o.describe()}
+            for o in project_overrides(loaded, [result.agent])
+            if wildcard_match(verdict.permission, o.global_rule.permission)
+            and wildcard_match(verdict.permission, o.project_rule.permission)]

@@ -38,6 +38,15 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def _describe(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return f"{pid} gone"
+    return f"{pid} {stat.split(')')[1].split()[0]} {cmd[:60]!r}"
+
+
 def _wait_for(predicate, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + WAIT_S
     while not predicate():
@@ -94,7 +103,8 @@ def test_second_ctrl_c_kills_the_whole_group_and_exits_130(
             proc.kill()
             proc.wait()
     assert proc.returncode == 130
-    _wait_for(lambda: not _alive(shell_pid) and not _alive(child_pid), "the process group to be gone")
+    _wait_for(lambda: not _alive(shell_pid) and not _alive(child_pid),
+              f"the process group to be gone ({_describe(shell_pid)}; {_describe(child_pid)})")
     assert not (tmp_path / "escaped").exists()
 
 
