@@ -15,8 +15,7 @@ import time
 
 from forge_tools.origin import Origin
 from forge_tools.permission.model import Rule
-from forge_tools.permission.visibility import request_rules
-from forge_tools.visibility.permission_layer import permission_layer
+from forge_tools.visibility.permission_layer import permission_layer, request_rules
 
 
 def workload(n_tools: int, n_rules: int, seed: int = 7) -> tuple[list[str], list[Rule]]:

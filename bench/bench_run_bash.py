@@ -43,7 +43,7 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, flo
     return wall, usage.ru_maxrss / 1024.0, proc.returncode
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -52,7 +52,7 @@ def main() -> int:
     parser.add_argument("--forge-tools", default=str(beside) if beside.exists() else
                         shutil.which("forge-tools") or "forge-tools",
                         help="the forge-tools executable")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     command = command_for(args.mb)
     with tempfile.TemporaryDirectory(prefix="forge-bench-") as tmp:

@@ -14,7 +14,7 @@ _forge_tools() {
   [[ " outputs " == *" $cmd "* ]] || sub=""
   key="$cmd${sub:+ $sub}"
   case "$key" in
-    "") COMPREPLY=($(compgen -W "agents check completions config diff explain layers outputs rules run --help --version" -- "$cur")); return ;;
+    "") COMPREPLY=($(compgen -W "agents check completions config diff explain layers outputs rule rules run schema --help --version" -- "$cur")); return ;;
     "agents")
       case "$prev" in
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
@@ -24,9 +24,9 @@ _forge_tools() {
       ;;
     "check")
       case "$prev" in
-        --format|-f) COMPREPLY=($(compgen -W "text json github sarif auto" -- "$cur")); return ;;
+        --format|-f) COMPREPLY=($(compgen -W "auto text concise json github sarif" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--config -c --strict --expect --format -f --load-code --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--project --config -c --strict --expect --format -f --load-code --select --ignore --exit-zero --output-file -o --statistics --fix --diff --help -h" -- "$cur"));
       fi
       ;;
     "completions")
@@ -89,6 +89,13 @@ _forge_tools() {
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--path --help -h" -- "$cur"));
       fi
       ;;
+    "rule")
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--all --format -f --help -h" -- "$cur"));
+      fi
+      ;;
     "rules")
       case "$prev" in
         --agent) COMPREPLY=($(compgen -W "build plan general explore" -- "$cur")); return ;;
@@ -106,6 +113,13 @@ _forge_tools() {
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--args -a --agent --format -f --timeout --yes -y --approve --audit --force-hidden --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur"));
       else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit" -- "$cur"));
+      fi
+      ;;
+    "schema")
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--format -f --help -h" -- "$cur"));
       fi
       ;;
   esac

@@ -5,6 +5,12 @@ Public API (imported lazily so `forge-tools` starts fast):
 - `tool`, `Tool`, `ToolContext`, `ToolResult`, `PermissionRequest`: write tools (SPEC 1).
 - `hookimpl`: implement plugin hooks (see `forge_tools.sources.hookspecs`).
 - `load_project`: load a project's merged config as the CLI does.
+- `resolve`, `tool_visibility`: the visibility pipeline for an agent; is a tool visible, and why.
+- `decide_call`: how the permission gate decides a whole call (nothing runs).
+- `run_call`: run one call through the real wrapper and the gate; `new_session` shares `always` answers.
+- `PermissionSession`, `Answer`, `Question`, `CallDecision`, `PatternDecision`: the gate's records.
+
+Project code (scripts, plugins) is imported only when a function is given `load_code=True`.
 """
 
 from __future__ import annotations
@@ -22,12 +28,32 @@ _LAZY = {
     "PermissionRequest": ("forge_tools.tools.contract", "PermissionRequest"),
     "hookimpl": ("forge_tools.sources.hookspecs", "hookimpl"),
     "load_project": ("forge_tools.config", "load_project"),
+    "resolve": ("forge_tools.api", "resolve"),
+    "tool_visibility": ("forge_tools.api", "tool_visibility"),
+    "decide_call": ("forge_tools.api", "decide_call"),
+    "run_call": ("forge_tools.api", "run_call"),
+    "new_session": ("forge_tools.api", "new_session"),
+    "PermissionSession": ("forge_tools.permission.gate", "PermissionSession"),
+    "Answer": ("forge_tools.permission.gate", "Answer"),
+    "Question": ("forge_tools.permission.gate", "Question"),
+    "CallDecision": ("forge_tools.permission.calls", "CallDecision"),
+    "PatternDecision": ("forge_tools.permission.calls", "PatternDecision"),
 }
 
 __all__ = [*_LAZY, "__version__"]
 
 if TYPE_CHECKING:
+    from forge_tools.api import decide_call as decide_call
+    from forge_tools.api import new_session as new_session
+    from forge_tools.api import resolve as resolve
+    from forge_tools.api import run_call as run_call
+    from forge_tools.api import tool_visibility as tool_visibility
     from forge_tools.config import load_project as load_project
+    from forge_tools.permission.calls import CallDecision as CallDecision
+    from forge_tools.permission.calls import PatternDecision as PatternDecision
+    from forge_tools.permission.gate import Answer as Answer
+    from forge_tools.permission.gate import PermissionSession as PermissionSession
+    from forge_tools.permission.gate import Question as Question
     from forge_tools.sources.hookspecs import hookimpl as hookimpl
     from forge_tools.tools.contract import PermissionRequest as PermissionRequest
     from forge_tools.tools.contract import Tool as Tool

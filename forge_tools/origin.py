@@ -62,7 +62,8 @@ class Origin:
         return f"{label}: {keys}" if keys and self.kind in ("env", "cli") else label
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON shape used in every report: path/line/column plus kind and key path."""
+        """The one JSON form of an origin, in every report: kind, path/line/column, key path, name, and
+        the one-line description a person reads."""
         return {
             "kind": self.kind,
             "path": self.path,
@@ -70,6 +71,7 @@ class Origin:
             "column": self.column,
             "key_path": list(self.key_path) or None,
             "name": self.name,
+            "description": str(self),
         }
 
     def at(self, *keys: str) -> Origin:

@@ -77,3 +77,11 @@ def global_config_dir(env: Mapping[str, str] | None = None) -> Path:
     if env.get("XDG_CONFIG_HOME"):
         return Path(env["XDG_CONFIG_HOME"]) / "forge"
     return home_dir(env) / ".config" / "forge"
+
+
+def opencode_global_dir(env: Mapping[str, str] | None = None) -> Path:
+    """opencode's global config dir: `$XDG_CONFIG_HOME/opencode/`, default `~/.config/opencode/`."""
+    env = os.environ if env is None else env
+    if env.get("XDG_CONFIG_HOME"):
+        return Path(env["XDG_CONFIG_HOME"]) / "opencode"
+    return home_dir(env) / ".config" / "opencode"

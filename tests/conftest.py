@@ -27,6 +27,8 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, P
     """HOME, XDG dirs and the data dir point into tmp; the cwd is an empty project directory."""
     for name in _FORGE_ENV:
         monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("OPENCODE_")]:  # opencode's own (issue 10)
+        monkeypatch.delenv(name, raising=False)
     home = tmp_path / "home"
     project = tmp_path / "project"
     data = tmp_path / "data"

@@ -35,3 +35,14 @@ def test_tool_script_example_counts_lines(project: Path, cli) -> None:
     code, out, err = cli("run", "count_count_lines", "--args", '{"path": "three.txt"}')
     assert code == 0, err
     assert out.strip() == "3"
+
+
+def test_library_example_decides_and_runs(project: Path, capsys) -> None:
+    (project / "forge.json").write_text(json.dumps({"permission": {"bash": {
+        "*": "ask", "git *": "allow", "echo *": "allow", "rm *": "deny"}}}))
+    exec(compile(code_block_after("## Using forge-tools as a library"), "README", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("False permission hidden: ")  # explore may not edit
+    assert lines[1].startswith("deny bash 'rm *' deny (")  # the whole line, not `ask`
+    assert "bash git status allow" in lines[2] and "bash rm -rf build deny" in lines[3]
+    assert lines[4].startswith("0 hi")

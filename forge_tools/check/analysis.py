@@ -256,14 +256,15 @@ def _more_specific(rule: Rule, than: Rule) -> bool:
 
 def trailing_deny(ctx: CheckContext) -> list[Finding]:
     """FT104: a last `"*": "deny"` that hides a tool right after allows of the same config level."""
-    from forge_tools.permission.visibility import hidden_by_permission
+    from forge_tools.visibility.permission_layer import PermissionLayer
 
     hits: dict[Rule, dict[str, list[Rule]]] = {}  # hiding rule -> tool id -> overridden allows
     agents_of: dict[Rule, list[str]] = {}
     for agent in ctx.enabled_agents:
         tool_ids = [t.id for t in ctx.tools.get(agent.name, [])] or ctx.tool_ids
+        layer = PermissionLayer(agent.ruleset, (), {})
         for tool_id in tool_ids:
-            hiding = hidden_by_permission(tool_id, agent.ruleset)
+            hiding = layer.hiding_rule(tool_id)
             if hiding is None or not is_user_rule(hiding):
                 continue
             scope = ctx.scope_of(hiding)
@@ -424,7 +425,8 @@ def legacy_tools(ctx: CheckContext) -> list[Finding]:
                        f"\"{prefix}permission\": {text}")
             hint = f"replace `{prefix}tools` with \"permission\": {text}" + (f", {where}" if where else "")
         findings.append(Finding("FT107", "info", message, hint, tools.key_origin or tools.origin,
-                                data={"replacement": replacement, "replaces_permission": bool(overlap)}))
+                                data={"replacement": replacement, "replaces_permission": bool(overlap),
+                                      "merges_with_permission": bool(written)}))
     return findings
 
 

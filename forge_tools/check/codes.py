@@ -73,6 +73,9 @@ _TABLE: tuple[CodeInfo, ...] = (
              "A project file or project Markdown agent turns a deny of the global config into ask or allow.",
              "Nothing to do if the project may loosen your rule; otherwise remove or narrow the project rule "
              "(the load order lets a project override the global config)."),
+    CodeInfo("FT114", "unused-suppression", "warning",
+             "A `forge-tools: ignore` comment suppressed nothing, or names no finding code.",
+             "Remove the comment (the problem it was for is gone), or fix the code it names."),
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
     CodeInfo("FT202", "expectations-invalid", "error",

@@ -73,27 +73,17 @@ def spot_of(origin: Origin) -> Spot:
     return (origin.path if origin.kind == "file" else origin.name, origin.line, origin.column)
 
 
-def _substitute_each(node: Node, env: Mapping[str, str], base_dir: Path, home: Path,
-                     errors: list[ConfigError], substituted: dict[Spot, str]) -> Node:
-    """Substitute leaf by leaf so that every bad `{file:}` is reported, not only the first; note where
-    a value was substituted (and the template as written) so that no finding shows its content."""
-    from forge_tools.config.substitute import substitute
-
-    if isinstance(node.value, dict):
-        node.value = {k: _substitute_each(v, env, base_dir, home, errors, substituted)
-                      for k, v in node.value.items()}
-        return node
-    if isinstance(node.value, list):
-        node.value = [_substitute_each(v, env, base_dir, home, errors, substituted) for v in node.value]
-        return node
-    try:
-        new = substitute(node, env, base_dir, home)
-    except ConfigError as exc:
-        errors.append(exc)
-        return node
-    if new.meta.get("substituted"):
-        substituted[spot_of(new.origin)] = str(new.meta.get("template", "the substitution"))
-    return new
+def _substituted_spots(node: Node, substituted: dict[Spot, str]) -> None:
+    """Note where a value (or a key) came from `{env:}`/`{file:}`, with the template as written, so that
+    no finding shows its content."""
+    if node.meta.get("key_substituted") and node.key_origin is not None:
+        substituted[spot_of(node.key_origin)] = str(node.meta.get("key_template", "the substitution"))
+    if node.meta.get("substituted"):
+        substituted[spot_of(node.origin)] = str(node.meta.get("template", "the substitution"))
+    children = node.value.values() if isinstance(node.value, dict) else (
+        node.value if isinstance(node.value, list) else ())
+    for child in children:
+        _substituted_spots(child, substituted)
 
 
 def redact(finding: Finding, substituted: Mapping[Spot, str]) -> Finding:
@@ -158,8 +148,9 @@ def _position(e: ConfigError) -> tuple[str, int, int]:
 def check_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
                  home: Path) -> SourceCheck:
     """Read, parse, substitute and validate one source, keeping every error found."""
-    from forge_tools.config.loader import read_config_text
+    from forge_tools.config.loader import ENV_PERMISSION, read_config_text, substitutes
     from forge_tools.config.parse import format_of, parse_text
+    from forge_tools.config.substitute import parse_substituted
 
     result = SourceCheck(step, where)
     if isinstance(where, Path):
@@ -172,17 +163,21 @@ def check_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path
     else:
         text, fmt, base, base_dir = env[where], "json", Origin("env", name=where), cwd
     try:
-        tree = parse_text(text.removeprefix("\ufeff"), fmt, base)
+        text = text.removeprefix("\ufeff")
+        tree = (parse_substituted(text, fmt, base, env, base_dir, home, result.errors)
+                if substitutes(step) else parse_text(text, fmt, base))
     except ConfigError as exc:
         result.errors.append(exc)
         return result
-    tree = _substitute_each(tree, env, base_dir, home, result.errors, result.substituted)
-    if step == "FORGE_PERMISSION":
+    _substituted_spots(tree, result.substituted)
+    if step in ENV_PERMISSION:
         label = Origin("env", name=str(where))
         tree = Node({"permission": tree}, label, None)
         tree.value["permission"].key_origin = label
-    failed = {e.origin for e in result.errors}  # a value whose substitution failed is reported once
-    result.errors.extend(e for e in schema_errors(tree) if e.origin is None or e.origin not in failed)
+    # a value whose substitution failed is reported once (at its token, on the same line)
+    failed = {(e.origin.path, e.origin.line) for e in result.errors if e.origin is not None}
+    result.errors.extend(e for e in schema_errors(tree)
+                         if e.origin is None or (e.origin.path, e.origin.line) not in failed)
     result.tree = tree
     return result
 

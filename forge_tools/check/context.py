@@ -4,7 +4,6 @@ tools each agent's pipeline sees (found without importing project code unless as
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from forge_tools.errors import ForgeToolsError
 from forge_tools.origin import Node
 from forge_tools.permission.model import Rule
-from forge_tools.permission.names import PERMISSION_ONLY_NAMES, builtin_ids
+from forge_tools.permission.names import known_names
 
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
@@ -45,6 +44,7 @@ class CheckContext:
     tools: dict[str, list[ToolView]] = field(default_factory=dict)  # agent name -> candidates
     tool_ids: list[str] = field(default_factory=list)
     plugin_tools_known: bool = False
+    listed_mcp_servers: set[str] = field(default_factory=set)  # servers whose tools were listed
     problems: list[ForgeToolsError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # each config file's own tree by path (set by `run_check`): whether a key is repeated in one file's
@@ -66,16 +66,17 @@ class CheckContext:
 
     @property
     def known_names(self) -> set[str]:
-        return {*self.tool_ids, *PERMISSION_ONLY_NAMES, *builtin_ids()}
+        return known_names(self.tool_ids)
 
     @property
     def mcp_prefixes(self) -> list[str]:
-        """`<server>_` for each configured `mcp` server: opencode names an MCP server's tools
-        `<server>_<tool>` (non-word characters as `_`), and forge-tools cannot list them."""
-        node = self.loaded.tree.get("mcp")
-        if node is None or not node.is_map:
-            return []
-        return [re.sub(r"[^a-zA-Z0-9_-]", "_", name) + "_" for name in node.value]
+        """`<server>_` for each configured `mcp` server whose tools are not listed (no --load-code,
+        disabled, or failed): opencode names its tools `<server>_<tool>`, so such a name may be right.
+        A listed server's tools are known ids, so a misspelt one is reported like any unknown name."""
+        from forge_tools.sources.mcp import configured_server_names, sanitize
+
+        return [sanitize(name) + "_" for name in configured_server_names(self.loaded.tree)
+                if name not in self.listed_mcp_servers]
 
     def scope_of(self, rule: Rule) -> str | None:
         if self._scope_by_rule is None:
@@ -117,26 +118,19 @@ def build_context(loaded: LoadedConfig, load_code: bool = False) -> CheckContext
 
 
 def _add_tools(ctx: CheckContext, load_code: bool) -> None:
-    from forge_tools.visibility.pipeline import Request, load_sources, resolve
+    from forge_tools.visibility.pipeline import Request, resolve_all
 
     ids: dict[str, None] = {}
-    sources = None
-    for name, agent in ctx.agents.items():
-        if agent.disabled:
-            continue
-        try:
-            if sources is None:
-                sources = load_sources(ctx.loaded, Request(), load_code=load_code)
-            result = resolve(ctx.loaded, Request(agent=name), load_code=load_code, sources=sources,
-                             agents=ctx.agents)
-        except ForgeToolsError as exc:
-            ctx.problems.append(exc)
-            continue
+    results = resolve_all(ctx.loaded, Request(), load_code=load_code, agents=ctx.agents,
+                          problems=ctx.problems)
+    for name, result in results.items():
         ctx.results[name] = result
         views = [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
         ctx.tools[name] = views
         for v in views:
             ids.setdefault(v.id, None)
+        ctx.listed_mcp_servers.update(v.source.server for v in result.tools
+                                      if v.source.kind == "mcp" and v.source.server)
         for problem in result.problems:
             if all(problem.one_line() != p.one_line() for p in ctx.problems):
                 ctx.problems.append(problem)

@@ -305,7 +305,7 @@ def tool_changes(old: Side, new: Side) -> list[ToolChange]:
 
 
 def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
-    from forge_tools.check.expect import decide_call, load_expectations
+    from forge_tools.check.expect import call_words, decide_call, load_expectations
 
     if expect is None:
         return []
@@ -325,7 +325,8 @@ def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
                 before_action = "unknown"  # the old side could not be loaded
             if before_action != after.action:
                 call = f"{a.call.tool} {json.dumps(a.call.args)}"
-                changes.append(CallChange(name, call, before_action, after.action, after.explanation))
+                changes.append(CallChange(name, call, before_action, after.action,
+                                           call_words(after, a.call.tool, new.root)))
     return changes
 
 

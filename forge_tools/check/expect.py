@@ -13,15 +13,19 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
+from forge_tools.permission.calls import CallDecision, PermissionRequest
 from forge_tools.permission.model import ACTIONS, Action, Rule
 from forge_tools.report.findings import ExpectationOutcome, Finding
 
+if TYPE_CHECKING:
+    from forge_tools.permission.gate import PermissionGate
+    from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
+
 _KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model")
-_STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 
 @dataclass(frozen=True)
@@ -239,16 +243,7 @@ def rule_origin_words(rule: Rule | None, root: Path | None = None) -> str:
     return f"rule {rule.permission} {json.dumps(rule.pattern)} {rule.action} ({describe(rule.origin, root)})"
 
 
-@dataclass(frozen=True)
-class CallDecision:
-    """The strictest decision across every pattern a call is checked against (deny > ask > allow)."""
-
-    action: Action
-    explanation: str
-    rule: Rule | None = None
-
-
-def args_problem(result: Any, tool_id: str, args: dict[str, Any]) -> str | None:
+def args_problem(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> str | None:
     """Why `args` do not fit the tool's parameters (None when they do, or the tool is not loaded)."""
     from forge_tools.tools.wrapper import InvalidInput, validate_args
 
@@ -284,52 +279,63 @@ def _is_extra(detail: dict[str, Any], args: dict[str, Any]) -> bool:
     return detail.get("field") in args and "extra" in str(detail.get("problem", "")).lower()
 
 
-def decide_call(result: Any, tool_id: str, args: dict[str, Any], project_root: Path) -> CallDecision:
-    """What the gate would decide for this call in this turn, without running the tool."""
-    from forge_tools.permission.calls import decide_request, escalation_reason
-    from forge_tools.tools.contract import PermissionRequest, ToolContext
-    from forge_tools.tools.wrapper import validate_args
+def decide_call(result: PipelineResult, tool_id: str, args: dict[str, Any], project_root: Path,
+                gate: PermissionGate | None = None) -> CallDecision:
+    """What the gate decides for this call in this turn, without running the tool: the call's requests
+    go to a dry gate (`permission.gate.dry_decide`), as `explain --call` does. An unknown or hidden
+    tool, or arguments that do not fit, are a deny before any pattern is checked."""
+    from forge_tools.permission.gate import dry_decide, dry_gate
+    from forge_tools.tools.contract import ToolContext
+    from forge_tools.tools.wrapper import default_permission_requests, permission_requests_for, validate_args
 
     verdict = result.get(tool_id)
     if verdict is None:
-        return CallDecision("deny", f"unknown tool {tool_id!r}{_did_you_mean(tool_id, result.ids)}")
+        unknown = f"unknown tool {tool_id!r}{_did_you_mean(tool_id, result.ids)}"
+        return CallDecision(args=args, refused=unknown)
     if not verdict.visible:
         deciding = verdict.deciding
         rule = deciding.rule if deciding is not None and isinstance(deciding.rule, Rule) else None
-        return CallDecision("deny", hidden_words(verdict, project_root), rule)
+        return CallDecision(args=args, refused=hidden_words(verdict, project_root), refused_by=rule)
     tool = verdict.tool
     requests: list[PermissionRequest]
     if tool is not None and tool.permission_requests is not None:
         problem = args_problem(result, tool_id, args)
         if problem is not None:
-            return CallDecision("deny", problem)
+            return CallDecision(args=args, refused=problem)
         try:
             value = validate_args(tool, args)
             ctx = ToolContext(agent=result.agent.name, project_root=project_root)
-            requests = list(tool.permission_requests(value, ctx))
+            requests = permission_requests_for(tool, value, ctx)
         except Exception as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return CallDecision("deny", f"the call's arguments are not valid for {tool_id}: {first}")
+            return CallDecision(args=args,
+                                refused=f"the call's arguments are not valid for {tool_id}: {first}")
+    elif tool is not None:
+        requests = default_permission_requests(tool)
     else:
         requests = [PermissionRequest(verdict.permission, ("*",))]
-    worst: CallDecision | None = None
-    checked: list[str] = []
-    for req in requests:
-        for d in decide_request(req.permission, req.patterns, req.metadata, result.ruleset):
-            checked.append(f"{d.permission} {json.dumps(d.pattern)} -> {d.action}")
-            if worst is None or _STRICTNESS[d.action] > _STRICTNESS[worst.action]:
-                why = rule_origin_words(d.rule, project_root)
-                if d.escalated_by is not None:
-                    reason = escalation_reason(d.escalation or "opaque", d.pattern)
-                    why = (f"the rules allow it ({why}), but {reason}, and "
-                           f"{rule_origin_words(d.escalated_by, project_root)} could apply to it")
-                worst = CallDecision(d.action, f"{d.permission} {json.dumps(d.pattern)}: {why}",
-                                     d.escalated_by or d.rule)
+    return dry_decide(gate if gate is not None else dry_gate(result.ruleset), requests, args)
+
+
+def call_words(decision: CallDecision, tool_id: str, project_root: Path | None) -> str:
+    """Why a call got its action, in words: the deciding pattern and rule, then every check made."""
+    if decision.refused is not None:
+        return decision.refused
+    worst = decision.deciding
     if worst is None:
-        return CallDecision("allow", f"{tool_id} needs no permission check for this call")
-    if len(checked) > 1:
-        return CallDecision(worst.action, f"{worst.explanation} (checked: {'; '.join(checked)})", worst.rule)
-    return worst
+        return f"{tool_id} needs no permission check for this call"
+    why = rule_origin_words(worst.rule, project_root)
+    if worst.escalated_by is not None:
+        from forge_tools.permission.calls import escalation_reason
+
+        reason = escalation_reason(worst.escalation or "opaque", worst.pattern)
+        why = (f"the rules allow it ({why}), but {reason}, and "
+               f"{rule_origin_words(worst.escalated_by, project_root)} could apply to it")
+    text = f"{worst.permission} {json.dumps(worst.pattern)}: {why}"
+    if len(decision.checks) > 1:
+        checked = "; ".join(f"{d.permission} {json.dumps(d.pattern)} -> {d.action}" for d in decision.checks)
+        text += f" (checked: {checked})"
+    return text
 
 
 def _did_you_mean(name: str, names: list[str]) -> str:
@@ -337,9 +343,11 @@ def _did_you_mean(name: str, names: list[str]) -> str:
     return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def tool_state(result: Any, tool_id: str, root: Path) -> tuple[bool, str]:
+def tool_state(result: PipelineResult, tool_id: str, root: Path) -> tuple[bool, str]:
     """(visible, why) for one tool in one turn, with the deciding rule and where it was written."""
     v = result.get(tool_id)
+    if v is None:  # names are checked before (FT202); say so rather than fail
+        return False, f"unknown tool {tool_id!r}"
     if v.visible:
         rule = v.layer("permission").rule
         why = (f"last rule for {v.permission}: {rule_origin_words(rule, root)}" if isinstance(rule, Rule)
@@ -348,7 +356,7 @@ def tool_state(result: Any, tool_id: str, root: Path) -> tuple[bool, str]:
     return False, hidden_words(v, root)
 
 
-def hidden_words(verdict: Any, root: Path | None) -> str:
+def hidden_words(verdict: ToolVerdict, root: Path | None) -> str:
     """Why a tool is hidden: the hiding rule and where it was written (the project-relative path), or
     the layer's own reason when no permission rule did it."""
     deciding = verdict.deciding
@@ -373,11 +381,12 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path) -> tu
         words.append(why)
     if a.call is not None and a.expect is not None:
         d = decide_call(result, a.call.tool, a.call.args, root)
+        explanation = call_words(d, a.call.tool, root)
         if d.action == a.expect:
-            words.append(f"{a.call.tool} call: {d.action}: {d.explanation}")
+            words.append(f"{a.call.tool} call: {d.action}: {explanation}")
         else:
             holds = False
-            words.append(f"{a.call.tool} call: expected {a.expect}, got {d.action}: {d.explanation}")
+            words.append(f"{a.call.tool} call: expected {a.expect}, got {d.action}: {explanation}")
     return holds, "; ".join(words)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from forge_tools.check.codes import CODES
 from forge_tools.check.config_errors import echoed_substitutions, finding_for, redact, scan_config, scrub
 from forge_tools.errors import ConfigError, ExitCode
-from forge_tools.origin import Origin
+from forge_tools.origin import Node, Origin
 from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
 
 
@@ -24,6 +24,8 @@ class CheckOptions:
     overlays: tuple[Path, ...] = ()
     expect: Path | None = None
     load_code: bool = False
+    select: tuple[str, ...] | None = None  # --select: replaces the config's `check.select`
+    ignore: tuple[str, ...] = ()  # --ignore: added to the config's `check.ignore`
 
 
 def project_paths(project: Path | None, cwd: Path | None = None) -> tuple[Path, Path | None]:
@@ -38,7 +40,19 @@ def project_paths(project: Path | None, cwd: Path | None = None) -> tuple[Path, 
 
 
 def run_check(opts: CheckOptions) -> CheckReport:
-    """The whole report. Raises ConfigError (exit 3) only when there is no project to look at."""
+    """The whole report, less what the selection and inline suppressions leave out. Raises ConfigError
+    (exit 3) only when there is no project to look at."""
+    from forge_tools.check.select import Selection, apply, config_layers
+
+    report, trees = _run_check(opts)
+    selection = Selection()
+    for select, ignore in config_layers(trees, report.project_root):
+        selection = selection.then(select, ignore)
+    selection = selection.then(opts.select, opts.ignore)
+    return apply(report, selection, report.files)
+
+
+def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     from forge_tools.check.analysis import analyse
     from forge_tools.check.code_problems import problem_findings
     from forge_tools.check.context import build_context
@@ -50,6 +64,7 @@ def run_check(opts: CheckOptions) -> CheckReport:
     scan = scan_config(opts.cwd, opts.project, opts.overlays)
     report = CheckReport(project_root=scan.project_root, codes=dict(CODES), files=scan.files,
                          expect_file=opts.expect, repo_root=enclosing_repo(scan.project_root))
+    trees = [source.tree for source in scan.sources if source.tree is not None and not source.errors]
     report.findings += [redact(finding_for(e), scan.substituted) for e in scan.errors]
     for source in scan.sources:
         if isinstance(source.where, Path) and source.tree is not None:
@@ -63,14 +78,14 @@ def run_check(opts: CheckOptions) -> CheckReport:
     assertions = _load_assertions(opts.expect, report)
     if scan.errors:
         _not_checked(assertions, report, "not checked: the config has errors")
-        return report
+        return report, trees
     try:
         loaded = load_config(LoadOptions(cwd=opts.cwd, project=opts.project, overlays=opts.overlays))
         ctx = build_context(loaded, load_code=opts.load_code)
     except ConfigError as exc:
         report.findings.append(redact(finding_for(exc), scan.substituted))
         _not_checked(assertions, report, "not checked: the config has errors")
-        return report
+        return report, trees
     ctx.source_trees = {key: source.tree for source in scan.sources
                         if isinstance(source.where, Path) and source.tree is not None
                         for key in (str(source.where), str(source.where.resolve()))}
@@ -82,7 +97,7 @@ def run_check(opts: CheckOptions) -> CheckReport:
         report.findings += problem_findings(ctx.problems, loaded)
     if assertions:
         _check_assertions(assertions, ctx, report, opts.load_code)
-    return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree))
+    return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees
 
 
 def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str, str]) -> CheckReport:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from forge_tools.cli.common import ConfigOpt, FormatOpt, ProjectOpt
 
 if TYPE_CHECKING:
-    from forge_tools.origin import Origin
+    pass
 
 
 def register(app: typer.Typer) -> None:
@@ -32,9 +32,7 @@ def register(app: typer.Typer) -> None:
         if fmt == "json":
             payload = {
                 "default_agent": default,
-                "agents": [{**a.to_json(), "origin": origin_json(a.origin),
-                            "config_origin": origin_json(a.config_origin), "default": a.name == default}
-                           for a in agents.values()],
+                "agents": [{**a.to_json(), "default": a.name == default} for a in agents.values()],
             }
             typer.echo(json.dumps(payload, indent=2))
             return 0
@@ -48,11 +46,3 @@ def register(app: typer.Typer) -> None:
             rows.append((a.name, a.mode, status or "-", origin, a.description or "-"))
         typer.echo(format_table(("AGENT", "MODE", "STATUS", "ORIGIN", "DESCRIPTION"), rows))
         return 0
-
-
-def origin_json(origin: Origin | None) -> dict[str, Any] | None:
-    """The origin object `rules` and `layers` print (kind, path, line, column, description)."""
-    if origin is None:
-        return None
-    return {"kind": origin.kind, "path": origin.path, "line": origin.line, "column": origin.column,
-            "description": str(origin)}

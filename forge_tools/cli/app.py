@@ -37,6 +37,7 @@ _COMMAND_MODULES = (
     "check_cmd",
     "diff_cmd",
     "completions_cmd",
+    "lint_cmds",
 )
 
 
@@ -135,10 +136,18 @@ def usage_line(exc: Exception) -> str:
     return f"{' '.join(sentences)} (see '{command} --help')"
 
 
+def _usage_error_class() -> type[Exception]:
+    """The parser's usage-error base (ClickException): click's in typer < 0.26, typer's own copy of
+    click after that. Found through the public `typer.BadParameter`, so every typer release works."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == "ClickException":
+            return cls
+    return typer.BadParameter
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit code (only `cli.entry.main` calls sys.exit)."""
-    import click.exceptions as click_exc
-
+    usage_error = _usage_error_class()
     args = list(sys.argv[1:] if argv is None else argv)
     stdout = sys.stdout
     try:
@@ -160,7 +169,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     except typer.Abort:
         typer.echo("forge-tools: interrupted", err=True)
         return int(ExitCode.INTERRUPTED)
-    except click_exc.ClickException as exc:
+    except usage_error as exc:
         typer.echo(f"forge-tools: error: {usage_line(exc)}", err=True)
         return int(ExitCode.USAGE)
     except KeyboardInterrupt:

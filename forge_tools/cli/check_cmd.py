@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 
-from forge_tools.cli.common import ConfigOpt
+from forge_tools.cli.common import ConfigOpt, ProjectOpt
 
 ExpectOpt = Annotated[
     Path | None,
@@ -19,36 +20,111 @@ LoadCodeOpt = Annotated[
     bool,
     typer.Option("--load-code", help="Import tool scripts and plugins (only for trusted code)."),
 ]
+CodesOpt = Annotated[list[str] | None, typer.Option(show_default=False, metavar="CODES")]
+CHECK_FORMATS = ("auto", "text", "concise", "json", "github", "sarif")
 
 
 def register(app: typer.Typer) -> None:
     @app.command("check")
     def check_command(
-        project: Annotated[Path | None, typer.Argument(help="Project directory (default: the cwd's project).",
-                                                       show_default=False, metavar="PROJECT")] = None,
+        project_arg: Annotated[Path | None, typer.Argument(help="Project directory (same as --project).",
+                                                           show_default=False, metavar="PROJECT")] = None,
+        project: ProjectOpt = None,
         config: ConfigOpt = None,
         strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the check too.")] = False,
         expect: ExpectOpt = None,
-        fmt: Annotated[str, typer.Option("--format", "-f",
-                                         help="text, json, github, sarif, or auto (github under "
-                                              "GitHub Actions, else text).")] = "auto",
+        fmt: Annotated[str, typer.Option(
+            "--format", "-f", click_type=click.Choice(CHECK_FORMATS),
+            help="auto (github under GitHub Actions, else text), text, concise (one line a finding), "
+                 "json, github or sarif.")] = "auto",
         load_code: LoadCodeOpt = False,
+        select: Annotated[list[str] | None, typer.Option(
+            "--select", metavar="CODES", show_default=False,
+            help="Report only these codes or prefixes (comma-separated, repeatable; starts over: the "
+                 "config's check.select and check.ignore no longer apply).")] = None,
+        ignore: Annotated[list[str] | None, typer.Option(
+            "--ignore", metavar="CODES", show_default=False,
+            help="Do not report these codes or prefixes (comma-separated, repeatable; added to the "
+                 "config's check.ignore).")] = None,
+        exit_zero: Annotated[bool, typer.Option("--exit-zero",
+                                                help="Exit 0 even when there are findings.")] = False,
+        output_file: Annotated[Path | None, typer.Option(
+            "--output-file", "-o", show_default=False, metavar="FILE",
+            help="Also write the report to FILE: SARIF for *.sarif, JSON for *.json (the --format output "
+                 "still goes to stdout).")] = None,
+        statistics: Annotated[bool, typer.Option(
+            "--statistics", help="Print the number of findings per code instead of the findings.")] = False,
+        fix: Annotated[bool, typer.Option(
+            "--fix", help="Apply the safe fixes (FT101 unique rename, FT104 reorder, FT107 tools to "
+                          "permission, FT110 write to edit) in place, keeping comments.")] = False,
+        diff: Annotated[bool, typer.Option(
+            "--diff", help="With --fix: print the changes as a diff and write nothing.")] = False,
     ) -> int:
         """Check every config file that applies, for CI.
-        Exit 0 when clean; 1 on errors or failed expectations (warnings too with --strict): a config
-        or --expect file that cannot be read or parsed is such an error; 2 on a bad option; 3 when the
-        project directory or the --expect file cannot be found."""
+        Exit 0 when clean (always with --exit-zero); 1 on errors or failed expectations (warnings too
+        with --strict): a config or --expect file that cannot be read or parsed is such an error; 2 on a
+        bad option; 3 when the project directory or the --expect file cannot be found."""
         import sys
 
         from forge_tools.check.run import CheckOptions, exit_code, project_paths, run_check
-        from forge_tools.cli.common import check_format
-        from forge_tools.report.findings import FORMATS, REPORTER_BY_NAME, pick_format
+        from forge_tools.check.select import parse_codes
+        from forge_tools.errors import ExitCode, UsageError
+        from forge_tools.report.findings import REPORTER_BY_NAME, pick_format
 
-        check_format(fmt, FORMATS)
-        cwd, root = project_paths(project)
+        if project_arg is not None and project is not None and project_arg != project:
+            raise UsageError("give the project once: as PROJECT or as --project", where="PROJECT")
+        if diff and not fix:
+            raise UsageError("--diff shows what --fix would change; give --fix too", where="--diff")
+        out_format = _output_format(output_file) if output_file is not None else None
+        chosen = pick_format(fmt)
+        if statistics and chosen not in ("text", "concise", "json"):
+            raise UsageError("--statistics prints text or json; use --format text or json",
+                             where="--statistics")
+        selected = parse_codes(select, "--select")
+        ignored = parse_codes(ignore, "--ignore") or []
+        cwd, root = project_paths(project_arg or project)
         overlays = tuple(p if p.is_absolute() else Path.cwd() / p for p in (config or ()))
         expect_path = (expect if expect.is_absolute() else Path.cwd() / expect) if expect else None
-        report = run_check(CheckOptions(cwd=cwd, project=root, overlays=overlays, expect=expect_path,
-                                        load_code=load_code))
-        REPORTER_BY_NAME[pick_format(fmt)](report, sys.stdout)
-        return int(exit_code(report, strict))
+        opts = CheckOptions(cwd=cwd, project=root, overlays=overlays, expect=expect_path,
+                            load_code=load_code, select=tuple(selected) if selected is not None else None,
+                            ignore=tuple(ignored))
+        report = run_check(opts)
+        if fix:
+            from forge_tools.check.fix import apply_fixes
+
+            applied = apply_fixes(report, write=not diff, stream=sys.stdout)
+            if diff:
+                return int(ExitCode.FINDINGS if applied else ExitCode.OK)
+            if applied:
+                report = run_check(opts)
+        if statistics:
+            from forge_tools.report.concise import render_statistics
+
+            render_statistics(report, sys.stdout, as_json=chosen == "json")
+        else:
+            REPORTER_BY_NAME[chosen](report, sys.stdout)
+        if output_file is not None and out_format is not None:
+            import io
+
+            from forge_tools.report.concise import write_private
+
+            buffer = io.StringIO()
+            REPORTER_BY_NAME[out_format](report, buffer)
+            target = output_file if output_file.is_absolute() else Path.cwd() / output_file
+            try:
+                write_private(target, buffer.getvalue())
+            except OSError as exc:
+                raise UsageError(f"cannot write {output_file}: {exc.strerror or exc}",
+                                 where="--output-file") from None
+        return 0 if exit_zero else int(exit_code(report, strict))
+
+
+def _output_format(path: Path) -> str:
+    from forge_tools.errors import UsageError
+
+    name = path.name.lower()
+    if name.endswith(".sarif") or name.endswith(".sarif.json"):
+        return "sarif"
+    if name.endswith(".json"):
+        return "json"
+    raise UsageError(f"{path}: name the file *.sarif (SARIF) or *.json (JSON)", where="--output-file")

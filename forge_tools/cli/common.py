@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ ToolsOpt = Annotated[
                              show_default=False)
 ]
 PureOpt = Annotated[bool, typer.Option("--pure", help="Load no external plugins.")]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", click_type=click.Choice(("text", "json")),
+                                        help="Output format: text or json.")]
 
 
 def check_format(value: str, allowed: tuple[str, ...]) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from forge_tools.tools.builtins import ALL_BUILTINS
+
 FILE_NAMES = {"bash": "forge-tools.bash", "zsh": "_forge-tools", "fish": "forge-tools.fish"}
 
 
@@ -34,8 +36,7 @@ AGENTS = ("build", "plan", "general", "explore")
 FORMATS = ("text", "json", "yaml", "toml", "github", "sarif", "auto")
 SHELL_NAMES = ("bash", "zsh", "fish")
 #: builtin tool ids (SPEC 2), offered where a command takes a tool; project tools are typed by hand
-TOOL_IDS = ("question", "bash", "read", "glob", "grep", "list", "edit", "write", "apply_patch", "task",
-            "webfetch", "todowrite", "websearch", "skill", "lsp", "plan_exit")
+TOOL_IDS = tuple(i for i in ALL_BUILTINS if i != "invalid")  # `invalid` is not for direct use
 VALUE_HINTS = {"--flag": FLAGS, "--client": CLIENTS, "--agent": AGENTS}
 
 

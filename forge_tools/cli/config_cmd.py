@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import click
 import typer
 
 from forge_tools.cli.common import ConfigOpt, ProjectOpt
@@ -16,7 +17,8 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--show-origin", help="Show where each value was written (file:line:col).")
         ] = False,
         fmt: Annotated[
-            str, typer.Option("--format", "-f", help="Output format: text, json, yaml or toml.")
+            str, typer.Option("--format", "-f", click_type=click.Choice(("text", "json", "yaml", "toml")),
+                              help="Output format: text, json, yaml or toml.")
         ] = "text",
         config: ConfigOpt = None,
         project: ProjectOpt = None,

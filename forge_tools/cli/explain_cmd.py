@@ -46,13 +46,13 @@ def register(app: typer.Typer) -> None:
         from forge_tools.cli.common import check_format
         from forge_tools.cli.layers_cmd import report_problems
         from forge_tools.cli.pipeline_opts import options, resolve_options
-        from forge_tools.visibility.explain import call_decision, explanation, find_tool
+        from forge_tools.visibility.explain import call_decision, explanation
 
         check_format(fmt, ("text", "json"))
         raw_call = _parse_call(call)
         opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
         loaded, result = resolve_options(opts, focus=tool)
-        verdict = find_tool(result, tool)
+        verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         data = explanation(result, verdict, loaded, decision)
         report_problems(result)

@@ -73,7 +73,10 @@ def show_layers(opts: Any, fmt: str, default_banner: bool = False) -> int:
     out.print(header(loaded, result, default_banner), markup=False)
     render_layers(out, result, getattr(loaded, "project_root", None))
     visible = len(result.visible_ids)
-    out.print(f"{visible} of {len(result.tools)} candidate tools are sent to the model.", markup=False)
+    out.print(f"{visible} of {len(result.tools)} candidate tools are sent to the model "
+              f"(~{result.definition_tokens} tokens of definitions).", markup=False)
+    for warning in result.warnings:
+        out.print(f"warning: {warning}", markup=False)
     for line in shadow_lines(result, getattr(loaded, "project_root", None)):
         out.print(line, markup=False)
     for note in result.notes:
@@ -152,7 +155,7 @@ def display_source(source: Any, root: Any = None) -> str:
     return text
 
 
-LAYER_HEADER = ("TOOL", "SOURCE", "MODEL", "DEFINITION", "PERMISSION", "RESULT")
+LAYER_HEADER = ("TOOL", "SOURCE", "MODEL", "DEFINITION", "PERMISSION", "TOKENS", "RESULT")
 
 
 def layer_rows(result: PipelineResult, root: Any = None) -> list[tuple[str, ...]]:
@@ -171,7 +174,9 @@ def layer_rows(result: PipelineResult, root: Any = None) -> list[tuple[str, ...]
         if v.shadowed:
             source += f" (shadows {', '.join(display_source(s, root) for s in v.shadowed)})"
         result_cell = "visible" if v.visible else f"hidden at {v.hidden_at}: {short_reason(v, root)}"
-        rows.append((v.id, source, _cell(model.kept), definition_cell, perm_cell, result_cell))
+        tokens = v.tokens
+        tokens_cell = f"~{tokens}" if tokens is not None else ("?" if v.visible else "")
+        rows.append((v.id, source, _cell(model.kept), definition_cell, perm_cell, tokens_cell, result_cell))
     return rows
 
 
@@ -235,22 +240,17 @@ def matrix_state(result: PipelineResult, verdict: ToolVerdict) -> str:
 
 
 def show_matrix(opts: Any, fmt: str) -> int:
-    import dataclasses
-
     from forge_tools.cli.pipeline_opts import build_request, load_for, warn_unknown_tools
-    from forge_tools.permission.agents import load_agents
-    from forge_tools.visibility.pipeline import load_sources, resolve
+    from forge_tools.permission.agents import load_agents, select_agent
+    from forge_tools.visibility.pipeline import resolve_all
 
     loaded = load_for(opts.config, opts.project)
     request = build_request(loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
                             session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure)
     agents = load_agents(loaded)
-    sources = load_sources(loaded, request)
-    names = [a.name for a in agents.values() if not a.disabled]
-    if opts.agent is not None:
-        names = [resolve(loaded, request, sources=sources, agents=agents).agent.name]
-    results = {name: resolve(loaded, dataclasses.replace(request, agent=name), sources=sources, agents=agents)
-               for name in names}
+    only = [select_agent(agents, opts.agent, loaded).name] if opts.agent is not None else None
+    results = resolve_all(loaded, request, agents=agents, names=only)
+    names = list(results)
     first = next(iter(results.values()))
     report_problems(first)
     warn_unknown_tools(first)

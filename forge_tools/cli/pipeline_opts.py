@@ -114,11 +114,10 @@ def _note_client(client: str) -> None:
 
 def unknown_tool_names(result: PipelineResult) -> list[str]:
     """`--tools` names that match no candidate tool, its permission name or a flag-gated builtin."""
-    from forge_tools.permission.names import permission_name
+    from forge_tools.permission.names import known_names
     from forge_tools.permission.wildcard import has_wildcard, wildcard_match
-    from forge_tools.visibility.model_layer import REGISTRATION_GATES
 
-    known = {*result.ids, *(permission_name(i) for i in result.ids), *REGISTRATION_GATES}
+    known = known_names(result.ids)
     unknown = []
     for name in result.request.tool_overrides:
         if name in known:

@@ -1,8 +1,9 @@
 """`forge-tools run TOOL`: one real tool call through visibility, validation, the ask gate and truncation.
 
 The command parses options, picks the approve callback (a person on a terminal, else an explicit
-policy), runs the call in a worker thread via `runner.BackgroundRun` so the live status, the prompt and
-Ctrl-C stay in the main thread, then renders the outcome. All logic lives in `forge_tools.runner`.
+policy), picks the tool (`PipelineResult.require`), runs the call in a worker thread via
+`cli.relay.BackgroundRun` so the live status, the prompt and Ctrl-C stay in the main thread, then renders
+the outcome. The call itself is `tools.call.run_call`; every permission decision is the gate's.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from forge_tools.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from forge_tools.runner import RunOutcome
+    from forge_tools.tools.call import RunOutcome
 
 ArgsOpt = Annotated[
     str | None,
@@ -147,20 +148,14 @@ def _run_checked(
     import sys
     import time
 
+    from forge_tools.cli.args import parse_args_option, unknown_permission_warnings
     from forge_tools.cli.pipeline_opts import resolve_options
     from forge_tools.cli.prompt import LiveStatus, PolicyApprover, TerminalPrompt, answer_stream
+    from forge_tools.cli.relay import BackgroundRun
     from forge_tools.errors import ExitCode, UsageError
-    from forge_tools.runner import (
-        INTERRUPTED_QUESTION,
-        AuditLog,
-        BackgroundRun,
-        RunSpec,
-        parse_args_option,
-        run_selected,
-        select_tool,
-        selection_notes,
-        unknown_permission_warnings,
-    )
+    from forge_tools.permission.audit import AuditLog
+    from forge_tools.permission.gate import INTERRUPTED_QUESTION
+    from forge_tools.tools.call import RunSpec, run_call, runnable_tool, selection_notes
     from forge_tools.tools.contract import AbortSignal
 
     if timeout is not None and not timeout > 0:
@@ -173,7 +168,7 @@ def _run_checked(
 
     loaded, result = resolve_options(opts)
     state["agent"] = result.agent.name
-    tool = select_tool(result, tool_id, force_hidden)
+    tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
     if result.agent.disabled:
         name = result.agent.name
         sys.stderr.write(f"forge-tools: note: agent {name} is disabled in the config (agent.{name}.disable);"
@@ -203,7 +198,7 @@ def _run_checked(
 
         def work(relay: Any) -> RunOutcome:
             spec.approve = relay
-            return run_selected(loaded, result, tool, spec)
+            return run_call(loaded, result, tool, spec)
 
         background = BackgroundRun(work, approver).start()
         interrupted_at: float | None = None

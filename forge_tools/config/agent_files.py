@@ -14,41 +14,59 @@ from pathlib import Path
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
 
-#: the sub-directories of a config directory that hold Markdown agents, in load order
+#: the sub-directories of a config directory that hold Markdown agents, in load order: of two files
+#: with one name in one directory the later folder's wins whole (opencode 1.18.33: `agents/`)
 AGENT_SUBDIRS: tuple[str, ...] = ("agent", "agents")
+#: the sub-directories whose `*.md` (not recursive) are primary agents, read after the agents
+MODE_SUBDIRS: tuple[str, ...] = ("mode", "modes")
 #: more agent files than this in one directory is not a config; stop rather than read a whole tree
 MAX_AGENT_FILES = 1000
 
 
-def find_agent_files(config_dir: Path) -> list[tuple[str, Path]]:
-    """(agent name, file) for every `*.md` under the directory's `agent/` and `agents/`, sorted by
-    name within each; sub-directories give names like `team/review` (see `agent_name_of`).
-    Symlinked sub-directories are not followed (a link loop must not hang the load)."""
-    found: list[tuple[str, Path]] = []
-    for sub in AGENT_SUBDIRS:
-        top = config_dir / sub
-        if not top.is_dir():
-            continue
-        here: list[tuple[str, Path]] = []
-        for folder, dirs, files in os.walk(top, followlinks=False):
-            dirs.sort()
-            for file in sorted(files):
-                if file.endswith(".md"):
-                    path = Path(folder) / file
-                    here.append((agent_name_of(path), path))
-            if len(here) > MAX_AGENT_FILES:
-                raise ConfigError(f"more than {MAX_AGENT_FILES} agent files; is this the right directory?",
-                                  Origin("file", path=str(top)))
-        found += sorted(here)
+def _md_files(top: Path, recursive: bool) -> list[tuple[str, Path]]:
+    here: list[tuple[str, Path]] = []
+    for folder, dirs, files in os.walk(top, followlinks=False):
+        dirs.sort()
+        if not recursive:
+            dirs.clear()
+        for file in sorted(files):
+            if file.endswith(".md"):
+                path = Path(folder) / file
+                here.append((agent_name_of(path), path))
+        if len(here) > MAX_AGENT_FILES:
+            raise ConfigError(f"more than {MAX_AGENT_FILES} agent files; is this the right directory?",
+                              Origin("file", path=str(top)))
+    return sorted(here)
+
+
+def find_agent_files(config_dir: Path) -> list[tuple[str, Path, bool]]:
+    """(agent name, file, primary) for every agent file of a config directory, in load order.
+
+    `agent/**/*.md` then `agents/**/*.md` (sub-directories give names like `team/review`, see
+    `agent_name_of`), then the primary agents `mode/*.md` and `modes/*.md`. When one name is in both
+    folders of a pair, only the later folder's file is read: it replaces the other whole, as in
+    opencode. Symlinked sub-directories are not followed (a link loop must not hang the load).
+    """
+    found: list[tuple[str, Path, bool]] = []
+    for subdirs, recursive, primary in ((AGENT_SUBDIRS, True, False), (MODE_SUBDIRS, False, True)):
+        by_name: dict[str, Path] = {}
+        for sub in subdirs:
+            top = config_dir / sub
+            if top.is_dir():
+                for name, path in _md_files(top, recursive):
+                    by_name.pop(name, None)
+                    by_name[name] = path
+        found += [(name, path, primary) for name, path in by_name.items()]
     return found
 
 
 def agent_name_of(path: Path) -> str:
-    """An agent file's name: its path under the nearest enclosing `agent/` or `agents/` folder,
-    without `.md` (`agent/review.md` is `review`, `agent/team/review.md` is `team/review`)."""
+    """An agent file's name: its path under the nearest enclosing `agent/` or `agents/` folder (or
+    `mode/`, `modes/`), without `.md` (`agent/review.md` is `review`, `agent/team/review.md` is
+    `team/review`). A frontmatter `name:` overrides it (see `parse_agent_file`)."""
     parts = path.with_suffix("").parts
     for i in range(len(parts) - 2, -1, -1):
-        if parts[i] in AGENT_SUBDIRS:
+        if parts[i] in AGENT_SUBDIRS or parts[i] in MODE_SUBDIRS:
             return "/".join(parts[i + 1:])
     return path.stem
 
@@ -65,23 +83,60 @@ def _frontmatter(text: str, where: Origin) -> tuple[str, str, int]:
                       "holding only ---", where)
 
 
-def parse_agent_file(text: str, path: Path, name: str) -> Node:
-    """The config tree one agent file stands for: `{"agent": {name: frontmatter + prompt}}`."""
+def _tools_as_permission(values: dict[str, Node], name: str) -> None:
+    """The file's legacy `tools: {name: bool}` becomes `permission` rules placed before its own
+    `permission` keys, inside this file, before it is merged with other sources (as opencode does):
+    so `tools: {bash: false}` here hides bash even when an opencode.json allows it for this agent."""
+    from forge_tools.config.merge import merge
+    from forge_tools.permission.names import permission_name
+
+    tools = values.get("tools")
+    if tools is None or not tools.is_map or not all(isinstance(v.value, bool) for _, v in tools.items()):
+        return  # left as written, for the schema to report
+    converted: dict[str, Node] = {}
+    for tool, node in tools.items():
+        action = "allow" if node.value else "deny"
+        where = node.key_origin or node.origin
+        converted.pop(permission_name(tool), None)
+        converted[permission_name(tool)] = Node(action, node.origin, where)
+    permission = Node(converted, tools.origin, tools.key_origin)
+    explicit = values.get("permission")
+    if explicit is not None and explicit.value is not None:
+        permission = merge(permission, explicit, ("agent", name, "permission"))
+    del values["tools"]
+    values["permission"] = permission
+
+
+def parse_agent_file(text: str, path: Path, name: str, primary: bool = False) -> Node:
+    """The config tree one agent file stands for: `{"agent": {name: frontmatter + prompt}}`.
+
+    A frontmatter `name:` (a string) names the agent instead of the file; a file from `mode/` or
+    `modes/` (`primary`) is a primary agent whatever its frontmatter says.
+    """
     from forge_tools.config.parse import parse_yaml
 
-    file_origin = Origin("file", str(path), 1, 1, ("agent", name))
     front, body, body_line = _frontmatter(text, Origin("file", str(path), 1, 1))
     settings = parse_yaml(front, Origin("file", path=str(path), key_path=("agent", name)))
     if not settings.is_map:
         raise ConfigError("the frontmatter must be a mapping of agent settings (description: ..., "
                           "mode: ...)", settings.origin)
     values = dict(settings.value)
+    named = values.pop("name", None)
+    if named is not None and isinstance(named.value, str) and named.value.strip():
+        name = named.value
+    elif named is not None:
+        raise ConfigError("name must be the agent's name (a string)", named.origin)
+    file_origin = Origin("file", str(path), 1, 1, ("agent", name))
     prompt = body.strip()
     if prompt:
         lead = len(body) - len(body.lstrip())
         line = body_line + body.count("\n", 0, lead)
         at = Origin("file", str(path), line, 1, ("agent", name, "prompt"))
         values["prompt"] = Node(prompt, at, at)
+    if primary:
+        mode_at = values["mode"].origin if "mode" in values else file_origin
+        values["mode"] = Node("primary", mode_at, mode_at)
+    _tools_as_permission(values, name)
     agent = Node(values, file_origin, file_origin)
     top = Origin("file", str(path), 1, 1)
     return Node({"agent": Node({name: agent}, top, top)}, top)

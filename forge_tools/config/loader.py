@@ -10,34 +10,42 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from forge_tools.config.files import broken_link_note, read_regular_text
 from forge_tools.config.merge import merge
 from forge_tools.config.parse import format_of, parse_text
 from forge_tools.config.schema import ConfigModel, validate_tree
-from forge_tools.config.substitute import substitute
 from forge_tools.errors import ConfigError, UsageError
 from forge_tools.origin import Node, Origin
-from forge_tools.paths import global_config_dir, home_dir
+from forge_tools.paths import global_config_dir, home_dir, opencode_global_dir
 
 #: config file names, in the order they load when several sit in one directory (later wins):
-#: the opencode compatibility files first, so forge's own files override them (opencode.json over
-#: opencode.jsonc, as opencode loads them); then by format.
+#: the opencode compatibility files first, so forge's own files override them (`opencode.jsonc`
+#: after `opencode.json`, as opencode 1.18.33 loads them); then by format.
 CONFIG_FILE_ORDER: tuple[str, ...] = (
-    "opencode.jsonc",
     "opencode.json",
+    "opencode.jsonc",
     "forge.json",
     "forge.jsonc",
     "forge.toml",
     "forge.yaml",
     "forge.yml",
 )
-#: per-project config directories, in load order within one level (`.forge/` wins over `.opencode/`)
-PROJECT_CONFIG_DIRS: tuple[str, ...] = (".opencode", ".forge")
+#: the files opencode reads in its global dir, in its order (`config.json` is its legacy name)
+OPENCODE_GLOBAL_FILES: tuple[str, ...] = ("config.json", "opencode.json", "opencode.jsonc")
 
-Step = Literal["global", "FORGE_CONFIG", "project", "config-dir", "FORGE_CONFIG_DIR", "agent-file",
-               "FORGE_CONFIG_CONTENT", "--config", "FORGE_PERMISSION"]
+Step = Literal["global", "OPENCODE_CONFIG", "FORGE_CONFIG", "project", "config-dir", "OPENCODE_CONFIG_DIR",
+               "FORGE_CONFIG_DIR", "agent-file", "mode-file", "OPENCODE_CONFIG_CONTENT",
+               "FORGE_CONFIG_CONTENT", "--config", "OPENCODE_PERMISSION", "FORGE_PERMISSION"]
+#: the steps whose source is an environment variable holding JSON merged into `permission`
+ENV_PERMISSION: tuple[str, ...] = ("OPENCODE_PERMISSION", "FORGE_PERMISSION")
+
+
+def substitutes(step: str) -> bool:
+    """Whether `{env:}`/`{file:}` are substituted in a source: in every config file and in the
+    `*_CONFIG_CONTENT` values; opencode parses `OPENCODE_PERMISSION` as plain JSON."""
+    return step != "OPENCODE_PERMISSION"
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,11 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
+def opencode_flag(env: Mapping[str, str], name: str) -> bool:
+    """An `OPENCODE_*` switch as opencode 1.18.33 reads it: on only for `true` or `1` (any case)."""
+    return env.get(name, "").lower() in ("true", "1")
+
+
 def find_project_root(cwd: Path, project: Path | None = None) -> Path:
     """`--project`, else the top of the enclosing git worktree (a `.git` dir or file), else `cwd`."""
     if project is not None:
@@ -122,20 +135,26 @@ def _levels(root: Path, cwd: Path) -> list[Path]:
     return list(reversed(levels))
 
 
-def _files_in(directory: Path) -> list[Path]:
-    """The config files of one directory, in `CONFIG_FILE_ORDER` (anything by that name, so a
+def _files_in(directory: Path, names: tuple[str, ...] = CONFIG_FILE_ORDER) -> list[Path]:
+    """The config files of one directory, in `names` order (anything by that name, so a
     directory named forge.json is reported rather than skipped)."""
-    return [directory / name for name in CONFIG_FILE_ORDER if os.path.lexists(directory / name)]
+    return [directory / name for name in names if os.path.lexists(directory / name)]
 
 
 def discover(opts: LoadOptions, agent_files: bool = False
              ) -> tuple[Path, Path, list[tuple[Step, Path | str]], list[Path]]:
     """Project root, cwd, every source in load order (a path, or an env var name) and the config dirs.
 
-    With `agent_files`, the Markdown agents of each config directory (`agent/*.md`, `agents/*.md`)
-    are sources too, each right after its directory's config files, the global directory's right
-    after the project files: opencode reads every directory's agents after the config files found
-    so far, so an agent file overrides the same agent in an opencode.json of the project.
+    The order is opencode 1.18.33's, with forge's own counterpart right after each opencode source
+    (so forge's wins when both are set): global files (opencode's dir, then forge's); the
+    `OPENCODE_CONFIG` / `FORGE_CONFIG` file; project files from the root down to the cwd; then the
+    config directories: the global dirs, each `.opencode/` from the cwd up to the root (the root's
+    wins, as in opencode), each `.forge/` from the root down to the cwd, `~/.opencode/`, `~/.forge/`,
+    `OPENCODE_CONFIG_DIR`, `FORGE_CONFIG_DIR`; then `*_CONFIG_CONTENT`, `--config`, `*_PERMISSION`.
+
+    With `agent_files`, the Markdown agents of each config directory are sources too, each right
+    after its directory's config files: opencode reads every directory's agents after the config
+    files found so far, so an agent file overrides the same agent in an opencode.json of the project.
     """
     from forge_tools.config.agent_files import find_agent_files
 
@@ -143,43 +162,57 @@ def discover(opts: LoadOptions, agent_files: bool = False
     cwd = opts.cwd.resolve()
     root = find_project_root(cwd, opts.project)
     levels = _levels(root, cwd)
-    project_enabled = not _flag(env, "FORGE_DISABLE_PROJECT_CONFIG")
+    project_enabled = not (_flag(env, "FORGE_DISABLE_PROJECT_CONFIG")
+                           or opencode_flag(env, "OPENCODE_DISABLE_PROJECT_CONFIG"))
+    home = home_dir(env)
     sources: list[tuple[Step, Path | str]] = []
-    agent_dirs_seen: set[Path] = set()
+    dirs_seen: set[Path] = set()
 
-    def agents_of(directory: Path) -> list[tuple[Step, Path | str]]:
-        if not agent_files or not directory.is_dir() or directory.resolve() in agent_dirs_seen:
-            return []
-        agent_dirs_seen.add(directory.resolve())
-        return [("agent-file", path) for _, path in find_agent_files(directory)]
+    def directory(step: Step, d: Path | None, names: tuple[str, ...] = CONFIG_FILE_ORDER) -> None:
+        """A config directory's files (none for the global dirs, read first) and its agents."""
+        if d is None or not d.is_dir() or d.resolve() in dirs_seen:
+            return
+        dirs_seen.add(d.resolve())
+        sources.extend((step, p) for p in _files_in(d, names))
+        if agent_files:
+            sources.extend(("mode-file" if primary else "agent-file", path)
+                           for _, path, primary in find_agent_files(d))
 
-    global_dir = global_config_dir(env)
-    sources += [("global", p) for p in _files_in(global_dir)]
-    if env.get("FORGE_CONFIG"):
-        sources.append(("FORGE_CONFIG", _absolute(Path(env["FORGE_CONFIG"]), cwd)))
-    project_dirs: list[Path] = []
+    opencode_global, forge_global = opencode_global_dir(env), global_config_dir(env)
+    sources += [("global", p) for p in _files_in(opencode_global, OPENCODE_GLOBAL_FILES)]
+    sources += [("global", p) for p in _files_in(forge_global)]
+    for name in ("OPENCODE_CONFIG", "FORGE_CONFIG"):
+        if env.get(name):
+            sources.append((cast(Step, name), _absolute(Path(env[name]), cwd)))
+    opencode_dirs: list[Path] = []
+    forge_dirs: list[Path] = []
     if project_enabled:
         for level in levels:
             sources += [("project", p) for p in _files_in(level)]
-        project_dirs = [level / name for level in levels for name in PROJECT_CONFIG_DIRS]
-    sources += agents_of(global_dir)
-    for d in project_dirs:
-        sources += [("config-dir", p) for p in _files_in(d)]
-        sources += agents_of(d)
-    sources += agents_of(home_dir(env) / ".forge")
-    extra_dir = _absolute(Path(env["FORGE_CONFIG_DIR"]), cwd) if env.get("FORGE_CONFIG_DIR") else None
-    if extra_dir is not None:
-        sources += [("FORGE_CONFIG_DIR", p) for p in _files_in(extra_dir)]
-        sources += agents_of(extra_dir)
-    if env.get("FORGE_CONFIG_CONTENT"):
-        sources.append(("FORGE_CONFIG_CONTENT", "FORGE_CONFIG_CONTENT"))
+        opencode_dirs = [level / ".opencode" for level in reversed(levels)]
+        forge_dirs = [level / ".forge" for level in levels]
+    extra = {name: _absolute(Path(env[name]), cwd) if env.get(name) else None
+             for name in ("OPENCODE_CONFIG_DIR", "FORGE_CONFIG_DIR")}
+    directory("global", opencode_global, ())
+    directory("global", forge_global, ())
+    for d in (*opencode_dirs, *forge_dirs, home / ".opencode"):
+        directory("config-dir", d)
+    directory("config-dir", home / ".forge", ())  # agents only (SPEC 6.2)
+    directory("OPENCODE_CONFIG_DIR", extra["OPENCODE_CONFIG_DIR"])
+    directory("FORGE_CONFIG_DIR", extra["FORGE_CONFIG_DIR"])
+    for name in ("OPENCODE_CONFIG_CONTENT", "FORGE_CONFIG_CONTENT"):
+        if env.get(name):
+            sources.append((cast(Step, name), name))
     sources += [("--config", _absolute(p, cwd)) for p in opts.overlays]
-    if env.get("FORGE_PERMISSION"):
-        sources.append(("FORGE_PERMISSION", "FORGE_PERMISSION"))
+    for name in ENV_PERMISSION:
+        if env.get(name):
+            sources.append((cast(Step, name), name))
 
-    dirs = [global_dir, *project_dirs, home_dir(env) / ".forge"]
-    if extra_dir is not None:
-        dirs.append(extra_dir)
+    # where tool scripts, plugins and skills are found: project dirs from the root down (SPEC 6.2)
+    project_dirs = [level / name for level in levels for name in (".opencode", ".forge")] \
+        if project_enabled else []
+    dirs = [opencode_global, forge_global, *project_dirs, home / ".opencode", home / ".forge",
+            *(d for d in extra.values() if d is not None)]
     config_dirs: list[Path] = []
     for d in dirs:
         if d.is_dir() and d.resolve() not in config_dirs:
@@ -219,24 +252,29 @@ def read_config_text(path: Path, step: str) -> str:
 
 def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path) -> Node:
     """Parse, substitute and validate one source; its tree is ready to merge."""
+    from forge_tools.config.substitute import parse_substituted
+
     home = home_dir(env)
-    if isinstance(where, Path) and step == "agent-file":
+    if isinstance(where, Path) and step in ("agent-file", "mode-file"):
         from forge_tools.config.agent_files import agent_name_of, parse_agent_file
 
-        tree = parse_agent_file(read_config_text(where, step), where, agent_name_of(where))
+        tree = parse_agent_file(read_config_text(where, step), where, agent_name_of(where),
+                                primary=step == "mode-file")
         validate_tree(tree)
         return tree
     if isinstance(where, Path):
         text = read_config_text(where, step)
-        tree = parse_text(text, format_of(where), Origin("file", path=str(where)))
-        tree = substitute(tree, env, where.parent, home)
+        tree = parse_substituted(text, format_of(where), Origin("file", path=str(where)), env,
+                                 where.parent, home)
         validate_tree(tree)
         return tree
     label = Origin("env", name=where)
     try:
-        tree = parse_text(env[where], "json", label)
-        tree = substitute(tree, env, cwd, home)
-        if step == "FORGE_PERMISSION":
+        if substitutes(step):
+            tree = parse_substituted(env[where], "json", label, env, cwd, home)
+        else:
+            tree = parse_text(env[where], "json", label)
+        if step in ENV_PERMISSION:
             tree = Node({"permission": tree}, label, None)
             tree.value["permission"].key_origin = label
         validate_tree(tree)

@@ -72,6 +72,31 @@ class ToolOutputConfig(_Strict):
     retention_days: int | None = Field(default=None, ge=0)
 
 
+CODE_PREFIX = re.compile(r"FT[0-9]{0,3}")
+
+
+def _code_prefix(value: str) -> str:
+    if not CODE_PREFIX.fullmatch(value):
+        raise ValueError(f"{value!r} is not a finding code or prefix (e.g. FT104, FT1, FT)")
+    return value
+
+
+#: a finding code (FT104) or a prefix of codes (FT1, FT)
+CodePrefix = Annotated[str, AfterValidator(_code_prefix),
+                       Field(json_schema_extra={"pattern": "^FT[0-9]{0,3}$"})]
+
+
+class CheckSettings(_Strict):
+    """forge's own `check` settings: which findings to report (codes or prefixes, as `--select` and
+    `--ignore`). opencode refuses unknown keys, so opencode.json users put this in a forge.* file
+    beside it or in pyproject.toml `[tool.forge-tools.check]`."""
+
+    select: list[CodePrefix] | None = Field(
+        default=None, description="Report only these codes or prefixes (default: all).")
+    ignore: list[CodePrefix] | None = Field(
+        default=None, description="Do not report these codes or prefixes (e.g. FT105).")
+
+
 class AgentConfig(BaseModel):
     """`agent.<name>`: the keys opencode defines for an agent, types checked.
 
@@ -111,6 +136,7 @@ class ConfigModel(_Strict):
     model: ModelId | None = None
     default_agent: str | None = None
     tool_output: ToolOutputConfig | None = None
+    check: CheckSettings | None = None
     # opencode's, accepted and ignored
     small_model: str | None = None
     theme: str | None = None
@@ -271,13 +297,14 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
         return _located(keys, f"{node.value!r} is not one of {expected}{hint}", node.origin)
     if kind in _TYPE_WORDS:
         return _located(keys, f"expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
-    if kind == "value_error" and isinstance(node.value, str) and model_id_problem(node.value):
+    if (kind == "value_error" and isinstance(node.value, str) and keys and keys[-1] == "model"
+            and model_id_problem(node.value)):
         if "template" in node.meta:  # the substituted value may be a secret: show what was written
             used = ", ".join(node.meta.get("substituted", ()))
             return _located(keys, f"expected {MODEL_FORM}, but {node.meta['template']!r} does not give "
                                   f"one (substituted from {used}; value not shown)", node.origin)
         return _located(keys, str(model_id_problem(node.value)), node.origin)
-    return _located(keys, str(err["msg"]), node.origin)
+    return _located(keys, str(err["msg"]).removeprefix("Value error, "), node.origin)
 
 
 def _expectation(kind: str, err: Any) -> str:
@@ -320,6 +347,8 @@ def _known_keys(model_path: tuple[str, ...]) -> list[str]:
             model = AgentConfig
         elif model is ConfigModel and part == "tool_output":
             model = ToolOutputConfig
+        elif model is ConfigModel and part == "check":
+            model = CheckSettings
         elif part == "*":
             continue
         else:

@@ -112,8 +112,8 @@ class Agent:
             "hidden": self.hidden,
             "disabled": self.disabled,
             "model": self.model,
-            "origin": str(self.origin),
-            "config_origin": str(self.config_origin) if self.config_origin else None,
+            "origin": self.origin.to_json(),
+            "config_origin": self.config_origin.to_json() if self.config_origin else None,
         }
 
 

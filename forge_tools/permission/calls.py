@@ -1,27 +1,49 @@
-"""How the ruleset answers one call's permission checks, without running anything (SPEC 4.4, 4.5).
+"""The one pattern evaluator and the one call-decision record (SPEC 4.4, 4.5).
 
-`run` (through the gate), `explain --call` and `check --expect` all decide calls here, so the three can
-never disagree. A pattern marked opaque (a bash command whose real name is only known when it runs,
-such as `$CMD x` or `curl .. | sh`) fails closed: if the rules would allow it but a narrower deny or ask
-could apply to what really runs, the answer is ask. A pattern marked linked (a file with more than one
-hard link: its other names are unknown) is asked when the rules would allow it but a narrower deny of
-the permission exists, since another name of the same file may be the denied one.
+`PermissionGate.decide` (permission/gate.py) is the only caller that decides a call: `run` asks the gate
+and then the person, `explain --call` and `check --expect` put the same requests to a gate whose approver
+never executes anything. This module holds what the gate decides with: `decide_pattern` (last match over
+the turn's rules then the session's `always` rules, plus the opaque fail-closed step) and the records
+`PatternDecision` and `CallDecision`.
+
+A pattern marked opaque (a bash command whose real name is only known when it runs, such as `$CMD x` or
+`curl .. | sh`) fails closed: if the rules would allow it but a narrower deny or ask could apply to what
+really runs, the answer is ask. A person's `always` answer in this session is the one allow that stands.
+A pattern marked linked (a file with more than one hard link: its other names are unknown) is asked when
+the rules would allow it but a narrower deny of the permission exists, since another name of the same
+file may be the denied one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from forge_tools.permission.evaluate import evaluate
+from forge_tools.origin import Origin
+from forge_tools.permission.evaluate import RuleIndex, RulesetLike, evaluate
 from forge_tools.permission.model import Action, Rule
 from forge_tools.permission.wildcard import wildcard_match
+
+STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """One permission check a call needs: the permission name, the patterns to check, and the
+    patterns that an `always` answer would allow for the rest of the session. `metadata["opaque"]`
+    lists the patterns whose real command is known only when it runs. (A tool returns these from its
+    `permission_requests`; `forge_tools.PermissionRequest` is this class.)"""
+
+    permission: str
+    patterns: tuple[str, ...]
+    always: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True)
 class PatternDecision:
-    """One checked pattern: the action, the deciding rule, and why an opaque pattern was escalated."""
+    """One checked pattern: the action, the matching rule, and why an opaque pattern was escalated."""
 
     permission: str
     pattern: str
@@ -31,12 +53,26 @@ class PatternDecision:
     escalation: Escalation | None = None  # why the pattern could not be pinned down
 
     @property
+    def deciding_rule(self) -> Rule | None:
+        """The rule that decided the action: the escalating rule for an opaque pattern, else the match."""
+        return self.escalated_by if self.escalated_by is not None else self.rule
+
+    @property
     def note(self) -> str | None:
         if self.escalated_by is None:
             return None
         r = self.escalated_by
         return (f"{escalation_reason(self.escalation or 'opaque', self.pattern)}, and rule {r.permission} "
                 f"{r.pattern!r} {r.action} ({r.origin}) could apply to it")
+
+    @property
+    def asking_rule(self) -> Rule | None:
+        """The rule a question and an audit line name: for an escalated pattern a `safety` ask whose
+        origin says why (the allow it overrides is in `rule`), else the matching rule."""
+        note = self.note
+        if note is None:
+            return self.rule
+        return Rule(self.permission, self.pattern, "ask", Origin("safety", name=note))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -48,6 +84,53 @@ class PatternDecision:
             "escalation": self.escalation,
             "note": self.note,
         }
+
+
+@dataclass(frozen=True)
+class CallDecision:
+    """What one call meets at the gate: one `PatternDecision` per checked pattern, in the order the
+    wrapper asks them, or the reason the call never reaches the gate (unknown or hidden tool, input
+    that does not fit). The action is the strictest: deny > ask > allow."""
+
+    checks: tuple[PatternDecision, ...] = ()
+    args: dict[str, Any] = field(default_factory=dict)
+    refused: str | None = None  # why the call is denied before any pattern is checked
+    refused_by: Rule | None = None  # the rule behind that refusal (a hiding `* deny`), if any
+
+    @property
+    def action(self) -> Action:
+        if self.refused is not None:
+            return "deny"
+        worst = self.deciding
+        return worst.action if worst is not None else "allow"
+
+    @property
+    def deciding(self) -> PatternDecision | None:
+        """The first check with the strictest action (None: no check, or a refusal)."""
+        worst: PatternDecision | None = None
+        for check in self.checks:
+            if worst is None or STRICTNESS[check.action] > STRICTNESS[worst.action]:
+                worst = check
+        return worst
+
+    @property
+    def deciding_rule(self) -> Rule | None:
+        if self.refused is not None:
+            return self.refused_by
+        worst = self.deciding
+        return worst.deciding_rule if worst is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        rule = self.deciding_rule
+        data: dict[str, Any] = {
+            "args": self.args,
+            "action": self.action,
+            "deciding_rule": rule.to_json() if rule is not None else None,
+            "checks": [c.to_json() for c in self.checks],
+        }
+        if self.refused is not None:
+            data["refused"] = self.refused
+        return data
 
 
 Escalation = Literal["opaque", "linked"]
@@ -76,29 +159,36 @@ def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule],
     return next((r for r in reversed(relevant[catch_all:]) if r.action in actions), None)
 
 
-def decide_pattern(
-    permission: str, pattern: str, rules: Sequence[Rule], opaque: bool = False,
-    escalations: Iterable[Escalation] = (),
-) -> PatternDecision:
-    decision = evaluate(permission, pattern, tuple(rules))
+def _rules_of(ruleset: RulesetLike) -> tuple[Rule, ...]:
+    return ruleset.rules if isinstance(ruleset, RuleIndex) else tuple(ruleset)
+
+
+def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bool = False,
+                   session: Sequence[Rule] = (), escalations: Iterable[Escalation] = ()) -> PatternDecision:
+    """The one pattern evaluator: last match over the turn's rules then the session's rules; an opaque
+    pattern the rules allow is asked when a narrower deny or ask could apply to what really runs (a
+    session `always` answer for it stands)."""
+    decision = evaluate(permission, pattern, rules, tuple(session))
+    answered = decision.rule is not None and decision.rule.origin.kind == "session"
     kinds: list[Escalation] = ["opaque"] if opaque else []
     kinds += [k for k in escalations if k not in kinds]
-    if decision.action == "allow":
+    if kinds and decision.action == "allow" and not answered:
         for kind in kinds:
-            risk = opaque_escalation(permission, pattern, rules, kind)
+            risk = opaque_escalation(permission, pattern, (*_rules_of(rules), *session), kind)
             if risk is not None:
                 return PatternDecision(permission, pattern, "ask", decision.rule, risk, kind)
     return PatternDecision(permission, pattern, decision.action, decision.rule)
+
+
+def decide_request(permission: str, patterns: Iterable[str], metadata: dict[str, Any] | None,
+                   rules: RulesetLike, session: Sequence[Rule] = ()) -> list[PatternDecision]:
+    """Every pattern of one permission request; `metadata["opaque"]` and `metadata["linked"]` list the
+    patterns that cannot be pinned down."""
+    return [decide_pattern(permission, p, rules, session=session, escalations=escalations_of(metadata, p))
+            for p in patterns]
 
 
 def escalations_of(metadata: dict[str, Any] | None, pattern: str) -> list[Escalation]:
     """The kinds under which a request's metadata lists `pattern` (`metadata["opaque"]`, `["linked"]`)."""
     meta = metadata or {}
     return [kind for kind in ESCALATIONS if pattern in (meta.get(kind) or ())]
-
-
-def decide_request(permission: str, patterns: Iterable[str], metadata: dict[str, Any] | None,
-                   rules: Sequence[Rule]) -> list[PatternDecision]:
-    """Every pattern of one permission request; `metadata["opaque"]` and `metadata["linked"]` list the
-    patterns that cannot be pinned down."""
-    return [decide_pattern(permission, p, rules, escalations=escalations_of(metadata, p)) for p in patterns]

@@ -9,7 +9,7 @@ can match P; the result is identical to scanning every rule from the end.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,11 +65,6 @@ class RuleIndex:
             self._candidates.clear()
         self._candidates[permission] = merged
         return merged
-
-    def matching_permission(self, permission: str) -> Iterator[Rule]:
-        """Rules whose permission matches, last first (whatever their pattern)."""
-        for i in self.candidates(permission):
-            yield self.rules[i]
 
     def last_match(self, permission: str, pattern: str) -> Rule | None:
         text = normalize(pattern)
@@ -130,19 +125,3 @@ def evaluate(permission: str, pattern: str, *rulesets: RulesetLike) -> Decision:
     """Decide permission `permission` for call pattern `pattern` over the concatenated rulesets."""
     rule = last_matching_rule(permission, pattern, *rulesets)
     return Decision(rule.action, rule) if rule is not None else Decision(DEFAULT_ACTION, None)
-
-
-def last_rule_for_permission(permission: str, *rulesets: RulesetLike) -> Rule | None:
-    """The last rule whose permission matches, regardless of its pattern (SPEC 3.3)."""
-    for ruleset in reversed(rulesets):
-        index = index_of(ruleset)
-        if index is not None:
-            for rule in index.matching_permission(permission):
-                return rule
-            continue
-        assert not isinstance(ruleset, RuleIndex)
-        name = normalize(permission)
-        for rule in reversed(ruleset):
-            if compile_pattern(rule.permission)(name):
-                return rule
-    return None

@@ -1,4 +1,9 @@
-"""The ask gate (SPEC 4.5): what happens when a tool call needs a permission.
+"""The ask gate (SPEC 4.5): the one place a call's permissions are decided, asked and recorded.
+
+`PermissionGate.decide(request)` is the decision (pure: rules of the turn, then the session's `always`
+rules, with the opaque fail-closed step of permission/calls.py); calling the gate decides, asks for
+what is `ask` and records. `run` hands the gate to the tool wrapper as `ctx.ask`; `explain --call` and
+`check --expect` use `dry_decide`, the same gate with an approver that never executes anything.
 
 The core never prompts: `PermissionGate` takes an injected `approve(question) -> Answer`, and the CLI
 supplies an interactive or a policy-based one. Session state lives in `PermissionSession`: the allow
@@ -14,15 +19,19 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, cast
 
-from forge_tools.errors import PermissionDenied, PermissionRejected
+from forge_tools.errors import ExitCode, PermissionDenied, PermissionRejected
 from forge_tools.origin import Origin
-from forge_tools.permission.evaluate import Decision, RuleIndex, RulesetLike, evaluate
+from forge_tools.permission.calls import (
+    CallDecision,
+    Escalation,
+    PatternDecision,
+    PermissionRequest,
+    decide_request,
+)
+from forge_tools.permission.evaluate import RuleIndex, RulesetLike
 from forge_tools.permission.model import Action, Rule
-
-if TYPE_CHECKING:
-    from forge_tools.permission.calls import PatternDecision
 
 Reply = Literal["once", "always", "reject"]
 REPLIES: tuple[Reply, ...] = ("once", "always", "reject")
@@ -72,14 +81,36 @@ class GateDecision:
     answer: str | None = None
     reason: str | None = None  # why, for settled / cancelled / not-asked
     feedback: str | None = None  # the reject's feedback to the model (own or the cancelling one's)
+    allowed_by: Rule | None = None  # for an escalated opaque pattern: the allow the escalation overrode
+    escalated_by: Rule | None = None  # ... and the narrower rule that could apply to what really runs
+    escalation: Escalation | None = None  # ... and why the pattern could not be pinned down
+
+    @classmethod
+    def of(cls, when: float, check: PatternDecision, answer: str | None = None, reason: str | None = None,
+           feedback: str | None = None) -> GateDecision:
+        """The audit record of one decided pattern (an escalated one names its `safety` ask)."""
+        return cls(when, check.permission, check.pattern, check.action, check.asking_rule, answer, reason,
+                   feedback, check.rule if check.escalated_by is not None else None, check.escalated_by,
+                   check.escalation)
+
+    @property
+    def check(self) -> PatternDecision:
+        """The pattern decision this record holds, as `decide` made it."""
+        if self.escalated_by is not None:
+            return PatternDecision(self.permission, self.pattern, self.action, self.allowed_by,
+                                   self.escalated_by, self.escalation)
+        return PatternDecision(self.permission, self.pattern, self.action, self.rule)
 
     def to_json(self) -> dict[str, Any]:
+        deciding = self.check.deciding_rule
         return {
             "time": self.time,
             "permission": self.permission,
             "pattern": self.pattern,
             "action": self.action,
             "rule": self.rule.to_json() if self.rule else None,
+            "deciding_rule": deciding.to_json() if deciding else None,
+            "escalated_by": self.escalated_by.to_json() if self.escalated_by else None,
             "answer": self.answer,
             "reason": self.reason,
             "feedback": self.feedback,
@@ -102,7 +133,8 @@ class RuleDenied(PermissionDenied):
         self.permission = permission
         self.denied = list(denied)
         parts = [
-            f"{pattern!r} by rule {rule.permission} {rule.pattern!r} deny ({rule.origin})"
+            ("" if rule.permission == permission else f"{rule.permission} ")
+            + f"{pattern!r} by rule {rule.permission} {rule.pattern!r} deny ({rule.origin})"
             for pattern, rule in denied
         ]
         super().__init__(f"permission denied: {permission} {'; '.join(parts)}")
@@ -135,9 +167,16 @@ class PermissionSession:
         self._lock = threading.RLock()
         self._feedback: dict[str, str | None] = {}
 
-    def evaluate(self, permission: str, pattern: str) -> Decision:
+    def decide(self, permission: str, patterns: Sequence[str],
+               metadata: dict[str, Any] | None = None) -> list[PatternDecision]:
+        """Each pattern over the turn's rules, then the rules this session's `always` answers added."""
         with self._lock:
-            return evaluate(permission, pattern, self.base, tuple(self.rules))
+            return decide_request(permission, patterns, metadata, self.base, tuple(self.rules))
+
+    def withdraw(self, question_id: str) -> None:
+        """Drop a question nobody answered (the approver was interrupted or raised)."""
+        with self._lock:
+            self.pending.pop(question_id, None)
 
     def open(self, permission: str, patterns: Sequence[str], always: Sequence[str],
              metadata: dict[str, Any] | None = None, rules: Sequence[Rule | None] = ()) -> Question:
@@ -167,7 +206,8 @@ class PermissionSession:
                 for pattern in question.always or question.patterns:
                     self.rules.append(Rule(question.permission, pattern, "allow", SESSION_ORIGIN))
                 for other in list(self.pending.values()):
-                    if all(self.evaluate(other.permission, p).action == "allow" for p in other.patterns):
+                    checks = self.decide(other.permission, other.patterns, other.metadata)
+                    if all(c.action == "allow" for c in checks):
                         self._settle(other, "approved", question.id)
                         settled.append(other)
             return settled
@@ -201,8 +241,43 @@ def policy_approver(policy: Literal["approve", "reject"]) -> Callable[[Question]
     return lambda question: Answer("reject", "not allowed: non-interactive run with the reject policy")
 
 
+class QuestionInterrupted(PermissionRejected):
+    """Ctrl-C at a permission question: nothing was approved, so the call stopped there (exit 130)."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__(INTERRUPTED_QUESTION)
+
+
+INTERRUPTED_QUESTION = (
+    "the permission question was interrupted (Ctrl-C); nothing was approved, so nothing ran"
+)
+
+
+def refusal_reason(exc: BaseException) -> str:
+    """Why later patterns of a call were not asked, for their audit lines."""
+    if isinstance(exc, QuestionInterrupted):
+        return "the question before it was interrupted"
+    if isinstance(exc, PermissionDenied):
+        return "a deny decided the call first"
+    question = getattr(exc, "question", None)
+    which = f" ({question.id})" if question is not None else ""
+    return f"an earlier question of the call{which} was rejected"
+
+
+Covered = Callable[[str, str], bool]
+"""Whether a non-interactive policy (`--yes`, `--approve`) approves one (permission, pattern)."""
+
+
 class PermissionGate:
-    """The `ask` a tool's context carries (tools.contract.AskFn): deny, allow, or ask `approve`."""
+    """The one decision point of a call (tools.contract.AskFn): decide, ask for what is ask, record.
+
+    `decide(request)` is pure (it reads the turn's rules and the session's `always` rules and changes
+    nothing); `__call__` decides, raises for a deny, puts the `ask` patterns to `approve` and records one
+    `GateDecision` per pattern. `run` passes a person or a policy as `approve`; `explain --call` and
+    `check --expect` pass `DryApprover` through `dry_decide`, so all three answer from the same code.
+    """
 
     def __init__(
         self,
@@ -210,33 +285,57 @@ class PermissionGate:
         approve: Approve,
         audit: Callable[[GateDecision], None] | None = None,
         session: PermissionSession | None = None,
+        pre_approved: Covered | None = None,
+        tool: str | None = None,
     ) -> None:
         self.session = session if session is not None else PermissionSession(ruleset)
         self.approve = approve
         self.audit = audit
+        self.pre_approved = pre_approved
+        self.tool = tool
         self.decisions: list[GateDecision] = []
+        self.refusals: list[PermissionDenied | PermissionRejected] = []
+        self.requests_asked = 0  # how many permission requests of the call reached the gate
         self._record_lock = threading.Lock()
         self._prompt_lock = threading.Lock()
-        self._peek_rules: tuple[int, tuple[Rule, ...]] | None = None
 
     def peek(self, permission: str, patterns: Sequence[str],
              metadata: dict[str, Any] | None = None) -> list[PatternDecision]:
-        """What this gate would answer for the request now, asking no one and recording nothing."""
-        from forge_tools.permission.calls import decide_request
-
-        session = self.session
-        with session._lock:
-            key = len(session.rules)
-            if self._peek_rules is None or self._peek_rules[0] != key:  # one tuple: its index is cached
-                self._peek_rules = (key, (*session.base.rules, *session.rules))
-            rules = self._peek_rules[1]
-        return decide_request(permission, patterns, metadata, rules)
+        """What this gate would answer for the request now, asking no one and recording nothing (a tool
+        leaving denied files out of its results: `ToolContext.peek`)."""
+        return self.session.decide(permission, patterns, metadata)
 
     def _record(self, entry: GateDecision) -> None:
         with self._record_lock:
             self.decisions.append(entry)
         if self.audit is not None:
             self.audit(entry)
+
+    def decide(self, request: PermissionRequest) -> CallDecision:
+        """How the rules and this session's answers decide one permission request (changes nothing)."""
+        return CallDecision(tuple(self.session.decide(request.permission, request.patterns,
+                                                      request.metadata)))
+
+    def begin_call(self, requests: Sequence[PermissionRequest]) -> None:
+        """Decide the whole call before anything is asked: when any pattern of any request is denied,
+        the call is denied at once (every pattern recorded, the asks as not asked) and nobody is asked
+        about the parts that could never run. The wrapper calls this before the requests one by one."""
+        decided = [(req, self.decide(req)) for req in requests]
+        denied = [(c.pattern, c.rule) for _, d in decided for c in d.checks
+                  if c.action == "deny" and c.rule is not None]
+        if not denied:
+            return
+        now = time.time()
+        why = f"not asked: the deny on {denied[0][0]!r} decided the call first"
+        for _, d in decided:
+            for c in d.checks:
+                self._record(GateDecision.of(now, c, "not-asked", why) if c.action == "ask"
+                             else GateDecision.of(now, c))
+        self.requests_asked += len(decided)  # every request is accounted for: none is left unasked
+        permission = next(c.permission for _, d in decided for c in d.checks if c.action == "deny")
+        exc = RuleDenied(permission, denied)
+        self.refusals.append(exc)
+        raise exc
 
     def __call__(
         self,
@@ -245,36 +344,63 @@ class PermissionGate:
         always: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
+        """One permission request of a call. The patterns a non-interactive policy covers are asked
+        apart from the rest (`--approve 'bash=git *'` approves `git log` of `git log && echo x`, and a
+        refusal names only `echo x`); a deny anywhere keeps one group, so every denied pattern is named."""
+        self.requests_asked += 1
+        meta = {"tool": self.tool, **(metadata or {})} if self.tool is not None else dict(metadata or {})
+        request = PermissionRequest(permission, tuple(patterns), tuple(always or ()), meta)
+        decision = self.decide(request)
+        groups = self._groups(decision)
+        for index, group in enumerate(groups):
+            try:
+                self._settle(request, [decision.checks[i] for i in group])
+            except (PermissionDenied, PermissionRejected) as exc:
+                self.refusals.append(exc)
+                later = [decision.checks[i].pattern for rest in groups[index + 1:] for i in rest]
+                if later:  # never put to anyone: still one line each, saying why
+                    self.record_cancelled(permission, later, f"not asked: {refusal_reason(exc)}", meta)
+                raise
+
+    def _groups(self, decision: CallDecision) -> list[list[int]]:
+        positions = list(range(len(decision.checks)))
+        covered = self.pre_approved
+        if covered is None or len(positions) < 2 or decision.action == "deny":
+            return [positions]
+        yes = [i for i in positions if covered(decision.checks[i].permission, decision.checks[i].pattern)]
+        no = [i for i in positions if i not in yes]
+        return [group for group in (yes, no) if group]
+
+    def _settle(self, request: PermissionRequest, checked: list[PatternDecision]) -> None:
         now = time.time()
-        checked = [(p, self.session.evaluate(permission, p)) for p in patterns]
-        denied = [(p, d.rule) for p, d in checked if d.action == "deny" and d.rule is not None]
-        asked = [(p, d) for p, d in checked if d.action == "ask"]
-        for p, d in checked:
-            if d.action != "ask":
-                self._record(GateDecision(now, permission, p, d.action, d.rule))
+        permission = request.permission
+        denied = [(c.pattern, c.rule) for c in checked if c.action == "deny" and c.rule is not None]
+        asked = [c for c in checked if c.action == "ask"]
+        for c in checked:
+            if c.action != "ask":
+                self._record(GateDecision.of(now, c))
             elif denied:  # never put to anyone: say so, not a blank answer
                 first = denied[0][0]
-                self._record(GateDecision(now, permission, p, d.action, d.rule, "not-asked",
-                                          f"not asked: the deny on {first!r} decided the call first"))
+                self._record(GateDecision.of(now, c, "not-asked",
+                                             f"not asked: the deny on {first!r} decided the call first"))
         if denied:
             raise RuleDenied(permission, denied)
         if not asked:
             return
-        asked_patterns = [p for p, _ in asked]
+        asked_patterns = [c.pattern for c in asked]
         question = self.session.open(
-            permission, asked_patterns, offered_always(always or [], asked_patterns), metadata,
-            [d.rule for _, d in asked],
+            permission, asked_patterns, offered_always(request.always, asked_patterns), request.metadata,
+            [c.asking_rule for c in asked],
         )
         with self._prompt_lock:
             if question.status == "pending":  # an earlier answer may have settled it meanwhile
                 try:
                     answer = _as_answer(self.approve(question))
                 except BaseException as exc:  # interrupted or refused before an answer: still logged
-                    self.session.pending.pop(question.id, None)
+                    self.session.withdraw(question.id)
                     why = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-                    for p, d in asked:
-                        self._record(GateDecision(now, permission, p, d.action, d.rule, "cancelled",
-                                                  f"no answer: {why}"))
+                    for c in asked:
+                        self._record(GateDecision.of(now, c, "cancelled", f"no answer: {why}"))
                     raise
                 self.session.reply(question.id, answer)
         own = question.answer
@@ -287,19 +413,60 @@ class PermissionGate:
             feedback = self.session.feedback_of(question.settled_by)
         else:
             how = own.reply if own else question.status
-        for p, d in asked:
-            self._record(GateDecision(now, permission, p, d.action, d.rule, how, reason, feedback))
+        for c in asked:
+            self._record(GateDecision.of(now, c, how, reason, feedback))
         if question.status == "rejected":
             raise QuestionRejected(question)
 
-    def record_cancelled(self, permission: str, patterns: Sequence[str], reason: str) -> None:
+    def record_cancelled(self, permission: str, patterns: Sequence[str], reason: str,
+                         metadata: dict[str, Any] | None = None) -> None:
         """Log patterns of a call that were never put to anyone because an earlier question of the same
         call was rejected (or refused): one audit line per permission decision, even the cancelled."""
         now = time.time()
-        for p in patterns:
-            d = self.session.evaluate(permission, p)
-            if d.action == "ask":
-                self._record(GateDecision(now, permission, p, d.action, d.rule, "cancelled", reason))
+        for c in self.session.decide(permission, patterns, metadata):
+            if c.action == "ask":
+                self._record(GateDecision.of(now, c, "cancelled", reason))
+
+    def record_unasked(self, requests: Sequence[PermissionRequest]) -> None:
+        """After a refusal, the requests of the call the wrapper never put to the gate (it stops at the
+        first refusal) are logged as cancelled, so the audit has one line per permission the call needed."""
+        if not self.refusals:
+            return
+        reason = f"not asked: {refusal_reason(self.refusals[-1])}"
+        for req in list(requests)[self.requests_asked:]:
+            self.record_cancelled(req.permission, list(req.patterns), reason, req.metadata)
+
+
+class DryApprover:
+    """The approver of a dry run (`explain --call`, `check --expect`): keeps each question and answers
+    `once`, so every request of the call is decided, and nothing is ever executed or remembered."""
+
+    def __init__(self) -> None:
+        self.questions: list[Question] = []
+
+    def __call__(self, question: Question) -> Answer:
+        self.questions.append(question)
+        return Answer("once")
+
+
+def dry_gate(ruleset: RulesetLike, session: PermissionSession | None = None) -> PermissionGate:
+    """A gate over `ruleset` whose questions nobody is asked (see `dry_decide`)."""
+    return PermissionGate(ruleset, DryApprover(), session=session)
+
+
+def dry_decide(gate: PermissionGate, requests: Sequence[PermissionRequest],
+               args: dict[str, Any] | None = None) -> CallDecision:
+    """Put one call's requests to `gate` as the wrapper does (`begin_call`, then each request), without
+    running anything. The checks are `gate.decide`'s, every pattern of every request in order: a dry
+    run reports the whole call even where `run` stops at the first refusal."""
+    checks = tuple(c for req in requests for c in gate.decide(req).checks)
+    try:
+        gate.begin_call(requests)
+        for req in requests:
+            gate(req.permission, list(req.patterns), list(req.always), dict(req.metadata))
+    except PermissionDenied:
+        pass
+    return CallDecision(checks, dict(args or {}))
 
 
 def offered_always(always: Sequence[str], patterns: Sequence[str]) -> list[str]:

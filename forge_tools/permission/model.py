@@ -21,13 +21,11 @@ class Rule:
     origin: Origin
 
     def to_json(self) -> dict[str, Any]:
-        o = self.origin
         return {
             "permission": self.permission,
             "pattern": self.pattern,
             "action": self.action,
-            "origin": {"kind": o.kind, "path": o.path, "line": o.line, "column": o.column,
-                       "description": str(o)},
+            "origin": self.origin.to_json(),
         }
 
     def __str__(self) -> str:

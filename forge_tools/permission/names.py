@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 EDIT_FAMILY = frozenset({"edit", "write", "apply_patch", "multiedit", "patch"})
 
 
@@ -26,3 +28,11 @@ def builtin_ids() -> list[str]:
 def known_permission_names() -> set[str]:
     """Names a rule or an approval can meaningfully name before project tools are known."""
     return {*PERMISSION_ONLY_NAMES, *builtin_ids()}
+
+
+def known_names(tool_ids: Iterable[str] = ()) -> set[str]:
+    """The one set of names a rule, an approval or a request boolean can meaningfully name: the
+    permission-only names, every builtin id (flag-gated ones included), and the turn's tool ids with
+    their permission names. `run --approve`, `--tools` and `check` all test names against this."""
+    ids = list(tool_ids)
+    return {*known_permission_names(), *ids, *(permission_name(i) for i in ids)}

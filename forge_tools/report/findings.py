@@ -88,6 +88,8 @@ class CheckReport:
     files: list[Path] = field(default_factory=list)  # config files checked
     notes: list[str] = field(default_factory=list)  # what was not looked at (e.g. plugin tools)
     repo_root: Path | None = None  # the enclosing git worktree, when the project is inside one
+    suppressed: list[Finding] = field(default_factory=list)  # by an inline `forge-tools: ignore`
+    deselected: int = 0  # findings left out by --select/--ignore or the config's `check` section
 
     @property
     def source_root(self) -> Path:
@@ -162,6 +164,10 @@ def summary_line(report: CheckReport) -> str:
     text = ", ".join(parts)
     if report.expectations:
         text += f"; {report.failed_expectations} of {len(report.expectations)} expectation(s) failed"
+    hidden = [f"{n} {what}" for n, what in ((len(report.suppressed), "suppressed inline"),
+                                            (report.deselected, "not selected")) if n]
+    if hidden:
+        text += f" ({', '.join(hidden)})"
     return text
 
 
@@ -182,7 +188,10 @@ def render_json(report: CheckReport, stream: IO[str]) -> None:
             "info": report.count("info"),
             "expectations": len(report.expectations),
             "expectations_failed": report.failed_expectations,
+            "suppressed": len(report.suppressed),
+            "not_selected": report.deselected,
         },
+        "suppressed": [f.to_json(root) for f in report.suppressed],
     }
     stream.write(json.dumps(data, indent=2) + "\n")
 
@@ -260,8 +269,15 @@ def _sarif(report: CheckReport, stream: IO[str]) -> None:
     render_sarif(report, stream)
 
 
+def _concise(report: CheckReport, stream: IO[str]) -> None:
+    from forge_tools.report.concise import render_concise
+
+    render_concise(report, stream)
+
+
 REPORTER_BY_NAME: dict[str, Reporter] = {
     "text": render_text,
+    "concise": _concise,
     "json": render_json,
     "github": _github,
     "sarif": _sarif,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import IO
 
+from forge_tools.check.rule_docs import title
 from forge_tools.report.findings import CheckReport, Finding, describe, display_path, summary_line
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -30,7 +31,8 @@ def workflow_command(finding: Finding, report: CheckReport) -> str:
         if o.line is not None:
             props.append(f"line={o.line}")
             props.append(f"col={o.column or 1}")
-    props.append(f"title={_escape_property(finding.code)}")
+    info = report.codes.get(finding.code)
+    props.append(f"title={_escape_property(title(info) if info is not None else finding.code)}")
     message = finding.message
     if o is not None and not (o.kind == "file" and o.path):
         message = f"{o}: {message}"

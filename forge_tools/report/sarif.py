@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
 
+from forge_tools.check.rule_docs import full_description, help_uri, render
 from forge_tools.origin import Origin
 from forge_tools.report.findings import CheckReport, Finding, describe, display_path
 
@@ -101,8 +102,9 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
             "id": c.code,
             "name": _pascal(c.name),
             "shortDescription": {"text": c.summary},
-            "fullDescription": {"text": c.summary},
-            "help": {"text": c.help, "markdown": f"**{c.code}** {c.summary}\n\n{c.help}"},
+            "fullDescription": {"text": full_description(c)},
+            "helpUri": help_uri(c.code),
+            "help": {"text": render(c), "markdown": render(c, markdown=True)},
             "defaultConfiguration": {"level": _LEVEL[c.level]},
         }
         for c in codes

@@ -109,8 +109,7 @@ def problem_to_json(problem: ForgeToolsError) -> dict[str, Any]:
     return {
         "kind": kind,
         "name": name,
-        "origin": {"path": getattr(origin, "path", None), "line": getattr(origin, "line", None),
-                   "column": getattr(origin, "column", None)},
+        "origin": origin.to_json() if origin is not None else None,
         "message": problem.message,
         "text": problem.one_line(),
     }

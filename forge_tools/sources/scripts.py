@@ -50,8 +50,9 @@ class ScriptLoadResult:
     errors: list[ScriptError] = field(default_factory=list)
 
 
-def script_files(config_dirs: Iterable[Path]) -> list[Path]:
-    """Every `*.py` directly inside `tool/` or `tools/` of each dir (not recursive; dotfiles included).
+def script_files(config_dirs: Iterable[Path], suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
+    """Every `*.py` (or other `suffixes`) directly inside `tool/` or `tools/` of each dir (not
+    recursive; dotfiles included).
 
     Order: config dir order, then file name (then folder); a file reachable twice is listed once.
     """
@@ -68,7 +69,7 @@ def script_files(config_dirs: Iterable[Path]) -> list[Path]:
             except OSError:
                 continue
             for entry in entries:
-                if entry.suffix == ".py" and entry.is_file():
+                if entry.suffix in suffixes and entry.is_file():
                     here.append((entry.name, folder, entry))
         for _name, _folder, path in sorted(here):
             key = path.resolve()

@@ -14,33 +14,42 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
+from typing import Any, Literal, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-if TYPE_CHECKING:
-    from forge_tools.permission.calls import PatternDecision
+from forge_tools.permission.calls import PatternDecision, PermissionRequest
 
-SourceKind = Literal["builtin", "script", "plugin"]
+SourceKind = Literal["builtin", "script", "plugin", "mcp"]
 
 
 @dataclass(frozen=True)
 class ToolSource:
-    """Where a candidate tool came from (SPEC 2)."""
+    """Where a candidate tool came from (SPEC 2). `flavour` is "opencode" for opencode's own
+    TypeScript/JavaScript script tools; `server` names the `mcp` server of an MCP tool."""
 
     kind: SourceKind
     path: str | None = None
     plugin: str | None = None
     line: int | None = None
+    server: str | None = None
+    flavour: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "path": self.path, "plugin": self.plugin}
+        out: dict[str, Any] = {"kind": self.kind, "path": self.path, "plugin": self.plugin}
+        if self.server is not None:
+            out["server"] = self.server
+        if self.flavour is not None:
+            out["flavour"] = self.flavour
+        return out
 
     def __str__(self) -> str:
         if self.kind == "builtin":
             return "builtin"
         if self.kind == "script":
-            return f"script {self.path}"
+            return f"script ({self.flavour}) {self.path}" if self.flavour else f"script {self.path}"
+        if self.kind == "mcp":
+            return f"mcp {self.server}"
         return f"plugin {self.plugin}" + (f" ({self.path})" if self.path else "")
 
 
@@ -68,17 +77,6 @@ class ToolResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"title": self.title, "output": self.output, "metadata": self.metadata}
-
-
-@dataclass(frozen=True)
-class PermissionRequest:
-    """One permission check a call needs: the permission name, the patterns to check, and the
-    patterns that an `always` answer would allow for the rest of the session."""
-
-    permission: str
-    patterns: tuple[str, ...]
-    always: tuple[str, ...] = ()
-    metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
 class AbortSignal:
@@ -218,6 +216,9 @@ class Tool:
     # same `errors()` shape.
     format_validation_error: Callable[[Any], str] | None = None
     internal: bool = False  # e.g. `invalid`: goes through the layers but is not for direct use
+    # why forge-tools cannot execute this tool (opencode's TypeScript tools); the wrapper refuses it
+    # before validating or asking, so nobody is asked to approve a call that cannot happen
+    cannot_run: str | None = None
 
     def json_schema(self) -> dict[str, Any]:
         if isinstance(self.parameters, dict):

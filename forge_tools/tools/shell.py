@@ -35,7 +35,7 @@ make a call stricter, never looser. The decisions below all follow from that:
 `eval "$X"`, `bash -c "$X"`, `xargs -I{} {}`, and any line the parser could not read. Their patterns keep
 the source text (only a wildcard rule such as `*` matches it) and are also listed in
 `CommandLine.opaque`, so that a gate can ask instead of allowing when a narrower deny or ask rule could
-apply to the real command (`run` does; see `runner.opaque_escalation`).
+apply to the real command (the gate does; see `permission.calls.decide_pattern`).
 
 What no rule about command names can catch: programs that do the same thing by other means (`find
 -delete`, `python -c`, `perl -e`, `git -c core.pager=...`, `make`, a script's contents) and wrappers this

@@ -106,7 +106,8 @@ def _jsonschema_errors(schema: dict[str, Any], value: Any) -> list[dict[str, Any
     for err in validator.iter_errors(value):
         loc = tuple(err.absolute_path)
         if err.validator == "required" and isinstance(err.instance, dict):
-            missing = [name for name in err.validator_value if name not in err.instance]
+            names = err.validator_value if isinstance(err.validator_value, list) else []
+            missing = [name for name in names if name not in err.instance]
             found.extend({"loc": (*loc, n), "msg": "Field required", "type": "missing"} for n in missing)
             if missing:
                 continue
@@ -197,6 +198,9 @@ def permission_requests_for(tool: Tool, args: Any, ctx: ToolContext) -> list[Per
 
 def _before(tool: Tool, raw_args: Any, ctx: ToolContext, hooks: Any) -> tuple[Any, ToolResult | None]:
     """Validate, run before-hooks, then the permission checks. Returns (args, early error result)."""
+    if tool.cannot_run:
+        return None, _error_result(tool, f"forge-tools cannot run tool {tool.id!r}: {tool.cannot_run}",
+                                   "cannot_run")
     try:
         args = validate_args(tool, raw_args)
     except InvalidInput as exc:
@@ -227,6 +231,9 @@ def _before(tool: Tool, raw_args: Any, ctx: ToolContext, hooks: Any) -> tuple[An
     except Exception as exc:
         return None, _error_result(tool, f"Could not work out the permission checks: {_exception_text(exc)}",
                                    "permission_requests")
+    begin = getattr(gate, "begin_call", None)  # the permission gate decides the whole call first
+    if callable(begin):
+        begin(requests)
     for req in requests:
         gate(req.permission, list(req.patterns), list(req.always), dict(req.metadata))
     if ctx.abort.aborted:

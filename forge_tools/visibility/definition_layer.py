@@ -74,6 +74,13 @@ def render_definition(definition: dict[str, Any]) -> list[str]:
     return lines
 
 
+def estimated_tokens(definition: dict[str, Any]) -> int:
+    """A definition's size in tokens, estimated as opencode does (characters / 4) over its compact
+    JSON: what the tool costs in every request's context."""
+    text = json.dumps(definition, separators=(",", ":"), ensure_ascii=False, default=str)
+    return round(len(text) / 4)
+
+
 def definition_diff(tool_id: str, who: str, before: dict[str, Any], after: dict[str, Any]) -> str:
     import difflib
 

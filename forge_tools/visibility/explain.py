@@ -1,59 +1,33 @@
 """The recorded trail of the pipeline for one tool, as data (`explain` renders it as text or JSON).
 
 Nothing here decides anything new: it reads a `PipelineResult`, adds the one-line fix suggestion for a
-hidden tool and, for `--call`, the per-call decisions from the tool's pure `permission_requests`.
+hidden tool and, for `--call`, puts the call's permission requests to the gate with a dry approver
+(`permission.gate.dry_decide`), exactly as `run` and `check --expect` do.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from forge_tools.errors import ForgeToolsError, UnknownNameError, UsageError
+from forge_tools.errors import ForgeToolsError, UsageError
 from forge_tools.origin import format_key_path
-from forge_tools.permission.calls import PatternDecision, decide_request
+from forge_tools.permission.calls import CallDecision, PatternDecision
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from forge_tools.config.loader import LoadedConfig
+    from forge_tools.permission.gate import PermissionGate
     from forge_tools.permission.model import Rule
+    from forge_tools.visibility.permission_layer import PermissionVerdicts
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
-
-
-@dataclass
-class CallDecision:
-    """What one call with these arguments would meet at the ask gate (SPEC 4.4, 4.5)."""
-
-    args: dict[str, Any]
-    checks: list[PatternDecision] = field(default_factory=list)
-
-    @property
-    def action(self) -> str:
-        actions = {c.action for c in self.checks}
-        return "deny" if "deny" in actions else "ask" if "ask" in actions else "allow"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"args": self.args, "action": self.action, "checks": [c.to_json() for c in self.checks]}
-
-
-def find_tool(result: PipelineResult, tool_id: str) -> ToolVerdict:
-    """The candidate named `tool_id`; unknown names get did-you-mean (exit 1)."""
-    from difflib import get_close_matches
-
-    from forge_tools.visibility.model_layer import REGISTRATION_GATES
-
-    verdict = result.get(tool_id)
-    if verdict is not None:
-        return verdict
-    if tool_id in REGISTRATION_GATES:
-        gate = REGISTRATION_GATES[tool_id]
-        raise ForgeToolsError(f"tool {tool_id!r} is not a candidate for this turn: {gate}")
-    raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, result.ids, n=3, cutoff=0.5))
 
 
 # -------------------------------------------------------------------------------------------- fix
 
 
-def _config_file(loaded: Any) -> str:
+def _config_file(loaded: LoadedConfig | None) -> str:
     """The project config file a new rule should go into (the nearest existing one, else forge.toml)."""
     root = Path(getattr(loaded, "project_root", ".") or ".")
     for source in reversed(list(getattr(loaded, "sources", []) or [])):
@@ -74,7 +48,8 @@ def _section(rule: Rule) -> str:
     return "permission"
 
 
-def fix_suggestion(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None) -> str | None:
+def fix_suggestion(result: PipelineResult, verdict: ToolVerdict,
+                   loaded: LoadedConfig | None = None) -> str | None:
     """One line telling a person how to make a hidden tool visible (None when it is visible).
 
     When several layers would drop the tool, every one of them needs a fix, in pipeline order.
@@ -91,7 +66,8 @@ def fix_suggestion(result: PipelineResult, verdict: ToolVerdict, loaded: Any = N
     return "; then ".join(fixes) or None
 
 
-def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, loaded: Any) -> str | None:
+def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict,
+             loaded: LoadedConfig | None) -> str | None:
     from forge_tools.permission.model import Rule
 
     if layer.layer == "model":
@@ -111,7 +87,7 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict, 
     if origin.kind == "file" and origin.path:
         kept = _intended_rules(result, rule, perm)
         if rule.permission == perm:
-            reorder = _reorder_fix(verdict, rule, kept) if kept else None
+            reorder = _reorder_fix(result, verdict, rule, kept) if kept else None
             if reorder is not None:
                 return reorder
             ask = "to \"ask\" (asks before each call instead of hiding the tool)"
@@ -241,13 +217,13 @@ def _intended_rules(result: PipelineResult, hiding: Rule, perm: str) -> dict[str
     return found if any(a in ("allow", "ask") for a in found.values()) else {}
 
 
-def _reorder_fix(verdict: ToolVerdict, rule: Rule, kept: dict[str, str]) -> str | None:
+def _reorder_fix(result: PipelineResult, verdict: ToolVerdict, rule: Rule,
+                 kept: dict[str, str]) -> str | None:
     """The FT104 fix in the file's syntax: the `* deny` first, the specific rules after it.
 
     None when the rewritten map would still hide the tool (then only changing the action helps).
     """
     from forge_tools.permission.model import Rule
-    from forge_tools.permission.visibility import hidden_by_permission
 
     origin = rule.origin
     keys = list(origin.key_path)
@@ -257,7 +233,15 @@ def _reorder_fix(verdict: ToolVerdict, rule: Rule, kept: dict[str, str]) -> str 
         keys = ["permission", rule.permission]
     rewritten = (Rule(rule.permission, "*", "deny", origin),
                  *(Rule(rule.permission, p, a, origin) for p, a in kept.items()))  # type: ignore[arg-type]
-    if hidden_by_permission(verdict.id, rewritten) is not None:
+    level = _level(rule)
+
+    def rewrite(rules: list[Rule]) -> list[Rule]:  # the map as the fix writes it, where it was
+        at = rules.index(rule)
+        before = [r for r in rules[:at] if not (r.permission == rule.permission and r.pattern != "*"
+                                                 and _level(r) == level)]
+        return [*before, *rewritten, *rules[at + 1:]]
+
+    if _layer_three_with(result, verdict, rewrite).hidden_at is not None:
         return None
     fmt = _syntax(origin.path)
     pairs = [("*", "deny"), *kept.items()]
@@ -271,12 +255,24 @@ def _reorder_fix(verdict: ToolVerdict, rule: Rule, kept: dict[str, str]) -> str 
             "matches is still denied)")
 
 
+def _layer_three_with(result: PipelineResult, verdict: ToolVerdict,
+                      edit: Callable[[list[Rule]], list[Rule]]) -> PermissionVerdicts:
+    """What-if: layer three for this tool resolved again over the turn's configured rules as a fix
+    would edit them (the request booleans of the turn still apply after them)."""
+    from forge_tools.visibility.permission_layer import permission_layer
+
+    request = tuple(result.request_rules)
+    configured = list(result.ruleset[: len(result.ruleset) - len(request)])
+    verdicts = permission_layer([verdict.id], edit(configured), request, result.request.tool_overrides)
+    return verdicts[verdict.id]
+
+
 def _hiding_without(result: PipelineResult, verdict: ToolVerdict, removed: Rule) -> Rule | None:
     """The rule that would hide the tool once `removed` is gone (None: removing it is enough)."""
-    from forge_tools.permission.visibility import hidden_by_permission
-
-    remaining = tuple(r for r in result.ruleset if r is not removed)
-    return hidden_by_permission(verdict.id, remaining)
+    after = _layer_three_with(result, verdict, lambda rules: [r for r in rules if r is not removed])
+    if after.hidden_at == "permission":
+        return after.permission_rule
+    return after.request_rule if after.hidden_at == "request" else None
 
 
 def _quote(rule: Rule) -> str:
@@ -288,9 +284,11 @@ def _quote(rule: Rule) -> str:
 
 
 def call_decision(
-    result: PipelineResult, verdict: ToolVerdict, raw_args: Any, loaded: Any = None
+    result: PipelineResult, verdict: ToolVerdict, raw_args: Any, loaded: LoadedConfig | None = None,
+    gate: PermissionGate | None = None,
 ) -> CallDecision:
-    """The permission checks one call needs and how this turn's ruleset answers each (pure)."""
+    """The permission checks one call needs and how the gate answers each, without running anything.
+    `gate` (a dry one, see `permission.gate.dry_gate`) may carry a session's `always` answers."""
     from forge_tools.tools.contract import ToolContext
     from forge_tools.tools.wrapper import InvalidInput, permission_requests_for, validate_args
 
@@ -304,7 +302,7 @@ def call_decision(
         first = exc.details[0] if exc.details else {"field": "(input)", "problem": exc.text}
         raise UsageError(f"arguments do not fit {verdict.id}'s schema: {first['field']}: {first['problem']}",
                          where="--call") from None
-    root = Path(getattr(loaded, "project_root", None) or Path.cwd())
+    root = Path(loaded.project_root) if loaded is not None else Path.cwd()
     ctx = ToolContext(agent=result.agent.name, project_root=root)
     try:
         requests = permission_requests_for(verdict.tool, args, ctx)
@@ -312,13 +310,12 @@ def call_decision(
         raise
     except Exception as exc:
         raise ForgeToolsError(f"could not work out the permission checks of {verdict.id}: {exc}") from None
-    decision = CallDecision(dict(raw_args))
-    for req in requests:
-        decision.checks.extend(decide_request(req.permission, req.patterns, req.metadata, result.ruleset))
-    return decision
+    from forge_tools.permission.gate import dry_decide, dry_gate
+
+    return dry_decide(gate if gate is not None else dry_gate(result.ruleset), requests, raw_args)
 
 
-def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: Any = None,
+def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConfig | None = None,
                 call: CallDecision | None = None) -> dict[str, Any]:
     """The whole story of one tool as plain data (the `explain --format json` document)."""
     from forge_tools.permission.evaluate import evaluate

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from forge_tools.origin import Origin
 from forge_tools.permission.model import Rule
 from forge_tools.permission.names import permission_name
 from forge_tools.permission.wildcard import _regex_source, _split_optional_tail, has_wildcard, normalize
@@ -81,6 +82,18 @@ def _wildcard_source(pattern: str) -> str:
     return _regex_source(body) + ("(?: .*)?" if optional_tail else "")
 
 
+def request_rules(tool_booleans: Mapping[str, bool], origin: Origin) -> list[Rule]:
+    """Per-request `{name: bool}`: false -> `name * deny`, true -> `name * allow`, in the given order.
+
+    The name is kept as given (not folded into `edit`); the layer also drops exactly the tools set to
+    false.
+    """
+    return [
+        Rule(name, "*", "allow" if enabled else "deny", origin.at(name))
+        for name, enabled in tool_booleans.items()
+    ]
+
+
 def hides(rule: Rule | None) -> bool:
     """SPEC 3.3: only a last rule of exactly `* deny` hides a tool."""
     return rule is not None and rule.pattern == "*" and rule.action == "deny"
@@ -115,6 +128,11 @@ class PermissionLayer:
         self.overrides = dict(tool_overrides)
         self._request_rule_by_name = {r.permission: r for r in self.request_rules}
 
+    def hiding_rule(self, tool_id: str) -> Rule | None:
+        """The configured `* deny` that hides `tool_id` (None: the configured rules keep it)."""
+        rule = self.configured.last(permission_name(tool_id))
+        return rule if hides(rule) else None
+
     def judge(self, tool_id: str) -> PermissionVerdicts:
         perm = permission_name(tool_id)
         rule = self.configured.last(perm)
@@ -146,6 +164,12 @@ class PermissionLayer:
             return PermissionVerdicts(False, permission_reason, rule, True, reason, full, None)
         return PermissionVerdicts(True, permission_reason, rule, True,
                                   f"kept: the request sets {full.permission!r} to true", full, None)
+
+
+def hiding_rule(tool_id: str, configured: Sequence[Rule]) -> Rule | None:
+    """The `* deny` rule of `configured` that hides `tool_id`, or None (one tool, one ruleset; build a
+    `PermissionLayer` to judge many)."""
+    return PermissionLayer(configured, (), {}).hiding_rule(tool_id)
 
 
 def permission_layer(tool_ids: Iterable[str], configured: Sequence[Rule], request_rules: Sequence[Rule],

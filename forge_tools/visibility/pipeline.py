@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from forge_tools.errors import ConfigError, ForgeToolsError
+from forge_tools.errors import ConfigError, ForgeToolsError, PermissionDenied, UnknownNameError
 from forge_tools.origin import Origin
 
 if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.agents import Agent
     from forge_tools.permission.model import Rule, Ruleset
     from forge_tools.sources.candidates import CandidateSet, Shadowing
@@ -27,7 +28,14 @@ if TYPE_CHECKING:
 LayerName = Literal["model", "definition", "permission", "request"]
 LAYERS: tuple[LayerName, ...] = ("model", "definition", "permission", "request")
 TOOLS_OPTION = "--tools"
+LAYER_THREE: tuple[LayerName, ...] = ("permission", "request")
+"""The layers whose drop `run` refuses: the agent's rules and the request booleans. A tool dropped only
+by layer one (model, provider, flags) still runs, with a note: that layer decides what the model is
+offered, not what a person may run by hand."""
 NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
+#: tools a request may carry before many model APIs refuse it (OpenAI's limit; opencode users with
+#: several MCP servers hit it without seeing why)
+MODEL_TOOL_LIMIT = 128
 NOTE_SCRIPTS_STATIC = "script tools found by a static scan (not imported): their definitions are unknown"
 
 
@@ -81,6 +89,14 @@ class ToolVerdict:
         return next(v for v in self.layers if v.layer == name)
 
     @property
+    def tokens(self) -> int | None:
+        """The estimated size of the definition the model is sent (None: hidden, or not loaded)."""
+        from forge_tools.visibility.definition_layer import estimated_tokens
+
+        definition = self.definition if self.visible else None
+        return estimated_tokens(definition) if definition is not None else None
+
+    @property
     def deciding(self) -> LayerVerdict | None:
         """The verdict that hid the tool (None when visible)."""
         return self.layer(self.hidden_at) if self.hidden_at else None
@@ -95,6 +111,7 @@ class ToolVerdict:
             "hidden_at": self.hidden_at,
             "reason": self.reason,
             "layers": [v.to_json() for v in self.layers],
+            "tokens": self.tokens,
         }
 
 
@@ -106,6 +123,10 @@ class Sources:
     hooks: PluginHooks | None
     problems: list[ForgeToolsError]
     notes: list[str]
+
+
+class ToolHidden(PermissionDenied):
+    """The tool is not in this agent's table: layer three (or a request boolean) hides it."""
 
 
 @dataclass
@@ -136,6 +157,37 @@ class PipelineResult:
     def get(self, tool_id: str) -> ToolVerdict | None:
         return next((t for t in self.tools if t.id == tool_id), None)
 
+    def require(self, tool_id: str, allow_hidden: bool = False) -> ToolVerdict:
+        """The one way `explain` and `run` pick a tool: its verdict, or a one-line refusal (unknown with
+        did-you-mean, not registered without a flag, or hidden by layer three unless `allow_hidden`)."""
+        from difflib import get_close_matches
+
+        from forge_tools.visibility.model_layer import REGISTRATION_GATES
+
+        verdict = self.get(tool_id)
+        if verdict is None and tool_id in REGISTRATION_GATES:
+            # a real builtin that needs a flag to be registered at all: say which, not "did you mean"
+            raise ForgeToolsError(f"tool {tool_id!r} is not a candidate for this turn: "
+                                  f"{REGISTRATION_GATES[tool_id]}")
+        if verdict is None:
+            raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, self.ids, n=3, cutoff=0.5))
+        if verdict.hidden_at in LAYER_THREE and not allow_hidden:
+            raise ToolHidden(self._hidden_message(verdict))
+        return verdict
+
+    def _hidden_message(self, verdict: ToolVerdict) -> str:
+        from forge_tools.permission.model import Rule
+
+        layer = verdict.hidden_at or "a layer"
+        rule = next((lv.rule for lv in verdict.layers
+                     if lv.layer in LAYER_THREE and not lv.kept and lv.rule is not None), None)
+        reason = verdict.reason or "hidden"
+        where = ""
+        if isinstance(rule, Rule) and str(rule.origin) not in reason:
+            where = f"; rule {rule.permission} {rule.pattern!r} {rule.action} at {rule.origin}"
+        return (f"tool {verdict.id!r} is hidden from agent {self.agent.name!r} by the {layer} layer: "
+                f"{reason}{where} (use --force-hidden to run it anyway)")
+
     @property
     def visible_ids(self) -> list[str]:
         return [t.id for t in self.tools if t.visible]
@@ -143,6 +195,20 @@ class PipelineResult:
     @property
     def ids(self) -> list[str]:
         return [t.id for t in self.tools]
+
+    @property
+    def definition_tokens(self) -> int:
+        """The estimated tokens of every visible tool's definition: what each request carries."""
+        return sum(t.tokens or 0 for t in self.tools)
+
+    @property
+    def warnings(self) -> list[str]:
+        visible = len(self.visible_ids)
+        if visible <= MODEL_TOOL_LIMIT:
+            return []
+        return [f"agent {self.agent.name} would be sent {visible} tools; many models accept at most "
+                f"{MODEL_TOOL_LIMIT} and refuse the request (hide some, e.g. a server's tools with "
+                '`"<server>_*": "deny"` in the agent\'s permission)']
 
     def to_json(self) -> dict[str, Any]:
         """The `layers --format json` document."""
@@ -156,6 +222,8 @@ class PipelineResult:
             "shadowed": [s.to_json() for s in self.shadowings],
             "problems": problems_json(self.problems),
             "notes": list(self.notes),
+            "definition_tokens": self.definition_tokens,
+            "warnings": self.warnings,
         }
 
 
@@ -276,7 +344,7 @@ def parse_tool_overrides(text: str | None) -> dict[str, bool]:
 # ------------------------------------------------------------------------------------------ sources
 
 
-def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sources:
+def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True) -> Sources:
     """Candidates from builtins, then config-dir scripts, then plugins (SPEC 2), with their problems."""
     from forge_tools.sources.candidates import build_candidates, entries_of, script_problem
     from forge_tools.tools.builtins import builtin_tools
@@ -294,12 +362,22 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
         scripts = load_scripts(config_dirs)
         for err in scripts.errors:
             problems.append(script_problem(err.message, str(err.path), err.line))
+        opencode_scripts = _opencode_script_entries(config_dirs, problems)
         hooks = load_plugins(config_dirs, getattr(loaded, "plugin_specs", []) or [], pure=request.pure)
         plugin_tools = hooks.register_tools()
         problems.extend(hooks.problems)
         notes.extend(hooks.notes)
+        mcp_entries: list[tuple[str, Tool | None, ToolSource]] = []
+        if _mcp_configured(loaded):
+            from forge_tools.sources.mcp import load_mcp_tools
+
+            mcp = load_mcp_tools(loaded.tree, Path(getattr(loaded, "cwd", None) or Path.cwd()))
+            problems.extend(mcp.problems)
+            notes.extend(mcp.notes)
+            mcp_entries = entries_of(mcp.tools)
         candidates = build_candidates(
-            entries_of(builtins), entries_of(scripts.tools), entries_of(plugin_tools))
+            entries_of(builtins), entries_of(scripts.tools), opencode_scripts, entries_of(plugin_tools),
+            mcp_entries)
     else:
         static: list[tuple[str, Tool | None, ToolSource]] = []
         try:
@@ -311,19 +389,54 @@ def load_sources(loaded: Any, request: Request, load_code: bool = True) -> Sourc
                 static.append((found.id, None, ToolSource("script", path=str(found.path), line=found.line)))
             if static:
                 notes.append(NOTE_SCRIPTS_STATIC)
+        opencode_scripts = _opencode_script_entries(config_dirs, problems)
         if not request.pure:
             notes.append(NOTE_PLUGINS_UNKNOWN)
-        candidates = build_candidates(entries_of(builtins), static)
+        if _mcp_configured(loaded):
+            from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names
+
+            notes.append(NOTE_NOT_CONNECTED.format(servers=", ".join(configured_server_names(loaded.tree))))
+        candidates = build_candidates(entries_of(builtins), static, opencode_scripts)
     problems.extend(candidates.problems)
     if request.pure:
         notes.append("--pure: no external plugin was loaded")
     return Sources(candidates, hooks, problems, notes)
 
 
+def _mcp_configured(loaded: Any) -> bool:
+    """Whether the config names any MCP server: only then is the (heavy) MCP source imported."""
+    tree = getattr(loaded, "tree", None)
+    node = tree.get("mcp") if tree is not None else None
+    return node is not None and bool(node.value)
+
+
+def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsError]
+                             ) -> list[tuple[str, Tool | None, ToolSource]]:
+    """opencode's TypeScript/JavaScript tools, read (never run) in every mode; unreadable files are
+    problems located in the file."""
+    from forge_tools.sources.candidates import script_problem
+    from forge_tools.sources.opencode_scripts import (
+        opencode_script_files,
+        opencode_tool,
+        scan_opencode_scripts,
+    )
+
+    if not opencode_script_files(config_dirs):
+        return []
+    scan = scan_opencode_scripts(config_dirs)
+    for problem in scan.problems:
+        problems.append(script_problem(problem.message, str(problem.path), problem.line))
+    entries: list[tuple[str, Tool | None, ToolSource]] = []
+    for found in scan.tools:
+        made = opencode_tool(found)
+        entries.append((made.id, made, made.source))
+    return entries
+
+
 # ----------------------------------------------------------------------------------------- resolve
 
 
-def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sources | None = None,
+def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sources: Sources | None = None,
             agents: dict[str, Agent] | None = None, focus: str | None = None) -> PipelineResult:
     """Run the three layers for `request` over every candidate (see the module docstring).
 
@@ -334,10 +447,9 @@ def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sour
     from forge_tools.paths import home_dir
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
     from forge_tools.permission.names import permission_name
-    from forge_tools.permission.visibility import request_rules
     from forge_tools.visibility.definition_layer import definition_layer
     from forge_tools.visibility.model_layer import ModelContext, model_layer
-    from forge_tools.visibility.permission_layer import permission_layer
+    from forge_tools.visibility.permission_layer import permission_layer, request_rules
 
     agents = agents if agents is not None else load_agents(loaded)
     agent = select_agent(agents, request.agent, loaded)
@@ -382,6 +494,34 @@ def resolve(loaded: Any, request: Request, load_code: bool = True, sources: Sour
         problems=problems, notes=list(sources.notes), shadowings=list(sources.candidates.shadowings),
         hooks=sources.hooks, session_rules=session, request_rules=req_rules,
     )
+
+
+def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
+                agents: dict[str, Agent] | None = None, names: list[str] | None = None,
+                problems: list[ForgeToolsError] | None = None) -> dict[str, PipelineResult]:
+    """The turn resolved for every enabled agent (or for `names`), in config order: `layers --matrix`,
+    `check` and `diff` all read this. Sources are loaded once and shared. With `problems` given, an
+    agent whose turn cannot be resolved is recorded there and left out; without, its error is raised."""
+    import dataclasses
+
+    from forge_tools.permission.agents import load_agents
+
+    agents = agents if agents is not None else load_agents(loaded)
+    if names is None:
+        names = [a.name for a in agents.values() if not a.disabled]
+    results: dict[str, PipelineResult] = {}
+    sources: Sources | None = None
+    for name in names:
+        try:
+            if sources is None:
+                sources = load_sources(loaded, request, load_code)
+            results[name] = resolve(loaded, dataclasses.replace(request, agent=name), load_code=load_code,
+                                    sources=sources, agents=agents)
+        except ForgeToolsError as exc:
+            if problems is None:
+                raise
+            problems.append(exc)
+    return results
 
 
 def _with_ruleset(agent: Agent, ruleset: Ruleset) -> Agent:

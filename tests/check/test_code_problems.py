@@ -101,7 +101,7 @@ def test_a_missing_plugin_file_is_located_at_its_plugin_entry_in_every_format(pr
 
     _code, out, _ = cli("check", "--load-code", "--format", "github")
     [line] = [x for x in out.splitlines() if "FT010" in x]
-    assert line.startswith("::error file=forge.toml,line=4,col=3,title=FT010::")
+    assert line.startswith("::error file=forge.toml,line=4,col=3,title=FT010 plugin problem::")
     assert "plug/missing.py" in line and "file=plug" not in line
 
     _code, out, _ = cli("check", "--load-code", "--format", "sarif")

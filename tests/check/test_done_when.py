@@ -81,7 +81,7 @@ def test_github_reports_all_four(broken: Path, cli) -> None:
     code, out, _ = cli("check", "--expect", "expect.yaml", "--format", "github")
     assert code == 1
     for code_, path, line in FOUR:
-        assert any(f"file={path},line={line}," in ln and f"title={code_}::" in ln for ln in out.splitlines())
+        assert any(f"file={path},line={line}," in ln and f"title={code_} " in ln for ln in out.splitlines())
 
 
 def test_auto_is_github_under_actions(broken: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:

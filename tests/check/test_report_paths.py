@@ -77,5 +77,5 @@ def test_github_properties_escape_colon_and_comma(tmp_path: Path) -> None:
     out = io.StringIO()
     REPORTER_BY_NAME["github"](report, out)
     line = out.getvalue().splitlines()[0]
-    assert line == ("::error file=a%2Cb%3Ac/forge.json,line=2,col=3,title=FT101::"
+    assert line == ("::error file=a%2Cb%3Ac/forge.json,line=2,col=3,title=FT101 unknown permission::"
                     "50%25 bad%0D%0Asecond: line, here")

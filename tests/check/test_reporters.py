@@ -88,21 +88,23 @@ def test_sarif_with_no_findings_is_valid(tmp_path: Path) -> None:
 
 def test_github_workflow_commands(tmp_path: Path) -> None:
     lines = render("github", sample(tmp_path)).splitlines()
-    assert "::warning file=forge.json,line=3,col=7,title=FT103::" in lines[0] or any(
-        line.startswith("::warning file=forge.json,line=3,col=7,title=FT103::") for line in lines)
-    warning = next(line for line in lines if "title=FT103" in line)
+    head = "::warning file=forge.json,line=3,col=7,title=FT103 unreachable rule::"
+    assert head in lines[0] or any(line.startswith(head) for line in lines)
+    warning = next(line for line in lines if "title=FT103 " in line)
     assert "100%25 sure" in warning and "%0A" in warning  # data escaping: % and newlines
-    error = next(line for line in lines if "title=FT101" in line)
-    assert error.startswith("::error file=forge.json,line=5,col=5,title=FT101::unknown permission name")
-    notice = next(line for line in lines if "title=FT105" in line)
-    assert notice.startswith("::notice title=FT105::env FORGE_PERMISSION")
-    assert any(line.startswith("::error file=expect.yaml,line=2,col=3,title=FT201::") for line in lines)
+    error = next(line for line in lines if "title=FT101 " in line)
+    assert error.startswith(
+        "::error file=forge.json,line=5,col=5,title=FT101 unknown permission::unknown permission name")
+    notice = next(line for line in lines if "title=FT105 " in line)
+    assert notice.startswith("::notice title=FT105 deny does not hide::env FORGE_PERMISSION")
+    assert any(line.startswith("::error file=expect.yaml,line=2,col=3,title=FT201 expectation failed::")
+               for line in lines)
 
 
 def test_json_report(tmp_path: Path) -> None:
     data = json.loads(render("json", sample(tmp_path)))
     assert data["summary"] == {"errors": 2, "warnings": 1, "info": 1, "expectations": 2,
-                               "expectations_failed": 1}
+                               "expectations_failed": 1, "suppressed": 0, "not_selected": 0}
     located = [f for f in data["findings"] if f["location"]["path"]]
     assert {f["location"]["path"] for f in located} == {"forge.json", "expect.yaml"}
     assert data["expectations"]["results"][0]["passed"] is False

@@ -48,7 +48,8 @@ def test_frontmatter_and_body_become_the_agent_with_origins_in_the_file(project:
     loaded = load(project)
     assert agent(loaded, "review") == {
         "description": "Reviews code", "mode": "subagent", "model": "anthropic/claude-sonnet-4",
-        "tools": {"write": False}, "permission": {"bash": {"*": "ask", "git diff*": "allow"}},
+        # the legacy tools map became rules inside the file, before its own permission keys
+        "permission": {"edit": "deny", "bash": {"*": "ask", "git diff*": "allow"}},
         "prompt": "You review code.",
     }
     mode = loaded.node_at("agent", "review", "mode")

@@ -132,7 +132,7 @@ def test_opencode_json_as_users_write_it_loads(cli: Cli, project: Path) -> None:
 def test_missing_file_substitution(cli: Cli, project: Path) -> None:
     text = '{\n  "agent": {"plan": {"prompt": "{file:./prompts/plan.md}"}}\n}\n'
     path = write(project / "forge.json", text)
-    assert_config_error(cli, path, 2, 32, "{file:./prompts/plan.md}", "no such file")
+    assert_config_error(cli, path, 2, 33, "{file:./prompts/plan.md}", "no such file")
 
 
 def test_unreadable_file_directory(cli: Cli, project: Path) -> None:
@@ -432,7 +432,7 @@ def test_devices_and_pipes_are_refused_not_read(cli: Cli, project: Path, kind: s
         assert "not a regular file" in err and len(err.strip().splitlines()) == 1
     else:
         path = write(project / "forge.json", json.dumps({"model": f"{{file:{target}}}"}))
-        assert_config_error(cli, path, 1, 11, "not a regular file")
+        assert_config_error(cli, path, 1, 12, "not a regular file")
 
 
 def test_toml_refuses_a_null_inside_a_list_naming_its_key_path(cli: Cli, project: Path) -> None:

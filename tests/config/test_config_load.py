@@ -88,31 +88,44 @@ def test_full_load_order(project: Path, isolated_env: dict[str, Path],
     sub = project / "pkg" / "sub"
     sub.mkdir(parents=True)
     steps = [
+        (home / ".config" / "opencode" / "config.json", "opencode-global-legacy"),
+        (home / ".config" / "opencode" / "opencode.json", "opencode-global"),
+        (home / ".config" / "opencode" / "opencode.jsonc", "opencode-global-jsonc"),
         (home / ".config" / "forge" / "forge.json", "global"),
+        (home / "oc-env.json", "OPENCODE_CONFIG"),
         (home / "env.json", "FORGE_CONFIG"),
         (project / "forge.json", "project-root"),
         (sub / "forge.yaml", "project-cwd"),
-        (project / ".forge" / "forge.json", "forge-dir-root"),
+        # opencode applies nested .opencode/ dirs from the cwd up to the root: the root's wins
         (sub / ".opencode" / "opencode.json", "opencode-dir-cwd"),
+        (project / ".opencode" / "opencode.json", "opencode-dir-root"),
+        (project / ".forge" / "forge.json", "forge-dir-root"),
         (sub / ".forge" / "forge.toml", "forge-dir-cwd"),
+        (home / ".opencode" / "opencode.json", "home-opencode"),
+        (home / "oc-extra" / "opencode.json", "OPENCODE_CONFIG_DIR"),
         (home / "extra" / "forge.json", "FORGE_CONFIG_DIR"),
     ]
     for path, model in steps:
         write(path, f'theme = "{model}"\n' if path.suffix == ".toml" else json.dumps({"theme": model}))
-    monkeypatch.setenv("FORGE_CONFIG", str(steps[1][0]))
+    file_vars = {4: "OPENCODE_CONFIG", 5: "FORGE_CONFIG"}
+    for i, name in file_vars.items():
+        monkeypatch.setenv(name, str(steps[i][0]))
+    monkeypatch.setenv("OPENCODE_CONFIG_DIR", str(home / "oc-extra"))
     monkeypatch.setenv("FORGE_CONFIG_DIR", str(home / "extra"))
     for i in range(len(steps), 0, -1):  # remove sources from the top: the next one down must show
         loaded = load(sub)
         assert [str(s.path) for s in loaded.sources] == [str(p) for p, _ in steps[:i]]
         assert theme_from(loaded) == steps[i - 1][1]
         steps[i - 1][0].unlink()
-        if i - 1 == 1:
-            monkeypatch.delenv("FORGE_CONFIG")  # a FORGE_CONFIG naming a missing file is an error
+        if i - 1 in file_vars:
+            monkeypatch.delenv(file_vars[i - 1])  # a *_CONFIG naming a missing file is an error
+    monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", '{"theme": "oc-inline"}')
+    assert theme_from(load(sub)) == "oc-inline"
     monkeypatch.setenv("FORGE_CONFIG_CONTENT", '{"theme": "inline"}')
     overlay = write(project / "over.jsonc", '{"theme": "overlay", // c\n}')
     loaded = load(sub, overlays=(overlay,))
     assert theme_from(loaded) == "overlay"
-    assert [s.step for s in loaded.sources] == ["FORGE_CONFIG_CONTENT", "--config"]
+    assert [s.step for s in loaded.sources] == ["OPENCODE_CONFIG_CONTENT", "FORGE_CONFIG_CONTENT", "--config"]
     assert theme_from(load(sub)) == "inline"
 
 
@@ -134,12 +147,13 @@ def test_file_order_within_one_directory(project: Path) -> None:
     assert theme_from(load(project)) == CONFIG_FILE_ORDER[-2]
 
 
-def test_opencode_json_overrides_opencode_jsonc_and_forge_files_override_both(project: Path) -> None:
-    """opencode reads opencode.jsonc, then opencode.json (the .json wins); forge's own files come last."""
-    write(project / "opencode.json", {"model": "p/json", "small_model": "json"})
-    write(project / "opencode.jsonc", '{"model": "p/jsonc", "small_model": "jsonc", "theme": "jsonc"}')
+def test_opencode_jsonc_overrides_opencode_json_and_forge_files_override_both(project: Path) -> None:
+    """opencode 1.18.33 reads opencode.json, then opencode.jsonc (the .jsonc wins); forge's own files
+    come last."""
+    write(project / "opencode.json", {"model": "p/json", "small_model": "json", "theme": "json"})
+    write(project / "opencode.jsonc", '{"model": "p/jsonc", "small_model": "jsonc"}')
     loaded = load(project)
-    assert (loaded.data.model, loaded.data.small_model, loaded.data.theme) == ("p/json", "json", "jsonc")
+    assert (loaded.data.model, loaded.data.small_model, loaded.data.theme) == ("p/jsonc", "jsonc", "json")
     write(project / "forge.yaml", "model: p/forge\n")
     assert load(project).data.model == "p/forge"
 

@@ -17,7 +17,7 @@ from forge_tools.permission.agents import (
     subagents_for,
 )
 from forge_tools.permission.evaluate import evaluate
-from forge_tools.permission.visibility import hidden_by_permission
+from forge_tools.visibility.permission_layer import hiding_rule
 
 ENV = {"HOME": "/home/me", "FORGE_DATA_DIR": "/data/forge"}
 TRUNC = truncation_glob(ENV)
@@ -87,9 +87,9 @@ def test_builtin_decisions(agent: str, permission: str, pattern: str, action: st
 def test_explore_hides_everything_but_its_tools() -> None:
     explore = agents()["explore"]
     for tool in ("edit", "write", "task", "todowrite", "skill"):
-        assert hidden_by_permission(tool, explore.ruleset) is not None
+        assert hiding_rule(tool, explore.ruleset) is not None
     for tool in ("grep", "glob", "list", "bash", "webfetch", "websearch", "read"):
-        assert hidden_by_permission(tool, explore.ruleset) is None
+        assert hiding_rule(tool, explore.ruleset) is None
 
 
 def test_config_levels_in_order() -> None:
@@ -206,4 +206,4 @@ def test_legacy_mode_section_defines_primary_agents_as_in_opencode() -> None:
     assert (review.mode, review.description, review.model) == ("primary", "from mode", "a/b")
     assert evaluate("edit", "x.py", review.ruleset).action == "deny"
     assert writer.mode == "primary" and not writer.builtin
-    assert hidden_by_permission("bash", writer.ruleset) is not None
+    assert hiding_rule("bash", writer.ruleset) is not None

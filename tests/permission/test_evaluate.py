@@ -10,8 +10,8 @@ from forge_tools.origin import Origin
 from forge_tools.permission.evaluate import RuleIndex, evaluate
 from forge_tools.permission.model import Action, Rule
 from forge_tools.permission.names import permission_name
-from forge_tools.permission.visibility import hidden_by_permission, request_rules
 from forge_tools.permission.wildcard import wildcard_match
+from forge_tools.visibility.permission_layer import hiding_rule, request_rules
 
 FILE = Origin("file", path="forge.json", line=1, column=1)
 
@@ -92,7 +92,7 @@ HIDE_CASES = [
 
 @pytest.mark.parametrize(("rules", "tool", "hidden"), HIDE_CASES)
 def test_hidden_table(rules: tuple[Rule, ...], tool: str, hidden: bool) -> None:
-    rule = hidden_by_permission(tool, rules)
+    rule = hiding_rule(tool, rules)
     assert (rule is not None) is hidden
     if rule is not None:
         assert rule.pattern == "*" and rule.action == "deny"
@@ -105,8 +105,8 @@ def test_request_booleans() -> None:
     ]
     assert str(rules[0].origin) == "option --tools: bash"
     agent = (R("*", "*", "allow"),)
-    assert hidden_by_permission("bash", agent, (), rules) is rules[0]
-    assert hidden_by_permission("read", agent, (), rules) is None
+    assert hiding_rule("bash", (*agent, *rules)) is rules[0]
+    assert hiding_rule("read", (*agent, *rules)) is None
 
 
 # --- properties against a brute-force reference --------------------------------------------------
@@ -150,8 +150,7 @@ def test_hidden_exactly_when_last_permission_rule_is_star_deny(rules: list[Rule]
         if wildcard_match(name, rule.permission):
             last = rule
     expected = last is not None and last.pattern == "*" and last.action == "deny"
-    for shaped in (rules, tuple(rules), RuleIndex(rules)):
-        assert (hidden_by_permission(tool, shaped) is not None) is expected
+    assert (hiding_rule(tool, rules) is not None) is expected
 
 
 def test_large_ruleset_index_matches_scan() -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from forge_tools.tools.contract import Tool
+if TYPE_CHECKING:  # the id lists below are read without importing any tool (completions, names)
+    from forge_tools.tools.contract import Tool
 
 BUILTIN_ORDER: tuple[str, ...] = (
     "invalid", "question", "bash", "read", "glob", "grep", "list", "edit", "write", "apply_patch",

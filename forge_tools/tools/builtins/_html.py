@@ -1,43 +1,55 @@
-"""HTML to readable text for webfetch (kept apart so listing tools does not import html.parser)."""
+"""HTML to readable text or markdown for webfetch, through one BeautifulSoup parse.
+
+Kept apart so listing tools imports neither bs4 nor markdownify; both load when a page is fetched.
+The page is parsed by a real HTML parser (comments, `<script>` inside comments, unclosed tags and
+stray `</p>` are the parser's business), invisible parts are removed from the tree, and the text or
+markdown is produced from what is left.
+"""
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
+from bs4 import BeautifulSoup, Comment, Doctype, ProcessingInstruction
 
-from forge_tools.tools.builtins.webfetch import DROP_TAGS
+#: elements whose content is never reading text
+DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "head")
+#: elements that start a new line in text mode
+BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section",
+                        "article", "header", "footer", "pre", "blockquote", "table", "ul", "ol", "hr",
+                        "dl", "dt", "dd", "main", "nav", "aside", "figure", "figcaption", "form"})
 
 
-class TextExtractor(HTMLParser):
-    """The readable text of an HTML page: drops invisible parts, keeps block structure as lines."""
+def readable_soup(html: str) -> BeautifulSoup:
+    """The parsed page without invisible elements, comments, doctypes or processing instructions."""
+    soup = BeautifulSoup(html, "html.parser")
+    for element in soup.find_all(DROP_TAGS):
+        element.decompose()
+    for node in soup.find_all(string=lambda s: isinstance(s, Comment | Doctype | ProcessingInstruction)):
+        node.extract()
+    return soup
 
-    _BLOCKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section",
-                         "article", "header", "footer", "pre", "blockquote", "table", "ul", "ol", "hr"})
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skip = 0
+def _collapse(text: str, *, squeeze_spaces: bool) -> str:
+    """Strip each line (squeezing inner whitespace in text mode); runs of blank lines become one."""
+    out: list[str] = []
+    for raw in text.split("\n"):
+        line = " ".join(raw.split()) if squeeze_spaces else raw.rstrip()
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip()
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in DROP_TAGS:
-            self._skip += 1
-        elif tag in self._BLOCKS:
-            self.parts.append("\n")
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag in DROP_TAGS and self._skip:
-            self._skip -= 1
-        elif tag in self._BLOCKS:
-            self.parts.append("\n")
+def html_to_text(html: str) -> str:
+    """The page's reading text, one line per block element."""
+    soup = readable_soup(html)
+    for element in soup.find_all(BLOCK_TAGS):
+        element.insert_before("\n")
+        element.insert_after("\n")
+    return _collapse(soup.get_text(), squeeze_spaces=True)
 
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self.parts.append(data)
 
-    def text(self) -> str:
-        lines = (" ".join(line.split()) for line in "".join(self.parts).split("\n"))
-        out: list[str] = []
-        for line in lines:
-            if line or (out and out[-1]):
-                out.append(line)
-        return "\n".join(out).strip()
+def html_to_markdown(html: str) -> str:
+    """Markdown (ATX headings) of the page, runs of blank lines collapsed."""
+    from markdownify import MarkdownConverter
+
+    markdown: str = MarkdownConverter(heading_style="ATX").convert_soup(readable_soup(html))
+    return _collapse(markdown, squeeze_spaces=False)

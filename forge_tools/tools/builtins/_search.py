@@ -1,9 +1,12 @@
 """File discovery shared by glob and grep: ripgrep when it is on PATH, a pure-Python walk otherwise.
 
 Both paths follow ripgrep's default shape so results do not depend much on which one ran: hidden
-files and directories are skipped, and a glob without `/` matches a file's name at any depth (`*.py`
-finds every Python file), while a glob with `/` matches the path relative to the search root. The
-fallback does not read `.gitignore`; it skips a fixed set of tool/cache directories instead.
+files and directories are skipped, ignore files are honoured, and a glob without `/` matches a file's
+name at any depth (`*.py` finds every Python file), while a glob with `/` matches the path relative to
+the search root. The fallback reads ignore files as ripgrep does, with pathspec's gitignore rules:
+`.gitignore` inside a git repository (from the repository root down, nested files included, plus
+`.git/info/exclude`), `.ignore` and `.rgignore` anywhere; a deeper file overrides a shallower one, and
+an ignored directory is not entered. It also skips a fixed set of tool/cache directories.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import shutil
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from forge_tools.tools.builtins._common import SEARCH_SKIP_DIRS
 
@@ -27,6 +30,7 @@ def rg_executable() -> str | None:
 
 
 if TYPE_CHECKING:
+    import pathspec
     import regex
 
 GLOB_MATCH_SECONDS = 2.0  # one name against one glob; a sane glob takes microseconds
@@ -97,12 +101,70 @@ def glob_matches(pattern: str, rel: str, seconds: float = GLOB_MATCH_SECONDS) ->
                              "use a simpler pattern") from None
 
 
+#: the ignore files of one directory, in ripgrep's precedence order (a later file's rules win)
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+
+
+class _IgnoreFile(NamedTuple):
+    base: str  # the directory the rules are relative to, as an absolute path ending in "/"
+    spec: pathspec.GitIgnoreSpec
+
+
+def _git_root(directory: Path) -> Path | None:
+    for candidate in (directory, *directory.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _ignore_rules(directory: Path, in_git: bool, with_exclude: bool = False) -> _IgnoreFile | None:
+    """One directory's ignore rules as one gitignore spec (None when it has none)."""
+    import pathspec  # imported on use, with the walk
+
+    lines: list[str] = []
+    names = [".git/info/exclude"] if with_exclude else []
+    names += [n for n in IGNORE_FILES if in_git or n != ".gitignore"]
+    for name in names:
+        try:
+            lines += (directory / name).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+    if not lines:
+        return None
+    return _IgnoreFile(f"{str(directory).rstrip('/')}/", pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+def _ignored(path: str, is_dir: bool, rules: tuple[_IgnoreFile, ...]) -> bool:
+    """The deepest ignore file with a rule for `path` decides (a `!` rule re-includes)."""
+    for rule in reversed(rules):
+        if path.startswith(rule.base):
+            rel = path[len(rule.base):] + ("/" if is_dir else "")
+            verdict = rule.spec.check_file(rel).include
+            if verdict is not None:
+                return verdict
+    return False
+
+
+def _inherited_rules(root: Path, git_root: Path | None) -> tuple[_IgnoreFile, ...]:
+    """The rules of the directories above `root` that apply inside it (up to the repository root)."""
+    if git_root is None or git_root == root:
+        return ()
+    chain = [git_root, *reversed([p for p in root.parents if p.is_relative_to(git_root) and p != git_root])]
+    rules = (_ignore_rules(d, True, with_exclude=(d == git_root)) for d in chain)
+    return tuple(r for r in rules if r is not None)
+
+
 def walk_files(root: Path) -> Iterator[tuple[Path, str]]:
-    """Every regular file under `root` (absolute path, relative posix path), hidden and skipped dirs
-    left out; symlinks are not followed (no loops, and nothing outside the root is read)."""
-    stack = [(root, "")]
+    """Every regular file under `root` (absolute path, relative posix path), hidden, ignored and
+    skipped dirs left out; symlinks are not followed (no loops, and nothing outside the root is read)."""
+    git_root = _git_root(root)
+    in_git = git_root is not None
+    stack: list[tuple[Path, str, tuple[_IgnoreFile, ...]]] = [(root, "", _inherited_rules(root, git_root))]
     while stack:
-        directory, rel = stack.pop()
+        directory, rel, rules = stack.pop()
+        own = _ignore_rules(directory, in_git, with_exclude=(directory == git_root))
+        if own is not None:
+            rules = (*rules, own)
         try:
             with os.scandir(directory) as it:
                 entries = list(it)
@@ -114,10 +176,10 @@ def walk_files(root: Path) -> Iterator[tuple[Path, str]]:
             child = f"{rel}{entry.name}"
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SEARCH_SKIP_DIRS:
-                        stack.append((Path(entry.path), child + "/"))
-                elif entry.is_file(follow_symlinks=False):  # as ripgrep: a link may point outside
-                    yield Path(entry.path), child
+                    if entry.name not in SEARCH_SKIP_DIRS and not _ignored(entry.path, True, rules):
+                        stack.append((Path(entry.path), child + "/", rules))
+                elif entry.is_file(follow_symlinks=False) and not _ignored(entry.path, False, rules):
+                    yield Path(entry.path), child  # as ripgrep: a link is not followed (it may point out)
             except OSError:
                 continue
 

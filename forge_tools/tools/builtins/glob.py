@@ -53,13 +53,12 @@ def find_files(root: Path, pattern: str) -> list[Path]:
     """Every file under `root` matching `pattern` (ripgrep when present, else the Python walk)."""
     rg = _search.rg_executable()
     if rg is not None:
-        proc = subprocess.run(
-            [rg, "--files", "--no-messages", "--glob", pattern], cwd=root,
-            capture_output=True, check=False,
-        )
+        # ripgrep lists the files its ignore rules keep; the glob is matched here, by the same function
+        # as the fallback (`rg --glob` would override the ignore rules and list ignored files too)
+        proc = subprocess.run([rg, "--files", "--no-messages"], cwd=root, capture_output=True, check=False)
         if proc.returncode in (0, 1):
             names = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-            return [root / name for name in names if name]
+            return [root / name for name in names if name and _search.glob_matches(pattern, name)]
     return [path for path, rel in _search.walk_files(root) if _search.glob_matches(pattern, rel)]
 
 

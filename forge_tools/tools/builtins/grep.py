@@ -80,11 +80,19 @@ def _add(found: dict[str, FileMatches], path: Path, number: int, text: str) -> N
         entry.lines.append((number, text))
 
 
+def _included(include: str, path: Path, root: Path) -> bool:
+    rel = path.name if path == root else path.relative_to(root).as_posix() if path.is_relative_to(root) \
+        else path.as_posix()
+    try:
+        return _search.glob_matches(include, rel)
+    except _search.PatternTooSlow as exc:
+        raise SearchError(str(exc)) from None
+
+
 def search_rg(rg: str, pattern: str, root: Path, include: str | None) -> dict[str, FileMatches]:
-    cmd = [rg, "--json", "--no-messages", "--regexp", pattern]
-    if include:
-        cmd += ["--glob", include]
-    cmd.append(str(root))
+    # `include` is matched here, not by `--glob`: ripgrep's globs override its ignore rules (an ignored
+    # file that matches is searched), and the fallback matches with the same function.
+    cmd = [rg, "--json", "--no-messages", "--regexp", pattern, str(root)]
     found: dict[str, FileMatches] = {}
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout is not None
@@ -97,6 +105,8 @@ def search_rg(rg: str, pattern: str, root: Path, include: str | None) -> dict[st
             if name is None:
                 continue  # a path that is not UTF-8; skipped
             text = data["lines"].get("text", "")
+            if include and not _included(include, Path(name), root):
+                continue
             _add(found, Path(name), int(data["line_number"]), text.rstrip("\n").rstrip("\r"))
         stderr = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         code = proc.wait()

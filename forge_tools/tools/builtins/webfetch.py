@@ -2,7 +2,8 @@
 
 Responses over 5 MB are refused, by their declared length before reading and by counting while
 streaming (a server may not declare one); the timeout is 30 s by default and 120 s at most. HTML is
-converted with markdownify, after dropping scripts, styles and other parts that carry no reading text.
+parsed once by BeautifulSoup; scripts, styles, comments and other parts that carry no reading text
+are removed from the tree before it becomes text or markdown (markdownify).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 120.0
 USER_AGENT = "forge-tools/0.1 (webfetch)"
-DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "head")
 
 DESCRIPTION = """Fetch a web page or file over http(s) and return its content.
 
@@ -56,34 +56,17 @@ def permission_requests(args: WebFetchArgs, ctx: ToolContext) -> list[Permission
 
 
 def html_to_text(html: str) -> str:
-    from forge_tools.tools.builtins._html import TextExtractor  # html.parser only when a page is fetched
+    """The reading text of an HTML page (BeautifulSoup, imported only when a page is fetched)."""
+    from forge_tools.tools.builtins._html import html_to_text as convert
 
-    parser = TextExtractor()
-    parser.feed(html)
-    parser.close()
-    return parser.text()
+    return convert(html)
 
 
 def html_to_markdown(html: str) -> str:
-    """Markdown with ATX headings and runs of blank lines collapsed."""
-    from markdownify import markdownify
+    """The page as markdown with ATX headings (BeautifulSoup + markdownify, imported on use)."""
+    from forge_tools.tools.builtins._html import html_to_markdown as convert
 
-    markdown: str = markdownify(html, heading_style="ATX")
-    lines = [line.rstrip() for line in markdown.split("\n")]
-    out: list[str] = []
-    for line in lines:
-        if line or (out and out[-1]):
-            out.append(line)
-    return "\n".join(out).strip()
-
-
-def _drop_invisible(html: str) -> str:
-    """Remove script/style/... elements with their content, so neither converter sees them."""
-    import re
-
-    for tag in DROP_TAGS:
-        html = re.sub(rf"<{tag}\b[^>]*>.*?</{tag}\s*>", "", html, flags=re.IGNORECASE | re.DOTALL)
-    return html
+    return convert(html)
 
 
 def _error(message: str, url: str) -> ToolResult:
@@ -144,9 +127,9 @@ def execute(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
     is_html = mime in ("text/html", "application/xhtml+xml") or (
         not mime and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")))
     if is_html and args.format == "markdown":
-        text = html_to_markdown(_drop_invisible(text))
+        text = html_to_markdown(text)
     elif is_html and args.format == "text":
-        text = html_to_text(_drop_invisible(text))
+        text = html_to_text(text)
     metadata = {"url": final_url, "contentType": content_type, "bytes": len(raw), "format": args.format}
     return ToolResult(text, title=f"{final_url} ({content_type or 'unknown type'})", metadata=metadata)
 

@@ -19,6 +19,10 @@ PAGE = b"""<!doctype html><html><head><title>T</title><style>.x{color:red}</styl
 <a href="https://example.org/">link</a>.</p><ul><li>one</li><li>two</li></ul></body></html>"""
 
 
+#: a comment that looks like a script start: a regex-and-handler converter lost the text after it
+TRICKY = b"<!-- <script> --><p>keep me</p><script>x</script><p>and me</p>"
+
+
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
@@ -64,6 +68,8 @@ class Handler(BaseHTTPRequestHandler):
                     self.wfile.write(b"z")
                     self.wfile.flush()
                     time.sleep(0.1)
+        elif self.path == "/tricky":
+            self._send(200, "text/html", TRICKY)
         elif self.path == "/image":
             self._send(200, "image/png", b"\x89PNG\r\n\x1a\n\0\0")
         else:
@@ -102,6 +108,20 @@ def test_text_and_html_formats(call: Any, server: str) -> None:
     assert "Hello" in text and "Some bold text" in text and "<" not in text and "alert" not in text
     html = call(webfetch.TOOL, url=f"{server}/page", format="html").output
     assert html == PAGE.decode()
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_comment_with_a_script_tag_keeps_the_text_after_it(call: Any, server: str, fmt: str) -> None:
+    output = call(webfetch.TOOL, url=f"{server}/tricky", format=fmt).output
+    assert output.split() == ["keep", "me", "and", "me"]
+
+
+def test_conversions_on_broken_markup() -> None:
+    page = "<div>a<p>one<p>two</div><!--gone--><style>p{}</style>b &amp; c<br>d<pre>  x  </pre>"
+    lines = [line for line in webfetch.html_to_text(page).splitlines() if line]
+    assert lines == ["a", "one", "two", "b & c", "d", "x"]
+    markdown = webfetch.html_to_markdown(page)
+    assert "gone" not in markdown and "p{}" not in markdown and "b & c" in markdown
 
 
 def test_charset_and_redirect(call: Any, server: str) -> None:

@@ -1,4 +1,5 @@
-"""The run core without the CLI: --args parsing, approve policies, the audit file, the worker thread."""
+"""One call without the CLI (tools/call.py): --args parsing, approve policies, the audit file, the worker
+thread relay."""
 
 from __future__ import annotations
 
@@ -14,12 +15,15 @@ from typing import Any
 
 import pytest
 
+from forge_tools.cli.args import parse_args_option
 from forge_tools.cli.prompt import ApproveSpec, LiveStatus, PolicyApprover, TerminalPrompt, progress_bytes
+from forge_tools.cli.relay import BackgroundRun
 from forge_tools.errors import ExitCode, PermissionRejected, UsageError
 from forge_tools.origin import Origin
+from forge_tools.permission.audit import AuditLog
 from forge_tools.permission.gate import Answer, Question
 from forge_tools.permission.model import Rule
-from forge_tools.runner import AuditLog, BackgroundRun, RunSpec, parse_args_option, run_selected
+from forge_tools.tools.call import RunSpec, run_call
 from forge_tools.tools.contract import PermissionRequest, ToolContext, ToolResult, tool
 
 # -- --args ------------------------------------------------------------------------------------------
@@ -133,7 +137,7 @@ def test_audit_unwritable_is_usage_error(tmp_path: Path) -> None:
     assert info.value.one_line().startswith("--audit")
 
 
-# -- run_selected with a hand-made pipeline result -----------------------------------------------------
+# -- run_call with a hand-made pipeline result -----------------------------------------------------
 
 
 def _pipeline(rules: list[Rule], task_denied: bool = False) -> Any:
@@ -166,30 +170,30 @@ def _gated_tool(permission: str) -> Any:
     return gated
 
 
-def test_run_selected_ok_and_hint_follows_task_permission(project: Path) -> None:
+def test_run_call_ok_and_hint_follows_task_permission(project: Path) -> None:
     loaded = _loaded(project)
     spec = RunSpec("echo", {"text": "hi"}, approve=PolicyApprover())
-    assert run_selected(loaded, _pipeline([]), echo, spec).result.output == "subagent:hi"
+    assert run_call(loaded, _pipeline([]), echo, spec).result.output == "subagent:hi"
     spec = RunSpec("echo", {"text": "hi"}, approve=PolicyApprover())
-    outcome = run_selected(loaded, _pipeline([], task_denied=True), echo, spec)
+    outcome = run_call(loaded, _pipeline([], task_denied=True), echo, spec)
     assert outcome.result.output == "search:hi"
     assert outcome.exit_code == ExitCode.OK
 
 
-def test_run_selected_validation_error_is_usage(project: Path) -> None:
+def test_run_call_validation_error_is_usage(project: Path) -> None:
     spec = RunSpec("echo", {"txt": 1}, PolicyApprover())
-    outcome = run_selected(_loaded(project), _pipeline([]), echo, spec)
+    outcome = run_call(_loaded(project), _pipeline([]), echo, spec)
     assert outcome.exit_code == ExitCode.USAGE
     assert "text" in outcome.result.output
 
 
-def test_run_selected_ask_rejected_then_approved(project: Path, tmp_path: Path) -> None:
+def test_run_call_ask_rejected_then_approved(project: Path, tmp_path: Path) -> None:
     loaded = _loaded(project)
     ask = Rule("deploy", "*", "ask", Origin("file", "/p/forge.toml", 3, 1))
     gated = _gated_tool("deploy")
     audit_path = tmp_path / "audit.jsonl"
     spec = RunSpec("gated", {"target": "prod"}, PolicyApprover(), audit=AuditLog(audit_path))
-    rejected = run_selected(loaded, _pipeline([ask]), gated, spec)
+    rejected = run_call(loaded, _pipeline([ask]), gated, spec)
     assert rejected.exit_code == ExitCode.PERMISSION
     assert "/p/forge.toml:3:1" in (rejected.error or "")
     assert "--approve deploy=prod" in (rejected.error or "")
@@ -197,7 +201,7 @@ def test_run_selected_ask_rejected_then_approved(project: Path, tmp_path: Path) 
     assert record["tool"] == "gated" and record["pattern"] == "prod" and record["answer"] == "reject"
     assert record["rule"]["origin"]["path"] == "/p/forge.toml"
     assert "T" in record["time"]
-    approved = run_selected(loaded, _pipeline([ask]), gated,
+    approved = run_call(loaded, _pipeline([ask]), gated,
                             RunSpec("gated", {"target": "prod"}, PolicyApprover(approvals=["deploy"]),
                                     policy="--approve"))
     assert approved.exit_code == ExitCode.OK and approved.result.output == "did prod"
@@ -205,21 +209,21 @@ def test_run_selected_ask_rejected_then_approved(project: Path, tmp_path: Path) 
     assert approved.to_json()["permission"][0]["policy"] == "--approve"
 
 
-def test_run_selected_deny_names_rule(project: Path) -> None:
+def test_run_call_deny_names_rule(project: Path) -> None:
     deny = Rule("deploy", "prod*", "deny", Origin("file", "/p/forge.yaml", 9, 3))
-    outcome = run_selected(_loaded(project), _pipeline([deny]), _gated_tool("deploy"),
+    outcome = run_call(_loaded(project), _pipeline([deny]), _gated_tool("deploy"),
                            RunSpec("gated", {"target": "prod-eu"}, PolicyApprover(yes=True)))
     assert outcome.exit_code == ExitCode.PERMISSION
     assert "/p/forge.yaml:9:3" in (outcome.error or "")
     assert outcome.decisions[0]["action"] == "deny"
 
 
-def test_run_selected_tool_that_raises(project: Path) -> None:
+def test_run_call_tool_that_raises(project: Path) -> None:
     @tool(description="fails")
     def broken() -> str:
         raise RuntimeError("disk on fire")
 
-    outcome = run_selected(_loaded(project), _pipeline([]), broken, RunSpec("broken", {}, PolicyApprover()))
+    outcome = run_call(_loaded(project), _pipeline([]), broken, RunSpec("broken", {}, PolicyApprover()))
     assert outcome.exit_code == ExitCode.FINDINGS
     assert "disk on fire" in (outcome.error or "")
     assert "error" in outcome.to_json()
@@ -241,13 +245,13 @@ RM_DENY = Rule("bash", "rm *", "deny", Origin("file", "/p/forge.json", 4, 28))
 
 def test_opaque_command_is_asked_when_a_narrower_deny_could_apply(project: Path) -> None:
     loaded = _loaded(project)
-    outcome = run_selected(loaded, _pipeline([RM_DENY]), _opaque_tool(),
+    outcome = run_call(loaded, _pipeline([RM_DENY]), _opaque_tool(),
                            RunSpec("dyn", {"command": "$RM x"}, PolicyApprover()))
     assert outcome.exit_code == ExitCode.PERMISSION
     assert "only when it runs" in (outcome.error or "") and "/p/forge.json:4:28" in (outcome.error or "")
     assert outcome.decisions[0]["action"] == "ask"
     assert outcome.decisions[0]["rule"]["origin"]["kind"] == "safety"
-    approved = run_selected(loaded, _pipeline([RM_DENY]), _opaque_tool(),
+    approved = run_call(loaded, _pipeline([RM_DENY]), _opaque_tool(),
                             RunSpec("dyn", {"command": "$RM x"}, PolicyApprover(approvals=["bash"])))
     assert approved.exit_code == ExitCode.OK and approved.result.output == "ran $RM x"
 
@@ -255,14 +259,13 @@ def test_opaque_command_is_asked_when_a_narrower_deny_could_apply(project: Path)
 def test_opaque_command_runs_when_no_narrower_rule_exists(project: Path) -> None:
     loaded = _loaded(project)
     for rules in ([], [RM_DENY, Rule("bash", "*", "allow", Origin("file", "/p/forge.json", 5, 3))]):
-        outcome = run_selected(loaded, _pipeline(rules), _opaque_tool(),
+        outcome = run_call(loaded, _pipeline(rules), _opaque_tool(),
                                RunSpec("dyn", {"command": "$RM x"}, PolicyApprover()))
         assert outcome.exit_code == ExitCode.OK, outcome.error
 
 
 def test_opaque_command_always_answer_is_not_asked_again(project: Path) -> None:
     from forge_tools.permission.gate import PermissionGate
-    from forge_tools.runner import escalate_opaque
 
     answers: list[str] = []
 
@@ -272,8 +275,7 @@ def test_opaque_command_always_answer_is_not_asked_again(project: Path) -> None:
 
     gate = PermissionGate(_pipeline([RM_DENY]).ruleset, approve)
     for _ in range(2):
-        escalate_opaque(gate, "bash", ["$RM x"])
-        gate("bash", ["$RM x"], ["$RM *"])
+        gate("bash", ["$RM x"], ["$RM *"], {"opaque": ["$RM x"]})
     assert answers == ["$RM x"]
 
 
@@ -330,7 +332,7 @@ def test_background_run_interrupted_prompt_rejects_in_worker() -> None:
 
 
 def test_tool_result_json_shape() -> None:
-    from forge_tools.runner import RunOutcome
+    from forge_tools.tools.call import RunOutcome
 
     outcome = RunOutcome("t", {"a": 1}, ToolResult("out", "title", {"truncated": False}), [], 0.1,
                          ExitCode.OK, "reject")
@@ -344,7 +346,7 @@ def test_tool_result_json_shape() -> None:
 
 
 def test_ctrl_c_at_the_question_stops_the_call_with_130_and_runs_nothing(project: Path) -> None:
-    from forge_tools.runner import INTERRUPTED_QUESTION
+    from forge_tools.permission.gate import INTERRUPTED_QUESTION
 
     ran: list[str] = []
 
@@ -364,7 +366,7 @@ def test_ctrl_c_at_the_question_stops_the_call_with_130_and_runs_nothing(project
 
     def work(relay: Any) -> Any:
         spec.approve = relay
-        return run_selected(loaded, _pipeline([ask]), gated, spec)
+        return run_call(loaded, _pipeline([ask]), gated, spec)
 
     run = BackgroundRun(work, approve).start()
     with pytest.raises(KeyboardInterrupt):
@@ -392,7 +394,7 @@ def test_a_reject_feedback_is_in_the_decision_and_later_permissions_are_cancelle
     rules = [Rule("external_directory", "*", "ask", Origin("default")),
              Rule("deploy", "*", "ask", Origin("default"))]
     spec = RunSpec("two", {"target": "prod"}, lambda q: Answer("reject", "not outside the project"))
-    outcome = run_selected(_loaded(project), _pipeline(rules), two, spec)
+    outcome = run_call(_loaded(project), _pipeline(rules), two, spec)
     assert outcome.exit_code == ExitCode.PERMISSION
     first, second = outcome.decisions
     assert (first["permission"], first["answer"], first["feedback"]) == (
@@ -412,13 +414,13 @@ def test_a_group_after_a_rejected_one_is_logged_cancelled(project: Path) -> None
     # the policy says it covers `b`, but the answer given rejects: `b`'s group is never put to anyone
     spec = RunSpec("pair", {"a": "x", "b": "y"}, lambda q: Answer("reject"),
                    pre_approved=lambda permission, pattern: pattern == "x")
-    outcome = run_selected(_loaded(project), _pipeline(rules), pair, spec)
+    outcome = run_call(_loaded(project), _pipeline(rules), pair, spec)
     answers = {d["pattern"]: d["answer"] for d in outcome.decisions}
     assert answers == {"x": "reject", "y": "cancelled"}
 
 
 def test_validation_error_keeps_the_whole_message(project: Path) -> None:
-    outcome = run_selected(_loaded(project), _pipeline([]), echo, RunSpec("echo", {}, PolicyApprover()))
+    outcome = run_call(_loaded(project), _pipeline([]), echo, RunSpec("echo", {}, PolicyApprover()))
     assert outcome.exit_code == ExitCode.USAGE
     assert outcome.error is not None and len(outcome.error.splitlines()) > 1 and "text" in outcome.error
     assert outcome.error == outcome.result.output.strip()

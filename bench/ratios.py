@@ -1,0 +1,225 @@
+"""All of forge-tools' speed figures in one run, each as a ratio against what it is judged by.
+
+1. Start-up: `explain bash`, `layers` and `check` on a small project against the floor of the
+   libraries the CLI is built on, `python -c "import typer, rich, pydantic"` (goal: within 1.3x).
+2. Scaling: `layers`, `explain`, `check` and `diff` on projects with N rules and N plugin tools
+   (1% wildcard permission names) for N = 1k, 10k, 100k (goals: 100k within 11x 10k; `check` at 10k
+   within 4x `layers`).
+3. `run bash` printing 100 MB and 1 GB against the shell writing the same bytes to a file.
+4. When `opencode` is on PATH: `explain`/`layers` against `opencode debug agent build` on the small
+   project.
+
+Every figure is a new process per run. Time is CPU time (user + system of the child, from `wait4`),
+which stays put when other work shares the machine; the wall-clock median is printed beside it.
+
+    python bench/ratios.py                       # everything (1 GB bash run included: minutes)
+    python bench/ratios.py --sizes 1000,10000 --bash-mb 100 --runs 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FLOOR = [sys.executable, "-c", "import typer, rich, pydantic"]
+
+SMALL_TOML = """model = "anthropic/claude-sonnet-4"
+
+[permission]
+bash = { "*" = "ask", "git *" = "allow", "rm *" = "deny" }
+
+[agent.plan.permission]
+edit = "deny"
+"""
+
+SCRIPT = '''from forge_tools import tool
+
+
+@tool(description="Count the lines of a file")
+def count_lines(path: str) -> str:
+    return str(len(open(path).read().splitlines()))
+'''
+
+MANY_TOOLS = """from forge_tools import hookimpl
+from forge_tools.tools.contract import Tool
+
+N = {n}
+
+
+@hookimpl
+def register_tools(register):
+    for i in range(N):
+        register(Tool(f"plugin_tool_{{i:06d}}", "d", {{"type": "object"}}, lambda a, c: ""))
+"""
+
+
+@dataclass
+class Timing:
+    cpu: float  # median user+sys seconds
+    wall: float  # median wall seconds
+    code: int
+
+
+def forge_exe() -> str:
+    beside = Path(sys.executable).with_name("forge-tools")
+    return str(beside) if beside.exists() else shutil.which("forge-tools") or "forge-tools"
+
+
+def measure(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> Timing:
+    """Median CPU and wall time over `runs` runs, after one warm-up run (disk cache, bytecode)."""
+    cpus: list[float] = []
+    walls: list[float] = []
+    code = 0
+    for i in range(runs + 1):
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if i:
+            cpus.append(usage.ru_utime + usage.ru_stime)
+            walls.append(wall)
+    return Timing(statistics.median(cpus), statistics.median(walls), code)
+
+
+def isolated_env(tmp: Path) -> dict[str, str]:
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("FORGE_", "OPENCODE_")) and k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), FORGE_DATA_DIR=str(tmp / "data"),
+               NO_COLOR="1")
+    return env
+
+
+def small_project(root: Path) -> Path:
+    (root / ".git").mkdir(parents=True)
+    (root / "forge.toml").write_text(SMALL_TOML)
+    (root / ".forge" / "tools").mkdir(parents=True)
+    (root / ".forge" / "tools" / "count_lines.py").write_text(SCRIPT)
+    return root
+
+
+def scaled_project(root: Path, n: int, seed: int = 7, changed: bool = False) -> Path:
+    """N plugin tools and N rules, 1% with wildcard permission names (`plugin_tool_0012*`); `changed`
+    flips every 100th rule's action (the NEW side of `diff`)."""
+    rnd = random.Random(seed)
+    tools = [f"plugin_tool_{i:06d}" for i in range(n)]
+    permission: dict[str, dict[str, str]] = {"*": {"*": "ask"}}
+    actions = ("allow", "deny", "ask")
+    for i in range(n):
+        if i % 100 == 0:
+            name = tools[rnd.randrange(n)][: rnd.randrange(13, 18)] + "*"
+        else:
+            name = tools[rnd.randrange(n)] if rnd.random() < 0.5 else f"other_{i}"
+        action = rnd.choice(actions)
+        if changed and i % 100 == 50:
+            action = actions[(actions.index(action) + 1) % 3]
+        permission.setdefault(name, {})[rnd.choice(["*", "src/*", f"p{i}/*"])] = action
+    (root / ".git").mkdir(parents=True)
+    (root / "forge.json").write_text(json.dumps({"permission": permission}, indent=1))
+    (root / ".forge" / "plugins").mkdir(parents=True)
+    (root / ".forge" / "plugins" / "many.py").write_text(MANY_TOOLS.format(n=n))
+    return root
+
+
+def row(label: str, t: Timing, base: Timing | None = None, note: str = "") -> None:
+    ratio = f"{t.cpu / base.cpu:>6.2f}x" if base is not None and base.cpu > 0 else " " * 7
+    bad = "" if t.code in (0, 1) else f"  (exit {t.code})"
+    print(f"  {label:<34}{t.cpu * 1000:>9.0f} ms cpu{t.wall * 1000:>9.0f} ms wall  {ratio}  {note}{bad}")
+
+
+def startup(tmp: Path, env: dict[str, str], runs: int) -> None:
+    root = small_project(tmp / "small")
+    exe = forge_exe()
+    print("start-up (small project; ratio = CPU time against the floor; goal <= 1.30x)")
+    floor = measure(FLOOR, root, env, runs)
+    row("python -c 'import typer, rich, pydantic'", floor)
+    for args in (["explain", "bash"], ["layers"], ["check"]):
+        t = measure([exe, *args], root, env, runs)
+        row(" ".join(args), t, floor, "met" if t.cpu <= 1.3 * floor.cpu else "NOT met")
+    opencode = shutil.which("opencode")
+    if opencode is not None:
+        oc = measure([opencode, "debug", "agent", "build"], root, env, max(3, runs // 3))
+        row("opencode debug agent build", oc, floor)
+        for args in (["explain", "bash"], ["layers"]):
+            t = measure([exe, *args], root, env, runs)
+            print(f"    forge-tools {' '.join(args)} is {oc.cpu / t.cpu:.1f}x faster (CPU), "
+                  f"{oc.wall / t.wall:.1f}x (wall) than opencode")
+    else:
+        print("  (opencode not on PATH: no comparison)")
+
+
+COMMANDS = {
+    "layers": ["layers"],
+    "explain": ["explain", "plugin_tool_000001"],
+    "check": ["check", "--load-code"],
+    "diff": ["diff", "--load-code", "OLD", "NEW"],
+}
+
+
+def scaling(tmp: Path, env: dict[str, str], sizes: list[int], runs: int) -> None:
+    exe = forge_exe()
+    print(f"scaling (N rules + N plugin tools; median of {runs}; goals: each step x10 in N costs <= 11x; "
+          "check <= 4x layers)")
+    results: dict[tuple[str, int], Timing] = {}
+    for n in sizes:
+        old = scaled_project(tmp / f"old{n}", n)
+        new = scaled_project(tmp / f"new{n}", n, changed=True)
+        for name, args in COMMANDS.items():
+            argv = [exe, *[str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in args]]
+            t = measure(argv, old, env, runs if n < 100_000 else max(1, runs // 3))
+            results[name, n] = t
+            prev = [m for m in sizes if m < n]
+            base = results.get((name, prev[-1])) if prev else None
+            note = ""
+            if base is not None:
+                step = n / prev[-1]
+                note = f"vs {prev[-1]:,} ({'met' if t.cpu <= base.cpu * step * 1.1 else 'NOT met'})"
+            if name == "check":
+                layers = results[("layers", n)]
+                note += f"; {t.cpu / layers.cpu:.1f}x layers"
+            row(f"{name} at {n:,}", t, base, note)
+
+
+def bash_runs(sizes_mb: list[int]) -> None:
+    sys.path.insert(0, str(HERE))
+    import bench_run_bash
+
+    for mb in sizes_mb:
+        print(f"run bash printing {mb} MB (against the shell writing the same bytes)")
+        bench_run_bash.main([f"--mb={mb}", f"--forge-tools={forge_exe()}"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=11, help="runs per figure (median)")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="rule/tool counts for scaling")
+    parser.add_argument("--bash-mb", default="100,1000", help="bash output sizes in MB ('' for none)")
+    parser.add_argument("--only", choices=["startup", "scaling", "bash"], action="append")
+    args = parser.parse_args()
+    parts = args.only or ["startup", "scaling", "bash"]
+    with tempfile.TemporaryDirectory(prefix="forge-ratios-") as name:
+        tmp = Path(name)
+        env = isolated_env(tmp)
+        if "startup" in parts:
+            startup(tmp, env, args.runs)
+        if "scaling" in parts:
+            scaling(tmp, env, [int(s) for s in args.sizes.split(",") if s], max(1, args.runs // 3))
+    if "bash" in parts and args.bash_mb:
+        bash_runs([int(s) for s in args.bash_mb.split(",") if s])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""The library front door (`import forge_tools`): load a project, ask whether a tool is visible for an
+agent and why, decide a call, run a call.
+
+Each function is a thin door onto the code the CLI runs: `resolve` is the visibility pipeline,
+`decide_call` is what `check --expect` and `explain --call` ask (the permission gate with a dry
+approver), `run_call` is `forge-tools run` (the real wrapper and the same gate). A call is always
+decided whole: a bash command line is split into its commands first, so `git status && rm -rf /` is
+`deny` when `rm *` is denied, never the `ask` a single pattern lookup of the whole line would give.
+
+Project code (config-dir scripts, plugins) is imported only with `load_code=True`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from forge_tools.config.loader import LoadedConfig
+    from forge_tools.permission.calls import CallDecision
+    from forge_tools.permission.gate import Approve, PermissionSession
+    from forge_tools.tools.call import RunOutcome
+    from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
+
+def _loaded(project: LoadedConfig | str | Path | None) -> LoadedConfig:
+    from forge_tools.config.loader import LoadedConfig, load_project
+
+    if isinstance(project, LoadedConfig):
+        return project
+    return load_project(Path(project) if project is not None else None)
+
+
+def resolve(project: LoadedConfig | str | Path | None = None, agent: str | None = None, *,
+            model: str | None = None, client: str = "cli", flags: Iterable[str] = (),
+            tools: Mapping[str, bool] | None = None, load_code: bool = False) -> PipelineResult:
+    """One turn of the visibility pipeline for `agent` (default: the config's default agent):
+    every candidate tool with every layer's verdict, the turn's ruleset and the problems found."""
+    from forge_tools.visibility.pipeline import Request
+    from forge_tools.visibility.pipeline import resolve as resolve_turn
+
+    request = Request(agent=agent, model=model, client=client, flags=frozenset(flags),
+                      tool_overrides=dict(tools or {}))
+    return resolve_turn(_loaded(project), request, load_code=load_code)
+
+
+def tool_visibility(project: LoadedConfig | str | Path | None, tool_id: str, agent: str | None = None,
+                    *, load_code: bool = False) -> ToolVerdict:
+    """Whether `tool_id` is visible to `agent`, and why: `.visible`, `.hidden_at`, `.reason` and each
+    layer's verdict with its deciding rule (`.layers`). Unknown tools raise `UnknownNameError`."""
+    return resolve(project, agent, load_code=load_code).require(tool_id, allow_hidden=True)
+
+
+def decide_call(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],
+                agent: str | None = None, *, session: PermissionSession | None = None,
+                load_code: bool = False) -> CallDecision:
+    """How the permission gate decides this call for `agent`, without running anything: `.action`
+    (deny > ask > allow over every checked pattern), `.deciding_rule` and one `.checks` entry per
+    pattern. An unknown or hidden tool, or arguments that do not fit, are a deny with `.refused`
+    saying why. `session` (see `new_session`) carries earlier `always` answers."""
+    from forge_tools.check.expect import decide_call as decide
+    from forge_tools.permission.gate import dry_gate
+
+    loaded = _loaded(project)
+    result = resolve(loaded, agent, load_code=load_code)
+    return decide(result, tool_id, args, Path(loaded.project_root), dry_gate(result.ruleset, session))
+
+
+def new_session(project: LoadedConfig | str | Path | None = None, agent: str | None = None, *,
+                load_code: bool = False) -> PermissionSession:
+    """A permission session over `agent`'s rules: pass it to `decide_call` and `run_call` so an
+    `always` answer given in one call applies to the next."""
+    from forge_tools.permission.gate import PermissionSession
+
+    return PermissionSession(tuple(resolve(project, agent, load_code=load_code).ruleset))
+
+
+def run_call(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],
+             agent: str | None = None, *, approve: Approve | None = None,
+             session: PermissionSession | None = None, timeout: float | None = None,
+             force_hidden: bool = False, load_code: bool = False) -> RunOutcome:
+    """Run one call as `forge-tools run` does: the tool must be visible (unless `force_hidden`), its
+    input is validated, every permission goes to the gate and `ask`s to `approve(question) -> Answer`
+    (default: reject each one), the tool executes and its output is truncated. Returns the outcome
+    with the exit code the CLI would use and one decision record per checked pattern."""
+    from forge_tools.permission.gate import policy_approver
+    from forge_tools.tools.call import RunSpec, runnable_tool
+    from forge_tools.tools.call import run_call as run
+
+    loaded = _loaded(project)
+    result = resolve(loaded, agent, load_code=load_code)
+    tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
+    spec = RunSpec(tool.id, dict(args), approve or policy_approver("reject"),
+                   policy="library" if approve is not None else "reject", force_hidden=force_hidden,
+                   timeout=timeout, session=session)
+    return run(loaded, result, tool, spec)

@@ -1,0 +1,133 @@
+"""What each finding code means at length: why it matters, a config that triggers it and its fix.
+
+This is the one text behind `forge-tools rule CODE`, SARIF's `fullDescription` and `help`, and the
+README (its table is `codes.markdown_table()`; the short summary and fix live with the code in
+`codes.py`). A code without an entry here still has its summary and fix everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from forge_tools.report.findings import CodeInfo
+
+#: where a rule is documented at length: the README, whose table rows are these codes
+DOCS_URL = "https://pypi.org/project/forge-tools/"
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    why: str
+    example: str = ""  # a config (JSONC) that triggers the finding
+    fixed: str = ""  # the same config with the problem fixed
+    autofix: bool = False  # `check --fix` applies the fix
+
+
+_DOCS: dict[str, RuleDoc] = {
+    "FT001": RuleDoc("A file that cannot be parsed gives no rules at all, so every permission it meant to "
+                     "set falls back to the defaults (often `ask`, sometimes `allow`).",
+                     '{"permission": {"bash" "ask"}}',
+                     '{"permission": {"bash": "ask"}}'),
+    "FT002": RuleDoc("A value of the wrong type is refused when the config loads, so the agent does not "
+                     "start with it.", '{"permission": {"bash": true}}', '{"permission": {"bash": "allow"}}'),
+    "FT003": RuleDoc("Only allow, ask and deny are actions; a misspelt action makes the config unusable.",
+                     '{"permission": {"edit": "allwo"}}', '{"permission": {"edit": "allow"}}'),
+    "FT004": RuleDoc("An unknown key is usually a misspelling: the setting it was meant to be is not set.",
+                     '{"permisson": {"bash": "ask"}}', '{"permission": {"bash": "ask"}}'),
+    "FT005": RuleDoc("`{file:path}` is replaced by the file's text when the config loads; a missing file "
+                     "makes the config unusable.", '{"model": "{file:./model.txt}"}  // no model.txt'),
+    "FT006": RuleDoc("A config file that cannot be read (permissions, not UTF-8, not a regular file) "
+                     "cannot be applied."),
+    "FT007": RuleDoc("A repeated key keeps only one of its values in most readers; in a permission map "
+                     "that silently drops a rule, so forge-tools refuses it.",
+                     '{"permission": {"bash": "ask", "bash": "allow"}}', '{"permission": {"bash": "allow"}}'),
+    "FT008": RuleDoc("The config parses and has the right types but cannot be used as written."),
+    "FT009": RuleDoc("A tool script in a config directory that does not parse registers no tool, so the "
+                     "tool the agent expects is missing."),
+    "FT010": RuleDoc("A plugin that fails to load or misbehaves is left out; its tools and hooks are "
+                     "missing from the pipeline."),
+    "FT101": RuleDoc("A permission name that matches no tool never applies: the tool it was meant for "
+                     "keeps its default action.",
+                     '{"permission": {"grpe": "deny"}}', '{"permission": {"grep": "deny"}}', autofix=True),
+    "FT102": RuleDoc("A wildcard name that matches nothing never applies.",
+                     '{"permission": {"mcp_gihub_*": "deny"}}', '{"permission": {"mcp_github_*": "deny"}}'),
+    "FT103": RuleDoc("The last matching rule decides, so an earlier rule that a later one fully covers "
+                     "never decides anything: it reads as a restriction that does not exist.",
+                     '{"permission": {"edit": {"src/generated/*": "deny", "src/*": "allow"}}}',
+                     '{"permission": {"edit": {"src/*": "allow", "src/generated/*": "deny"}}}'),
+    "FT104": RuleDoc("A tool whose last rule is `\"*\": \"deny\"` is removed from the model's tool list, "
+                     "so the allows written before it can never be used: the agent cannot even call the "
+                     "tool.",
+                     '{"permission": {"webfetch": {"https://docs.example.com/*": "allow", "*": "deny"}}}',
+                     '{"permission": {"webfetch": {"*": "deny", "https://docs.example.com/*": "allow"}}}',
+                     autofix=True),
+    "FT105": RuleDoc("A deny with a specific pattern rejects matching calls, but the model still sees the "
+                     "tool and may try it. Usually intended; ignore the code (`check: {ignore: [FT105]}`) "
+                     "if you write such denies on purpose.",
+                     '{"permission": {"bash": {"rm *": "deny"}}}'),
+    "FT106": RuleDoc("A reference to an agent that does not exist selects nothing: `default_agent` fails "
+                     "to start and a `task` pattern never matches.",
+                     '{"default_agent": "biuld"}', '{"default_agent": "build"}'),
+    "FT107": RuleDoc("The legacy `tools: {name: bool}` map still works, but mixing it with `permission` "
+                     "makes the order of rules hard to see; `permission` says the same in one vocabulary.",
+                     '{"tools": {"webfetch": false}}', '{"permission": {"webfetch": "deny"}}', autofix=True),
+    "FT108": RuleDoc("Reads outside the project also need an `external_directory` allow; without it the "
+                     "read allow is never enough and every such read asks.",
+                     '{"permission": {"read": {"/opt/docs/*": "allow"}}}',
+                     '{"permission": {"read": {"/opt/docs/*": "allow"}, '
+                     '"external_directory": {"/opt/docs/*": "allow"}}}'),
+    "FT109": RuleDoc("Without --load-code, plugins are not run, so the tools they add are not checked and "
+                     "unknown names may be plugin tools."),
+    "FT110": RuleDoc("write, apply_patch, multiedit and patch ask the `edit` permission; a rule under their "
+                     "own names never matches a call.",
+                     '{"permission": {"write": "deny"}}', '{"permission": {"edit": "deny"}}', autofix=True),
+    "FT111": RuleDoc("opencode accepts only one action for doom_loop, question, todowrite, webfetch and "
+                     "websearch in opencode.json and refuses to start with a pattern map there.",
+                     '// opencode.json\n{"permission": {"webfetch": {"*": "ask"}}}',
+                     '// opencode.json\n{"permission": {"webfetch": "ask"}}'),
+    "FT114": RuleDoc("A suppression comment outlives the problem it was for, and would hide the next "
+                     "problem of that code on its line.",
+                     '{"permission": {"grep": "deny"}}  // forge-tools: ignore FT101 -- no FT101 here',
+                     '{"permission": {"grep": "deny"}}'),
+    "FT201": RuleDoc("An assertion of the --expect file states what the team relies on (a tool hidden, "
+                     "a call denied); a config change broke it."),
+    "FT202": RuleDoc("An assertion that cannot be evaluated checks nothing, so the file is refused at the "
+                     "problem."),
+}
+
+
+def doc_for(code: str) -> RuleDoc | None:
+    return _DOCS.get(code)
+
+
+def help_uri(code: str) -> str:
+    return f"{DOCS_URL}#{code.lower()}"
+
+
+def full_description(info: CodeInfo) -> str:
+    doc = _DOCS.get(info.code)
+    return f"{info.summary} {doc.why}" if doc else info.summary
+
+
+def title(info: CodeInfo) -> str:
+    """`FT104 trailing deny hides tool`: the code with words, for annotation titles."""
+    return f"{info.code} {info.name.replace('-', ' ')}"
+
+
+def render(info: CodeInfo, markdown: bool = False) -> str:
+    """The whole text of one rule (`forge-tools rule`, SARIF help)."""
+    doc = _DOCS.get(info.code)
+    fence = "```jsonc\n{}\n```" if markdown else "    {}"
+    lines = [f"{'# ' if markdown else ''}{info.code} {info.name} ({info.level})", "", info.summary]
+    if doc is not None:
+        lines += ["", f"{'**Why it matters.** ' if markdown else 'Why it matters: '}{doc.why}"]
+        if doc.example:
+            lines += ["", "Example that triggers it:" if not markdown else "**Example.**",
+                      fence.format(doc.example.replace("\n", "\n    " if not markdown else "\n"))]
+    lines += ["", f"{'**Fix.** ' if markdown else 'Fix: '}{info.help}"]
+    if doc is not None and doc.fixed:
+        lines += ["", "Fixed:" if not markdown else "**Fixed.**",
+                  fence.format(doc.fixed.replace("\n", "\n    " if not markdown else "\n"))]
+    if doc is not None and doc.autofix:
+        lines += ["", "`forge-tools check --fix` applies this fix where it is safe."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,215 @@
+"""Which findings `check` reports: `--select`/`--ignore` (and the config's `check` section) and inline
+`forge-tools: ignore CODE -- reason` comments, with FT114 for a suppression that suppressed nothing.
+
+A code is kept when the longest select or ignore entry matching it is a select entry (an ignore entry
+wins a tie), as ruff decides, so `select: [FT1]` with `ignore: [FT105]` reports FT101 but not FT105.
+Findings that say the config cannot be read or used (FT001-FT008) are never dropped: silencing them
+would let a broken config pass CI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from forge_tools.errors import UsageError
+from forge_tools.origin import Node, Origin
+from forge_tools.report.findings import CheckReport, Finding
+
+#: codes no selection or suppression removes (the config cannot be read or used)
+ALWAYS_REPORTED = frozenset(f"FT00{i}" for i in range(1, 9))
+UNUSED_SUPPRESSION = "FT114"
+_CODE = re.compile(r"FT[0-9]{0,3}")
+_DIRECTIVE = re.compile(r"forge-tools:\s*ignore\b(?P<codes>.*?)(?:\s--(?P<reason>.*))?\s*(?:\*/)?\s*$")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The codes to report: `select` (None: all) and `ignore`, each a list of codes or prefixes."""
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+
+    def keeps(self, code: str) -> bool:
+        if code in ALWAYS_REPORTED:
+            return True
+        best_select = max((len(p) for p in (self.select or ("FT",)) if code.startswith(p)), default=-1)
+        best_ignore = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return best_select > best_ignore
+
+    def then(self, select: Sequence[str] | None, ignore: Sequence[str]) -> Selection:
+        """A later layer: a `select` starts over (earlier select and ignore no longer apply), an
+        `ignore` alone adds to the earlier ones."""
+        if select is not None:
+            return Selection(tuple(select), tuple(ignore))
+        return Selection(self.select, (*self.ignore, *ignore))
+
+
+def parse_codes(values: Iterable[str] | None, option: str) -> list[str] | None:
+    """`--select FT1,FT104 --select FT2` as a list; a bad code is a usage error naming the option."""
+    if values is None:
+        return None
+    codes: list[str] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip().upper()
+            if not part:
+                continue
+            if not _CODE.fullmatch(part):
+                raise UsageError(f"{part!r} is not a finding code or prefix (e.g. FT104, FT1, FT)",
+                                 where=option)
+            codes.append(part)
+    return codes
+
+
+def config_layers(trees: Iterable[Node], project_root: Path) -> list[tuple[list[str] | None, list[str]]]:
+    """The `check` settings of pyproject.toml `[tool.forge-tools.check]`, then of each config source in
+    load order (a valid one: schema errors are findings of their own)."""
+    import tomllib
+
+    layers: list[tuple[list[str] | None, list[str]]] = []
+    pyproject = project_root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = {}  # not forge's file: a broken pyproject is not ours to report
+        section = data.get("tool", {}).get("forge-tools", {}).get("check", {})
+        if isinstance(section, dict):
+            layers.append(_layer(section.get("select"), section.get("ignore")))
+    for tree in trees:
+        node = tree.get("check")
+        if node is not None and node.is_map:
+            select, ignore = node.get("select"), node.get("ignore")
+            layers.append(_layer(select.plain() if select is not None else None,
+                                 ignore.plain() if ignore is not None else None))
+    return layers
+
+
+def _layer(select: object, ignore: object) -> tuple[list[str] | None, list[str]]:
+    def codes(value: object) -> list[str]:
+        return [v for v in value if isinstance(v, str) and _CODE.fullmatch(v)] if isinstance(value, list) \
+            else []
+
+    return (codes(select) if isinstance(select, list) else None), codes(ignore)
+
+
+# ------------------------------------------------------------------------------- inline suppression
+
+
+@dataclass
+class Suppression:
+    """One `forge-tools: ignore` comment: the codes, the lines it covers, and what it suppressed."""
+
+    path: str
+    line: int
+    column: int
+    codes: tuple[str, ...]
+    reason: str | None
+    lines: tuple[int, ...]
+    used: set[str] = field(default_factory=set)
+
+    @property
+    def origin(self) -> Origin:
+        return Origin("file", self.path, self.line, self.column)
+
+    def covers(self, finding: Finding) -> bool:
+        o = finding.origin
+        return (o is not None and o.kind == "file" and o.line in self.lines
+                and _same_file(o.path, self.path)
+                and any(finding.code.startswith(c) for c in self.codes))
+
+
+def _same_file(a: str | None, b: str) -> bool:
+    if a is None:
+        return False
+    try:
+        return a == b or Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
+def _lexer(path: Path) -> object:
+    from pygments.lexers import JsonLexer, TOMLLexer, YamlLexer
+
+    from forge_tools.config.parse import format_of
+
+    return {"json": JsonLexer, "yaml": YamlLexer, "toml": TOMLLexer}[format_of(path)]()
+
+
+def suppressions_in(path: Path, text: str) -> list[Suppression]:
+    """The suppression comments of one config file, found by a real tokenizer (pygments) so that a `#`
+    or `//` inside a string is not a comment. A comment alone on its line covers the next line; one
+    after a value covers its own line."""
+    from pygments.token import Comment
+
+    found: list[Suppression] = []
+    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    import bisect
+
+    for offset, kind, value in _lexer(path).get_tokens_unprocessed(text):  # type: ignore[attr-defined]
+        if kind not in Comment or "forge-tools:" not in value:
+            continue
+        match = _DIRECTIVE.search(value)
+        if match is None:
+            continue
+        index = bisect.bisect_right(line_starts, offset) - 1
+        line, column = index + 1, offset - line_starts[index] + 1
+        alone = text[line_starts[index]:offset].strip() == ""
+        codes = tuple(c.upper() for c in re.split(r"[\s,]+", match.group("codes").strip()) if c)
+        reason = (match.group("reason") or "").strip() or None
+        found.append(Suppression(str(path), line, column, codes, reason, (line, line + 1) if alone
+                                 else (line,)))
+    return found
+
+
+# ------------------------------------------------------------------------------- applying both
+
+
+def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> CheckReport:
+    """Drop suppressed and unselected findings (kept in `report.suppressed`); add FT114 for a
+    suppression comment that suppressed nothing or names no known code."""
+    suppressions: list[Suppression] = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # an unreadable file is already a finding of its own
+        suppressions += suppressions_in(path, text)
+    kept: list[Finding] = []
+    for finding in report.findings:
+        by = next((s for s in suppressions if finding.code not in ALWAYS_REPORTED and s.covers(finding)),
+                  None)
+        if by is None:
+            kept.append(finding)
+            continue
+        by.used.add(finding.code)
+        report.suppressed.append(dataclasses.replace(
+            finding, data={**finding.data, "suppressed_by": str(by.origin),
+                           **({"reason": by.reason} if by.reason else {})}))
+    for s in suppressions:
+        unknown = [c for c in s.codes if not _CODE.fullmatch(c) or not any(k.startswith(c)
+                                                                           for k in report.codes)]
+        if not s.codes:
+            kept.append(_unused(s, "a suppression comment names no code; write the codes it is for, e.g. "
+                                   "`forge-tools: ignore FT104 -- reason`"))
+        elif any(c in ALWAYS_REPORTED for c in s.codes) and not s.used:
+            kept.append(_unused(s, f"{', '.join(c for c in s.codes if c in ALWAYS_REPORTED)} cannot be "
+                                   "suppressed: the config cannot be read or used as written"))
+        elif unknown:
+            kept.append(_unused(s, f"suppression names {', '.join(map(repr, unknown))}, which is not a "
+                                   "finding code"))
+        elif not s.used:
+            kept.append(_unused(s, f"suppression of {', '.join(s.codes)} suppressed nothing: no such "
+                                   "finding on this line" + (" or the next" if len(s.lines) > 1 else "")))
+    report.findings = [f for f in kept if selection.keeps(f.code)]
+    report.deselected = len(kept) - len(report.findings)
+    return report
+
+
+def _unused(s: Suppression, message: str) -> Finding:
+    return Finding(UNUSED_SUPPRESSION, "warning", message,
+                   "remove the comment, or fix the code it names", s.origin)

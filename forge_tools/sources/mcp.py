@@ -1,0 +1,518 @@
+"""MCP servers, the fourth source (SPEC 2): the `mcp` config's servers and their tools.
+
+Each enabled server is connected with the official `mcp` SDK (`local`: its `command` over stdio with its
+`environment`; `remote`: streamable HTTP, then SSE, with its `headers`), all at once, and its tools are
+listed within the server's `timeout` (milliseconds, default 5000, as opencode). A tool's id is the
+sanitised server name and tool name joined by `_`; its permission name is the id. A server that fails
+is one located problem naming its config key; the other servers' tools still load.
+
+Listings are cached (`ListingCache`) under a key made from the server's config, so a second `explain`
+starts nothing. The SDK is imported only when a server is really connected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node, Origin, format_key_path
+
+if TYPE_CHECKING:
+    from forge_tools.tools.contract import Tool, ToolContext, ToolResult
+
+DEFAULT_TIMEOUT_MS = 5000  # opencode's default for listing a server's tools
+CONNECT_TIMEOUT_S = 60.0  # starting a server (an `npx` download) may take long; the SDKs' request default
+CACHE_MAX_AGE_S = 24 * 3600
+REFRESH_ENV = "FORGE_MCP_REFRESH"
+NOTE_NOT_CONNECTED = ("MCP server tools unknown without --load-code (no server was started): "
+                      "configured servers: {servers}")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def sanitize(name: str) -> str:
+    """opencode's rule: every character outside `[A-Za-z0-9_-]` becomes `_`."""
+    return _UNSAFE.sub("_", name)
+
+
+def mcp_tool_id(server: str, tool: str) -> str:
+    return f"{sanitize(server)}_{sanitize(tool)}"
+
+
+@dataclass(frozen=True)
+class McpServer:
+    """One configured server, with the config key it was written at."""
+
+    name: str
+    kind: Literal["local", "remote"]
+    origin: Origin
+    cwd: Path
+    command: tuple[str, ...] = ()
+    environment: Mapping[str, str] = field(default_factory=dict)
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+
+    @property
+    def key(self) -> str:
+        return format_key_path(("mcp", self.name))
+
+    def cache_key(self) -> str:
+        """What decides the listing: the way the server is started or reached (secrets only hashed)."""
+        ident = {"type": self.kind, "command": list(self.command), "environment": dict(self.environment),
+                 "url": self.url, "headers": dict(self.headers), "cwd": str(self.cwd)}
+        return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:32]
+
+    def problem(self, why: str) -> ConfigError:
+        return ConfigError(f"MCP server {self.key}: {why}; its tools were not loaded", self.origin)
+
+
+@dataclass(frozen=True)
+class McpToolDef:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+@dataclass
+class McpListing:
+    server: McpServer
+    tools: list[McpToolDef]
+    cached: bool = False
+
+
+# --------------------------------------------------------------------------------------- the config
+
+
+def configured_server_names(tree: Node | None) -> list[str]:
+    """The names under `mcp` (for notes and `check`), without validating anything."""
+    node = tree.get("mcp") if tree is not None else None
+    return [name for name, _ in node.items()] if node is not None and node.is_map else []
+
+
+def servers_from_config(tree: Node | None, cwd: Path) -> tuple[list[McpServer], list[ConfigError]]:
+    """The enabled servers of `mcp` in config order, and one located problem per malformed entry.
+
+    `enabled: false` servers are skipped (opencode marks them disabled and starts nothing).
+    """
+    node = tree.get("mcp") if tree is not None else None
+    if node is None or node.value is None:
+        return [], []
+    if not node.is_map:
+        return [], [ConfigError("`mcp` must be a map of server names to server settings", node.origin)]
+    servers: list[McpServer] = []
+    problems: list[ConfigError] = []
+    for name, entry in node.items():
+        where = entry.key_origin or entry.origin
+        try:
+            server = _server(name, entry, where, cwd)
+        except ConfigError as exc:
+            problems.append(exc)
+            continue
+        if server is not None:
+            servers.append(server)
+    return servers, problems
+
+
+def _bad(name: str, why: str, origin: Origin) -> ConfigError:
+    return ConfigError(f"MCP server {format_key_path(('mcp', name))}: {why}", origin)
+
+
+def _str_map(name: str, entry: Node, key: str) -> dict[str, str]:
+    node = entry.get(key)
+    if node is None or node.value is None:
+        return {}
+    if not node.is_map or not all(isinstance(v.value, str) for _, v in node.items()):
+        raise _bad(name, f"`{key}` must be a map of names to strings", node.origin)
+    return {k: v.value for k, v in node.items()}
+
+
+def _server(name: str, entry: Node, where: Origin, cwd: Path) -> McpServer | None:
+    if not entry.is_map:
+        raise _bad(name, "expected a map with `type` local or remote", entry.origin)
+    enabled = entry.get("enabled")
+    if enabled is not None and not isinstance(enabled.value, bool):
+        raise _bad(name, "`enabled` must be true or false", enabled.origin)
+    if enabled is not None and enabled.value is False:
+        return None
+    kind_node = entry.get("type")
+    kind = kind_node.value if kind_node is not None else None
+    timeout_node = entry.get("timeout")
+    timeout = DEFAULT_TIMEOUT_MS
+    if timeout_node is not None:
+        value = timeout_node.value
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise _bad(name, "`timeout` must be a positive whole number of milliseconds",
+                       timeout_node.origin)
+        timeout = value
+    if kind == "local":
+        command = entry.get("command")
+        if (command is None or not command.is_list or not command.value
+                or not all(isinstance(p.value, str) for p in command.value)):
+            raise _bad(name, "a local server needs `command`: a non-empty list of strings, e.g. "
+                       '["npx", "-y", "@modelcontextprotocol/server-filesystem", "."]',
+                       (command.origin if command is not None else where))
+        return McpServer(name, "local", where, cwd, command=tuple(p.value for p in command.value),
+                         environment=_str_map(name, entry, "environment"), timeout_ms=timeout)
+    if kind == "remote":
+        url = entry.get("url")
+        if url is None or not isinstance(url.value, str) or not url.value.startswith(("http://", "https://")):
+            raise _bad(name, "a remote server needs `url`: an http:// or https:// address",
+                       url.origin if url is not None else where)
+        return McpServer(name, "remote", where, cwd, url=url.value,
+                         headers=_str_map(name, entry, "headers"), timeout_ms=timeout)
+    at = kind_node.origin if kind_node is not None else where
+    raise _bad(name, f"`type` must be \"local\" or \"remote\", not {json.dumps(kind)}", at)
+
+
+# --------------------------------------------------------------------------------------------- cache
+
+
+class ListingCache:
+    """Each server's tool listing as JSON in a private directory (0700, files 0600), keyed by
+    `McpServer.cache_key`; an entry older than a day, or any entry with FORGE_MCP_REFRESH=1 set, is
+    listed again."""
+
+    def __init__(self, directory: Path, refresh: bool = False, max_age: float = CACHE_MAX_AGE_S) -> None:
+        self.directory = directory
+        self.refresh = refresh
+        self.max_age = max_age
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ListingCache:
+        from forge_tools.paths import data_dir
+
+        env = os.environ if env is None else env
+        return cls(data_dir(env) / "mcp-tools", refresh=env.get(REFRESH_ENV, "") not in ("", "0"))
+
+    def _path(self, server: McpServer) -> Path:
+        return self.directory / f"{server.cache_key()}.json"
+
+    def get(self, server: McpServer) -> list[McpToolDef] | None:
+        if self.refresh:
+            return None
+        path = self._path(server)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if time.time() - float(data["saved"]) > self.max_age:
+                return None
+            return [McpToolDef(str(t["name"]), str(t["description"]), dict(t["input_schema"]))
+                    for t in data["tools"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, server: McpServer, tools: Sequence[McpToolDef]) -> None:
+        """Best effort: a cache that cannot be written only costs the next run a connection."""
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(self.directory, 0o700)
+            path = self._path(server)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({"server": server.name, "saved": time.time(),
+                           "tools": [t.to_json() for t in tools]}, handle)
+            os.replace(tmp, path)
+        except OSError:
+            return
+
+
+# ---------------------------------------------------------------------------------------- connecting
+
+
+def _message(exc: BaseException) -> str:
+    """The innermost useful text of an SDK error (they arrive wrapped in exception groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _stderr_tail(handle: Any) -> str:
+    try:
+        handle.seek(0)
+        lines = [ln.strip() for ln in handle.read().splitlines() if ln.strip()]
+    except (OSError, ValueError):
+        return ""
+    return lines[-1][:300] if lines else ""
+
+
+async def _open(server: McpServer, stack: Any) -> Any:
+    """Connect and initialise; returns the ClientSession (closed by `stack`)."""
+    import tempfile
+
+    from mcp import ClientSession
+
+    if server.kind == "local":
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        errlog = stack.enter_context(
+            tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
+        stack.errlog = errlog
+        command, *args = server.command
+        params = StdioServerParameters(command=command, args=args, cwd=str(server.cwd),
+                                       env={**os.environ, **dict(server.environment)})
+        read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+        session = await stack.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+        return session
+    return await _open_remote(server, stack, ClientSession)
+
+
+async def _open_remote(server: McpServer, stack: Any, client_session: Any) -> Any:
+    """Streamable HTTP first, then SSE, as opencode tries them. A failed attempt's contexts exit with
+    its exception (the SDK's task groups need that to unwind in the task that entered them)."""
+    from contextlib import AsyncExitStack
+
+    import httpx2
+    from mcp.client.sse import sse_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    assert server.url is not None
+    failures: list[str] = []
+    for transport in ("streamable HTTP", "SSE"):
+        try:
+            async with AsyncExitStack() as attempt:
+                if transport == "SSE":
+                    streams = await attempt.enter_async_context(
+                        sse_client(server.url, headers=dict(server.headers)))
+                else:
+                    http = await attempt.enter_async_context(httpx2.AsyncClient(headers=dict(server.headers)))
+                    streams = await attempt.enter_async_context(
+                        streamable_http_client(server.url, http_client=http))
+                session = await attempt.enter_async_context(client_session(streams[0], streams[1]))
+                await session.initialize()
+                stack.push_async_exit(attempt.pop_all())
+            return session
+        except Exception as exc:
+            failures.append(f"{transport}: {_message(exc)}")
+    raise ConnectionError("; ".join(failures))
+
+
+class _Stack(contextlib.AsyncExitStack):
+    """The connection's contexts, and the stdio server's stderr file (for failure messages)."""
+
+    errlog: Any = None
+
+
+def _fail_why(server: McpServer, exc: BaseException, stack: _Stack, stage: str) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        why = f"{stage} timed out"
+        if stage == "listing its tools":
+            why += f" after {server.timeout_ms} ms (raise `timeout` in {server.key})"
+    elif server.kind == "local" and isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
+        why = f"cannot start {server.command[0]!r}: {exc.strerror or exc}"
+    else:
+        why = f"{stage} failed: {_message(exc)}"
+    tail = _stderr_tail(stack.errlog) if stack.errlog is not None else ""
+    return f"{why} (server stderr: {tail})" if tail else why
+
+
+async def _list_one(server: McpServer) -> list[McpToolDef]:
+    """Connect (within CONNECT_TIMEOUT_S) and list (within the server's timeout). One cancel scope holds
+    the connection's whole life: the SDK's transports run task groups that must close inside it."""
+    import anyio
+
+    stack = _Stack()
+    stage = "connecting"
+    failure: BaseException | None = None
+    tools: list[McpToolDef] = []
+    with anyio.CancelScope(deadline=anyio.current_time() + CONNECT_TIMEOUT_S) as scope:
+        try:
+            async with stack:
+                session = await _open(server, stack)
+                stage = "listing its tools"
+                scope.deadline = anyio.current_time() + server.timeout_ms / 1000
+                cursor: str | None = None
+                while True:
+                    if cursor is None:
+                        page = await session.list_tools()
+                    else:
+                        from mcp import types
+
+                        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
+                    for t in page.tools:
+                        tools.append(McpToolDef(t.name, t.description or "", dict(t.input_schema or {})))
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+        except Exception as exc:
+            failure = exc
+    if scope.cancelled_caught:
+        failure = TimeoutError()
+    if failure is not None:
+        raise ConnectionError(_fail_why(server, failure, stack, stage))
+    return tools
+
+
+def _run_async(fn: Any, *args: Any) -> Any:
+    import anyio
+
+    return anyio.run(fn, *args)
+
+
+def list_servers(servers: Sequence[McpServer], cache: ListingCache | None = None
+                 ) -> tuple[list[McpListing], list[ConfigError]]:
+    """Every server's tools (from the cache when it holds them, else connecting to all the others at
+    once), in config order, with one problem per server that failed."""
+    listings: dict[str, McpListing] = {}
+    to_connect: list[McpServer] = []
+    for server in servers:
+        hit = cache.get(server) if cache is not None else None
+        if hit is not None:
+            listings[server.name] = McpListing(server, hit, cached=True)
+        else:
+            to_connect.append(server)
+    failures: dict[str, ConfigError] = {}
+    if to_connect:
+        async def connect_all() -> None:
+            import anyio
+
+            async def one(server: McpServer) -> None:
+                try:
+                    tools = await _list_one(server)
+                except ConnectionError as exc:
+                    failures[server.name] = server.problem(str(exc))
+                    return
+                listings[server.name] = McpListing(server, tools)
+                if cache is not None:
+                    cache.put(server, tools)
+
+            async with anyio.create_task_group() as group:
+                for server in to_connect:
+                    group.start_soon(one, server)
+
+        _run_async(connect_all)
+    ordered = [listings[s.name] for s in servers if s.name in listings]
+    return ordered, [failures[s.name] for s in servers if s.name in failures]
+
+
+# ------------------------------------------------------------------------------------------ as tools
+
+
+def tool_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]:
+    """opencode's reading of a server's input schema: always an object, no extra properties."""
+    schema = dict(input_schema)
+    schema["type"] = "object"
+    schema["properties"] = schema.get("properties") or {}
+    schema["additionalProperties"] = False
+    return schema
+
+
+def mcp_tools(listings: Sequence[McpListing]) -> list[Tool]:
+    """Each listed tool as a normal `Tool` whose execute calls the server (a later same id replaces an
+    earlier one, as in opencode's map of tools)."""
+    from forge_tools.tools.contract import Tool, ToolSource
+
+    tools: list[Tool] = []
+    for listing in listings:
+        server = listing.server
+        source = ToolSource("mcp", path=server.origin.path, line=server.origin.line, server=server.name)
+        for definition in listing.tools:
+            tools.append(Tool(
+                id=mcp_tool_id(server.name, definition.name), description=definition.description,
+                parameters=tool_schema(definition.input_schema),
+                execute=_executor(server, definition.name), source=source,
+            ))
+    return tools
+
+
+def _executor(server: McpServer, name: str) -> Any:
+    async def execute(args: Any, ctx: ToolContext) -> ToolResult:
+        return await call_server_tool(server, name, dict(args or {}), ctx)
+
+    return execute
+
+
+async def call_server_tool(server: McpServer, name: str, arguments: dict[str, Any],
+                           ctx: ToolContext) -> ToolResult:
+    """Connect, call one tool, and turn its content into a result (text joined; other content named).
+    Ctrl-C (`ctx.abort`) and `ctx.timeout` cancel the call."""
+    import anyio
+
+    from forge_tools.tools.contract import ToolResult
+
+    stack = _Stack()
+    outcome: dict[str, Any] = {}
+    failure: BaseException | None = None
+    stage = "connecting"
+
+    async def watch_abort(scope: Any) -> None:
+        while not ctx.abort.aborted:
+            await anyio.sleep(0.05)
+        scope.cancel()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch_abort, group.cancel_scope)
+        with anyio.CancelScope(deadline=anyio.current_time() + CONNECT_TIMEOUT_S) as scope:
+            try:
+                async with stack:
+                    session = await _open(server, stack)
+                    stage = "calling the tool"
+                    scope.deadline = (anyio.current_time() + ctx.timeout) if ctx.timeout else float("inf")
+                    outcome["result"] = await session.call_tool(name, arguments)
+            except Exception as exc:
+                failure = exc
+        if scope.cancelled_caught and not ctx.abort.aborted:
+            failure = TimeoutError()
+        group.cancel_scope.cancel()
+    if failure is not None:
+        raise RuntimeError(f"MCP server {server.key}: {_fail_why(server, failure, stack, stage)}")
+    if "result" not in outcome:
+        return ToolResult(output="The call was aborted.", title=name, metadata={"aborted": True},
+                          is_error=True)
+    result = outcome["result"]
+    parts: list[str] = []
+    for block in getattr(result, "content", None) or []:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource" and getattr(block.resource, "text", None) is not None:
+            parts.append(block.resource.text)
+        else:
+            mime = getattr(block, "mime_type", None) or getattr(block, "mimeType", None) or ""
+            parts.append(f"[{kind} content{' ' + mime if mime else ''}]")
+    metadata: dict[str, Any] = {"mcp_server": server.name, "mcp_tool": name}
+    structured = getattr(result, "structured_content", None)
+    if structured is not None:
+        metadata["structured"] = structured
+    is_error = bool(getattr(result, "is_error", False))
+    return ToolResult(output="\n".join(parts), title=name, metadata=metadata, is_error=is_error)
+
+
+# -------------------------------------------------------------------------------------------- source
+
+
+@dataclass
+class McpSource:
+    tools: list[Tool]
+    problems: list[ConfigError]
+    notes: list[str]
+
+
+def load_mcp_tools(tree: Node | None, cwd: Path, cache: ListingCache | None = None) -> McpSource:
+    """The fourth source for a loaded config: servers read, connected (or cached), as tools."""
+    servers, problems = servers_from_config(tree, cwd)
+    if not servers:
+        return McpSource([], problems, [])
+    listings, failures = list_servers(servers, cache if cache is not None else ListingCache.from_env())
+    notes = []
+    cached = [lst.server.name for lst in listings if lst.cached]
+    if cached:
+        notes.append(f"MCP tools of {', '.join(cached)} from the listing cache (set {REFRESH_ENV}=1 to "
+                     "connect again)")
+    return McpSource(mcp_tools(listings), [*problems, *failures], notes)

@@ -1,0 +1,262 @@
+"""opencode's own script tools: `tool/*.ts|.js` and `tools/*.ts|.js` of every config directory (SPEC 2).
+
+opencode imports each file and turns every export into a tool: the default export gets the file's stem
+as id, a named export `N` gets `<stem>_N`. forge-tools cannot run TypeScript and must not need Node, so
+the exports are read from the file's syntax tree (tree-sitter's TypeScript/JavaScript grammars); the
+description is shown when it is a literal in the `tool({description: ...})` call. These tools are
+candidates like any other (the permission layers apply) but `run` says plainly that it cannot run them.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from forge_tools.config.files import read_regular_bytes
+from forge_tools.sources.scripts import script_files
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from forge_tools.tools.contract import Tool, ToolSource
+
+FLAVOUR = "opencode"
+CANNOT_RUN = ("it is one of opencode's TypeScript/JavaScript script tools, read from its syntax tree and "
+              "never executed; run it in opencode")
+UNKNOWN_DESCRIPTION = "description not written as a literal in the file (unknown without running it)"
+PARAMETERS_UNKNOWN: dict[str, Any] = {"type": "object", "description": "parameters not read (TypeScript)"}
+# opencode's glob is `{tool,tools}/*.{js,ts}`
+OPENCODE_SUFFIXES = (".ts", ".js")
+
+
+@dataclass(frozen=True)
+class OpencodeScriptTool:
+    """One export of an opencode script file, with where it is written and its literal description."""
+
+    id: str
+    path: Path
+    line: int
+    column: int
+    export: str
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class OpencodeScriptProblem:
+    path: Path
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass
+class OpencodeScan:
+    tools: list[OpencodeScriptTool] = field(default_factory=list)
+    problems: list[OpencodeScriptProblem] = field(default_factory=list)
+
+
+def opencode_script_files(config_dirs: Iterable[Path]) -> list[Path]:
+    return script_files(config_dirs, OPENCODE_SUFFIXES)
+
+
+def _parser(path: Path) -> Any:
+    from tree_sitter import Language, Parser
+
+    if path.suffix == ".js":
+        import tree_sitter_javascript
+
+        return Parser(Language(tree_sitter_javascript.language()))
+    import tree_sitter_typescript
+
+    return Parser(Language(tree_sitter_typescript.language_typescript()))
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def literal_string(node: Node | None) -> str | None:
+    """The value of a string literal or a template without `${}`; None for anything computed."""
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return literal_string(node.named_children[0])
+    if node.type not in ("string", "template_string"):
+        return None
+    parts: list[str] = []
+    for child in node.named_children:
+        if child.type == "string_fragment":
+            parts.append(_text(child))
+        elif child.type == "escape_sequence":
+            try:
+                parts.append(codecs.decode(_text(child), "unicode_escape"))
+            except UnicodeDecodeError:
+                parts.append(_text(child))
+        else:  # a template substitution or something the grammar adds later: not a literal
+            return None
+    return "".join(parts)
+
+
+def _description_of(value: Node | None) -> str | None:
+    """`tool({description: "..."})` (any callee) or a bare object literal -> the literal description."""
+    if value is None:
+        return None
+    obj = value
+    if value.type == "call_expression":
+        args = value.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if first is None:
+            return None
+        obj = first
+    if obj.type != "object":
+        return None
+    for pair in obj.named_children:
+        if pair.type != "pair":
+            continue
+        key = pair.child_by_field_name("key")
+        name = _text(key) if key is not None and key.type == "property_identifier" else literal_string(key)
+        if name == "description":
+            return literal_string(pair.child_by_field_name("value"))
+    return None
+
+
+def _top_level_values(root: Node) -> dict[str, Node | None]:
+    """Module-level `const/let/var x = value` (and function/class names) for `export { x }`."""
+    values: dict[str, Node | None] = {}
+    for stmt in root.named_children:
+        decl = stmt.child_by_field_name("declaration") if stmt.type == "export_statement" else stmt
+        if decl is None:
+            continue
+        if decl.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in decl.named_children:
+                if declarator.type == "variable_declarator":
+                    name = declarator.child_by_field_name("name")
+                    if name is not None and name.type == "identifier":
+                        values[_text(name)] = declarator.child_by_field_name("value")
+        elif decl.type in ("function_declaration", "generator_function_declaration", "class_declaration"):
+            name = decl.child_by_field_name("name")
+            if name is not None:
+                values[_text(name)] = None
+    return values
+
+
+_TYPE_ONLY = frozenset({"type_alias_declaration", "interface_declaration", "ambient_declaration"})
+
+
+Exported = dict[str, tuple["Node", "Node | None"]]
+
+
+def _exports(root: Node, path: Path) -> tuple[Exported, list[OpencodeScriptProblem]]:
+    """Each runtime export name -> (where it is written, the value it holds when known)."""
+    values = _top_level_values(root)
+    found: Exported = {}
+    problems: list[OpencodeScriptProblem] = []
+    for stmt in root.named_children:
+        if stmt.type != "export_statement":
+            continue
+        if any(child.type == "type" for child in stmt.children):  # `export type { X }`
+            continue
+        is_default = any(child.type == "default" for child in stmt.children)
+        decl = stmt.child_by_field_name("declaration")
+        value = stmt.child_by_field_name("value")
+        source = stmt.child_by_field_name("source")
+        clause = next((c for c in stmt.named_children if c.type == "export_clause"), None)
+        if is_default:
+            found["default"] = (stmt, value if value is not None else None)
+        elif decl is not None:
+            if decl.type in _TYPE_ONLY:
+                continue
+            if decl.type in ("lexical_declaration", "variable_declaration"):
+                for declarator in decl.named_children:
+                    if declarator.type != "variable_declarator":
+                        continue
+                    name = declarator.child_by_field_name("name")
+                    if name is not None and name.type == "identifier":
+                        found[_text(name)] = (declarator, declarator.child_by_field_name("value"))
+            else:
+                name = decl.child_by_field_name("name")
+                if name is not None:
+                    found[_text(name)] = (decl, None)
+        elif clause is not None:
+            for spec in clause.named_children:
+                if spec.type != "export_specifier":
+                    continue
+                local = spec.child_by_field_name("name")
+                alias = spec.child_by_field_name("alias")
+                if local is None:
+                    continue
+                exported = _text(alias) if alias is not None else _text(local)
+                held = values.get(_text(local)) if source is None else None
+                found[exported] = (spec, held)
+        elif source is not None:  # `export * from "./x"`: the names live in another file
+            line, col = stmt.start_point
+            problems.append(OpencodeScriptProblem(
+                path, f"`{_text(stmt).strip()}` re-exports another module's names, which cannot be listed "
+                "without running it; export the tools from this file", line + 1, col + 1))
+    return found, problems
+
+
+def scan_opencode_script(path: Path) -> tuple[list[OpencodeScriptTool], list[OpencodeScriptProblem]]:
+    """The tools opencode would make of one file, in opencode's order (export names sorted, as a module
+    namespace object lists them)."""
+    try:
+        source = read_regular_bytes(path)
+    except OSError as exc:
+        return [], [OpencodeScriptProblem(path, f"cannot read tool script: {exc.strerror or exc}")]
+    tree = _parser(path).parse(source)
+    root = tree.root_node
+    if root.has_error:
+        bad = _first_error(root)
+        line, col = bad.start_point if bad is not None else (0, 0)
+        return [], [OpencodeScriptProblem(path, "tool script has a syntax error (opencode would fail to "
+                                          "import it)", line + 1, col + 1)]
+    found, problems = _exports(root, path)
+    stem = path.stem
+    tools = []
+    for export in sorted(found):
+        where, value = found[export]
+        line, col = where.start_point
+        tool_id = stem if export == "default" else f"{stem}_{export}"
+        tools.append(OpencodeScriptTool(tool_id, path, line + 1, col + 1, export, _description_of(value)))
+    return tools, problems
+
+
+def _first_error(node: Node) -> Node | None:
+    if node.type == "ERROR" or node.is_missing:
+        return node
+    for child in node.children:
+        if child.has_error or child.is_missing:
+            hit = _first_error(child)
+            if hit is not None:
+                return hit
+    return None
+
+
+def scan_opencode_scripts(config_dirs: Iterable[Path]) -> OpencodeScan:
+    scan = OpencodeScan()
+    for path in opencode_script_files(config_dirs):
+        tools, problems = scan_opencode_script(path)
+        scan.tools.extend(tools)
+        scan.problems.extend(problems)
+    return scan
+
+
+def opencode_source(found: OpencodeScriptTool) -> ToolSource:
+    from forge_tools.tools.contract import ToolSource
+
+    return ToolSource("script", path=str(found.path), line=found.line, flavour=FLAVOUR)
+
+
+def opencode_tool(found: OpencodeScriptTool) -> Tool:
+    """A candidate that shows what is known (id, literal description) and refuses to run."""
+    from forge_tools.tools.contract import Tool
+
+    def cannot_execute(args: Any, ctx: Any) -> str:  # the wrapper refuses before this (Tool.cannot_run)
+        raise RuntimeError(CANNOT_RUN)
+
+    return Tool(id=found.id, description=found.description if found.description is not None
+                else UNKNOWN_DESCRIPTION, parameters=dict(PARAMETERS_UNKNOWN), execute=cannot_execute,
+                source=opencode_source(found), cannot_run=CANNOT_RUN)

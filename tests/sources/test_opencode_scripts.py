@@ -1,0 +1,86 @@
+"""opencode's TypeScript/JavaScript script tools: found from the syntax tree, never run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from forge_tools.sources.opencode_scripts import scan_opencode_script
+
+DB_TS = '''import { tool } from "@opencode-ai/plugin"
+export default tool({
+  description: "Query the project database",
+  args: { query: tool.schema.string().describe("SQL") },
+  async execute(args) { return "x" },
+})
+export const add = tool({
+  description: `Add two numbers`,
+  args: {},
+  execute: async () => "3",
+})
+const hidden = tool({ description: 'Kept \\u0041', args: {}, execute() { return "" } })
+export const multiply = tool({ description: "Multiply " + name, args: {}, async execute() { return "" } })
+export { hidden as renamed }
+export type Row = { id: number }
+export interface Shape { x: number }
+'''
+
+
+def write(project: Path, name: str, text: str, folder: str = "tool") -> Path:
+    path = project / ".opencode" / folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_ids_follow_opencode_default_and_named_exports(project: Path) -> None:
+    path = write(project, "db.ts", DB_TS)
+    tools, problems = scan_opencode_script(path)
+    assert problems == []
+    # a module namespace lists exports by name; type-only exports do not exist at run time
+    assert [(t.id, t.export) for t in tools] == [
+        ("db_add", "add"), ("db", "default"), ("db_multiply", "multiply"), ("db_renamed", "renamed")]
+    described = {t.id: t.description for t in tools}
+    assert described == {"db_add": "Add two numbers", "db": "Query the project database",
+                         "db_multiply": None, "db_renamed": "Kept A"}
+    assert [(t.line, t.column) for t in tools][1] == (2, 1)
+
+
+def test_javascript_and_the_tools_folder(project: Path) -> None:
+    path = write(project, "fmt.js", 'export function pretty() {}\nexport default { description: "Format" }\n',
+                 folder="tools")
+    tools, problems = scan_opencode_script(path)
+    assert problems == [] and [(t.id, t.description) for t in tools] == [("fmt", "Format"),
+                                                                         ("fmt_pretty", None)]
+
+
+def test_a_syntax_error_or_a_star_reexport_is_located(project: Path) -> None:
+    broken = write(project, "bad.ts", "export const x = tool({ description: 'a' \n")
+    tools, [problem] = scan_opencode_script(broken)
+    assert tools == [] and problem.line is not None and "syntax error" in problem.message
+    star = write(project, "star.ts", 'export * from "./other"\nexport const ok = tool({})\n')
+    tools, [problem] = scan_opencode_script(star)
+    assert [t.id for t in tools] == ["star_ok"] and problem.line == 1 and "re-exports" in problem.message
+
+
+def test_layers_explain_run_and_check(project: Path, cli) -> None:
+    write(project, "db.ts", DB_TS)
+    (project / "opencode.json").write_text(json.dumps({"permission": {"db_add": "deny", "db": "ask"}}))
+    code, out, err = cli("layers", "--format", "json")
+    assert code == 0, err
+    tools = {t["id"]: t for t in json.loads(out)["tools"]}
+    assert tools["db"]["source"]["flavour"] == "opencode" and tools["db"]["visible"]
+    assert tools["db_add"]["hidden_at"] == "permission"
+    code, out, _ = cli("layers")
+    assert "script (opencode) .opencode/tool/db.ts" in out
+    code, out, _ = cli("explain", "db")
+    assert code == 0 and "Query the project database" in out
+    code, out, err = cli("run", "db", "--args", "{}", "--yes")
+    assert code == 1 and "cannot run tool 'db'" in out + err and "opencode" in out + err
+    assert "allowed" not in err  # refused before anyone is asked
+    for extra in ((), ("--load-code",)):
+        code, out, err = cli("check", *extra)
+        assert "FT101" not in out, out
+    (project / "opencode.json").write_text(json.dumps({"permission": {"db_ad": "deny"}}))
+    code, out, _ = cli("check")
+    assert "FT101" in out and "db_add" in out
