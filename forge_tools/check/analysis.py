@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
+from forge_tools.check.global_overrides import project_loosens_global_deny
 from forge_tools.config.formats import ConfigFormat
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.permission.model import Rule
@@ -602,6 +603,7 @@ CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
     legacy_tools,
     _absolute_path_patterns,
     code_notes,
+    project_loosens_global_deny,
 )
 
 

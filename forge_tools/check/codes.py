@@ -70,6 +70,10 @@ _TABLE: tuple[CodeInfo, ...] = (
              "(doom_loop, question, todowrite, webfetch, websearch): opencode refuses to start with it.",
              "Give that permission one action, or move the map to a forge.* file (opencode does not read "
              "those)."),
+    CodeInfo("FT112", "project-loosens-global-deny", "warning",
+             "A project file or project Markdown agent turns a deny of the global config into ask or allow.",
+             "Nothing to do if the project may loosen your rule; otherwise remove or narrow the project rule "
+             "(the load order lets a project override the global config)."),
     CodeInfo("FT113", "path-pattern-never-matches", "warning",
              "A `read` or `edit` rule has an absolute or ~/ pattern: those calls are checked against the "
              "path relative to the project root (as opencode does), so the rule never matches.",

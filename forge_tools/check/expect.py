@@ -326,7 +326,10 @@ def call_words(decision: CallDecision, tool_id: str, project_root: Path | None) 
     if worst.escalated_by is not None and worst.escalated_by.origin.kind == "safety":
         why = f"the rules allow it ({why}), but {worst.note}"
     elif worst.escalated_by is not None:
-        why = (f"the rules allow it ({why}), but what it runs is known only when it runs, and "
+        from forge_tools.permission.calls import escalation_reason
+
+        reason = escalation_reason(worst.escalation or "opaque", worst.pattern)
+        why = (f"the rules allow it ({why}), but {reason}, and "
                f"{rule_origin_words(worst.escalated_by, project_root)} could apply to it")
     text = f"{worst.permission} {json.dumps(worst.pattern)}: {why}"
     if len(decision.checks) > 1:

@@ -147,9 +147,12 @@ def render_text(data: dict[str, Any]) -> str:
                 out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
                            f"(the rules allow it by {_rule_text(check['rule'])}, but {check['note']})")
             elif check.get("escalated_by"):
+                from forge_tools.permission.calls import escalation_reason
+
+                reason = escalation_reason(check.get("escalation") or "opaque", check["pattern"])
                 out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
-                           f"(the rules allow it by {_rule_text(check['rule'])}, but what it runs is known "
-                           f"only when it runs, and {_rule_text(check['escalated_by'])} could apply to it)")
+                           f"(the rules allow it by {_rule_text(check['rule'])}, but {reason}, and "
+                           f"{_rule_text(check['escalated_by'])} could apply to it)")
             else:
                 out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
                            f"(by {_rule_text(check['rule'])})")
@@ -160,6 +163,8 @@ def render_text(data: dict[str, Any]) -> str:
         out.append(f"Fix: {data['fix']}")
     for note in data.get("notes", []):
         out.append(f"note: {note}")
+    for override in data.get("overrides", []):
+        out.append(f"note: {override['text']}")
     return "\n".join(out)
 
 

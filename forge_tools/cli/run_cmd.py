@@ -202,33 +202,39 @@ def _run_checked(
 
         background = BackgroundRun(work, approver).start()
         interrupted_at: float | None = None
-        while True:
-            try:
-                if background.poll(0.1):
-                    break
-                status.tick()
-                if interrupted_at is not None and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS:
-                    abort.force("did not stop in time")
-                    sys.stderr.write(f"forge-tools: the tool did not stop within {ABORT_GRACE_SECONDS:g}s; "
-                                     "its processes were killed\n")
-                    return int(ExitCode.INTERRUPTED)
-            except KeyboardInterrupt:
-                status.clear()
-                if interrupted_at is not None:
-                    # second Ctrl-C: kill what the tool started now, in this thread, before exiting 130
-                    abort.force("interrupted twice")
-                    sys.stderr.write("forge-tools: stopped at once (second Ctrl-C); the tool's processes "
-                                     "were killed\n")
+        try:
+            while True:
+                try:
+                    if background.poll(0.1):
+                        break
+                    status.tick()
+                    if interrupted_at is not None and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS:
+                        abort.force("did not stop in time")
+                        sys.stderr.write("forge-tools: the tool did not stop within "
+                                         f"{ABORT_GRACE_SECONDS:g}s; its processes were killed\n")
+                        return int(ExitCode.INTERRUPTED)
+                except KeyboardInterrupt:
+                    if interrupted_at is not None:
+                        raise
+                    interrupted_at = time.monotonic()
+                    status.clear()
+                    if background.question_interrupted:
+                        # the tool never started: the worker ends the call as not approved (exit 130)
+                        sys.stderr.write("\n")
+                        continue
+                    abort.abort("interrupted")
+                    sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at once)\n")
                     sys.stderr.flush()
-                    raise
-                interrupted_at = time.monotonic()
-                if background.question_interrupted:
-                    # the tool never started: the worker ends the call as not approved (exit 130)
-                    sys.stderr.write("\n")
-                    continue
-                sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at once)\n")
+        except KeyboardInterrupt:
+            # a second Ctrl-C, wherever it landed (even inside the first one's handling): kill what the
+            # tool started now, in this thread, before exiting 130
+            if interrupted_at is not None:
+                abort.force("interrupted twice")
+                status.clear()
+                sys.stderr.write("forge-tools: stopped at once (second Ctrl-C); the tool's processes were "
+                                 "killed\n")
                 sys.stderr.flush()
-                abort.abort("interrupted")
+            raise
         status.clear()
         outcome = background.result()
     finally:

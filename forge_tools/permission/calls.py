@@ -9,13 +9,16 @@ the turn's rules then the session's `always` rules, plus the opaque fail-closed 
 A pattern marked opaque (a bash command whose real name is only known when it runs, such as `$CMD x` or
 `curl .. | sh`) fails closed: if the rules would allow it but a narrower deny or ask could apply to what
 really runs, the answer is ask. A person's `always` answer in this session is the one allow that stands.
+A pattern marked linked (a file with more than one hard link: its other names are unknown) is asked when
+the rules would allow it but a narrower deny of the permission exists, since another name of the same
+file may be the denied one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from forge_tools.origin import Origin
 from forge_tools.permission.evaluate import RuleIndex, RulesetLike, evaluate
@@ -47,6 +50,7 @@ class PatternDecision:
     action: Action
     rule: Rule | None
     escalated_by: Rule | None = None  # the narrower rule that could apply to an opaque command
+    escalation: Escalation | None = None  # why the pattern could not be pinned down
 
     @property
     def deciding_rule(self) -> Rule | None:
@@ -61,7 +65,7 @@ class PatternDecision:
         if r is AGENT_CONFIG_RULE:
             return (f"{self.pattern!r} is the project's agent config: a write there would change the rules, "
                     "so it is always asked")
-        return (f"what {self.pattern!r} runs is known only when it runs, and rule {r.permission} "
+        return (f"{escalation_reason(self.escalation or 'opaque', self.pattern)}, and rule {r.permission} "
                 f"{r.pattern!r} {r.action} ({r.origin}) could apply to it")
 
     @property
@@ -80,6 +84,7 @@ class PatternDecision:
             "action": self.action,
             "rule": self.rule.to_json() if self.rule is not None else None,
             "escalated_by": self.escalated_by.to_json() if self.escalated_by is not None else None,
+            "escalation": self.escalation,
             "note": self.note,
         }
 
@@ -131,19 +136,34 @@ class CallDecision:
         return data
 
 
-def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule | None:
-    """For an opaque pattern: a deny or ask rule that could apply to the real command, or None.
+Escalation = Literal["opaque", "linked"]
+ESCALATIONS: tuple[Escalation, ...] = ("opaque", "linked")
+"""The request metadata keys that list patterns which cannot be pinned down, in the order checked."""
+
+
+def escalation_reason(kind: Escalation, pattern: str) -> str:
+    """Why a pattern the rules allow may still be something a rule forbids, in words."""
+    if kind == "linked":
+        return f"{pattern!r} has more than one name (hard links) and the rules see only this one"
+    return f"what {pattern!r} runs is known only when it runs"
+
+
+def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule],
+                      kind: Escalation = "opaque") -> Rule | None:
+    """For a pattern that cannot be pinned down: a rule that could apply to what it really is, or None.
 
     Only rules after the last catch-all (`*`) rule of the permission can decide anything, since that
-    one matches every command; among those, any deny or ask might match what really runs. A catch-all
-    deny is returned first: under `"*": "deny"` an opaque command is denied, not asked.
+    one matches every command; among those, any deny or ask might match what really runs (opaque), or
+    any deny might name another link of the same file (linked). For an opaque pattern a catch-all deny is
+    returned first: under `"*": "deny"` an opaque command is denied, not asked.
     """
+    actions = ("deny",) if kind == "linked" else ("deny", "ask")
     relevant = [r for r in rules if wildcard_match(permission, r.permission)]
     catch_all = max((i for i, r in enumerate(relevant) if set(r.pattern) <= {"*"}), default=0)
     last = relevant[catch_all] if relevant else None
-    if last is not None and set(last.pattern) <= {"*"} and last.action == "deny":
+    if kind == "opaque" and last is not None and set(last.pattern) <= {"*"} and last.action == "deny":
         return last
-    return next((r for r in reversed(relevant[catch_all:]) if r.action in ("deny", "ask")), None)
+    return next((r for r in reversed(relevant[catch_all:]) if r.action in actions), None)
 
 
 def escalated_action(risk: Rule) -> Action:
@@ -161,17 +181,22 @@ def _rules_of(ruleset: RulesetLike) -> tuple[Rule, ...]:
 
 
 def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bool = False,
-                   session: Sequence[Rule] = (), always_ask: bool = False) -> PatternDecision:
+                   session: Sequence[Rule] = (), always_ask: bool = False,
+                   escalations: Iterable[Escalation] = ()) -> PatternDecision:
     """The one pattern evaluator: last match over the turn's rules then the session's rules; an opaque
     pattern the rules allow is asked when a narrower deny or ask could apply to what really runs, and
     denied under a catch-all deny; an `always_ask` pattern the rules allow is asked (a session `always`
     answer for either stands)."""
     decision = evaluate(permission, pattern, rules, tuple(session))
     answered = decision.rule is not None and decision.rule.origin.kind == "session"
-    if opaque and decision.action == "allow" and not answered:
-        risk = opaque_escalation(permission, pattern, (*_rules_of(rules), *session))
-        if risk is not None:
-            return PatternDecision(permission, pattern, escalated_action(risk), decision.rule, risk)
+    kinds: list[Escalation] = ["opaque"] if opaque else []
+    kinds += [k for k in escalations if k not in kinds]
+    if kinds and decision.action == "allow" and not answered:
+        for kind in kinds:
+            risk = opaque_escalation(permission, pattern, (*_rules_of(rules), *session), kind)
+            if risk is not None:
+                action = escalated_action(risk) if kind == "opaque" else "ask"
+                return PatternDecision(permission, pattern, action, decision.rule, risk, kind)
     if always_ask and decision.action == "allow" and not answered:
         return PatternDecision(permission, pattern, "ask", decision.rule, AGENT_CONFIG_RULE)
     return PatternDecision(permission, pattern, decision.action, decision.rule)
@@ -179,8 +204,15 @@ def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bo
 
 def decide_request(permission: str, patterns: Iterable[str], metadata: dict[str, Any] | None,
                    rules: RulesetLike, session: Sequence[Rule] = ()) -> list[PatternDecision]:
-    """Every pattern of one permission request; `metadata["opaque"]` lists the opaque ones and
-    `metadata["ask"]` the ones never allowed without a question."""
-    opaque = set((metadata or {}).get("opaque") or ())
+    """Every pattern of one permission request; `metadata["opaque"]` and `metadata["linked"]` list the
+    patterns that cannot be pinned down, `metadata["ask"]` the ones never allowed without a question."""
     forced = set((metadata or {}).get("ask") or ())
-    return [decide_pattern(permission, p, rules, p in opaque, session, p in forced) for p in patterns]
+    return [decide_pattern(permission, p, rules, session=session, always_ask=p in forced,
+                           escalations=escalations_of(metadata, p))
+            for p in patterns]
+
+
+def escalations_of(metadata: dict[str, Any] | None, pattern: str) -> list[Escalation]:
+    """The kinds under which a request's metadata lists `pattern` (`metadata["opaque"]`, `["linked"]`)."""
+    meta = metadata or {}
+    return [kind for kind in ESCALATIONS if pattern in (meta.get(kind) or ())]

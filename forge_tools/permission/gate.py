@@ -23,7 +23,13 @@ from typing import Any, Literal, cast
 
 from forge_tools.errors import ExitCode, PermissionDenied, PermissionRejected
 from forge_tools.origin import Origin
-from forge_tools.permission.calls import CallDecision, PatternDecision, PermissionRequest, decide_request
+from forge_tools.permission.calls import (
+    CallDecision,
+    Escalation,
+    PatternDecision,
+    PermissionRequest,
+    decide_request,
+)
 from forge_tools.permission.evaluate import RuleIndex, RulesetLike
 from forge_tools.permission.model import Action, Rule
 
@@ -77,20 +83,22 @@ class GateDecision:
     feedback: str | None = None  # the reject's feedback to the model (own or the cancelling one's)
     allowed_by: Rule | None = None  # for an escalated opaque pattern: the allow the escalation overrode
     escalated_by: Rule | None = None  # ... and the narrower rule that could apply to what really runs
+    escalation: Escalation | None = None  # ... and why the pattern could not be pinned down
 
     @classmethod
     def of(cls, when: float, check: PatternDecision, answer: str | None = None, reason: str | None = None,
            feedback: str | None = None) -> GateDecision:
         """The audit record of one decided pattern (an escalated one names its `safety` ask)."""
         return cls(when, check.permission, check.pattern, check.action, check.asking_rule, answer, reason,
-                   feedback, check.rule if check.escalated_by is not None else None, check.escalated_by)
+                   feedback, check.rule if check.escalated_by is not None else None, check.escalated_by,
+                   check.escalation)
 
     @property
     def check(self) -> PatternDecision:
         """The pattern decision this record holds, as `decide` made it."""
         if self.escalated_by is not None:
             return PatternDecision(self.permission, self.pattern, self.action, self.allowed_by,
-                                   self.escalated_by)
+                                   self.escalated_by, self.escalation)
         return PatternDecision(self.permission, self.pattern, self.action, self.rule)
 
     def to_json(self) -> dict[str, Any]:
@@ -291,6 +299,12 @@ class PermissionGate:
         self.requests_asked = 0  # how many permission requests of the call reached the gate
         self._record_lock = threading.Lock()
         self._prompt_lock = threading.Lock()
+
+    def peek(self, permission: str, patterns: Sequence[str],
+             metadata: dict[str, Any] | None = None) -> list[PatternDecision]:
+        """What this gate would answer for the request now, asking no one and recording nothing (a tool
+        leaving denied files out of its results: `ToolContext.peek`)."""
+        return self.session.decide(permission, patterns, metadata)
 
     def _record(self, entry: GateDecision) -> None:
         with self._record_lock:

@@ -262,3 +262,26 @@ def any_matching_text(pattern: str, sorted_texts: Sequence[str]) -> bool:
         if matches(text):
             return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def patterns_overlap(first: str, second: str) -> bool:
+    """Whether some text matches both patterns (exact, for `check`): a later rule with `second` can
+    then decide a call that a rule with `first` was meant to decide."""
+    a, b = _Nfa(first), _Nfa(second)
+    alphabet = _alphabet(first, second)
+    start = (a.closure({0}), b.closure({0}))
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        next_frontier: list[tuple[frozenset[int], frozenset[int]]] = []
+        for a_states, b_states in frontier:
+            if a.accepts(a_states) and b.accepts(b_states):
+                return True
+            for ch in alphabet:
+                key = (a.step(a_states, ch), b.step(b_states, ch))
+                if key[0] and key[1] and key not in seen:
+                    seen.add(key)
+                    next_frontier.append(key)
+        frontier = next_frontier
+    return False

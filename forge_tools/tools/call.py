@@ -198,6 +198,7 @@ def run_call(loaded: LoadedConfig, result: PipelineResult, tool: Tool, spec: Run
     gate = PermissionGate(call_ruleset(result, tool.id, spec.force_hidden), spec.approve, record,
                           session=spec.session, pre_approved=spec.pre_approved, tool=tool.id)
     ctx = build_context(loaded, result, spec, gate)
+    ctx.peek = gate.peek  # tools that must leave out what a rule denies (grep/glob/list and read)
     started = time.monotonic()
     try:
         tool_result = call_tool(tool, spec.args, ctx, hooks=result.hooks)

@@ -11,14 +11,14 @@ from __future__ import annotations
 import contextlib
 import inspect
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from forge_tools.permission.calls import PermissionRequest
+from forge_tools.permission.calls import PatternDecision, PermissionRequest
 
 SourceKind = Literal["builtin", "script", "plugin", "mcp"]
 
@@ -144,6 +144,15 @@ class AbortSignal:
             self._force_callbacks.remove(cb)
 
 
+class PeekFn(Protocol):
+    """What the gate would answer for one permission request, asking no one (for a tool that must leave
+    out what a rule denies, e.g. grep results the read rules deny)."""
+
+    def __call__(
+        self, permission: str, patterns: Sequence[str], metadata: dict[str, Any] | None = None,
+    ) -> list[PatternDecision]: ...
+
+
 class AskFn(Protocol):
     """The permission gate as a tool sees it; raises PermissionDenied / PermissionRejected."""
 
@@ -174,6 +183,7 @@ class ToolContext:
     project_root: Path = field(default_factory=Path.cwd)
     abort: AbortSignal = field(default_factory=AbortSignal)
     ask: AskFn = _allow_everything
+    peek: PeekFn | None = None  # the gate's answer without asking; None (no gate): nothing is filtered
     on_metadata: Callable[[str | None, dict[str, Any] | None], None] | None = None
     timeout: float | None = None  # seconds; a per-run override (e.g. `run --timeout`)
     truncation: Any = None  # tools.truncation.TruncationPolicy; None means the defaults

@@ -304,6 +304,7 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConf
         "call": call.to_json() if call is not None else None,
         "problems": problems_json(result.problems),
         "notes": [*result.notes, *builtin_overrides(result, verdict)],
+        "overrides": global_overrides(result, verdict, loaded),
     }
 
 
@@ -331,3 +332,19 @@ def builtin_overrides(result: PipelineResult, verdict: ToolVerdict) -> list[str]
                 f"at {winner.origin} (top-level rules come after a builtin agent's own); to keep {agent}'s "
                 f"restriction, set it again under agent.{agent}.permission")
     return notes
+
+
+def global_overrides(result: PipelineResult, verdict: ToolVerdict,
+                     loaded: LoadedConfig | None) -> list[dict[str, Any]]:
+    """The project rules for this tool that turn a deny of the global config into ask or allow (what
+    `check` reports as FT112), each with both rules."""
+    if loaded is None or not loaded.sources:
+        return []
+    from forge_tools.permission.overrides import project_overrides
+    from forge_tools.permission.wildcard import wildcard_match
+
+    return [{"global_rule": o.global_rule.to_json(), "project_rule": o.project_rule.to_json(),
+             "text": o.describe()}
+            for o in project_overrides(loaded, [result.agent])
+            if wildcard_match(verdict.permission, o.global_rule.permission)
+            and wildcard_match(verdict.permission, o.project_rule.permission)]

@@ -38,6 +38,15 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def _describe(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return f"{pid} gone"
+    return f"{pid} {stat.split(')')[1].split()[0]} {cmd[:60]!r}"
+
+
 def _wait_for(predicate, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + WAIT_S
     while not predicate():
@@ -51,11 +60,14 @@ def _read_stderr_until(proc: subprocess.Popen[bytes], needle: bytes) -> bytes:
     seen = b""
     deadline = time.monotonic() + WAIT_S
     while needle not in seen:
-        if time.monotonic() > deadline or proc.poll() is not None:
-            raise AssertionError(f"no {needle!r} on stderr; got {seen!r}")
+        exited = proc.poll() is not None  # read what it wrote before exiting, then decide
         ready, _, _ = select.select([proc.stderr], [], [], 0.1)
-        if ready:
-            seen += os.read(proc.stderr.fileno(), 4096)
+        chunk = os.read(proc.stderr.fileno(), 4096) if ready else b""
+        seen += chunk
+        if needle in seen:
+            break
+        if time.monotonic() > deadline or (exited and not chunk):
+            raise AssertionError(f"no {needle!r} on stderr; got {seen!r}")
     return seen
 
 
@@ -84,17 +96,21 @@ def test_second_ctrl_c_kills_the_whole_group_and_exits_130(
         shell_pid = int(Path(f"{pids}.shell").read_text())
         child_pid = int(Path(f"{pids}.child").read_text())
         proc.send_signal(signal.SIGINT)
-        _read_stderr_until(proc, b"interrupting the tool")
+        seen = _read_stderr_until(proc, b"interrupting the tool")
         if ignore_term:
             assert _alive(shell_pid)  # SIGTERM alone does not stop it: the second Ctrl-C must
-        proc.send_signal(signal.SIGINT)
+        if proc.poll() is None:  # without ignoring SIGTERM the first Ctrl-C may already have ended it
+            proc.send_signal(signal.SIGINT)
         proc.wait(timeout=WAIT_S)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 130
-    _wait_for(lambda: not _alive(shell_pid) and not _alive(child_pid), "the process group to be gone")
+    assert proc.stderr is not None
+    err = (seen + proc.stderr.read()).decode(errors="replace")
+    assert proc.returncode == 130, err
+    _wait_for(lambda: not _alive(shell_pid) and not _alive(child_pid),
+              f"the process group to be gone ({_describe(shell_pid)}; {_describe(child_pid)}); stderr: {err}")
     assert not (tmp_path / "escaped").exists()
 
 

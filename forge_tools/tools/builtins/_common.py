@@ -6,9 +6,9 @@ Kept in one place so that every tool answers "is this outside the project?" the 
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,12 +78,16 @@ def external_request(path: Path, ctx: ToolContext, is_dir: bool = False) -> list
     if is_inside(path, root):
         return []
     root_abs = Path(os.path.normpath(root.absolute()))
+    real = real_path(path)
     if path == root_abs or root_abs in path.parents:
-        with contextlib.suppress(OSError):
-            path = path.resolve()
-    directory = path if is_dir else path.parent
-    pattern = posix(directory).rstrip("/") + "/*"
-    return [PermissionRequest("external_directory", (pattern,), (pattern,), {"path": posix(path)})]
+        path = real
+    directories = [path if is_dir else path.parent]
+    # named by where it really is too: a symlink in an allowed directory (the truncation directory's
+    # automatic allow) must not carry the allow to its target elsewhere
+    if real != path and not (real == root_abs.resolve() or root_abs.resolve() in real.parents):
+        directories.append(real if is_dir else real.parent)
+    patterns = tuple(dict.fromkeys(posix(d).rstrip("/") + "/*" for d in directories))
+    return [PermissionRequest("external_directory", patterns, patterns, {"path": posix(path)})]
 
 
 def real_path(path: Path) -> Path:
@@ -100,10 +104,46 @@ def path_patterns(path: Path, render: Callable[[Path], str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys((render(path), render(real_path(path)))))
 
 
+def linked_metadata(path: Path, patterns: tuple[str, ...]) -> dict[str, list[str]]:
+    """`{"linked": patterns}` when `path` is a regular file with more than one hard link, else `{}`.
+
+    Another name of the same file may be one a deny names, and no rule can see the other names, so the
+    decision asks for such a file whenever a narrower deny exists (permission.calls)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return {}
+    return {"linked": list(patterns)} if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 else {}
+
+
+def read_request(path: Path, ctx: ToolContext) -> PermissionRequest:
+    """The `read` check for a path (relative to the project root, as opencode 1.18.33 checks it): its
+    own name and its real one, and `linked` for a hard link."""
+    patterns = path_patterns(path, lambda p: relative_to_root(p, ctx))
+    return PermissionRequest("read", patterns, patterns[:1], linked_metadata(path, patterns))
+
+
+def read_denied(path: Path, ctx: ToolContext) -> bool:
+    """Whether the read rules keep `path` from the model: denied, or possibly denied (a hard link while
+    a narrower deny exists). grep, glob, list and a directory read leave such files out of what they
+    return, so one `read` deny covers every tool that shows file names or contents."""
+    if ctx.peek is None:
+        return False
+    request = read_request(path, ctx)
+    decisions = ctx.peek(request.permission, request.patterns, request.metadata)
+    return any(d.action == "deny" or d.escalated_by is not None for d in decisions)
+
+
+def left_out_note(count: int, one: str = "file", many: str = "files") -> str:
+    """The closing note of a listing or search that left out denied files."""
+    noun, them = (one, "it") if count == 1 else (many, "them")
+    return f"({count} {noun} left out because the read rules deny reading {them}.)"
+
+
 def edit_requests(path: Path, ctx: ToolContext) -> list[PermissionRequest]:
     """The `edit` check (path relative to the root), after external_directory when outside it."""
     rels = path_patterns(path, lambda p: relative_to_root(p, ctx))
-    edit = PermissionRequest("edit", rels, rels[:1], {"filepath": posix(path)})
+    edit = PermissionRequest("edit", rels, rels[:1], {"filepath": posix(path), **linked_metadata(path, rels)})
     return [*external_request(path, ctx), edit]
 
 

@@ -12,7 +12,14 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from forge_tools.tools.builtins import _search
-from forge_tools.tools.builtins._common import external_request, not_found_message, posix, resolve_path
+from forge_tools.tools.builtins._common import (
+    external_request,
+    left_out_note,
+    not_found_message,
+    posix,
+    read_denied,
+    resolve_path,
+)
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
 
 MAX_RESULTS = 100
@@ -62,9 +69,11 @@ def execute(args: GlobArgs, ctx: ToolContext) -> ToolResult:
                    else f"{posix(root)} is a file; glob searches a directory.")
         return ToolResult(message, title=args.pattern, metadata={"truncated": False}, is_error=True)
     try:
-        files = _search.newest_first(find_files(root, args.pattern))
+        matched = find_files(root, args.pattern)
     except _search.PatternTooSlow as exc:
         return ToolResult(str(exc), title=args.pattern, metadata={"truncated": False}, is_error=True)
+    files = _search.newest_first([p for p in matched if not read_denied(p, ctx)])
+    left_out = len(matched) - len(files)
     more = len(files) > MAX_RESULTS
     shown = files[:MAX_RESULTS]
     if not shown:
@@ -74,8 +83,11 @@ def execute(args: GlobArgs, ctx: ToolContext) -> ToolResult:
         if more:
             output += (f"\n\n(Showing the {MAX_RESULTS} newest of {len(files)} matching files; the list "
                        "was cut. Use a narrower pattern or path to see the rest.)")
+    if left_out:
+        output += f"\n\n{left_out_note(left_out)}"
     return ToolResult(output, title=args.pattern,
-                      metadata={"truncated": more, "count": len(files), "path": posix(root)})
+                      metadata={"truncated": more, "count": len(files), "path": posix(root),
+                                "leftOut": left_out})
 
 
 TOOL = Tool(

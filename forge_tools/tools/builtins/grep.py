@@ -20,7 +20,14 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from forge_tools.tools.builtins import _search
-from forge_tools.tools.builtins._common import external_request, not_found_message, posix, resolve_path
+from forge_tools.tools.builtins._common import (
+    external_request,
+    left_out_note,
+    not_found_message,
+    posix,
+    read_denied,
+    resolve_path,
+)
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
 
 MAX_MATCHES = 100
@@ -183,15 +190,21 @@ def execute(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     except SearchError as exc:
         return ToolResult(str(exc), title=args.pattern, metadata={"truncated": False}, is_error=True)
     engine = "ripgrep" if rg else "python"
+    denied = [key for key, entry in found.items() if read_denied(entry.path, ctx)]
+    for key in denied:
+        del found[key]  # a read deny covers what grep would show of the file too
+    left_out = f"\n\n{left_out_note(len(denied))}" if denied else ""
     if not found:
-        return ToolResult("No matches found.", title=args.pattern,
-                          metadata={"truncated": False, "matches": 0, "engine": engine})
+        return ToolResult("No matches found." + left_out, title=args.pattern,
+                          metadata={"truncated": False, "matches": 0, "engine": engine,
+                                    "leftOut": len(denied)})
     output, total, cut = render(found)
     if cut:
         output += (f"\n\n(Showing {MAX_MATCHES} of {total} matching lines; the results were cut. Use a more "
                    "specific pattern, a narrower path or an include glob.)")
-    return ToolResult(output, title=args.pattern,
-                      metadata={"truncated": cut, "matches": total, "engine": engine})
+    return ToolResult(output + left_out, title=args.pattern,
+                      metadata={"truncated": cut, "matches": total, "engine": engine,
+                                "leftOut": len(denied)})
 
 
 TOOL = Tool(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -17,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from forge_tools.tools.builtins._common import (
     DEFAULT_IGNORES,
     external_request,
+    left_out_note,
     not_found_message,
     posix,
+    read_denied,
     resolve_path,
 )
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
@@ -63,9 +66,13 @@ def _ignored(name: str, rel: str, is_dir: bool, patterns: list[str]) -> bool:
     return False
 
 
-def collect(root: Path, patterns: list[str], limit: int) -> tuple[list[tuple[str, bool]], bool]:
-    """Relative paths (with is_dir) breadth first, up to `limit`; the flag says whether more exist."""
+def collect(root: Path, patterns: list[str], limit: int,
+            denied: Callable[[Path], bool] = lambda path: False,
+            ) -> tuple[list[tuple[str, bool]], bool, int]:
+    """Relative paths (with is_dir) breadth first, up to `limit`; whether more exist; and how many
+    entries were left out because `denied` says so (a denied directory is not entered)."""
     found: list[tuple[str, bool]] = []
+    left_out = 0
     queue: deque[tuple[Path, str]] = deque([(root, "")])
     while queue:
         directory, rel = queue.popleft()
@@ -79,12 +86,15 @@ def collect(root: Path, patterns: list[str], limit: int) -> tuple[list[tuple[str
             child_rel = f"{rel}{entry.name}"
             if _ignored(entry.name, child_rel, is_dir, patterns):
                 continue
+            if denied(Path(entry.path)):
+                left_out += 1
+                continue
             if len(found) >= limit:
-                return found, True
+                return found, True, left_out
             found.append((child_rel, is_dir))
             if is_dir:
                 queue.append((Path(entry.path), child_rel + "/"))
-    return found, False
+    return found, False, left_out
 
 
 def render_tree(root: Path, entries: list[tuple[str, bool]]) -> str:
@@ -105,14 +115,18 @@ def execute(args: ListArgs, ctx: ToolContext) -> ToolResult:
     if not root.is_dir():
         return ToolResult(f"{posix(root)} is a file, not a directory; use the read tool for files.",
                           title=posix(root), metadata={"truncated": False}, is_error=True)
-    entries, more = collect(root, list(args.ignore or []), MAX_ENTRIES)
+    entries, more, left_out = collect(root, list(args.ignore or []), MAX_ENTRIES,
+                                      lambda path: read_denied(path, ctx))
     output = render_tree(root, entries)
     if not entries:
         output += "\n  (empty)"
     if more:
         output += (f"\n\n(Showing the first {MAX_ENTRIES} entries; the listing was cut. List a "
                    "subdirectory or use glob with a narrower pattern to see the rest.)")
-    return ToolResult(output, title=posix(root), metadata={"truncated": more, "count": len(entries)})
+    if left_out:
+        output += f"\n\n{left_out_note(left_out, 'entry', 'entries')}"
+    return ToolResult(output, title=posix(root),
+                      metadata={"truncated": more, "count": len(entries), "leftOut": left_out})
 
 
 TOOL = Tool(

@@ -15,10 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from forge_tools.tools.builtins._common import (
     external_request,
+    left_out_note,
     not_found_message,
-    path_patterns,
     posix,
-    relative_to_root,
+    read_denied,
+    read_request,
     resolve_path,
 )
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
@@ -68,9 +69,7 @@ def permission_requests(args: ReadArgs, ctx: ToolContext) -> list[PermissionRequ
     opencode 1.18.33 does (SPEC 4.4): an absolute or `~/` pattern never matches; `check` says so
     (FT113). Outside the root, `external_directory` is asked first."""
     path = resolve_path(args.filePath, ctx)
-    patterns = path_patterns(path, lambda p: relative_to_root(p, ctx))
-    return [*external_request(path, ctx, is_dir=path.is_dir()),
-            PermissionRequest("read", patterns, patterns[:1])]
+    return [*external_request(path, ctx, is_dir=path.is_dir()), read_request(path, ctx)]
 
 
 def is_binary(path: Path, head: bytes) -> bool:
@@ -93,7 +92,7 @@ def _error(message: str, path: Path) -> ToolResult:
 def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
     path = resolve_path(args.filePath, ctx)
     if path.is_dir():
-        return _read_directory(path, args)
+        return _read_directory(path, args, ctx)
     if not path.exists():
         return _error(not_found_message("File", path), path)
     if not path.is_file():
@@ -162,13 +161,16 @@ def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(output, title=posix(path), metadata=metadata)
 
 
-def _read_directory(path: Path, args: ReadArgs) -> ToolResult:
+def _read_directory(path: Path, args: ReadArgs, ctx: ToolContext) -> ToolResult:
     """A directory reads as its sorted entries (sub-directories end in `/`), paged like lines, as in
-    opencode's read; the list tool gives the recursive view."""
+    opencode's read; the list tool gives the recursive view. Entries the read rules deny are left out."""
     try:
-        names = sorted((e.name + "/" if e.is_dir() else e.name) for e in os.scandir(path))
+        entries = list(os.scandir(path))
     except OSError as exc:
         return _error(f"cannot list {posix(path)}: {exc.strerror or exc}", path)
+    kept = [e for e in entries if not read_denied(Path(e.path), ctx)]
+    left_out = len(entries) - len(kept)
+    names = sorted((e.name + "/" if e.is_dir() else e.name) for e in kept)
     offset = args.offset or 1
     limit = args.limit or DEFAULT_LIMIT
     shown = names[offset - 1:offset - 1 + limit]
@@ -179,9 +181,11 @@ def _read_directory(path: Path, args: ReadArgs) -> ToolResult:
                 "to continue, or the list tool for a tree.)")
     else:
         note = f"(Directory {posix(path)}: {len(names)} entries. The list tool shows the tree below it.)"
+    if left_out:
+        note += "\n" + left_out_note(left_out, "entry", "entries")
     output = "\n".join(shown) + ("\n\n" if shown else "") + note
     metadata = {"truncated": more, "path": posix(path), "entries": len(names),
-                "preview": "\n".join(shown[:20])}
+                "preview": "\n".join(shown[:20]), "leftOut": left_out}
     return ToolResult(output, title=posix(path), metadata=metadata)
 
 

@@ -1,0 +1,118 @@
+"""Where project config turns a deny of the person's own (global) config into ask or allow.
+
+The load order lets a project override anything; this module finds the overrides of a global deny so
+that `check` can report them (FT112) and `explain` can say which global rule the project overrode. A
+project rule overrides a global deny when some call could match both (permission names and patterns
+overlap), the project rule acts later in the agent's ruleset (or took the deny's place when a project
+file set the same key), and it does not deny.
+
+"Global" is the person's config: the global config directories and `FORGE_CONFIG`. "Project" is what
+comes with the project: its config files, its `.forge/`/`.opencode/` directories and the Markdown
+agents in them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from forge_tools.permission.model import Rule
+from forge_tools.permission.wildcard import patterns_overlap
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import ConfigSource, LoadedConfig
+    from forge_tools.origin import Node
+    from forge_tools.permission.agents import Agent
+
+PERSONAL_STEPS = frozenset({"global", "FORGE_CONFIG"})
+PROJECT_STEPS = frozenset({"project", "config-dir"})
+
+
+@dataclass(frozen=True)
+class Override:
+    """A project rule that loosens a global deny for one or more agents."""
+
+    global_rule: Rule
+    project_rule: Rule
+    agents: tuple[str, ...]
+
+    def describe(self) -> str:
+        g, p = self.global_rule, self.project_rule
+        return (f"project rule {p.permission} {p.pattern!r} {p.action} ({p.origin}) overrides the global "
+                f"deny {g.permission} {g.pattern!r} ({g.origin})")
+
+
+def is_personal(source: ConfigSource) -> bool:
+    return source.step in PERSONAL_STEPS or source.step.startswith("global")
+
+
+def is_project(source: ConfigSource, project_root: Path) -> bool:
+    if source.step in PROJECT_STEPS:
+        return True
+    if source.step != "agent-file" or source.path is None:
+        return False
+    root = Path(project_root).resolve()
+    real = Path(os.path.realpath(source.path))
+    return real == root or root in real.parents
+
+
+def _personal_tree(loaded: LoadedConfig) -> Node | None:
+    """The person's own sources merged, read with the loader's reader (None when there are none)."""
+    from forge_tools.config.loader import read_source
+    from forge_tools.config.merge import merge
+    from forge_tools.origin import Node, Origin
+
+    merged: Node | None = None
+    for source in loaded.sources:
+        if not is_personal(source) or source.path is None:
+            continue
+        tree = read_source(source.step, source.path, os.environ, loaded.cwd)
+        merged = merge(merged if merged is not None else Node({}, Origin("default")), tree)
+    return merged
+
+
+def global_denies(loaded: LoadedConfig) -> dict[str | None, list[Rule]]:
+    """The person's deny rules by scope: None for the top level, else the agent's name."""
+    from forge_tools.check.context import agent_nodes
+    from forge_tools.paths import home_dir
+    from forge_tools.permission.rules import rules_from_config
+
+    tree = _personal_tree(loaded)
+    if tree is None:
+        return {}
+    home = home_dir()
+    scopes: dict[str | None, list[Rule]] = {
+        None: rules_from_config(tree.get("permission"), tree.get("tools"), home)}
+    for name, node in agent_nodes(tree).items():
+        scopes[name] = rules_from_config(node.get("permission"), node.get("tools"), home)
+    return {scope: [r for r in rules if r.action == "deny"] for scope, rules in scopes.items()}
+
+
+def _overlap(deny: Rule, rule: Rule) -> bool:
+    return patterns_overlap(deny.permission, rule.permission) and patterns_overlap(deny.pattern, rule.pattern)
+
+
+def project_overrides(loaded: LoadedConfig, agents: Mapping[str, Agent] | Iterable[Agent]) -> list[Override]:
+    """Every (global deny, project rule) pair where the project rule can decide a call the deny was
+    meant to decide, with the agents it applies to, in ruleset order."""
+    denies = global_denies(loaded)
+    if not any(denies.values()):
+        return []
+    project_paths = {str(s.path) for s in loaded.sources
+                     if s.path is not None and is_project(s, loaded.project_root)}
+    found: dict[tuple[Rule, Rule], list[str]] = {}
+    for agent in (agents.values() if isinstance(agents, Mapping) else agents):
+        ruleset = list(agent.ruleset)
+        position = {rule: i for i, rule in enumerate(ruleset)}
+        mine = [*denies.get(None, []), *denies.get(agent.name, [])]
+        for i, rule in enumerate(ruleset):
+            if rule.action == "deny" or rule.origin.kind != "file" or rule.origin.path not in project_paths:
+                continue
+            for deny in mine:
+                at = position.get(deny)
+                if (at is None or at < i) and _overlap(deny, rule):
+                    found.setdefault((deny, rule), []).append(agent.name)
+    return [Override(deny, rule, tuple(names)) for (deny, rule), names in found.items()]
