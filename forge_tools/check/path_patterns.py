@@ -38,7 +38,7 @@ def _literal_dir(pattern: str) -> str:
 
 def absolute_path_patterns(ctx: CheckContext) -> list[Finding]:
     """FT113 for each rule a person wrote for `read`/`edit` with an absolute (or `~/`) pattern."""
-    from forge_tools.check.analysis import _unique_rules, rule_text
+    from forge_tools.check.analysis import _syntax, _unique_rules, rule_text
 
     root = normalize(str(ctx.loaded.project_root)).rstrip("/")
     findings: list[Finding] = []
@@ -56,9 +56,10 @@ def absolute_path_patterns(ctx: CheckContext) -> list[Finding]:
         else:
             directory = _literal_dir(rule.pattern)
             relative = normalize(os.path.relpath(directory, root)) + text[len(directory):]
-            hint = (f"for a directory outside the project use \"external_directory\": "
-                    f"{{{json.dumps(directory.rstrip('/') + '/*')}: \"{rule.action}\"}}, or the pattern "
-                    f"relative to the project root ({json.dumps(relative)})")
+            snippet = _syntax(rule.origin).assignment(
+                ["external_directory"], [(directory.rstrip("/") + "/*", rule.action)], nested=False)
+            hint = (f"for a directory outside the project add {snippet}, or write the pattern relative "
+                    f"to the project root ({json.dumps(relative)})")
         findings.append(Finding(
             "FT113", "warning",
             f"rule {rule_text(rule)} never matches: {' and '.join(names)} calls are checked against the "

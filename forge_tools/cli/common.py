@@ -32,7 +32,9 @@ FlagOpt = Annotated[
     typer.Option("--flag", help="Turn on a flag such as lsp, plan, exa, question (repeatable).",
                  show_default=False),
 ]
-ClientOpt = Annotated[str, typer.Option("--client", help="Client name: cli, app, desktop, ...")]
+ClientOpt = Annotated[str | None, typer.Option(
+    "--client", help="Client name: cli, app, desktop, ... (default: OPENCODE_CLIENT, else cli).",
+    show_default=False)]
 SessionPermissionOpt = Annotated[
     Path | None,
     typer.Option("--session-permission", help="A file whose `permission` map is the session overlay.",

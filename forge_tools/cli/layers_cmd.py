@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = "text",
         model: ModelOpt = None,
         flag: FlagOpt = None,
-        client: ClientOpt = "cli",
+        client: ClientOpt = None,
         session_permission: SessionPermissionOpt = None,
         tools: ToolsOpt = None,
         config: ConfigOpt = None,

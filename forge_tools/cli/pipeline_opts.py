@@ -23,7 +23,7 @@ class PipelineOptions:
     agent: str | None = None
     model: str | None = None
     flags: tuple[str, ...] = ()
-    client: str = "cli"
+    client: str | None = None
     session_permission: Path | None = None
     tools: str | None = None
     config: tuple[Path, ...] = ()
@@ -128,20 +128,9 @@ def _client(client: str | None, env: Any = None) -> str:
     import os
 
     env = os.environ if env is None else env
-    if client is not None and not _client_defaulted():
+    if client is not None:
         return client
-    return env.get("OPENCODE_CLIENT") or client or "cli"
-
-
-def _client_defaulted() -> bool:
-    """Whether the running command's `--client` is its default value (not typed by the user)."""
-    import click
-    from click.core import ParameterSource
-
-    ctx = click.get_current_context(silent=True)
-    if ctx is None or "client" not in ctx.params:
-        return False
-    return ctx.get_parameter_source("client") in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    return env.get("OPENCODE_CLIENT") or "cli"
 
 
 def _check_flags(flags: Iterable[str] | None) -> frozenset[str]:
@@ -224,7 +213,7 @@ def resolve_options(opts: PipelineOptions, load_code: bool = True,
 
 
 def options(
-    agent: str | None, model: str | None, flag: list[str] | None, client: str,
+    agent: str | None, model: str | None, flag: list[str] | None, client: str | None,
     session_permission: Path | None, tools: str | None, config: list[Path] | None,
     project: Path | None, pure: bool,
 ) -> PipelineOptions:

@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
         force_hidden: ForceHiddenOpt = False,
         model: ModelOpt = None,
         flag: FlagOpt = None,
-        client: ClientOpt = "cli",
+        client: ClientOpt = None,
         session_permission: SessionPermissionOpt = None,
         tools: ToolsOpt = None,
         config: ConfigOpt = None,

@@ -39,8 +39,8 @@ def reads_back(name: str, snippet: str) -> Any:
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_external_directory_advice_is_in_the_files_syntax(cli: Any, project: Path, name: str) -> None:
-    hint = findings(cli, project, name)["FT108"]["hint"]
-    snippet = hint.removeprefix("add ")
+    hint = findings(cli, project, name)["FT113"]["hint"]
+    snippet = hint.split(" add ", 1)[1].split(", or write the pattern", 1)[0]
     assert reads_back(name, snippet) == {"external_directory": {"/opt/data/*": "allow"}}
 
 

@@ -40,7 +40,9 @@ def test_format_is_a_choice_list_everywhere() -> None:
 def test_format_choices_show_in_help(cli) -> None:
     for command in ("layers", "explain", "rules", "agents", "diff", "run", "check"):
         code, out, _ = cli(command, "--help")
-        assert code == 0 and ("[text|" in out or "[auto|text" in out), command
+        # click-based typer prints [text|json], typer 0.26+ <text|json>
+        shown = [f"{o}{first}" for o in "[<" for first in ("text|", "auto|text")]
+        assert code == 0 and any(s in out for s in shown), command
 
 
 BAD = '{"permission": {"edit": "allwo"}}\n'

@@ -103,3 +103,14 @@ def test_each_format_parses_with_positions(name: str, text: str) -> None:
     assert item.value == "x" and item.origin.line is not None and item.origin.key_path == ("a", "b", "1")
     line = text.splitlines()[item.origin.line - 1]
     assert line[item.origin.column - 1:].lstrip("'\"").startswith("x")
+
+
+def test_toml_comment_after_an_inline_table_keeps_positions(tmp_path: Path) -> None:
+    """tree-sitter-toml can hang a trailing comment on the pair: the value is still located."""
+    from forge_tools.config.formats import parse_text
+    from forge_tools.origin import Origin
+
+    tree = parse_text('[permission]\nbash = {"rm *" = "deny"} # keep\n', "toml",
+                      Origin("file", path=str(tmp_path / "forge.toml")))
+    rule = tree.value["permission"].value["bash"].value["rm *"]
+    assert (rule.origin.line, rule.origin.column) == (2, 18)

@@ -259,8 +259,9 @@ def _key_parts(node: SyntaxNode) -> tuple[str, ...] | None:
 
 
 def _pair(node: SyntaxNode, prefix: tuple[str, ...], found: Positions, pos: _Located) -> None:
-    """Locate one `key = value` (and everything inside its value) under `prefix`."""
-    children = node.named_children
+    """Locate one `key = value` (and everything inside its value) under `prefix`; a comment after the
+    value can be a child of the pair, so comments are skipped."""
+    children = [c for c in node.named_children if c.type != "comment"]
     if len(children) < 2 or children[0].type not in _KEY_TYPES:
         return
     parts = _key_parts(children[0])
