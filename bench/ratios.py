@@ -34,22 +34,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 FLOOR = [sys.executable, "-c", "import typer, rich, pydantic"]
 
-SMALL_TOML = """model = "anthropic/claude-sonnet-4"
-
-[permission]
-bash = { "*" = "ask", "git *" = "allow", "rm *" = "deny" }
-
-[agent.plan.permission]
-edit = "deny"
-"""
-
-SCRIPT = '''from forge_tools import tool
-
-
-@tool(description="Count the lines of a file")
-def count_lines(path: str) -> str:
-    return str(len(open(path).read().splitlines()))
-'''
+# The small project is bench_explain's (the same config and script tool), without its plugin.
+from bench_explain import FORGE_TOML as SMALL_TOML  # noqa: E402  (bench/ is on sys.path when run)
+from bench_explain import SCRIPT  # noqa: E402
 
 MANY_TOOLS = """from forge_tools import hookimpl
 from forge_tools.tools.contract import Tool
