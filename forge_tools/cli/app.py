@@ -170,8 +170,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     except SystemExit:
         # typer's sign of a closed pipe (e.g. in --help): click's PacifyFlushWrapper around stdout (named,
-        # not imported: typer 0.26+ carries its own copy of click)
-        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        # not imported: typer 0.26+ carries its own copy of click; click 8.3 spells it _PacifyFlushWrapper)
+        if type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper":
             _silence_stdout()
             return 0
         raise
