@@ -345,7 +345,9 @@ class PluginHooks:
                 if not isinstance(tool, Tool) or not isinstance(tool.id, str) or not tool.id:
                     _bad.append(f"register() takes a forge_tools.Tool with an id (got {type(tool).__name__})")
                     return
-                _mine.append(dataclasses.replace(tool, source=_source))
+                stamped = copy.copy(tool)  # not dataclasses.replace: a LazyTool keeps its model unbuilt
+                stamped.source = _source
+                _mine.append(stamped)
 
             try:
                 self._call(fn, argnames, {"register": register})

@@ -4,21 +4,27 @@ A `Tool` has an id, a description, a parameter schema (a pydantic model, or a JS
 plugin tools), an `execute` (sync or async) and, optionally, `permission_requests`: a pure function from
 validated arguments to the permission checks a call needs (SPEC 4.4). Keeping that function pure lets
 `explain --call` and `check --expect` show per-call decisions without running anything.
+
+Listing tools needs only ids, descriptions and schemas, and pydantic's model machinery costs about as
+much as the rest of a `layers` run: a `LazyTool` (every builtin, every `@tool` function) is known by
+those and builds its code, argument model included, on first use of anything else.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, get_type_hints
-
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
 
 from forge_tools.permission.calls import PatternDecision, PermissionRequest
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 SourceKind = Literal["builtin", "script", "plugin", "mcp"]
 
@@ -228,6 +234,57 @@ class Tool:
         return model_schema(self.parameters)
 
 
+class _Deferred:
+    """A `Tool` field a `LazyTool` reads from its loaded tool (unless set on the lazy tool itself)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: LazyTool | None, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        if self.name in obj.__dict__:
+            return obj.__dict__[self.name]
+        return getattr(obj.loaded(), self.name)
+
+    def __set__(self, obj: LazyTool, value: Any) -> None:
+        obj.__dict__[self.name] = value
+
+
+class LazyTool(Tool):
+    """A tool whose id, description and (when known) parameter schema are there before its code: the
+    rest (`parameters`, `execute`, `permission_requests`, `format_validation_error`) comes from the
+    tool `load()` returns, built on first use and kept. It is that tool wherever it is read, so a call
+    is validated and checked exactly as the loaded tool's would be."""
+
+    parameters = _Deferred()
+    execute = _Deferred()
+    permission_requests = _Deferred()
+    format_validation_error = _Deferred()
+
+    def __init__(self, id: str, description: str, load: Callable[[], Tool], *,
+                 schema: dict[str, Any] | None = None, source: ToolSource = BUILTIN,
+                 internal: bool = False) -> None:
+        self.id = id
+        self.description = description
+        self.source = source
+        self.internal = internal
+        self.cannot_run = None
+        self._load = load
+        self._schema = schema
+        self._loaded: Tool | None = None
+
+    def loaded(self) -> Tool:
+        if self._loaded is None:
+            self._loaded = self._load()
+        return self._loaded
+
+    def json_schema(self) -> dict[str, Any]:
+        if self._schema is not None:
+            return copy.deepcopy(self._schema)
+        return self.loaded().json_schema()
+
+
 def is_context_annotation(annotation: Any) -> bool:
     return annotation is ToolContext or annotation == "ToolContext"
 
@@ -245,6 +302,8 @@ def tool(
     parameter typed `ToolContext` is injected, not exposed. Sync or async; returns str or ToolResult.
     The description defaults to the docstring. `name` sets the id (default: the function's name) that a
     plugin registers; in a config-dir script the binding decides the id (SPEC 2), whatever `name` says.
+    The model is built when the tool is first validated or its schema is read (a `LazyTool`); a
+    parameter pydantic cannot validate is then a located error naming the function.
     """
 
     # checked here, where the script author wrote it, so the error names their line (not a plugin's hook)
@@ -256,26 +315,7 @@ def tool(
         raise TypeError(f"@tool(name=...) must be a non-empty string, not {name!r}")
 
     def wrap(fn: Callable[..., Any]) -> Tool:
-        sig = inspect.signature(fn)
-        try:
-            hints = get_type_hints(fn, include_extras=True)
-        except Exception:
-            hints = {}
-        fields: dict[str, Any] = {}
-        ctx_param: str | None = None
-        for pname, param in sig.parameters.items():
-            annotation = hints.get(pname, param.annotation)
-            if is_context_annotation(annotation):
-                ctx_param = pname
-                continue
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise TypeError(f"tool {fn.__name__}: *args/**kwargs parameters are not supported")
-            if annotation is inspect.Parameter.empty:
-                annotation = Any
-            default = ... if param.default is inspect.Parameter.empty else param.default
-            fields[pname] = (annotation, default)
-        model_name = "".join(part.capitalize() for part in fn.__name__.split("_")) + "Args"
-        model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+        fields, ctx_param = _signature_fields(fn)
         is_async = inspect.iscoroutinefunction(fn)
 
         if is_async:
@@ -295,17 +335,55 @@ def tool(
 
             execute = execute_sync
 
+        tool_id = name or fn.__name__
         desc = description if description is not None else inspect.getdoc(fn) or ""
-        t = Tool(
-            id=name or fn.__name__,
-            description=desc,
-            parameters=model,
-            execute=execute,
-            format_validation_error=format_validation_error,
-        )
+        model_name = "".join(part.capitalize() for part in fn.__name__.split("_")) + "Args"
+
+        def load() -> Tool:
+            from pydantic import ConfigDict, create_model
+
+            try:
+                model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+            except Exception as exc:  # an annotation pydantic cannot validate: located at the function
+                from forge_tools.sources.candidates import script_problem
+
+                code = fn.__code__
+                first = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                raise script_problem(f"tool {tool_id!r}: its parameters cannot become an argument model "
+                                     f"({first})", code.co_filename, code.co_firstlineno) from None
+            return Tool(id=tool_id, description=desc, parameters=model, execute=execute,
+                        format_validation_error=format_validation_error)
+
+        t = LazyTool(tool_id, desc, load, source=BUILTIN)
+        t.execute = execute
+        t.permission_requests = None
+        t.format_validation_error = format_validation_error
         t.__dict__["_function"] = fn
         return t
 
     if _fn is not None:
         return wrap(_fn)
     return wrap
+
+
+def _signature_fields(fn: Callable[..., Any]) -> tuple[dict[str, Any], str | None]:
+    """The argument model's fields `{name: (annotation, default)}` and the `ToolContext` parameter."""
+    sig = inspect.signature(fn)
+    try:
+        hints = get_type_hints(fn, include_extras=True)
+    except Exception:
+        hints = {}
+    fields: dict[str, Any] = {}
+    ctx_param: str | None = None
+    for pname, param in sig.parameters.items():
+        annotation = hints.get(pname, param.annotation)
+        if is_context_annotation(annotation):
+            ctx_param = pname
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"tool {fn.__name__}: *args/**kwargs parameters are not supported")
+        if annotation is inspect.Parameter.empty:
+            annotation = Any
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (annotation, default)
+    return fields, ctx_param

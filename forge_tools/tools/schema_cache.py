@@ -1,20 +1,24 @@
-"""The builtin tools' parameter JSON Schemas, computed once when the package is built, not per run.
+"""The builtin tools' definitions (description, parameter JSON Schema, `internal`), computed once when
+the package is built, not per run.
 
-`model_json_schema()` makes pydantic build each argument model's full schema, a few milliseconds per
-builtin on every `layers`/`explain`/`check`. The schemas of the builtins are therefore shipped in
-`builtin_schemas.json` beside this module; any other model (a tool script's, a plugin's) is computed
-on first use and kept for the process. Each shipped schema carries a checksum of its module's source:
-a module edited since (a stale file) is simply computed live, so the cache can only cost speed. A test
-compares the shipped file with the live models; regenerate it after changing a builtin's arguments:
+Listing the builtins needs only these, but reading them from the tools themselves means importing
+every builtin module and building its pydantic argument model (pydantic's model machinery alone costs
+about as much as the rest of a `layers` run). So they ship in `builtin_definitions.json` beside this
+module, and each builtin is a `LazyTool` whose module is imported on first use of its code (a call).
+Each entry carries a checksum of its module's source: a module edited since (a stale entry) is simply
+imported, so the file can only cost speed. A test compares the shipped file with the live tools;
+regenerate it after changing a builtin's description or arguments:
 
     python -m forge_tools.tools.schema_cache
+
+Any other model (a tool script's, a plugin's) has its schema computed on first use and kept for the
+process (`model_schema`).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import sys
 import zlib
 from functools import lru_cache
 from pathlib import Path
@@ -23,13 +27,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-CACHE_FILE = Path(__file__).with_name("builtin_schemas.json")
-_BUILTIN_PREFIX = "forge_tools.tools.builtins."
+CACHE_FILE = Path(__file__).with_name("builtin_definitions.json")
+BUILTINS_DIR = Path(__file__).with_name("builtins")
 _computed: dict[type, dict[str, Any]] = {}
-
-
-def model_key(model: type[BaseModel]) -> str:
-    return f"{model.__module__}:{model.__qualname__}"
 
 
 @lru_cache(maxsize=1)
@@ -41,51 +41,48 @@ def shipped() -> dict[str, dict[str, Any]]:
     return data if isinstance(data, dict) else {}
 
 
-def source_checksum(module_name: str) -> int | None:
-    """CRC-32 of a module's source file (None when it has none)."""
-    path = getattr(sys.modules.get(module_name), "__file__", None)
+def source_checksum(tool_id: str) -> int | None:
+    """CRC-32 of a builtin module's source file (None when it has none), read without importing it."""
     try:
-        return zlib.crc32(Path(path).read_bytes()) if path else None
+        return zlib.crc32((BUILTINS_DIR / f"{tool_id}.py").read_bytes())
     except OSError:
         return None
 
 
-def _shipped_schema(model: type[BaseModel]) -> dict[str, Any] | None:
-    if not model.__module__.startswith(_BUILTIN_PREFIX):
+def shipped_definition(tool_id: str) -> dict[str, Any] | None:
+    """The shipped `{"description", "parameters", "internal"}` of a builtin, or None when its entry is
+    missing, malformed or stale."""
+    entry = shipped().get(tool_id)
+    if not isinstance(entry, dict) or entry.get("source_crc32") != source_checksum(tool_id):
         return None
-    entry = shipped().get(model_key(model))
-    if not isinstance(entry, dict) or entry.get("source_crc32") != source_checksum(model.__module__):
+    if not isinstance(entry.get("description"), str) or not isinstance(entry.get("parameters"), dict):
         return None
-    schema = entry.get("schema")
-    return schema if isinstance(schema, dict) else None
+    return entry
 
 
 def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON Schema of an argument model (a fresh copy each call, as `model_json_schema()` gives)."""
-    schema = _shipped_schema(model)
+    schema = _computed.get(model)
     if schema is None:
-        schema = _computed.get(model)
-        if schema is None:
-            schema = _computed[model] = model.model_json_schema()
+        schema = _computed[model] = model.model_json_schema()
     return copy.deepcopy(schema)
 
 
-def live_schemas() -> dict[str, dict[str, Any]]:
-    """Every builtin's schema computed from its model now, with its module's checksum (what the shipped
-    file must equal)."""
-    from forge_tools.tools.builtins import ALL_BUILTINS, load_builtin
+def live_definitions() -> dict[str, dict[str, Any]]:
+    """Every builtin's definition taken from its module now, with the module's checksum (what the
+    shipped file must equal)."""
+    from forge_tools.tools.builtins import ALL_BUILTINS, import_builtin
 
     found: dict[str, dict[str, Any]] = {}
     for tool_id in ALL_BUILTINS:
-        parameters = load_builtin(tool_id).parameters
-        if not isinstance(parameters, dict):
-            found[model_key(parameters)] = {"source_crc32": source_checksum(parameters.__module__),
-                                            "schema": parameters.model_json_schema()}
-    return dict(sorted(found.items()))
+        tool = import_builtin(tool_id)
+        found[tool_id] = {"source_crc32": source_checksum(tool_id), "description": tool.description,
+                          "internal": tool.internal, "parameters": tool.json_schema()}
+    return found
 
 
 def main() -> None:
-    CACHE_FILE.write_text(json.dumps(live_schemas(), indent=1) + "\n", encoding="utf-8")
+    CACHE_FILE.write_text(json.dumps(live_definitions(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {CACHE_FILE}")
 
 
