@@ -127,6 +127,8 @@ def discover(
 
 
 def _entry_point_refs() -> list[PluginRef]:
+    if not _may_declare_entry_points():
+        return []
     from importlib.metadata import entry_points
 
     found = []
@@ -135,6 +137,44 @@ def _entry_point_refs() -> list[PluginRef]:
         origin = Origin("plugin", name=f"entry point {ep.name} = {ep.value} in {dist}")
         found.append((dist, ep.name, PluginRef(ep.name, "entry-point", ep.value, origin)))
     return [ref for _, _, ref in sorted(found, key=lambda item: (item[0], item[1]))]
+
+
+def _may_declare_entry_points() -> bool:
+    """False only when no installed distribution can declare a `forge_tools` entry point: every
+    `sys.path` entry is a directory (or missing) and no `entry_points.txt` of its `*.dist-info` /
+    `*.egg-info` has the group's section. Anything else (a zip or egg on the path, a finder of its own
+    that lists distributions) answers True and the real lookup runs. `importlib.metadata` costs about
+    as much to import and run as the rest of a small project's `layers`; most installs have no plugin.
+    """
+    import os
+    import sys
+
+    if any(getattr(finder, "find_distributions", None) is not None and finder.__name__ != "PathFinder"
+           for finder in map(_finder_class, sys.meta_path)):
+        return True
+    for entry in sys.path:
+        directory = entry or "."
+        try:
+            with os.scandir(directory) as listing:
+                names = [e.name for e in listing if e.name.endswith((".dist-info", ".egg-info"))]
+        except NotADirectoryError:
+            return True
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(directory, name, "entry_points.txt"), "rb") as fh:
+                    if f"{ENTRY_POINT_GROUP}]".encode() in fh.read():  # the `[forge_tools]` section
+                        return True
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return True
+    return False
+
+
+def _finder_class(finder: Any) -> type:
+    return finder if isinstance(finder, type) else type(finder)
 
 
 def _config_ref(spec: Any) -> PluginRef | str:

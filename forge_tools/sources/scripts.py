@@ -14,7 +14,6 @@ import hashlib
 import importlib.util
 import re
 import sys
-import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,8 @@ from typing import Any
 from forge_tools.tools.contract import Tool, ToolSource
 
 TOOL_FOLDERS = ("tool", "tools")
+# opencode's own script tools (sources/opencode_scripts.py): its glob is `{tool,tools}/*.{js,ts}`
+OPENCODE_SUFFIXES = (".ts", ".js")
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,8 @@ def _binding_lines(path: Path) -> dict[str, int]:
 def _error_line(path: Path, exc: BaseException) -> int | None:
     if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename) == path:
         return exc.lineno
+    import traceback
+
     line = None
     for frame in traceback.extract_tb(exc.__traceback__):
         if Path(frame.filename) == path:

@@ -403,15 +403,13 @@ def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsE
                              ) -> list[tuple[str, Tool | None, ToolSource]]:
     """opencode's TypeScript/JavaScript tools, read (never run) in every mode; unreadable files are
     problems located in the file."""
-    from forge_tools.sources.candidates import script_problem
-    from forge_tools.sources.opencode_scripts import (
-        opencode_script_files,
-        opencode_tool,
-        scan_opencode_scripts,
-    )
+    from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
 
-    if not opencode_script_files(config_dirs):
+    if not script_files(config_dirs, OPENCODE_SUFFIXES):  # the reader (tree-sitter) only when needed
         return []
+    from forge_tools.sources.candidates import script_problem
+    from forge_tools.sources.opencode_scripts import opencode_tool, scan_opencode_scripts
+
     scan = scan_opencode_scripts(config_dirs)
     for problem in scan.problems:
         problems.append(script_problem(problem.message, str(problem.path), problem.line))
