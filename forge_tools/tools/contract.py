@@ -264,7 +264,7 @@ class LazyTool(Tool):
 
     def __init__(self, id: str, description: str, load: Callable[[], Tool], *,
                  schema: dict[str, Any] | None = None, source: ToolSource = BUILTIN,
-                 internal: bool = False) -> None:
+                 internal: bool = False, schema_key: str | None = None) -> None:
         self.id = id
         self.description = description
         self.source = source
@@ -272,6 +272,7 @@ class LazyTool(Tool):
         self.cannot_run = None
         self._load = load
         self._schema = schema
+        self._schema_key = schema_key  # a computed schema is remembered under it for later runs
         self._loaded: Tool | None = None
 
     def loaded(self) -> Tool:
@@ -280,9 +281,13 @@ class LazyTool(Tool):
         return self._loaded
 
     def json_schema(self) -> dict[str, Any]:
-        if self._schema is not None:
-            return copy.deepcopy(self._schema)
-        return self.loaded().json_schema()
+        if self._schema is None:
+            self._schema = self.loaded().json_schema()
+            if self._schema_key is not None:
+                from forge_tools.tools.schema_cache import remember_script_schema
+
+                remember_script_schema(self._schema_key, self._schema)
+        return copy.deepcopy(self._schema)
 
 
 def is_context_annotation(annotation: Any) -> bool:
@@ -302,8 +307,10 @@ def tool(
     parameter typed `ToolContext` is injected, not exposed. Sync or async; returns str or ToolResult.
     The description defaults to the docstring. `name` sets the id (default: the function's name) that a
     plugin registers; in a config-dir script the binding decides the id (SPEC 2), whatever `name` says.
-    The model is built when the tool is first validated or its schema is read (a `LazyTool`); a
-    parameter pydantic cannot validate is then a located error naming the function.
+    When every parameter is plain data (see `schema_cache.signature_key`) the model is built when the
+    tool is first validated or its schema is read (a `LazyTool`, whose schema is kept for later runs);
+    any other signature builds it here, so a type pydantic refuses fails the decoration, as it always
+    did.
     """
 
     # checked here, where the script author wrote it, so the error names their line (not a plugin's hook)
@@ -342,19 +349,19 @@ def tool(
         def load() -> Tool:
             from pydantic import ConfigDict, create_model
 
-            try:
-                model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
-            except Exception as exc:  # an annotation pydantic cannot validate: located at the function
-                from forge_tools.sources.candidates import script_problem
-
-                code = fn.__code__
-                first = f"{type(exc).__name__}: {exc}".splitlines()[0]
-                raise script_problem(f"tool {tool_id!r}: its parameters cannot become an argument model "
-                                     f"({first})", code.co_filename, code.co_firstlineno) from None
+            model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
             return Tool(id=tool_id, description=desc, parameters=model, execute=execute,
                         format_validation_error=format_validation_error)
 
-        t = LazyTool(tool_id, desc, load, source=BUILTIN)
+        from forge_tools.tools.schema_cache import cached_script_schema, signature_key
+
+        key = signature_key(model_name, fields)
+        if key is None:  # a type of the script's own: built now, so a type pydantic refuses fails here
+            built = load()
+            built.__dict__["_function"] = fn
+            return built
+        schema = cached_script_schema(key)
+        t = LazyTool(tool_id, desc, load, schema=schema, schema_key=key if schema is None else None)
         t.execute = execute
         t.permission_requests = None
         t.format_validation_error = format_validation_error

@@ -11,18 +11,22 @@ regenerate it after changing a builtin's description or arguments:
 
     python -m forge_tools.tools.schema_cache
 
-Any other model (a tool script's, a plugin's) has its schema computed on first use and kept for the
-process (`model_schema`).
+Any other model (a plugin's) has its schema computed on first use and kept for the process
+(`model_schema`). A `@tool` function whose parameters are plain data (str, int, float, bool, None,
+Any, and lists, dicts, unions and literals of them; plain defaults) has a schema that only its
+signature and the pydantic version decide: it is kept in `<data dir>/cache/script-schemas.json`
+under that key, so a script tool is listed without building its model after the first run.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -30,6 +34,9 @@ if TYPE_CHECKING:
 CACHE_FILE = Path(__file__).with_name("builtin_definitions.json")
 BUILTINS_DIR = Path(__file__).with_name("builtins")
 _computed: dict[type, dict[str, Any]] = {}
+SCRIPT_CACHE_LIMIT = 256  # entries kept (the newest), so edited scripts do not grow the file forever
+_PLAIN_TYPES: tuple[Any, ...] = (str, int, float, bool, bytes, type(None), Any)
+_PLAIN_CONTAINERS: tuple[Any, ...] = (list, dict, tuple, set, frozenset, Union, type(int | None))
 
 
 @lru_cache(maxsize=1)
@@ -66,6 +73,72 @@ def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     if schema is None:
         schema = _computed[model] = model.model_json_schema()
     return copy.deepcopy(schema)
+
+
+def signature_key(model_name: str, fields: dict[str, tuple[Any, Any]]) -> str | None:
+    """What decides `create_model(model_name, extra="forbid", **fields)`'s schema, as text; None when
+    a type or default is not plain data (a class of the script's could change without the key)."""
+    from pydantic.version import VERSION
+
+    from forge_tools import __version__
+
+    parts = []
+    for name, (annotation, default) in fields.items():
+        if not _plain_type(annotation) or not (default is ... or _plain_value(default)):
+            return None
+        parts.append(f"{name}: {annotation!r} = {default!r}")
+    return f"pydantic {VERSION}, forge-tools {__version__}, {model_name}({', '.join(parts)})"
+
+
+def _plain_type(annotation: Any) -> bool:
+    if any(annotation is plain for plain in _PLAIN_TYPES):
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return all(_plain_value(arg) for arg in args)
+    return (any(origin is c for c in _PLAIN_CONTAINERS)
+            and all(arg is ... or _plain_type(arg) for arg in args))
+
+
+def _plain_value(value: Any) -> bool:
+    return value is None or type(value) in (str, int, float, bool)
+
+
+def _script_cache_file() -> Path:
+    from forge_tools.paths import data_dir
+
+    return data_dir() / "cache" / "script-schemas.json"
+
+
+@lru_cache(maxsize=1)
+def _script_schemas() -> dict[str, Any]:
+    try:
+        data = json.loads(_script_cache_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def cached_script_schema(key: str) -> dict[str, Any] | None:
+    schema = _script_schemas().get(key)
+    return copy.deepcopy(schema) if isinstance(schema, dict) else None
+
+
+def remember_script_schema(key: str, schema: dict[str, Any]) -> None:
+    """Keep a computed schema for the next run (best effort: an unwritable data dir only costs speed)."""
+    entries = _script_schemas()
+    entries.pop(key, None)
+    entries[key] = copy.deepcopy(schema)
+    for old in list(entries)[:-SCRIPT_CACHE_LIMIT]:
+        del entries[old]
+    path = _script_cache_file()
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(entries), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 def live_definitions() -> dict[str, dict[str, Any]]:

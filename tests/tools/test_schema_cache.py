@@ -60,3 +60,58 @@ def test_listing_the_builtins_imports_no_builtin_module_and_no_pydantic_model() 
             "'forge_tools.tools.builtins.') and not m.split('.')[-1].startswith('_')])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+SCRIPT = '''
+import sys
+from typing import Literal
+from forge_tools import tool
+
+@tool(description="Count the lines of a file")
+def count_lines(path: str, mode: Literal["lines", "words"] = "lines", limit: int | None = None) -> str:
+    return path
+
+schema = count_lines.json_schema()
+print(sorted(schema["properties"]), "pydantic.main" in sys.modules)
+'''
+
+
+def test_a_plain_script_tool_schema_is_built_once_then_read_from_the_data_dir() -> None:
+    from forge_tools.tools.contract import tool
+
+    def run() -> str:
+        proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True)
+        return proc.stdout.strip()
+
+    assert run() == "['limit', 'mode', 'path'] True"  # first run: the model is built, the schema kept
+    assert run() == "['limit', 'mode', 'path'] False"  # later runs: no pydantic model machinery
+
+    def count_lines(path: str, mode: str = "lines") -> str:
+        return path
+
+    made = tool(count_lines)
+    assert isinstance(made, LazyTool)
+    assert made.json_schema() == made.parameters.model_json_schema()
+    # what the cache holds is what pydantic gives for that signature
+    for key, schema in schema_cache._script_schemas().items():
+        assert "CountLinesArgs" in key and schema["title"] == "CountLinesArgs"
+
+
+def test_a_script_tool_with_a_class_of_its_own_is_never_cached() -> None:
+    from pathlib import Path
+
+    from forge_tools.tools.contract import tool
+
+    def where(path: Path) -> str:
+        return str(path)
+
+    def plain(path: str, times: list[int] | None = None) -> str:
+        return path
+
+    assert schema_cache.signature_key("WhereArgs", {"path": (Path, ...)}) is None
+    assert schema_cache.signature_key("PlainArgs", {"path": (str, ...), "n": (dict, None)}) is None
+    assert schema_cache.signature_key("PlainArgs", {"path": (str, ...), "n": (int, [])}) is None
+    assert schema_cache.signature_key("PlainArgs", {"path": (str, ...), "n": (list[int] | None, None)})
+    made = tool(where)
+    assert not isinstance(made, LazyTool) and made.json_schema()["properties"]["path"]["format"] == "path"
+    assert tool(plain).json_schema() == tool(plain).parameters.model_json_schema()
