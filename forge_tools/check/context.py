@@ -73,6 +73,10 @@ class CheckContext:
         """`<server>_` for each configured `mcp` server whose tools are not listed (no --load-code,
         disabled, or failed): opencode names its tools `<server>_<tool>`, so such a name may be right.
         A listed server's tools are known ids, so a misspelt one is reported like any unknown name."""
+        from forge_tools.visibility.pipeline import mcp_configured
+
+        if not mcp_configured(self.loaded):
+            return []
         from forge_tools.sources.mcp import configured_server_names, sanitize
 
         return [sanitize(name) + "_" for name in configured_server_names(self.loaded.tree)

@@ -357,7 +357,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
         problems.extend(hooks.problems)
         notes.extend(hooks.notes)
         mcp_entries: list[tuple[str, Tool | None, ToolSource]] = []
-        if _mcp_configured(loaded):
+        if mcp_configured(loaded):
             from forge_tools.sources.mcp import load_mcp_tools
 
             mcp = load_mcp_tools(loaded.tree, Path(getattr(loaded, "cwd", None) or Path.cwd()))
@@ -381,7 +381,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
         opencode_scripts = _opencode_script_entries(config_dirs, problems)
         if not request.pure:
             notes.append(NOTE_PLUGINS_UNKNOWN)
-        if _mcp_configured(loaded):
+        if mcp_configured(loaded):
             from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names
 
             notes.append(NOTE_NOT_CONNECTED.format(servers=", ".join(configured_server_names(loaded.tree))))
@@ -392,7 +392,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
     return Sources(candidates, hooks, problems, notes)
 
 
-def _mcp_configured(loaded: Any) -> bool:
+def mcp_configured(loaded: Any) -> bool:
     """Whether the config names any MCP server: only then is the (heavy) MCP source imported."""
     tree = getattr(loaded, "tree", None)
     node = tree.get("mcp") if tree is not None else None
