@@ -149,11 +149,13 @@ def plugin_sources(loaded: LoadedConfig) -> list[str]:
     """Plugins the project would load: installed entry points, `plugin` specs and files in config dirs'
     plugin folders. Listed from metadata and names only: nothing is imported (an installed package
     may be the project itself, installed by the CI job under review)."""
-    from importlib.metadata import entry_points
+    from forge_tools.sources.plugins import ENTRY_POINT_GROUP, may_declare_entry_points
 
-    from forge_tools.sources.plugins import ENTRY_POINT_GROUP
+    found: list[str] = []
+    if may_declare_entry_points():
+        from importlib.metadata import entry_points
 
-    found = [f"{ep.name} (entry point {ep.value})" for ep in entry_points(group=ENTRY_POINT_GROUP)]
+        found += [f"{ep.name} (entry point {ep.value})" for ep in entry_points(group=ENTRY_POINT_GROUP)]
     found += [s.spec for s in loaded.plugin_specs]
     for d in loaded.config_dirs:
         for folder in ("plugin", "plugins"):

@@ -127,7 +127,7 @@ def discover(
 
 
 def _entry_point_refs() -> list[PluginRef]:
-    if not _may_declare_entry_points():
+    if not may_declare_entry_points():
         return []
     from importlib.metadata import entry_points
 
@@ -139,7 +139,7 @@ def _entry_point_refs() -> list[PluginRef]:
     return [ref for _, _, ref in sorted(found, key=lambda item: (item[0], item[1]))]
 
 
-def _may_declare_entry_points() -> bool:
+def may_declare_entry_points() -> bool:
     """False only when no installed distribution can declare a `forge_tools` entry point: every
     `sys.path` entry is a directory (or missing) and no `entry_points.txt` of its `*.dist-info` /
     `*.egg-info` has the group's section. Anything else (a zip or egg on the path, a finder of its own

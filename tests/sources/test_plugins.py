@@ -402,8 +402,8 @@ def test_no_installed_entry_point_skips_the_metadata_lookup(project: Path, monke
             "print('importlib.metadata' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
-    assert not plugins._may_declare_entry_points()
+    assert not plugins.may_declare_entry_points()
     install_entry_point(project / "site", "late-dist", "late = json")
     monkeypatch.syspath_prepend(str(project / "site"))
-    assert plugins._may_declare_entry_points()
+    assert plugins.may_declare_entry_points()
     assert [r.name for r in plugins._entry_point_refs()] == ["late"]
