@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 import copy
-import hashlib
 import importlib.util
 import re
 import sys
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,7 +87,9 @@ def tool_id_for(stem: str, binding: str) -> str:
 
 def _module_name(path: Path, prefix: str = "_forge_tool_script") -> str:
     """A unique module name per file path, so two `tools.py` in different dirs never collide."""
-    digest = hashlib.sha1(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    # two checksums, not hashlib: its import (OpenSSL) costs a small project's start-up more than this
+    key = str(path.resolve()).encode("utf-8", "surrogateescape")
+    digest = f"{zlib.crc32(key):08x}{zlib.adler32(key):08x}"
     stem = re.sub(r"\W", "_", path.stem) or "script"
     return f"{prefix}_{stem}_{digest}"
 
