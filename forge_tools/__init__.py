@@ -25,7 +25,7 @@ _LAZY = {
     "ToolContext": ("forge_tools.tools.contract", "ToolContext"),
     "ToolResult": ("forge_tools.tools.contract", "ToolResult"),
     "ToolSource": ("forge_tools.tools.contract", "ToolSource"),
-    "PermissionRequest": ("forge_tools.tools.contract", "PermissionRequest"),
+    "PermissionRequest": ("forge_tools.permission.calls", "PermissionRequest"),
     "hookimpl": ("forge_tools.sources.hookspecs", "hookimpl"),
     "load_project": ("forge_tools.config", "load_project"),
     "resolve": ("forge_tools.api", "resolve"),
@@ -51,11 +51,11 @@ if TYPE_CHECKING:
     from forge_tools.config import load_project as load_project
     from forge_tools.permission.calls import CallDecision as CallDecision
     from forge_tools.permission.calls import PatternDecision as PatternDecision
+    from forge_tools.permission.calls import PermissionRequest as PermissionRequest
     from forge_tools.permission.gate import Answer as Answer
     from forge_tools.permission.gate import PermissionSession as PermissionSession
     from forge_tools.permission.gate import Question as Question
     from forge_tools.sources.hookspecs import hookimpl as hookimpl
-    from forge_tools.tools.contract import PermissionRequest as PermissionRequest
     from forge_tools.tools.contract import Tool as Tool
     from forge_tools.tools.contract import ToolContext as ToolContext
     from forge_tools.tools.contract import ToolResult as ToolResult

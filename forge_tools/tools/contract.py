@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
 
-from forge_tools.permission.calls import PatternDecision, PermissionRequest
-
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
+
+    from forge_tools.permission.calls import PatternDecision, PermissionRequest
 
 SourceKind = Literal["builtin", "script", "plugin", "mcp"]
 
@@ -205,7 +205,7 @@ class ToolContext:
 
 ExecuteReturn = str | ToolResult
 ExecuteFn = Callable[[Any, ToolContext], ExecuteReturn | Awaitable[ExecuteReturn]]
-RequestsFn = Callable[[Any, ToolContext], list[PermissionRequest]]
+RequestsFn = Callable[[Any, ToolContext], "list[PermissionRequest]"]
 
 
 @dataclass
@@ -394,3 +394,13 @@ def _signature_fields(fn: Callable[..., Any]) -> tuple[dict[str, Any], str | Non
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (annotation, default)
     return fields, ctx_param
+
+
+def __getattr__(name: str) -> Any:
+    """`PermissionRequest` for the tools that import it from here, imported on first use: listing
+    tools needs no permission-call machinery."""
+    if name == "PermissionRequest":
+        from forge_tools.permission.calls import PermissionRequest
+
+        return PermissionRequest
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
