@@ -22,8 +22,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "tool": ("forge_tools.tools.contract", "tool"),
     "Tool": ("forge_tools.tools.contract", "Tool"),
-    "ToolContext": ("forge_tools.tools.contract", "ToolContext"),
-    "ToolResult": ("forge_tools.tools.contract", "ToolResult"),
+    "ToolContext": ("forge_tools.tools.context", "ToolContext"),
+    "ToolResult": ("forge_tools.tools.context", "ToolResult"),
     "ToolSource": ("forge_tools.tools.contract", "ToolSource"),
     "PermissionRequest": ("forge_tools.permission.calls", "PermissionRequest"),
     "hookimpl": ("forge_tools.sources.hookspecs", "hookimpl"),
@@ -56,9 +56,9 @@ if TYPE_CHECKING:
     from forge_tools.permission.gate import PermissionSession as PermissionSession
     from forge_tools.permission.gate import Question as Question
     from forge_tools.sources.hookspecs import hookimpl as hookimpl
+    from forge_tools.tools.context import ToolContext as ToolContext
+    from forge_tools.tools.context import ToolResult as ToolResult
     from forge_tools.tools.contract import Tool as Tool
-    from forge_tools.tools.contract import ToolContext as ToolContext
-    from forge_tools.tools.contract import ToolResult as ToolResult
     from forge_tools.tools.contract import ToolSource as ToolSource
     from forge_tools.tools.contract import tool as tool
 

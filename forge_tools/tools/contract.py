@@ -12,19 +12,24 @@ those and builds its code, argument model included, on first use of anything els
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import inspect
-import threading
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_type_hints
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-    from forge_tools.permission.calls import PatternDecision, PermissionRequest
+    # re-exported for tools (see `__getattr__`): the types checkers see
+    from forge_tools.permission.calls import PermissionRequest as PermissionRequest
+    from forge_tools.tools.context import AbortSignal as AbortSignal
+    from forge_tools.tools.context import AskFn as AskFn
+    from forge_tools.tools.context import Attachment as Attachment
+    from forge_tools.tools.context import PeekFn as PeekFn
+    from forge_tools.tools.context import ToolContext as ToolContext
+    from forge_tools.tools.context import ToolResult as ToolResult
 
 SourceKind = Literal["builtin", "script", "plugin", "mcp"]
 
@@ -62,150 +67,9 @@ class ToolSource:
 BUILTIN = ToolSource("builtin")
 
 
-@dataclass
-class Attachment:
-    """A file-like attachment a tool may return (e.g. an image read by `read`)."""
-
-    mime: str
-    url: str
-    filename: str | None = None
-
-
-@dataclass
-class ToolResult:
-    """What a tool returns: title, text output, metadata, attachments (SPEC 1)."""
-
-    output: str
-    title: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
-    attachments: list[Attachment] = field(default_factory=list)
-    is_error: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "output": self.output, "metadata": self.metadata}
-
-
-class AbortSignal:
-    """Cancellation that reaches a running tool (and its subprocess), thread-safe."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._callbacks: list[Callable[[], None]] = []
-        self._force_callbacks: list[Callable[[], None]] = []
-        self._forced = False
-        self._lock = threading.Lock()
-        self.reason: str | None = None
-
-    @property
-    def aborted(self) -> bool:
-        return self._event.is_set()
-
-    def abort(self, reason: str = "aborted") -> None:
-        with self._lock:
-            if self._event.is_set():
-                return
-            self.reason = reason
-            self._event.set()
-            callbacks = list(self._callbacks)
-        for cb in callbacks:
-            cb()
-
-    def add_callback(self, cb: Callable[[], None]) -> None:
-        with self._lock:
-            if not self._event.is_set():
-                self._callbacks.append(cb)
-                return
-        cb()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return self._event.wait(timeout)
-
-    @property
-    def forced(self) -> bool:
-        return self._forced
-
-    def force(self, reason: str = "interrupted again") -> None:
-        """Stop at once, in the caller's thread: abort, then run every `on_force` callback (a tool
-        kills its process group there). For a second Ctrl-C: the CLI exits right after, and a graceful
-        stop still under way in the worker thread would die with it."""
-        self.abort(reason)
-        with self._lock:
-            self._forced = True
-            callbacks = list(self._force_callbacks)
-        for cb in callbacks:
-            cb()
-
-    def on_force(self, cb: Callable[[], None]) -> Callable[[], None]:
-        """Run `cb` on `force()` (at once if it already happened); returns a function that unregisters
-        it, to call once what it would stop is gone."""
-        with self._lock:
-            if not self._forced:
-                self._force_callbacks.append(cb)
-                return lambda: self._drop_force_callback(cb)
-        cb()
-        return lambda: None
-
-    def _drop_force_callback(self, cb: Callable[[], None]) -> None:
-        with self._lock, contextlib.suppress(ValueError):
-            self._force_callbacks.remove(cb)
-
-
-class PeekFn(Protocol):
-    """What the gate would answer for one permission request, asking no one (for a tool that must leave
-    out what a rule denies, e.g. grep results the read rules deny)."""
-
-    def __call__(
-        self, permission: str, patterns: Sequence[str], metadata: dict[str, Any] | None = None,
-    ) -> list[PatternDecision]: ...
-
-
-class AskFn(Protocol):
-    """The permission gate as a tool sees it; raises PermissionDenied / PermissionRejected."""
-
-    def __call__(
-        self,
-        permission: str,
-        patterns: list[str],
-        always: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> None: ...
-
-
-def _allow_everything(
-    permission: str, patterns: list[str], always: list[str] | None = None,
-    metadata: dict[str, Any] | None = None,
-) -> None:
-    return None
-
-
-@dataclass
-class ToolContext:
-    """What `execute` receives besides its arguments (SPEC 1)."""
-
-    session_id: str = "ses_local"
-    message_id: str = "msg_local"
-    agent: str = "build"
-    call_id: str | None = None
-    project_root: Path = field(default_factory=Path.cwd)
-    abort: AbortSignal = field(default_factory=AbortSignal)
-    ask: AskFn = _allow_everything
-    peek: PeekFn | None = None  # the gate's answer without asking; None (no gate): nothing is filtered
-    on_metadata: Callable[[str | None, dict[str, Any] | None], None] | None = None
-    timeout: float | None = None  # seconds; a per-run override (e.g. `run --timeout`)
-    truncation: Any = None  # tools.truncation.TruncationPolicy; None means the defaults
-    outputs: Any = None  # tools.outputs.OutputStore; None means the store from the environment
-    hint: str = "search"  # follow-up hint kind for truncated output: "subagent" or "search" (SPEC 5.3)
-    extra: dict[str, Any] = field(default_factory=dict)  # loaded config, skills dirs, ...
-
-    def metadata(self, title: str | None = None, metadata: dict[str, Any] | None = None) -> None:
-        """Write back the running tool part's title/metadata (a CLI shows it as progress)."""
-        if self.on_metadata is not None:
-            self.on_metadata(title, metadata)
-
-
-ExecuteReturn = str | ToolResult
-ExecuteFn = Callable[[Any, ToolContext], ExecuteReturn | Awaitable[ExecuteReturn]]
-RequestsFn = Callable[[Any, ToolContext], "list[PermissionRequest]"]
+ExecuteReturn: TypeAlias = "str | ToolResult"
+ExecuteFn: TypeAlias = "Callable[[Any, ToolContext], ExecuteReturn | Awaitable[ExecuteReturn]]"
+RequestsFn: TypeAlias = "Callable[[Any, ToolContext], list[PermissionRequest]]"
 
 
 @dataclass
@@ -291,7 +155,10 @@ class LazyTool(Tool):
 
 
 def is_context_annotation(annotation: Any) -> bool:
-    return annotation is ToolContext or annotation == "ToolContext"
+    if annotation == "ToolContext":
+        return True
+    context = sys.modules.get("forge_tools.tools.context")  # a ToolContext annotation imported it
+    return context is not None and annotation is context.ToolContext
 
 
 def tool(
@@ -396,11 +263,19 @@ def _signature_fields(fn: Callable[..., Any]) -> tuple[dict[str, Any], str | Non
     return fields, ctx_param
 
 
-def __getattr__(name: str) -> Any:
-    """`PermissionRequest` for the tools that import it from here, imported on first use: listing
-    tools needs no permission-call machinery."""
-    if name == "PermissionRequest":
-        from forge_tools.permission.calls import PermissionRequest
+_REEXPORTED = {
+    "PermissionRequest": "forge_tools.permission.calls",
+    **dict.fromkeys(("ToolContext", "ToolResult", "Attachment", "AbortSignal", "AskFn", "PeekFn"),
+                    "forge_tools.tools.context"),
+}
 
-        return PermissionRequest
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    """What a tool imports from here besides the declaration (`PermissionRequest`, `ToolContext`,
+    `ToolResult`, ...), imported on first use: listing tools needs none of it."""
+    module = _REEXPORTED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -98,8 +99,6 @@ def test_a_plain_script_tool_schema_is_built_once_then_read_from_the_data_dir() 
 
 
 def test_a_script_tool_with_a_class_of_its_own_is_never_cached() -> None:
-    from pathlib import Path
-
     from forge_tools.tools.contract import tool
 
     def where(path: Path) -> str:
