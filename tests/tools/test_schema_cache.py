@@ -94,8 +94,9 @@ def test_a_plain_script_tool_schema_is_built_once_then_read_from_the_data_dir() 
     assert isinstance(made, LazyTool)
     assert made.json_schema() == made.parameters.model_json_schema()
     # what the cache holds is what pydantic gives for that signature
-    for key, schema in schema_cache._script_schemas().items():
-        assert "CountLinesArgs" in key and schema["title"] == "CountLinesArgs"
+    key = schema_cache.signature_key("CountLinesArgs", {"path": (str, ...), "mode": (str, "lines")})
+    assert key is not None
+    assert schema_cache.cached_script_schema(key) == made.parameters.model_json_schema()
 
 
 def test_a_script_tool_with_a_class_of_its_own_is_never_cached() -> None:
