@@ -177,8 +177,11 @@ def shipped() -> dict[str, Any] | None:
 def _build(data: dict[str, Any]) -> ConfigSchema:
     from pydantic_core import SchemaValidator
 
-    return ConfigSchema(SchemaValidator(_with_functions(data["schema"]), data["config"]),
-                        data["keys"], data["submodels"])
+    keys, submodels = data["keys"], data["submodels"]
+    models = {ROOT_MODEL, *submodels, *(sub for subs in submodels.values() for sub in subs.values())}
+    if not all(isinstance(keys.get(m), list) for m in models):
+        raise ValueError("the config schema's key lists do not cover its models")
+    return ConfigSchema(SchemaValidator(_with_functions(data["schema"]), data["config"]), keys, submodels)
 
 
 @lru_cache(maxsize=1)
