@@ -59,8 +59,6 @@ def source_checksums() -> dict[str, int]:
 
 def derive() -> dict[str, Any]:
     """The data to ship, from the models now (imports pydantic's model machinery)."""
-    import pydantic_core
-
     from forge_tools.config.schema import ConfigModel
 
     ConfigModel.model_rebuild(raise_errors=True)  # a model left unbuilt (an unknown name) fails here
@@ -80,7 +78,6 @@ def derive() -> dict[str, Any]:
                  for name, m in models.items()}
     return {
         "sources_crc32": source_checksums(),
-        "generated_with": f"pydantic_core {pydantic_core.__version__}",
         "config": shared,
         "keys": {name: [field.alias or key for key, field in m.model_fields.items()]
                  for name, m in models.items()},
