@@ -153,14 +153,20 @@ def __getattr__(name: str) -> Any:
 
 def _command_for(args: Sequence[str]) -> Any:
     """The click command `run` parses `args` with: only the invoked command's when args start with
-    one, else every command; parameters get forge-tools' plain coercion (`cli.coercion`)."""
+    one, else every command."""
+    first = args[0] if args else None
+    return _click_command(first if first in _COMMAND_MODULES else None)
+
+
+@functools.cache
+def _click_command(name: str | None) -> Any:
+    """Built once per process (click commands are reusable; a library caller or a test that calls
+    `run` many times pays for typer's build once); parameters get plain coercion (`cli.coercion`)."""
     import typer.main
 
     from forge_tools.cli.coercion import install_plain_coercion
 
-    first = args[0] if args else None
-    app = build_app(first) if first in _COMMAND_MODULES else full_app()
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(build_app(name) if name is not None else full_app())
     install_plain_coercion(command)
     return command
 
