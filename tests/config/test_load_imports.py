@@ -66,3 +66,33 @@ def test_loading_and_validating_configs_builds_no_model(project: Path) -> None:
         toml_error,  # the first, stopping the load (as a --config overlay)
     ]
     assert found["loaded"] == []
+
+
+CLI_PROBE = f"""
+import io, json, sys
+from contextlib import redirect_stderr, redirect_stdout
+from forge_tools.cli.app import run
+with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
+    code = run(sys.argv[1:])
+print(json.dumps({{"code": code, "err": err.getvalue(),
+                  "loaded": [m for m in {MODEL_MODULES!r} if m in sys.modules]}}))
+"""
+
+
+def test_the_config_command_builds_no_model(project: Path) -> None:
+    """The CLI path (typer's parameter conversion included) as far as `config` goes; `explain`, `layers`
+    and `check` also build the builtin tools' argument models."""
+    (project / "forge.json").write_text('{"permission": {"bash": "ask"}}')
+    (project / "forge.toml").write_text('[agent.plan]\nsteps = 3\n')
+    runs = [("config",), ("config", "--format", "json")]
+    for args in runs:
+        proc = subprocess.run([sys.executable, "-c", CLI_PROBE, *args], cwd=project, capture_output=True,
+                              text=True, timeout=60)
+        found = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert (found["code"], found["loaded"]) == (0, []), args
+    (project / "forge.toml").write_text('[agent.plan]\nsteps = 0\n')
+    proc = subprocess.run([sys.executable, "-c", CLI_PROBE, "config"], cwd=project, capture_output=True,
+                          text=True, timeout=60)
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found["code"] == 3 and f"{project}/forge.toml:2:9: agent.plan.steps:" in found["err"]
+    assert found["loaded"] == []
