@@ -51,10 +51,17 @@ class ConfigSchema:
     root: str = ROOT_MODEL
 
 
-def source_checksums() -> dict[str, int]:
-    """CRC-32 of each source module's file, read without importing it."""
+def source_checksums() -> dict[str, int | None]:
+    """CRC-32 of each source module's file, read without importing it (None when it cannot be read,
+    e.g. an install of bytecode only: nothing then matches, so the data is derived from the models)."""
     here = Path(__file__).parent
-    return {name: zlib.crc32((here / name).read_bytes()) for name in SOURCES}
+    found: dict[str, int | None] = {}
+    for name in SOURCES:
+        try:
+            found[name] = zlib.crc32((here / name).read_bytes())
+        except OSError:
+            found[name] = None
+    return found
 
 
 def derive() -> dict[str, Any]:
@@ -166,7 +173,8 @@ def shipped() -> dict[str, Any] | None:
         data = json.loads(CACHE_FILE.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("sources_crc32") != source_checksums():
+    current = source_checksums()
+    if not isinstance(data, dict) or None in current.values() or data.get("sources_crc32") != current:
         return None
     return data
 

@@ -132,3 +132,11 @@ def test_loaded_data_is_the_model_built_on_first_use(project: Path) -> None:
     loaded = load_config(LoadOptions(cwd=project))
     assert isinstance(loaded.data, ConfigModel)
     assert loaded.data.tool_output is not None and loaded.data.tool_output.max_lines == 5
+
+
+def test_without_its_sources_the_copy_is_not_trusted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # an install of bytecode only: the checksums cannot be taken, so the models decide
+    monkeypatch.setattr(cache, "__file__", str(tmp_path / "core_schema.py"))
+    assert set(cache.source_checksums().values()) == {None}
+    assert cache.shipped() is None
+    assert "permission" in cache.config_schema().keys["ConfigModel"]
