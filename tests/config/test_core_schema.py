@@ -129,8 +129,10 @@ def test_only_functions_of_the_validators_module_are_shipped() -> None:
 
 def test_loaded_data_is_the_model_built_on_first_use(project: Path) -> None:
     (project / "forge.toml").write_text('model = "p/m"\n[tool_output]\nmax_lines = 5\n')
+    import forge_tools.config
+
     loaded = load_config(LoadOptions(cwd=project))
-    assert isinstance(loaded.data, ConfigModel)
+    assert isinstance(loaded.data, ConfigModel) and forge_tools.config.ConfigModel is ConfigModel
     assert loaded.data.tool_output is not None and loaded.data.tool_output.max_lines == 5
 
 
