@@ -149,7 +149,7 @@ def plugin_sources(loaded: LoadedConfig) -> list[str]:
     """Plugins the project would load: installed entry points, `plugin` specs and files in config dirs'
     plugin folders. Listed from metadata and names only: nothing is imported (an installed package
     may be the project itself, installed by the CI job under review)."""
-    from forge_tools.sources.plugins import ENTRY_POINT_GROUP, may_declare_entry_points
+    from forge_tools.sources.plugin_refs import ENTRY_POINT_GROUP, may_declare_entry_points
 
     found: list[str] = []
     if may_declare_entry_points():

@@ -345,17 +345,27 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
     builtins = builtin_tools(frozenset(request.flags), request.client, config_dirs=config_dirs)
     hooks = None
     if load_code:
-        from forge_tools.sources.plugins import load_plugins
+        from forge_tools.sources.plugin_refs import discover
         from forge_tools.sources.scripts import load_scripts
 
         scripts = load_scripts(config_dirs)
         for err in scripts.errors:
             problems.append(script_problem(err.message, str(err.path), err.line))
         opencode_scripts = _opencode_script_entries(config_dirs, problems)
-        hooks = load_plugins(config_dirs, getattr(loaded, "plugin_specs", []) or [], pure=request.pure)
-        plugin_tools = hooks.register_tools()
-        problems.extend(hooks.problems)
-        notes.extend(hooks.notes)
+        plugin_notes: list[str] = []
+        specs = getattr(loaded, "plugin_specs", []) or []
+        refs, plugin_problems = ([], []) if request.pure else discover(config_dirs, specs, plugin_notes)
+        plugin_tools: list[Tool] = []
+        if refs:  # the loading machinery (pluggy, the hook caller) only for a project with plugins
+            from forge_tools.sources.plugins import load_refs
+
+            hooks = load_refs(refs, plugin_problems, plugin_notes)
+            plugin_tools = hooks.register_tools()
+            problems.extend(hooks.problems)
+            notes.extend(hooks.notes)
+        else:
+            problems.extend(plugin_problems)
+            notes.extend(plugin_notes)
         mcp_entries: list[tuple[str, Tool | None, ToolSource]] = []
         if mcp_configured(loaded):
             from forge_tools.sources.mcp import load_mcp_tools

@@ -79,7 +79,7 @@ def count_lines(path: str) -> str:
 NOT_ON_THE_PATH = ("pydantic.main", "importlib.metadata", "email", "pluggy", "tree_sitter_typescript",
                    "tree_sitter_javascript", "forge_tools.sources.opencode_scripts",
                    "forge_tools.sources.mcp", "forge_tools.check.expect", "forge_tools.tools.wrapper",
-                   "hashlib")
+                   "hashlib", "forge_tools.sources.plugins", "forge_tools.tools.context")
 
 AFTER_CONFIG = f"""
 import io, json, sys

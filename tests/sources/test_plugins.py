@@ -396,9 +396,9 @@ def test_no_installed_entry_point_skips_the_metadata_lookup(project: Path, monke
     import subprocess
     import sys
 
-    from forge_tools.sources import plugins
+    from forge_tools.sources import plugin_refs as plugins
 
-    code = ("import sys; from forge_tools.sources.plugins import discover; discover([], []); "
+    code = ("import sys; from forge_tools.sources.plugin_refs import discover; discover([], []); "
             "print('importlib.metadata' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
@@ -406,4 +406,4 @@ def test_no_installed_entry_point_skips_the_metadata_lookup(project: Path, monke
     install_entry_point(project / "site", "late-dist", "late = json")
     monkeypatch.syspath_prepend(str(project / "site"))
     assert plugins.may_declare_entry_points()
-    assert [r.name for r in plugins._entry_point_refs()] == ["late"]
+    assert [r.name for r in plugins.entry_point_refs()] == ["late"]
