@@ -126,14 +126,18 @@ class LazyTool(Tool):
     permission_requests = _Deferred()
     format_validation_error = _Deferred()
 
-    def __init__(self, id: str, description: str, load: Callable[[], Tool], *,
+    def __init__(self, id: str, description: str, load: Callable[[], Tool] | None = None, *,
                  schema: dict[str, Any] | None = None, source: ToolSource = BUILTIN,
-                 internal: bool = False, schema_key: str | None = None) -> None:
+                 internal: bool = False, schema_key: str | None = None, cannot_run: str | None = None,
+                 **fields: Any) -> None:
         self.id = id
         self.description = description
         self.source = source
         self.internal = internal
-        self.cannot_run = None
+        self.cannot_run = cannot_run
+        if load is None:  # `dataclasses.replace` passes every field of a `Tool`: it is built already
+            made = Tool(id, description, source=source, internal=internal, cannot_run=cannot_run, **fields)
+            load = lambda: made  # noqa: E731
         self._load = load
         self._schema = schema
         self._schema_key = schema_key  # a computed schema is remembered under it for later runs

@@ -115,3 +115,23 @@ def test_a_script_tool_with_a_class_of_its_own_is_never_cached() -> None:
     made = tool(where)
     assert not isinstance(made, LazyTool) and made.json_schema()["properties"]["path"]["format"] == "path"
     assert tool(plain).json_schema() == tool(plain).parameters.model_json_schema()
+
+
+def test_a_lazy_tool_is_still_a_dataclass_tool() -> None:
+    """`dataclasses.replace` and `copy.copy` work on a `@tool` result as on any `Tool`."""
+    import copy
+    import dataclasses
+
+    from forge_tools.tools.contract import Tool, tool
+
+    @tool(description="Echo")
+    def echo(text: str) -> str:
+        return text
+
+    renamed = dataclasses.replace(echo, id="echo2")
+    assert isinstance(renamed, Tool) and renamed.id == "echo2" and echo.id == "echo"
+    assert renamed.parameters is echo.parameters and renamed.json_schema() == echo.json_schema()
+    assert renamed.execute(renamed.parameters.model_validate({"text": "hi"}), None) == "hi"
+    copied = copy.copy(echo)
+    copied.id = "echo3"
+    assert (copied.id, echo.id) == ("echo3", "echo") and copied.json_schema() == echo.json_schema()
