@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import zlib
 from functools import lru_cache
 from pathlib import Path
@@ -131,14 +130,9 @@ def remember_script_schema(key: str, schema: dict[str, Any]) -> None:
     entries[key] = copy.deepcopy(schema)
     for old in list(entries)[:-SCRIPT_CACHE_LIMIT]:
         del entries[old]
-    path = _script_cache_file()
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(entries), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
+    from forge_tools.paths import write_private_cache
+
+    write_private_cache(_script_cache_file(), json.dumps(entries))
 
 
 def live_definitions() -> dict[str, dict[str, Any]]:

@@ -99,6 +99,14 @@ def test_a_plain_script_tool_schema_is_built_once_then_read_from_the_data_dir() 
     assert schema_cache.cached_script_schema(key) == made.parameters.model_json_schema()
 
 
+def test_the_script_schema_cache_is_private(isolated_env: dict[str, Path]) -> None:
+    subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True)
+    cache = isolated_env["data"] / "cache" / "script-schemas.json"
+    assert cache.stat().st_mode & 0o777 == 0o600
+    assert cache.parent.stat().st_mode & 0o777 == 0o700
+    assert not list(cache.parent.glob("*.tmp"))
+
+
 def test_a_script_tool_with_a_class_of_its_own_is_never_cached() -> None:
     from forge_tools.tools.contract import tool
 
