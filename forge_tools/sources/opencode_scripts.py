@@ -61,15 +61,13 @@ def opencode_script_files(config_dirs: Iterable[Path]) -> list[Path]:
 
 
 def _parser(path: Path) -> Any:
-    from tree_sitter import Language, Parser
+    from tree_sitter import Parser
+
+    from forge_tools.grammars import language
 
     if path.suffix == ".js":
-        import tree_sitter_javascript
-
-        return Parser(Language(tree_sitter_javascript.language()))
-    import tree_sitter_typescript
-
-    return Parser(Language(tree_sitter_typescript.language_typescript()))
+        return Parser(language("tree_sitter_javascript"))
+    return Parser(language("tree_sitter_typescript", "language_typescript"))
 
 
 def _text(node: Node) -> str:

@@ -126,10 +126,11 @@ class _Found(list[str]):
 
 @lru_cache(maxsize=1)
 def _parser() -> Parser:
-    import tree_sitter_bash
-    from tree_sitter import Language, Parser
+    from tree_sitter import Parser
 
-    return Parser(Language(tree_sitter_bash.language()))
+    from forge_tools.grammars import language
+
+    return Parser(language("tree_sitter_bash"))
 
 
 def normalise(text: str) -> str:

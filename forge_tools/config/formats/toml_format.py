@@ -152,10 +152,11 @@ def _decode_error(message: str, text: str, base: Origin) -> ConfigError:
 
 @lru_cache(maxsize=1)
 def _parser() -> Parser:
-    import tree_sitter_toml
-    from tree_sitter import Language, Parser
+    from tree_sitter import Parser
 
-    return Parser(Language(tree_sitter_toml.language()))
+    from forge_tools.grammars import language
+
+    return Parser(language("tree_sitter_toml"))
 
 
 Pos = tuple[int | None, int | None]
