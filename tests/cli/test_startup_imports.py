@@ -143,3 +143,16 @@ def test_explain_call_builds_the_one_model_it_validates(project: Path) -> None:
     assert data["code"] == 0
     assert data["models"] == ["BashArgs"]
     assert "forge_tools.tools.builtins.bash" in data["loaded"]  # type: ignore[operator]
+
+
+def test_a_config_file_imports_its_own_format_module_alone(project: Path) -> None:
+    probe = PROBE.replace(repr(HEAVY), repr(("pkgutil", "forge_tools.config.formats.json_format",
+                                             "forge_tools.config.formats.yaml_format",
+                                             "forge_tools.config.formats.toml_format")))
+    (project / "forge.toml").write_text(SMALL_TOML)
+    for args in (["explain", "bash"], ["layers"], ["check"]):
+        proc = subprocess.run([sys.executable, "-c", probe, *args], cwd=project, capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout.strip().splitlines()[-1])["loaded"] == [
+            "forge_tools.config.formats.toml_format"], args

@@ -114,3 +114,13 @@ def test_toml_comment_after_an_inline_table_keeps_positions(tmp_path: Path) -> N
                       Origin("file", path=str(tmp_path / "forge.toml")))
     rule = tree.value["permission"].value["bash"].value["rm *"]
     assert (rule.origin.line, rule.origin.column) == (2, 18)
+
+
+def test_each_format_lives_in_the_module_named_after_it_and_claims_its_own_suffixes() -> None:
+    # by_name/for_path look in `<name>_format` first: that is the registry's answer only when no two
+    # formats claim one suffix and the module named after a format holds that format
+    claimed = [s for fmt in formats() for s in fmt.suffixes]
+    assert len(claimed) == len(set(claimed))
+    for fmt in formats():
+        assert type(fmt).__module__ == f"forge_tools.config.formats.{fmt.name}_format"
+        assert by_name(fmt.name) is fmt

@@ -4,6 +4,9 @@ Each module (`json_format`, `yaml_format`, `toml_format`) defines a `ConfigForma
 that parses text into a located tree, writes fix-advice snippets in its own syntax and dumps a whole
 config. A new format is one new module named `*_format.py` here: the registry finds it. The modules
 import their parser libraries only when they parse or dump, so importing the registry is cheap.
+A name or suffix is first looked for in the module named after it (`toml` and `.toml` in
+`toml_format`), so reading one file imports its format's module alone; anything else is found among
+every module (`.yml`, `.jsonc`).
 """
 
 from __future__ import annotations
@@ -32,12 +35,30 @@ def formats() -> tuple[ConfigFormat, ...]:
     return tuple(found)
 
 
+def _named(stem: str) -> ConfigFormat | None:
+    """The format of the module `<stem>_format`, if there is such a module (importing no other)."""
+    if not stem.isidentifier():
+        return None
+    module_name = f"{__name__}.{stem}_format"
+    try:
+        module = import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name:
+            raise
+        return None
+    fmt: ConfigFormat = module.FORMAT
+    return fmt
+
+
 def names() -> tuple[str, ...]:
     return tuple(f.name for f in formats())
 
 
 def by_name(name: str) -> ConfigFormat:
     """The format called `name` ("json", "yaml", "toml"); KeyError for any other."""
+    guess = _named(name)
+    if guess is not None and guess.name == name:
+        return guess
     for fmt in formats():
         if fmt.name == name:
             return fmt
@@ -47,6 +68,9 @@ def by_name(name: str) -> ConfigFormat:
 def for_path(path: PurePath | str) -> ConfigFormat:
     """The format a file is read in, by suffix; unknown suffixes are read as JSONC (opencode's format)."""
     suffix = PurePath(path).suffix.lower()
+    guess = _named(suffix[1:])
+    if guess is not None and suffix in guess.suffixes:
+        return guess
     for fmt in formats():
         if suffix in fmt.suffixes:
             return fmt
