@@ -88,7 +88,8 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
         _not_checked(assertions, report, "not checked: the config has errors")
         return report, trees
     try:
-        loaded = load_config(LoadOptions(cwd=opts.cwd, project=opts.project, overlays=opts.overlays))
+        read = {(s.step, s.where): s.tree for s in scan.sources if s.tree is not None and not s.errors}
+        loaded = load_config(LoadOptions(cwd=opts.cwd, project=opts.project, overlays=opts.overlays), read)
         ctx = build_context(loaded, load_code=opts.load_code)
     except ConfigError as exc:
         report.findings.append(redact(finding_for(exc), scan.substituted))

@@ -266,14 +266,18 @@ def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path
         raise ConfigError(f"{exc.message}{pos}", Origin("env", name=where)) from None
 
 
-def load_config(opts: LoadOptions) -> LoadedConfig:
+def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str], Node] | None = None
+                ) -> LoadedConfig:
     """Load, validate and merge every source in SPEC 6.2 order; raise `ConfigError` (exit 3) on any
-    problem, before anything is merged."""
+    problem, before anything is merged. `already_read` holds the trees of sources read (by
+    `config.reader.read_source` with these options' environment, without error) before, by step and
+    place: `check` reads each source once to report all its problems and loads from those trees."""
     env = os.environ if opts.env is None else opts.env
     root, cwd, found, config_dirs = discover(opts, agent_files=True)
     trees: list[tuple[ConfigSource, Node]] = []
     for step, where in found:
-        tree = read_source(step, where, env, cwd)
+        known = already_read.get((step, where)) if already_read else None
+        tree = known if known is not None else read_source(step, where, env, cwd)
         if isinstance(where, Path):
             source = ConfigSource(step, Origin("file", path=str(where)), where)
         else:
