@@ -10,6 +10,8 @@ from forge_tools.report.findings import Finding, Related
 
 
 def project_loosens_global_deny(ctx: CheckContext) -> list[Finding]:
+    if not ctx.loaded.personal_files:  # nothing global to loosen
+        return []
     from forge_tools.permission.overrides import project_overrides
 
     findings: list[Finding] = []

@@ -54,7 +54,6 @@ def run_check(opts: CheckOptions) -> CheckReport:
 
 def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     from forge_tools.check.analysis import analyse
-    from forge_tools.check.code_problems import problem_findings
     from forge_tools.check.context import build_context
     from forge_tools.check.opencode_compat import action_only_maps
     from forge_tools.config import LoadOptions, load_config
@@ -103,6 +102,8 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     # there are some (a project without plugins misses nothing)
     report.notes += [n for n in ctx.notes if n != NOTE_PLUGINS_UNKNOWN]
     if opts.load_code:
+        from forge_tools.check.code_problems import problem_findings
+
         report.findings += problem_findings(ctx.problems, loaded)
     if assertions:
         _check_assertions(assertions, ctx, report, opts.load_code)

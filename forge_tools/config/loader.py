@@ -42,6 +42,8 @@ Step = Literal["global", "OPENCODE_CONFIG", "FORGE_CONFIG", "project", "config-d
                "FORGE_CONFIG_CONTENT", "--config", "OPENCODE_PERMISSION", "FORGE_PERMISSION"]
 #: the steps whose source is an environment variable holding JSON merged into `permission`
 ENV_PERMISSION: tuple[str, ...] = ("OPENCODE_PERMISSION", "FORGE_PERMISSION")
+#: the person's own config (not the project's): the global config dirs' files and `FORGE_CONFIG`
+PERSONAL_STEPS = frozenset({"global", "FORGE_CONFIG"})
 
 
 def substitutes(step: str) -> bool:
@@ -71,6 +73,11 @@ class ConfigSource:
     def describe(self) -> str:
         return str(self.path) if self.path is not None else f"env {self.origin.name}"
 
+    @property
+    def personal(self) -> bool:
+        """A source of the person's own config (see `PERSONAL_STEPS`), not of the project."""
+        return self.step in PERSONAL_STEPS or self.step.startswith("global")
+
 
 @dataclass(frozen=True)
 class PluginSpec:
@@ -99,6 +106,11 @@ class LoadedConfig:
         from forge_tools.config.schema import ConfigModel
 
         return ConfigModel.model_validate(self.tree.plain())
+
+    @property
+    def personal_files(self) -> list[ConfigSource]:
+        """The person's own config files, in load order (what a project may loosen: FT112)."""
+        return [s for s in self.sources if s.personal and s.path is not None]
 
     def node_at(self, *keys: str) -> Node | None:
         node: Node | None = self.tree

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from forge_tools.origin import Node
     from forge_tools.permission.agents import Agent
 
-PERSONAL_STEPS = frozenset({"global", "FORGE_CONFIG"})
 PROJECT_STEPS = frozenset({"project", "config-dir"})
 
 
@@ -43,10 +42,6 @@ class Override:
         g, p = self.global_rule, self.project_rule
         return (f"project rule {p.permission} {p.pattern!r} {p.action} ({p.origin}) overrides the global "
                 f"deny {g.permission} {g.pattern!r} ({g.origin})")
-
-
-def is_personal(source: ConfigSource) -> bool:
-    return source.step in PERSONAL_STEPS or source.step.startswith("global")
 
 
 def is_project(source: ConfigSource, project_root: Path) -> bool:
@@ -66,9 +61,8 @@ def _personal_tree(loaded: LoadedConfig) -> Node | None:
     from forge_tools.origin import Node, Origin
 
     merged: Node | None = None
-    for source in loaded.sources:
-        if not is_personal(source) or source.path is None:
-            continue
+    for source in loaded.personal_files:
+        assert source.path is not None
         tree = read_source(source.step, source.path, os.environ, loaded.cwd)
         merged = merge(merged if merged is not None else Node({}, Origin("default")), tree)
     return merged

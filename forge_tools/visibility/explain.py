@@ -338,7 +338,7 @@ def global_overrides(result: PipelineResult, verdict: ToolVerdict,
                      loaded: LoadedConfig | None) -> list[dict[str, Any]]:
     """The project rules for this tool that turn a deny of the global config into ask or allow (what
     `check` reports as FT112), each with both rules."""
-    if loaded is None or not loaded.sources:
+    if loaded is None or not loaded.personal_files:  # nothing global to override
         return []
     from forge_tools.permission.overrides import project_overrides
     from forge_tools.permission.wildcard import wildcard_match
