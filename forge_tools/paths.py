@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,6 +24,17 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     if env.get("XDG_DATA_HOME"):
         return Path(os.path.abspath(env["XDG_DATA_HOME"])) / "forge"
     return Path(os.path.abspath(home_dir(env))) / ".local" / "share" / "forge"
+
+
+#: where skills (`SKILL.md` files, at any depth) live in each config directory
+SKILL_FOLDERS = ("skill", "skills")
+
+
+def skill_folders(config_dirs: Iterable[Path | str]) -> list[Path]:
+    """The skill folders that exist, in config-directory order (`tools/builtins/_skills` reads them;
+    a project without any imports none of the skill code)."""
+    return [Path(base) / folder for base in config_dirs for folder in SKILL_FOLDERS
+            if (Path(base) / folder).is_dir()]
 
 
 def truncation_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -14,7 +14,7 @@ from typing import Any, Literal, cast
 
 from forge_tools.errors import ConfigError, UnknownNameError
 from forge_tools.origin import Node, Origin, format_key_path
-from forge_tools.paths import home_dir, truncation_globs
+from forge_tools.paths import home_dir, skill_folders, truncation_globs
 from forge_tools.permission.evaluate import evaluate
 from forge_tools.permission.model import Action, Rule, Ruleset
 from forge_tools.permission.rules import rules_from_config
@@ -171,7 +171,7 @@ def _skill_globs(loaded: Any) -> list[str]:
     """`<dir>/*` for every skill directory found in the loaded config's directories (none for a
     bare tree)."""
     config_dirs = getattr(loaded, "config_dirs", None)
-    if not config_dirs:
+    if not config_dirs or not skill_folders(config_dirs):
         return []
     from forge_tools.tools.builtins._skills import skill_dir_globs
 

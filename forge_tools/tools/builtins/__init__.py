@@ -93,7 +93,13 @@ def builtin_tools(
 
 
 def skill_tool(config_dirs: Iterable[Path | str]) -> Tool:
-    """The `skill` tool with a description that lists the skills found in `config_dirs`."""
+    """The `skill` tool with a description that lists the skills found in `config_dirs` (without skill
+    folders, the shipped one: its description is the module's, which lists none)."""
+    from forge_tools.paths import skill_folders
+
+    config_dirs = list(config_dirs)
+    if not skill_folders(config_dirs):
+        return load_builtin("skill")
     from forge_tools.tools.builtins._skills import describe, discover
 
     skills, _ = discover(config_dirs)

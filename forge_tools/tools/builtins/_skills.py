@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from forge_tools.config.files import read_regular_text
+from forge_tools.paths import skill_folders
 
 SKILL_FILE = "SKILL.md"
-SKILL_FOLDERS = ("skill", "skills")
 
 INTRO = """Load a skill: detailed instructions for a particular kind of task, written by the user or
 the project. Call it with the skill's `name` when the task matches the skill's description, before
@@ -52,20 +52,16 @@ def discover(config_dirs: Iterable[Path | str]) -> tuple[dict[str, Skill], list[
     list of problems (`path: message`)."""
     skills: dict[str, Skill] = {}
     problems: list[str] = []
-    for base in config_dirs:
-        for folder in SKILL_FOLDERS:
-            root = Path(base) / folder
-            if not root.is_dir():
+    for root in skill_folders(config_dirs):
+        for path in sorted(root.rglob(SKILL_FILE)):
+            try:
+                meta, body = _split_front_matter(read_regular_text(path))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                problems.append(f"{path}: {exc}")
                 continue
-            for path in sorted(root.rglob(SKILL_FILE)):
-                try:
-                    meta, body = _split_front_matter(read_regular_text(path))
-                except (OSError, UnicodeDecodeError, ValueError) as exc:
-                    problems.append(f"{path}: {exc}")
-                    continue
-                name = str(meta.get("name") or path.parent.name).strip()
-                description = str(meta.get("description") or "").strip()
-                skills[name] = Skill(name, description, path, body)
+            name = str(meta.get("name") or path.parent.name).strip()
+            description = str(meta.get("description") or "").strip()
+            skills[name] = Skill(name, description, path, body)
     return skills, problems
 
 

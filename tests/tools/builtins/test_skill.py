@@ -57,3 +57,12 @@ def test_a_skill_file_that_is_a_device_is_reported_not_read(tmp_path) -> None:
     skills, problems = discover([tmp_path])
     assert skills == {}
     assert len(problems) == 1 and "SKILL.md" in problems[0] and "regular file" in problems[0]
+
+
+def test_without_skill_folders_the_listing_is_the_shipped_tool(tmp_path: Path) -> None:
+    # no skill folder: the skill code is not needed, and the tool says what the module's says
+    empty = tmp_path / "empty"
+    (empty / "skills").mkdir(parents=True)  # a folder without skills lists none either
+    none = skill_tool([tmp_path / "nothing"])
+    assert none.description == skill_tool([empty]).description == skill.TOOL.description
+    assert none.parameters == skill.TOOL.parameters
