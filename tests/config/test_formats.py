@@ -124,3 +124,12 @@ def test_each_format_lives_in_the_module_named_after_it_and_claims_its_own_suffi
     for fmt in formats():
         assert type(fmt).__module__ == f"forge_tools.config.formats.{fmt.name}_format"
         assert by_name(fmt.name) is fmt
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", False), ("plain", False), ("é and 😀", False), ("\ud800", True), ("a\udfffb", True),
+    ("\ud83d\ude00", True), ("\ud7ff\ue000", False), ("x" * 1000 + "\udc80", True)])
+def test_has_surrogate_finds_exactly_the_surrogate_range(text: str, expected: bool) -> None:
+    from forge_tools.config.formats.base import has_surrogate
+
+    assert has_surrogate(text) is expected

@@ -11,13 +11,13 @@ import sys
 from typing import Any, ClassVar
 
 from forge_tools.config.formats.base import (
-    _SURROGATE,
     MAX_DEPTH,
     ConfigFormat,
     at,
     check_depth,
     clean_text,
     first_at,
+    has_surrogate,
     position_of,
     too_many_digits,
 )
@@ -96,7 +96,7 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
         data = json.loads(text, object_pairs_hook=_Pairs)
     except (ValueError, RecursionError):
         return None
-    check_text = "\\u" in text or _SURROGATE.search(text) is not None
+    check_text = "\\u" in text or has_surrogate(text)
     tokens = _TOKEN.finditer(text)
     line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     kind, path, name = base.kind, base.path, base.name
