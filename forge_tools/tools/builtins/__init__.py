@@ -97,7 +97,7 @@ def skill_tool(config_dirs: Iterable[Path | str]) -> Tool:
     folders, the shipped one: its description is the module's, which lists none)."""
     from forge_tools.paths import skill_folders
 
-    config_dirs = list(config_dirs)
+    config_dirs = tuple(config_dirs)  # (not `list`: the `list` tool's module is this package's `list`)
     if not skill_folders(config_dirs):
         return load_builtin("skill")
     from forge_tools.tools.builtins._skills import describe, discover
