@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -155,7 +156,16 @@ class PipelineResult:
                 "it would not be used; this shows what it would get if it were enabled")
 
     def get(self, tool_id: str) -> ToolVerdict | None:
-        return next((t for t in self.tools if t.id == tool_id), None)
+        return self._by_id.get(tool_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, ToolVerdict]:
+        """Each id's verdict (the first, were an id listed twice), built once: `check`, `diff` and
+        `run` ask for one tool per finding, call or change."""
+        by_id: dict[str, ToolVerdict] = {}
+        for t in self.tools:
+            by_id.setdefault(t.id, t)
+        return by_id
 
     def require(self, tool_id: str, allow_hidden: bool = False) -> ToolVerdict:
         """The one way `explain` and `run` pick a tool: its verdict, or a one-line refusal (unknown with
