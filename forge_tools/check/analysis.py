@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
 from forge_tools.check.global_overrides import project_loosens_global_deny
@@ -21,6 +20,7 @@ from forge_tools.permission.wildcard import (
     WildcardIndex,
     any_matching_text,
     has_wildcard,
+    literal_head,
     normalize,
     pattern_subsumes,
     wildcard_match,
@@ -121,7 +121,7 @@ def unknown_permissions(ctx: CheckContext) -> list[Finding]:
         if key in reported:
             continue
         reported.add(key)
-        lead = literal_prefix(name)
+        lead = literal_head(name)
         if any(lead.startswith(m) or (has_wildcard(name) and m.startswith(lead)) for m in mcp):
             continue  # may name a tool of a configured MCP server
         if has_wildcard(name):
@@ -191,50 +191,8 @@ def _sibling_key(ctx: CheckContext, rule: Rule, key: str) -> Origin | None:
 
 def covers(later: Rule, earlier: Rule) -> bool:
     """Whether `later` matches every (permission, pattern) that `earlier` matches (exact for * and ?)."""
-    return (_may_cover(later.permission, earlier.permission) and _may_cover(later.pattern, earlier.pattern)
-            and pattern_subsumes(later.permission, earlier.permission)
+    return (pattern_subsumes(later.permission, earlier.permission)
             and pattern_subsumes(later.pattern, earlier.pattern))
-
-
-def _may_cover(general: str, specific: str) -> bool:
-    """Cheap necessary conditions for `pattern_subsumes(general, specific)`: the literal ends agree, and
-    `general` matches two texts `specific` matches (its wildcards filled with a character `general`
-    does not name, and its `*` left empty)."""
-    if general == specific or general == "*":
-        return True
-    if not (literal_prefix(specific).startswith(literal_prefix(general))
-            and literal_suffix(specific).endswith(literal_suffix(general))):
-        return False
-    if not has_wildcard(specific):
-        return wildcard_match(specific, general)
-    fresh = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in general)
-    filled = specific.replace("*", fresh).replace("?", fresh)
-    emptied = specific.replace("*", "").replace("?", fresh)
-    return wildcard_match(filled, general) and wildcard_match(emptied, general)
-
-
-@lru_cache(maxsize=16384)
-def literal_prefix(pattern: str) -> str:
-    """The literal text every match of `pattern` starts with (what comes before its first wildcard).
-
-    If `general` covers `specific`, the literal prefix of `specific` starts with that of `general`
-    (and likewise for suffixes; both checked by a property test), so only such pairs need the exact,
-    slower subsumption test.
-    """
-    body = normalize(pattern)
-    body = body[:-2] if body.endswith(" *") else body
-    cut = next((i for i, c in enumerate(body) if c in "*?"), len(body))
-    return body[:cut]
-
-
-@lru_cache(maxsize=16384)
-def literal_suffix(pattern: str) -> str:
-    """The literal text every match of `pattern` ends with (nothing after an optional ` *` tail)."""
-    text = normalize(pattern)
-    if text.endswith(" *"):
-        return ""
-    cut = max((i for i, c in enumerate(text) if c in "*?"), default=-1)
-    return text[cut + 1:]
 
 
 class CoverIndex:
@@ -244,7 +202,7 @@ class CoverIndex:
 
     def __init__(self, ruleset: tuple[Rule, ...]) -> None:
         self.ruleset = ruleset
-        self.prefixes = [(literal_prefix(r.permission), literal_prefix(r.pattern)) for r in ruleset]
+        self.prefixes = [(literal_head(r.permission), literal_head(r.pattern)) for r in ruleset]
         self.index: dict[tuple[str, str], list[int]] = {}
         for i, key in enumerate(self.prefixes):
             self.index.setdefault(key, []).append(i)  # ascending
@@ -255,7 +213,7 @@ class CoverIndex:
         """The first rule at a position past `after` that covers `rule`, or None."""
         from bisect import bisect_right
 
-        perm, pattern = literal_prefix(rule.permission), literal_prefix(rule.pattern)
+        perm, pattern = literal_head(rule.permission), literal_head(rule.pattern)
         candidates: list[int] = []
         for a in self.perm_lengths:
             if a > len(perm):
