@@ -285,9 +285,10 @@ def _block_start(ruleset: tuple[Rule, ...], block: tuple[Rule, ...]) -> int | No
 def unreachable_rules(ctx: CheckContext) -> list[Finding]:
     """FT103: a rule that can never decide in any agent whose ruleset holds it."""
     per_agent = dead_rules_by_agent(ctx)
+    rule_sets = [(a, ctx.rule_set(a.name)) for a in ctx.enabled_agents]
     findings: list[Finding] = []
     for _scope, rule in _unique_rules(ctx):
-        holders = [a for a in ctx.enabled_agents if rule in ctx.rule_set(a.name)]
+        holders = [a for a, rules in rule_sets if rule in rules]
         if not holders or not all(rule in per_agent[a.name] for a in holders):
             continue
         coverers: dict[Rule, list[str]] = {}
@@ -313,8 +314,9 @@ def unreachable_rules(ctx: CheckContext) -> list[Finding]:
 
 
 def _more_specific(rule: Rule, than: Rule) -> bool:
-    return not (pattern_subsumes(rule.permission, than.permission)
-                and pattern_subsumes(rule.pattern, than.pattern))
+    # patterns first: an allow's pattern rarely covers the hiding rule's `*`, and that answer is cheap
+    return not (pattern_subsumes(rule.pattern, than.pattern)
+                and pattern_subsumes(rule.permission, than.permission))
 
 
 class _LevelAllows:
@@ -348,9 +350,12 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
     """FT104: a last `"*": "deny"` that hides a tool right after allows of the same config level."""
     from forge_tools.visibility.permission_layer import PermissionLayer
 
-    hits: dict[Rule, dict[str, list[Rule]]] = {}  # hiding rule -> tool id -> overridden allows
+    hits: dict[Rule, dict[str, dict[Rule, None]]] = {}  # hiding rule -> tool id -> overridden allows
     agents_of: dict[Rule, list[str]] = {}
     levels: dict[str, _LevelAllows] = {}
+    # the overridden allows depend on the hiding rule and the tool's permission name only: agents that
+    # share a level (every agent shares the top level) ask for the same pairs
+    overridden: dict[tuple[Rule, str], list[Rule]] = {}
     for agent in ctx.enabled_agents:
         tool_ids = [t.id for t in ctx.tools.get(agent.name, [])] or ctx.tool_ids
         layer = PermissionLayer(agent.ruleset, (), {})
@@ -358,22 +363,13 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
             hiding = layer.hiding_rule(tool_id)
             if hiding is None or not is_user_rule(hiding):
                 continue
-            scope = ctx.scope_of(hiding)
-            if scope is None or scope not in ctx.scopes:
-                continue
-            if scope not in levels:
-                levels[scope] = _LevelAllows(ctx.scopes[scope])
-            level = levels[scope]
-            if hiding not in level.position:
-                continue
-            allows = [r for r in level.before(permission_name(tool_id), level.position[hiding])
-                      if _more_specific(r, hiding)]
+            key = (hiding, permission_name(tool_id))
+            allows = overridden.get(key)
+            if allows is None:
+                allows = overridden[key] = _overridden_allows(ctx, levels, hiding, key[1])
             if not allows:
                 continue
-            tools = hits.setdefault(hiding, {})
-            for r in allows:
-                if r not in tools.setdefault(tool_id, []):
-                    tools[tool_id].append(r)
+            hits.setdefault(hiding, {}).setdefault(tool_id, {}).update(dict.fromkeys(allows))
             if agent.name not in agents_of.setdefault(hiding, []):
                 agents_of[hiding].append(agent.name)
     findings: list[Finding] = []
@@ -394,6 +390,20 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
             hiding.origin, tuple(Related(f"overridden allow {rule_text(r)}", r.origin) for r in allows),
             data={"tools": list(tools), "agents": agent_names}))
     return findings
+
+
+def _overridden_allows(ctx: CheckContext, levels: dict[str, _LevelAllows], hiding: Rule,
+                       permission: str) -> list[Rule]:
+    """The allows of `hiding`'s own config level, before it, for `permission`, that it overrides."""
+    scope = ctx.scope_of(hiding)
+    if scope is None or scope not in ctx.scopes:
+        return []
+    if scope not in levels:
+        levels[scope] = _LevelAllows(ctx.scopes[scope])
+    level = levels[scope]
+    if hiding not in level.position:
+        return []
+    return [r for r in level.before(permission, level.position[hiding]) if _more_specific(r, hiding)]
 
 
 def specific_denies(ctx: CheckContext) -> list[Finding]:
