@@ -89,9 +89,10 @@ class ToolVerdict:
     def layer(self, name: str) -> LayerVerdict:
         return next(v for v in self.layers if v.layer == name)
 
-    @property
+    @cached_property
     def tokens(self) -> int | None:
-        """The estimated size of the definition the model is sent (None: hidden, or not loaded)."""
+        """The estimated size of the definition the model is sent (None: hidden, or not loaded); computed
+        once (`layers` shows it per row and sums it)."""
         from forge_tools.visibility.definition_layer import estimated_tokens
 
         definition = self.definition if self.visible else None
