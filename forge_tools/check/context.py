@@ -123,6 +123,8 @@ def _add_tools(ctx: CheckContext, load_code: bool) -> None:
     ids: dict[str, None] = {}
     results = resolve_all(ctx.loaded, Request(), load_code=load_code, agents=ctx.agents,
                           problems=ctx.problems)
+    said = {p.one_line() for p in ctx.problems}
+    notes = set(ctx.notes)
     for name, result in results.items():
         ctx.results[name] = result
         views = [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
@@ -131,11 +133,14 @@ def _add_tools(ctx: CheckContext, load_code: bool) -> None:
             ids.setdefault(v.id, None)
         ctx.listed_mcp_servers.update(v.source.server for v in result.tools
                                       if v.source.kind == "mcp" and v.source.server)
-        for problem in result.problems:
-            if all(problem.one_line() != p.one_line() for p in ctx.problems):
+        for problem in result.problems:  # each agent's result repeats the shared sources' problems
+            line = problem.one_line()
+            if line not in said:
+                said.add(line)
                 ctx.problems.append(problem)
         for note in result.notes:
-            if note not in ctx.notes:
+            if note not in notes:
+                notes.add(note)
                 ctx.notes.append(note)
     ctx.tool_ids = list(ids)
     ctx.plugin_tools_known = load_code or not plugin_sources(ctx.loaded)
