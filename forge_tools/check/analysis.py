@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
 from forge_tools.check.global_overrides import project_loosens_global_deny
@@ -26,6 +27,9 @@ from forge_tools.permission.wildcard import (
     wildcard_match,
 )
 from forge_tools.report.findings import Finding, Related
+
+if TYPE_CHECKING:
+    from forge_tools.permission.agents import Agent
 
 
 def _syntax(origin: Origin | None) -> ConfigFormat:
@@ -93,13 +97,7 @@ def _did_you_mean(suggestions: list[str]) -> str:
 
 
 def _unique_rules(ctx: CheckContext) -> list[tuple[str, Rule]]:
-    seen: set[Rule] = set()
-    out: list[tuple[str, Rule]] = []
-    for scope, rule in ctx.user_rules():
-        if rule not in seen:
-            seen.add(rule)
-            out.append((scope, rule))
-    return out
+    return ctx.unique_user_rules()
 
 
 # ------------------------------------------------------------------------------- permission names
@@ -348,8 +346,6 @@ class _LevelAllows:
 
 def trailing_deny(ctx: CheckContext) -> list[Finding]:
     """FT104: a last `"*": "deny"` that hides a tool right after allows of the same config level."""
-    from forge_tools.visibility.permission_layer import PermissionLayer
-
     hits: dict[Rule, dict[str, dict[Rule, None]]] = {}  # hiding rule -> tool id -> overridden allows
     agents_of: dict[Rule, list[str]] = {}
     levels: dict[str, _LevelAllows] = {}
@@ -357,11 +353,8 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
     # share a level (every agent shares the top level) ask for the same pairs
     overridden: dict[tuple[Rule, str], list[Rule]] = {}
     for agent in ctx.enabled_agents:
-        tool_ids = [t.id for t in ctx.tools.get(agent.name, [])] or ctx.tool_ids
-        layer = PermissionLayer(agent.ruleset, (), {})
-        for tool_id in tool_ids:
-            hiding = layer.hiding_rule(tool_id)
-            if hiding is None or not is_user_rule(hiding):
+        for tool_id, hiding in _hiding_rules(ctx, agent):
+            if not is_user_rule(hiding):
                 continue
             key = (hiding, permission_name(tool_id))
             allows = overridden.get(key)
@@ -390,6 +383,24 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
             hiding.origin, tuple(Related(f"overridden allow {rule_text(r)}", r.origin) for r in allows),
             data={"tools": list(tools), "agents": agent_names}))
     return findings
+
+
+def _hiding_rules(ctx: CheckContext, agent: Agent) -> list[tuple[str, Rule]]:
+    """Each tool of the agent that a configured `* deny` hides, with that rule. The agent's pipeline
+    result already decided it (layer three's `permission` verdict holds the tool's last rule); an agent
+    whose turn could not be resolved is judged over the project's tool ids."""
+    from forge_tools.visibility.permission_layer import PermissionLayer, hides
+
+    result = ctx.results.get(agent.name)
+    if result is not None and result.tools:
+        found: list[tuple[str, Rule]] = []
+        for v in result.tools:
+            rule = v.layer("permission").rule
+            if isinstance(rule, Rule) and hides(rule):
+                found.append((v.id, rule))
+        return found
+    layer = PermissionLayer(agent.ruleset, (), {})
+    return [(t, rule) for t in ctx.tool_ids if (rule := layer.hiding_rule(t)) is not None]
 
 
 def _overridden_allows(ctx: CheckContext, levels: dict[str, _LevelAllows], hiding: Rule,

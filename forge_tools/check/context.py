@@ -52,6 +52,7 @@ class CheckContext:
     source_trees: dict[str, Node] = field(default_factory=dict)
     _rule_sets: dict[str, frozenset[Rule]] = field(default_factory=dict, repr=False)
     _scope_by_rule: dict[Rule, str] | None = field(default=None, repr=False)
+    _unique_user_rules: list[tuple[str, Rule]] | None = field(default=None, repr=False)
 
     def rule_set(self, agent: str) -> frozenset[Rule]:
         """The agent's rules as a set: membership tests stay cheap on large configs."""
@@ -88,6 +89,17 @@ class CheckContext:
 
     def user_rules(self) -> list[tuple[str, Rule]]:
         return [(scope, r) for scope, rules in self.scopes.items() for r in rules if is_user_rule(r)]
+
+    def unique_user_rules(self) -> list[tuple[str, Rule]]:
+        """`user_rules` with each rule once (its first scope), computed once: most checks walk it."""
+        if self._unique_user_rules is None:
+            seen: set[Rule] = set()
+            self._unique_user_rules = []
+            for scope, rule in self.user_rules():
+                if rule not in seen:
+                    seen.add(rule)
+                    self._unique_user_rules.append((scope, rule))
+        return self._unique_user_rules
 
 
 def agent_nodes(tree: Node) -> dict[str, Node]:
