@@ -6,8 +6,10 @@
    (1% wildcard permission names) for N = 1k, 10k, 100k (goals: 100k within 11x 10k; `check` at 10k
    within 4x `layers`).
 3. `run bash` printing 100 MB and 1 GB against the shell writing the same bytes to a file.
-4. When `opencode` is on PATH: `explain`/`layers` against `opencode debug agent build` on the small
-   project.
+4. With opencode (`--opencode PATH`, else `opencode` on PATH): `explain`/`layers` against `opencode
+   debug agent build` on the small project's config written as opencode.json (both read the same file).
+   opencode 1.18.33 for this: `npm install --prefix /tmp/oc opencode-ai@1.18.33`, then
+   `--opencode /tmp/oc/node_modules/.bin/opencode`.
 
 Every figure is a new process per run. Time is CPU time (user + system of the child, from `wait4`),
 which stays put when other work shares the machine; the wall-clock median is printed beside it.
@@ -56,6 +58,7 @@ class Timing:
     cpu: float  # median user+sys seconds
     wall: float  # median wall seconds
     code: int
+    rss_mb: float = 0.0  # largest peak resident memory of a run
 
 
 def forge_exe() -> str:
@@ -67,6 +70,7 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> Timin
     """Median CPU and wall time over `runs` runs, after one warm-up run (disk cache, bytecode)."""
     cpus: list[float] = []
     walls: list[float] = []
+    rss = 0.0
     code = 0
     for i in range(runs + 1):
         start = time.perf_counter()
@@ -77,7 +81,8 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> Timin
         if i:
             cpus.append(usage.ru_utime + usage.ru_stime)
             walls.append(wall)
-    return Timing(statistics.median(cpus), statistics.median(walls), code)
+            rss = max(rss, usage.ru_maxrss / 1024)  # KiB on Linux
+    return Timing(statistics.median(cpus), statistics.median(walls), code, rss)
 
 
 def isolated_env(tmp: Path) -> dict[str, str]:
@@ -124,10 +129,20 @@ def scaled_project(root: Path, n: int, seed: int = 7, changed: bool = False) -> 
 def row(label: str, t: Timing, base: Timing | None = None, note: str = "") -> None:
     ratio = f"{t.cpu / base.cpu:>6.2f}x" if base is not None and base.cpu > 0 else " " * 7
     bad = "" if t.code in (0, 1) else f"  (exit {t.code})"
-    print(f"  {label:<34}{t.cpu * 1000:>9.0f} ms cpu{t.wall * 1000:>9.0f} ms wall  {ratio}  {note}{bad}")
+    print(f"  {label:<34}{t.cpu * 1000:>9.0f} ms cpu{t.wall * 1000:>9.0f} ms wall{t.rss_mb:>7.0f} MB  "
+          f"{ratio}  {note}{bad}")
 
 
-def startup(tmp: Path, env: dict[str, str], runs: int) -> None:
+def opencode_project(root: Path) -> Path:
+    """The small project's config as an opencode.json (opencode reads no forge.toml)."""
+    import tomllib
+
+    (root / ".git").mkdir(parents=True)
+    (root / "opencode.json").write_text(json.dumps(tomllib.loads(SMALL_TOML), indent=2))
+    return root
+
+
+def startup(tmp: Path, env: dict[str, str], runs: int, opencode: str | None) -> None:
     root = small_project(tmp / "small")
     exe = forge_exe()
     print("start-up (small project; ratio = CPU time against the floor; goal <= 1.30x)")
@@ -136,14 +151,16 @@ def startup(tmp: Path, env: dict[str, str], runs: int) -> None:
     for args in (["explain", "bash"], ["layers"], ["check"]):
         t = measure([exe, *args], root, env, runs)
         row(" ".join(args), t, floor, "met" if t.cpu <= 1.3 * floor.cpu else "NOT met")
-    opencode = shutil.which("opencode")
+    opencode = opencode or shutil.which("opencode")
     if opencode is not None:
-        oc = measure([opencode, "debug", "agent", "build"], root, env, max(3, runs // 3))
-        row("opencode debug agent build", oc, floor)
+        oc_root = opencode_project(tmp / "small-opencode")
+        oc = measure([opencode, "debug", "agent", "build"], oc_root, env, max(3, runs // 3))
+        row("opencode debug agent build", oc, floor, "(opencode.json project)")
         for args in (["explain", "bash"], ["layers"]):
-            t = measure([exe, *args], root, env, runs)
+            t = measure([exe, *args], oc_root, env, runs)
             print(f"    forge-tools {' '.join(args)} is {oc.cpu / t.cpu:.1f}x faster (CPU), "
-                  f"{oc.wall / t.wall:.1f}x (wall) than opencode")
+                  f"{oc.wall / t.wall:.1f}x (wall) than opencode, with {t.rss_mb / oc.rss_mb:.2f}x "
+                  "its peak memory")
     else:
         print("  (opencode not on PATH: no comparison)")
 
@@ -195,13 +212,14 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000", help="rule/tool counts for scaling")
     parser.add_argument("--bash-mb", default="100,1000", help="bash output sizes in MB ('' for none)")
     parser.add_argument("--only", choices=["startup", "scaling", "bash"], action="append")
+    parser.add_argument("--opencode", help="the opencode executable to compare with (default: on PATH)")
     args = parser.parse_args()
     parts = args.only or ["startup", "scaling", "bash"]
     with tempfile.TemporaryDirectory(prefix="forge-ratios-") as name:
         tmp = Path(name)
         env = isolated_env(tmp)
         if "startup" in parts:
-            startup(tmp, env, args.runs)
+            startup(tmp, env, args.runs, args.opencode)
         if "scaling" in parts:
             scaling(tmp, env, [int(s) for s in args.sizes.split(",") if s], max(1, args.runs // 3))
     if "bash" in parts and args.bash_mb:

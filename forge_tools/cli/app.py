@@ -17,42 +17,32 @@ import typer
 from forge_tools.cli.common import AgentOpt, ConfigOpt, FormatOpt, ProjectOpt
 from forge_tools.errors import ExitCode, ForgeToolsError
 
-app = typer.Typer(
-    name="forge-tools",
-    help="See and run an AI coding agent's tool pipeline: visibility layers, permissions, truncation.",
-    no_args_is_help=False,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+_APP_SETTINGS: dict[str, Any] = {
+    "name": "forge-tools",
+    "help": "See and run an AI coding agent's tool pipeline: visibility layers, permissions, truncation.",
+    "no_args_is_help": False,
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+    "context_settings": {"help_option_names": ["-h", "--help"]},
+}
 
-_COMMAND_MODULES = (
-    "config_cmd",
-    "agents_cmd",
-    "rules_cmd",
-    "layers_cmd",
-    "explain_cmd",
-    "run_cmd",
-    "outputs_cmd",
-    "check_cmd",
-    "diff_cmd",
-    "completions_cmd",
-    "lint_cmds",
-)
-
-
-def _register() -> None:
-    import importlib
-
-    for name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"forge_tools.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"forge_tools.cli.{name}":
-                continue
-            raise
-        module.register(app)
+#: command name -> the module that registers it, in the order `--help` lists them
+_COMMAND_MODULES = {
+    "config": "config_cmd",
+    "agents": "agents_cmd",
+    "rules": "rules_cmd",
+    "layers": "layers_cmd",
+    "explain": "explain_cmd",
+    "run": "run_cmd",
+    "outputs": "outputs_cmd",
+    "check": "check_cmd",
+    "diff": "diff_cmd",
+    "completions": "completions_cmd",
+    "rule": "lint_cmds",
+    "schema": "lint_cmds",
+    "__complete": "lint_cmds",
+}
 
 
 class ClosedPipe(Exception):
@@ -63,6 +53,9 @@ class ClosedPipe(Exception):
 
 
 def _pipe_safe(callback: Callable[..., Any]) -> Callable[..., Any]:
+    if getattr(callback, "_forge_pipe_safe", False):
+        return callback
+
     @functools.wraps(callback)  # typer reads the signature through __wrapped__
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -70,6 +63,7 @@ def _pipe_safe(callback: Callable[..., Any]) -> Callable[..., Any]:
         except BrokenPipeError:
             raise ClosedPipe() from None
 
+    wrapper._forge_pipe_safe = True  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -96,10 +90,6 @@ def _silence_stdout() -> None:
         pass
 
 
-_register()
-
-
-@app.callback(invoke_without_command=True)
 def _root(
     ctx: typer.Context,
     version: bool = typer.Option(False, "--version", help="Print the version and exit."),
@@ -132,7 +122,53 @@ def _root(
         raise typer.Exit(run_default(agent=agent, fmt=fmt, config=config, project=project))
 
 
-_register_pipe_safe(app)
+def build_app(command: str | None = None) -> typer.Typer:
+    """The typer app with every command, or with only `command` (what `run` needs for one call).
+
+    typer inspects every command's signature and builds every parameter when it turns the app into a
+    click group, so building just the invoked command saves most of that on each start. `--help`, an
+    unknown command and the completion scripts get the whole app.
+    """
+    import importlib
+
+    app = typer.Typer(**_APP_SETTINGS)
+    wanted = _COMMAND_MODULES.values() if command is None else [_COMMAND_MODULES[command]]
+    for name in dict.fromkeys(wanted):
+        importlib.import_module(f"forge_tools.cli.{name}").register(app)
+    app.callback(invoke_without_command=True)(_root)
+    _register_pipe_safe(app)
+    return app
+
+
+@functools.cache
+def full_app() -> typer.Typer:
+    return build_app()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole app, built on first use (completion scripts, tests)
+        return full_app()
+    raise AttributeError(name)
+
+
+def _command_for(args: Sequence[str]) -> Any:
+    """The click command `run` parses `args` with: only the invoked command's when args start with
+    one, else every command."""
+    first = args[0] if args else None
+    return _click_command(first if first in _COMMAND_MODULES else None)
+
+
+@functools.cache
+def _click_command(name: str | None) -> Any:
+    """Built once per process (click commands are reusable; a library caller or a test that calls
+    `run` many times pays for typer's build once); parameters get plain coercion (`cli.coercion`)."""
+    import typer.main
+
+    from forge_tools.cli.coercion import install_plain_coercion
+
+    command = typer.main.get_command(build_app(name) if name is not None else full_app())
+    install_plain_coercion(command)
+    return command
 
 
 def usage_line(exc: Exception) -> str:
@@ -163,7 +199,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     usage_error = _usage_error_class()
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        result = app(args=args, prog_name="forge-tools", standalone_mode=False)
+        result = _command_for(args).main(args=args, prog_name="forge-tools", standalone_mode=False)
         sys.stdout.flush()  # here, where a closed pipe is still caught, not at interpreter exit
     except (ClosedPipe, BrokenPipeError):
         _silence_stdout()

@@ -39,7 +39,7 @@ def load_for(config: Iterable[Path] | None, project: Path | None) -> LoadedConfi
 
 
 def _check_model(model: str | None) -> str | None:
-    from forge_tools.config.schema import model_id_problem
+    from forge_tools.config.validators import model_id_problem
     from forge_tools.errors import UsageError
 
     if model is None:

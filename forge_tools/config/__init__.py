@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from forge_tools.config.loader import (
     CONFIG_FILE_ORDER,
     ConfigSource,
@@ -12,7 +14,9 @@ from forge_tools.config.loader import (
     load_config,
     load_project,
 )
-from forge_tools.config.schema import ConfigModel
+
+if TYPE_CHECKING:
+    from forge_tools.config.schema import ConfigModel
 
 __all__ = [
     "CONFIG_FILE_ORDER",
@@ -25,3 +29,12 @@ __all__ = [
     "load_config",
     "load_project",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`ConfigModel` on first use: the models are not needed to load a config (`config.schema`)."""
+    if name == "ConfigModel":
+        from forge_tools.config.schema import ConfigModel
+
+        return ConfigModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,14 +9,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from forge_tools.config.merge import merge
-from forge_tools.config.schema import ConfigModel
+from forge_tools.config.validation import validate_tree
 from forge_tools.errors import ConfigError, UsageError
 from forge_tools.origin import Node, Origin
 from forge_tools.paths import global_config_dir, home_dir, opencode_global_dir
+
+if TYPE_CHECKING:
+    from forge_tools.config.schema import ConfigModel
 
 #: config file names, in the order they load when several sit in one directory (later wins):
 #: the opencode compatibility files first, so forge's own files override them (`opencode.jsonc`
@@ -84,10 +88,17 @@ class LoadedConfig:
     project_root: Path
     cwd: Path
     tree: Node
-    data: ConfigModel
     sources: list[ConfigSource] = field(default_factory=list)
     config_dirs: list[Path] = field(default_factory=list)
     plugin_specs: list[PluginSpec] = field(default_factory=list)
+
+    @cached_property
+    def data(self) -> ConfigModel:
+        """The merged config as the pydantic model (built on first use: nothing in forge-tools reads it,
+        every command reads `tree`, which keeps where each value was written)."""
+        from forge_tools.config.schema import ConfigModel
+
+        return ConfigModel.model_validate(self.tree.plain())
 
     def node_at(self, *keys: str) -> Node | None:
         node: Node | None = self.tree
@@ -272,7 +283,7 @@ def load_config(opts: LoadOptions) -> LoadedConfig:
     merged = Node({}, Origin("default"))
     for _, tree in trees:
         merged = merge(merged, tree)
-    data = ConfigModel.model_validate(merged.plain())
+    validate_tree(merged)
     specs: list[PluginSpec] = []
     plugin_node = merged.get("plugin")
     if plugin_node is not None and isinstance(plugin_node.value, list):
@@ -284,7 +295,6 @@ def load_config(opts: LoadOptions) -> LoadedConfig:
         project_root=root,
         cwd=cwd,
         tree=merged,
-        data=data,
         sources=[s for s, _ in trees],
         config_dirs=config_dirs,
         plugin_specs=specs,

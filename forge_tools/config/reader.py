@@ -99,8 +99,8 @@ def read_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
     permission map (`*_PERMISSION`)."""
     from forge_tools.config.formats import format_of
     from forge_tools.config.loader import ENV_PERMISSION, substitutes
-    from forge_tools.config.schema import validation_errors
     from forge_tools.config.substitute import parse_substituted
+    from forge_tools.config.validation import validation_errors
 
     result = SourceRead(step, where)
     try:

@@ -274,7 +274,7 @@ def load_session_overlay(path: Path, home: Path) -> list[Rule]:
     from difflib import get_close_matches
 
     from forge_tools.config.reader import parse_file
-    from forge_tools.config.schema import ConfigModel, validation_errors
+    from forge_tools.config.validation import config_keys, validation_errors
     from forge_tools.origin import Node
     from forge_tools.permission.rules import rules_from_config
 
@@ -282,13 +282,13 @@ def load_session_overlay(path: Path, home: Path) -> list[Rule]:
     if not tree.is_map:
         raise ConfigError(f"a session permission file ({SESSION_OPTION}) needs a top-level `permission` "
                           "map", tree.origin)
-    config_keys = {f.alias or name for name, f in ConfigModel.model_fields.items()}
+    known = set(config_keys())
     for key, node in tree.items():
         if key in ("permission", "$schema"):
             continue
         where = _with_line(node)
         only = f"a session permission file ({SESSION_OPTION}) holds only a `permission` map"
-        if key in config_keys:  # a real config key, but not one a session overlay can change
+        if key in known:  # a real config key, but not one a session overlay can change
             elsewhere = _SESSION_ELSEWHERE.get(key)
             also = f"; set {key} with {elsewhere} instead" if elsewhere else ""
             raise ConfigError(f"{key!r} is not read from here: {only}{also}", where)

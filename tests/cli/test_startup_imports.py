@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 HEAVY = ("httpx", "markdownify", "tree_sitter", "tree_sitter_bash", "tree_sitter_toml", "regex",
-         "html.parser", "asyncio", "rich", "json5", "yaml", "tomli_w", "jsonschema", "ssl")
+         "html.parser", "asyncio", "rich", "json5", "yaml", "tomli_w", "jsonschema", "ssl",
+         "typer._adapters")
 
 PROBE = f"""
 import io, json, sys

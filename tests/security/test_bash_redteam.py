@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -316,25 +316,6 @@ def _bash_changes_it(line: str, scratch: Path, home: Path, family: Family) -> bo
     subprocess.run(["/bin/bash", "-c", line], cwd=scratch, env=env, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20, check=False)
     return _snapshot(scratch, home, family) != before
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_click_command() -> Iterator[None]:
-    """Build the typer app's click command once for the module instead of on every in-process call
-    (two thirds of each call's time); the commands themselves run exactly as in `forge-tools`."""
-    import typer.main
-
-    built: dict[int, object] = {}
-    original = typer.main.get_command
-
-    def cached(instance: typer.Typer) -> object:
-        if id(instance) not in built:
-            built[id(instance)] = original(instance)
-        return built[id(instance)]
-
-    typer.main.get_command = cached  # type: ignore[assignment]
-    yield
-    typer.main.get_command = original
 
 
 def _explained(cli: CLI, line: str) -> str:

@@ -1,0 +1,216 @@
+"""The config schema's validator, built from a shipped copy of the models' core schema, not the models.
+
+Building the pydantic models of `config.schema` (and importing pydantic's model machinery) costs more
+than everything else a command does at start-up, yet loading a config only needs their *checks*. So
+the package ships what `pydantic_core.SchemaValidator` needs, derived from the models: their core
+schema with each model turned into a class-free `model-fields` schema, the functions they call named
+by dotted path (all in `config.validators`), the keys each model allows (did-you-mean) and the model
+a key leads to. The validator raises the same error types at the same locations as the models do.
+
+The file carries a checksum of the modules it was derived from: after an edit of `config.schema` or
+`config.validators` (a stale file), a missing file, or one this pydantic_core cannot build, the same
+data is derived from the models live, so the cache can only cost speed. A test compares the shipped
+file with the live models; regenerate it after changing the schema:
+
+    python -m forge_tools.config.core_schema
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+    from pydantic_core import SchemaValidator
+
+CACHE_FILE = Path(__file__).with_name("core_schema.json")
+#: the modules the shipped data is derived from (their checksums say when it is stale)
+SOURCES = ("schema.py", "validators.py")
+#: the only module a shipped schema may name functions from
+FUNCTIONS_MODULE = "forge_tools.config.validators"
+ROOT_MODEL = "ConfigModel"
+_FUNCTION = "$function"
+#: model config keys that become the validator's config (the same for every model) or the schema's
+_SHARED_CONFIG = ("strict", "validate_by_alias", "validate_by_name")
+
+
+@dataclass(frozen=True)
+class ConfigSchema:
+    """What validating a config needs: the validator, the keys each model allows (in field order)
+    and, per model, the keys whose value holds another model."""
+
+    validator: SchemaValidator
+    keys: dict[str, list[str]]
+    submodels: dict[str, dict[str, str]]
+    root: str = ROOT_MODEL
+
+
+def source_checksums() -> dict[str, int | None]:
+    """CRC-32 of each source module's file, read without importing it (None when it cannot be read,
+    e.g. an install of bytecode only: nothing then matches, so the data is derived from the models)."""
+    here = Path(__file__).parent
+    found: dict[str, int | None] = {}
+    for name in SOURCES:
+        try:
+            found[name] = zlib.crc32((here / name).read_bytes())
+        except OSError:
+            found[name] = None
+    return found
+
+
+def derive() -> dict[str, Any]:
+    """The data to ship, from the models now (imports pydantic's model machinery)."""
+    from forge_tools.config.schema import ConfigModel
+
+    ConfigModel.model_rebuild(raise_errors=True)  # a model left unbuilt (an unknown name) fails here
+    nodes: dict[str, dict[str, Any]] = {}
+    _model_nodes(ConfigModel.__pydantic_core_schema__, nodes)
+    models: dict[str, type[BaseModel]] = {name: node["cls"] for name, node in nodes.items()}
+    refs = {str(node["ref"]): name for name, node in nodes.items() if "ref" in node}
+    shared = {key: value for key, value in nodes[ROOT_MODEL].get("config", {}).items()
+              if key in _SHARED_CONFIG}
+    for name, node in nodes.items():
+        mine = {key: value for key, value in node.get("config", {}).items() if key in _SHARED_CONFIG}
+        if mine != shared:
+            raise ValueError(f"{name}'s config {mine} differs from {ROOT_MODEL}'s {shared}: the shipped "
+                             "validator has one config; teach config.core_schema to carry per-model config")
+    submodels = {name: {field.alias or key: sub for key, field in m.model_fields.items()
+                        if (sub := _model_in(field.annotation, models)) is not None}
+                 for name, m in models.items()}
+    return {
+        "sources_crc32": source_checksums(),
+        "config": shared,
+        "keys": {name: [field.alias or key for key, field in m.model_fields.items()]
+                 for name, m in models.items()},
+        "submodels": {name: subs for name, subs in submodels.items() if subs},
+        "schema": _class_free(ConfigModel.__pydantic_core_schema__, refs),
+    }
+
+
+def _model_nodes(node: Any, found: dict[str, dict[str, Any]]) -> None:
+    """Every `model` node of a core schema, by its class's name."""
+    if isinstance(node, dict):
+        if node.get("type") == "model":
+            found.setdefault(node["cls"].__name__, node)
+        for value in node.values():
+            _model_nodes(value, found)
+    elif isinstance(node, list):
+        for item in node:
+            _model_nodes(item, found)
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    from typing import get_args
+
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
+
+
+def _model_in(annotation: Any, models: dict[str, type[BaseModel]]) -> str | None:
+    """The model a key's value holds (directly, optionally, or as a mapping's values), if any."""
+    found = _models_in(annotation)
+    return found[0].__name__ if len(found) == 1 and found[0].__name__ in models else None
+
+
+def _class_free(node: Any, refs: dict[str, str]) -> Any:
+    """A core schema as JSON: each `model` node becomes its `model-fields` schema (with the model's
+    extra-keys behaviour), refs get the model's name, functions their dotted name; metadata and
+    serialization (never used to validate) are dropped."""
+    if isinstance(node, dict):
+        if node.get("type") == "model":
+            inner = dict(node["schema"])
+            inner["extra_behavior"] = node.get("config", {}).get("extra_fields_behavior", "ignore")
+            if "ref" in node:
+                inner["ref"] = node["ref"]
+            return _class_free(inner, refs)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("metadata", "serialization"):
+                continue
+            if key in ("ref", "schema_ref") and isinstance(value, str):
+                out[key] = refs.get(value, value)
+            else:
+                out[key] = _class_free(value, refs)
+        return out
+    if isinstance(node, list | tuple):
+        return [_class_free(item, refs) for item in node]
+    if callable(node):
+        module, name = getattr(node, "__module__", ""), getattr(node, "__qualname__", "")
+        if module != FUNCTIONS_MODULE or getattr(importlib.import_module(module), name, None) is not node:
+            raise ValueError(f"the config schema calls {module}.{name}: move it to {FUNCTIONS_MODULE}, "
+                             "so validating a config needs no model")
+        return {_FUNCTION: f"{module}:{name}"}
+    if node is None or isinstance(node, str | int | float | bool):
+        return node
+    raise ValueError(f"the config schema holds {node!r}, which cannot be shipped as JSON")
+
+
+def _with_functions(node: Any) -> Any:
+    if isinstance(node, dict):
+        if set(node) == {_FUNCTION}:
+            module, _, name = str(node[_FUNCTION]).partition(":")
+            if module != FUNCTIONS_MODULE:
+                raise ValueError(f"the shipped config schema names a function outside {FUNCTIONS_MODULE}")
+            return getattr(importlib.import_module(module), name)
+        return {key: _with_functions(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_with_functions(item) for item in node]
+    return node
+
+
+def shipped() -> dict[str, Any] | None:
+    """The shipped data if it was derived from the current sources, else None."""
+    try:
+        data = json.loads(CACHE_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    current = source_checksums()
+    if not isinstance(data, dict) or None in current.values() or data.get("sources_crc32") != current:
+        return None
+    return data
+
+
+def _build(data: dict[str, Any]) -> ConfigSchema:
+    from pydantic_core import SchemaValidator
+
+    keys, submodels = data["keys"], data["submodels"]
+    models = {ROOT_MODEL, *submodels, *(sub for subs in submodels.values() for sub in subs.values())}
+    if not all(isinstance(keys.get(m), list) for m in models):
+        raise ValueError("the config schema's key lists do not cover its models")
+    return ConfigSchema(SchemaValidator(_with_functions(data["schema"]), data["config"]), keys, submodels)
+
+
+@lru_cache(maxsize=1)
+def config_schema() -> ConfigSchema:
+    """The validator and key lists: from the shipped file when it is current, else from the models."""
+    from pydantic_core import SchemaError
+
+    data = shipped()
+    if data is not None:
+        try:
+            return _build(data)
+        except (SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
+            pass  # written by a pydantic_core this one cannot read: derive it again
+    return _build(derive())
+
+
+def cache_text() -> str:
+    return json.dumps(derive(), indent=1) + "\n"
+
+
+def main() -> None:
+    CACHE_FILE.write_text(cache_text(), encoding="utf-8")
+    print(f"wrote {CACHE_FILE}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+"""Validating a config source against the schema, and its errors translated to locations.
+
+The checks are the models' of `config.schema`, run through the core schema `config.core_schema`
+ships, so neither pydantic's model machinery nor a model is built to load a config; the messages are
+forge-tools' own, written from pydantic's error types and locations.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import TYPE_CHECKING, Any
+
+from pydantic_core import ValidationError
+
+from forge_tools.config.validators import MODEL_FORM, model_id_problem
+from forge_tools.errors import ConfigError
+from forge_tools.origin import Node, Origin, format_key_path
+from forge_tools.permission.model import ACTIONS
+
+if TYPE_CHECKING:
+    from forge_tools.config.core_schema import ConfigSchema
+
+
+def _schema() -> ConfigSchema:
+    """The shipped validator (imported on first use, so `python -m forge_tools.config.core_schema`,
+    which regenerates it, runs as the only copy of that module)."""
+    from forge_tools.config.core_schema import config_schema
+
+    return config_schema()
+
+
+def config_keys() -> list[str]:
+    """The top-level keys of a config, in the schema's order."""
+    schema = _schema()
+    return list(schema.keys[schema.root])
+
+
+def agent_option_keys(tree: Node) -> list[tuple[str, str, Origin, str | None]]:
+    """Keys under `agent.<name>` that are not agent settings: (agent, key, where, closest known key).
+
+    opencode hands them to the model as options, so they are valid; a close match to a known key is
+    likely a misspelling that `check` can point out.
+    """
+    known = _known_keys(("agent", "*"))
+    found: list[tuple[str, str, Origin, str | None]] = []
+    agents = tree.get("agent")
+    for agent_name, settings in agents.items() if agents is not None else ():
+        for key, node in settings.items():
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
+                found.append((agent_name, key, node.key_origin or node.origin, close[0] if close else None))
+    return found
+
+
+_TYPE_WORDS = {
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "int_type": "an integer",
+    "float_type": "a number",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+}
+
+
+def validate_tree(tree: Node) -> None:
+    """Validate one source's located tree; the first error in the file becomes a `ConfigError`."""
+    errors = validation_errors(tree)
+    if errors:
+        raise errors[0]
+
+
+def validation_errors(tree: Node) -> list[ConfigError]:
+    """Every schema error of one source, one per offending node, in file order (for `check`)."""
+    if not tree.is_map:
+        message = f"the config must be a mapping of keys, not {_describe(tree.value)}"
+        return [ConfigError(message, tree.origin)]
+    try:
+        _schema().validator.validate_python(tree.plain())
+    except ValidationError as exc:
+        return located_errors(exc, tree)
+    return []
+
+
+def located_errors(exc: ValidationError, tree: Node) -> list[ConfigError]:
+    """pydantic's errors pointed at the nodes they are about, in file order.
+
+    Several type errors on one node (a union such as `bool | str`) are folded into one message.
+    """
+    by_node: dict[tuple[str, ...], list[tuple[Any, Node, tuple[str, ...]]]] = {}
+    for err in exc.errors():
+        node, keys, model_path = _walk(tree, err["loc"])
+        by_node.setdefault(keys, []).append((err, node, model_path))
+    errors: list[ConfigError] = []
+    for keys, group in by_node.items():
+        err, node, model_path = group[0]
+        type_errors = [e["type"] for e, _, _ in group if e["type"] in _TYPE_WORDS]
+        if len(type_errors) > 1 and len(type_errors) == len(group):
+            wanted = " or ".join(dict.fromkeys(_TYPE_WORDS[t] for t in type_errors))
+            errors.append(_located(keys, f"expected {wanted}, got {_describe(node.value)}", node.origin))
+        else:
+            errors.append(_translate(err, node, keys, model_path))
+
+    def position(e: ConfigError) -> tuple[int, int]:
+        o = e.origin
+        return (o.line or 10**9, o.column or 0) if o is not None else (10**9, 0)
+
+    return sorted(errors, key=position)
+
+
+def _walk(tree: Node, loc: tuple[Any, ...]) -> tuple[Node, tuple[str, ...], tuple[str, ...]]:
+    """Follow a pydantic `loc` through the tree, skipping union tags; also the schema path (agent.*)."""
+    node = tree
+    keys: tuple[str, ...] = ()
+    model_path: tuple[str, ...] = ()
+    for part in loc:
+        if isinstance(node.value, dict) and isinstance(part, str) and part in node.value:
+            model_path += ("*",) if model_path == ("agent",) else (part,)
+            node = node.value[part]
+            keys += (part,)
+        elif isinstance(node.value, list) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+            keys += (str(part),)
+        elif isinstance(part, str) and part.startswith("<"):
+            continue
+        else:
+            break
+    return node, keys, model_path
+
+
+def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[str, ...]) -> ConfigError:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        name = keys[-1] if keys else "?"
+        known = _known_keys(model_path[:-1])
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        scope = "" if len(keys) == 1 else f" in {format_key_path(keys[:-1])}"
+        kind_word = "top-level key" if len(keys) == 1 else "key"
+        origin = node.key_origin or node.origin
+        return ConfigError(f"unknown {kind_word} {name!r}{scope}{hint}", origin)
+    if kind in ("literal_error", *_TYPE_WORDS) and "template" in node.meta:
+        # the value came from {env:}/{file:} and may be a secret: show what was written, never the value
+        used = ", ".join(node.meta.get("substituted", ()))
+        return _located(keys, f"{node.meta['template']!r} (substituted from {used}; value not shown) does "
+                              f"not give a valid value here: {_expectation(kind, err)}", node.origin)
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        if all(a in expected for a in ACTIONS):
+            if isinstance(node.value, str):
+                close = difflib.get_close_matches(node.value, ACTIONS, n=1, cutoff=0.5)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                message = f"unknown action {node.value!r}{hint}; use allow, deny or ask"
+                return _located(keys, message, node.origin)
+            depth = len(keys) - (keys.index("permission") + 1) if "permission" in keys else 0
+            also = " or a mapping of pattern to action" if depth <= 1 else ""
+            message = f"expected an action (allow, deny or ask){also}, got {_describe(node.value)}"
+            return _located(keys, message, node.origin)
+        choices = re.findall(r"'([^']*)'", expected)
+        close = (difflib.get_close_matches(node.value, choices, n=1, cutoff=0.5)
+                 if isinstance(node.value, str) else [])
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return _located(keys, f"{node.value!r} is not one of {expected}{hint}", node.origin)
+    if kind in _TYPE_WORDS:
+        return _located(keys, f"expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
+    if (kind == "value_error" and isinstance(node.value, str) and keys and keys[-1] == "model"
+            and model_id_problem(node.value)):
+        if "template" in node.meta:  # the substituted value may be a secret: show what was written
+            used = ", ".join(node.meta.get("substituted", ()))
+            return _located(keys, f"expected {MODEL_FORM}, but {node.meta['template']!r} does not give "
+                                  f"one (substituted from {used}; value not shown)", node.origin)
+        return _located(keys, str(model_id_problem(node.value)), node.origin)
+    return _located(keys, str(err["msg"]).removeprefix("Value error, "), node.origin)
+
+
+def _expectation(kind: str, err: Any) -> str:
+    if kind == "literal_error":
+        expected = str(err.get("ctx", {}).get("expected", ""))
+        if all(a in expected for a in ACTIONS):
+            return "unknown action; use allow, deny or ask"
+        return "expected one of " + expected if expected else "not an accepted value"
+    return f"expected {_TYPE_WORDS[kind]}"
+
+
+def _located(keys: tuple[str, ...], message: str, origin: Origin) -> ConfigError:
+    """Name the key in the message unless the origin already is the key path (TOML without a line)."""
+    if origin.line is None and origin.key_path:
+        return ConfigError(message, origin)
+    return ConfigError(f"{format_key_path(keys) or 'config'}: {message}", origin)
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f"string {value!r}"
+    if isinstance(value, int | float):
+        return f"number {value!r}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _known_keys(model_path: tuple[str, ...]) -> list[str]:
+    """The keys the schema allows at a path (for did-you-mean)."""
+    schema = _schema()
+    model = schema.root
+    for part in model_path:
+        if part == "*":
+            continue
+        sub = schema.submodels.get(model, {}).get(part)
+        if sub is None:
+            return []
+        model = sub
+    return list(schema.keys[model])
