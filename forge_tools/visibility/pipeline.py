@@ -241,12 +241,17 @@ class PipelineResult:
 def problems_json(problems: list[ForgeToolsError]) -> list[dict[str, Any]]:
     """The `problems` list of `layers`/`explain` JSON: objects, each problem once (see
     `sources.candidates.problem_to_json`)."""
+    import json
+
     from forge_tools.sources.candidates import problem_to_json
 
     out: list[dict[str, Any]] = []
+    seen: set[str] = set()  # each item's JSON text: equal items, equal texts (a plugin may add thousands)
     for problem in problems:
         item = problem_to_json(problem)
-        if item not in out:
+        key = json.dumps(item, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
             out.append(item)
     return out
 
