@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 WILDCARD_CHARS = frozenset("*?")
 
@@ -239,7 +239,10 @@ def may_subsume(general: str, specific: str) -> bool:
 # --- many patterns against one text ---------------------------------------------------------------
 
 
-@lru_cache(maxsize=16384)
+# Unbounded on purpose: these are asked only of the config's own patterns (indexing, `check`), so the
+# caches hold at most one entry per pattern written; a bound (it was 16,384) made a config with more
+# patterns than that recompute every one on each look-up.
+@cache
 def literal_head(pattern: str) -> str:
     """The literal text every match of `pattern` starts with: what comes before its first wildcard
     (an optional `" *"` tail excluded), after normalization.
@@ -252,7 +255,7 @@ def literal_head(pattern: str) -> str:
     return body[:cut]
 
 
-@lru_cache(maxsize=16384)
+@cache
 def literal_tail(pattern: str) -> str:
     """The literal text every match of `pattern` ends with (nothing after an optional `" *"` tail)."""
     text = normalize(pattern)
