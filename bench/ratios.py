@@ -11,7 +11,8 @@
    opencode 1.18.33 for this: `npm install --prefix /tmp/oc opencode-ai@1.18.33`, then
    `--opencode /tmp/oc/node_modules/.bin/opencode`.
 
-Every figure is a new process per run. Time is CPU time (user + system of the child, from `wait4`),
+Every figure is a new process per run; the start-up figures' runs are interleaved with the floor's.
+Time is CPU time (user + system of the child, from `wait4`),
 which stays put when other work shares the machine; the wall-clock median is printed beside it.
 
     python bench/ratios.py                       # everything (1 GB bash run included: minutes)
@@ -68,21 +69,30 @@ def forge_exe() -> str:
 
 def measure(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> Timing:
     """Median CPU and wall time over `runs` runs, after one warm-up run (disk cache, bytecode)."""
-    cpus: list[float] = []
-    walls: list[float] = []
-    rss = 0.0
-    code = 0
+    return measure_together([argv], cwd, env, runs)[0]
+
+
+def measure_together(argvs: list[list[str]], cwd: Path, env: dict[str, str], runs: int) -> list[Timing]:
+    """`measure` for several commands with their runs interleaved (one of each in turn), so a change in
+    the machine's load during the measurement reaches every figure alike and their ratios hold."""
+    cpus: list[list[float]] = [[] for _ in argvs]
+    walls: list[list[float]] = [[] for _ in argvs]
+    rss = [0.0 for _ in argvs]
+    codes = [0 for _ in argvs]
     for i in range(runs + 1):
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        code = os.waitstatus_to_exitcode(status)
-        if i:
-            cpus.append(usage.ru_utime + usage.ru_stime)
-            walls.append(wall)
-            rss = max(rss, usage.ru_maxrss / 1024)  # KiB on Linux
-    return Timing(statistics.median(cpus), statistics.median(walls), code, rss)
+        for n, argv in enumerate(argvs):
+            start = time.perf_counter()
+            proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - start
+            codes[n] = os.waitstatus_to_exitcode(status)
+            if i:
+                cpus[n].append(usage.ru_utime + usage.ru_stime)
+                walls[n].append(wall)
+                rss[n] = max(rss[n], usage.ru_maxrss / 1024)  # KiB on Linux
+    return [Timing(statistics.median(c), statistics.median(w), code, r)
+            for c, w, code, r in zip(cpus, walls, codes, rss, strict=True)]
 
 
 def isolated_env(tmp: Path) -> dict[str, str]:
@@ -146,10 +156,10 @@ def startup(tmp: Path, env: dict[str, str], runs: int, opencode: str | None) -> 
     root = small_project(tmp / "small")
     exe = forge_exe()
     print("start-up (small project; ratio = CPU time against the floor; goal <= 1.30x)")
-    floor = measure(FLOOR, root, env, runs)
+    commands = (["explain", "bash"], ["layers"], ["check"])
+    floor, *timings = measure_together([FLOOR, *([exe, *args] for args in commands)], root, env, runs)
     row("python -c 'import typer, rich, pydantic'", floor)
-    for args in (["explain", "bash"], ["layers"], ["check"]):
-        t = measure([exe, *args], root, env, runs)
+    for args, t in zip(commands, timings, strict=True):
         row(" ".join(args), t, floor, "met" if t.cpu <= 1.3 * floor.cpu else "NOT met")
     opencode = opencode or shutil.which("opencode")
     if opencode is not None:

@@ -22,10 +22,10 @@ __version__ = "0.1.0"
 _LAZY = {
     "tool": ("forge_tools.tools.contract", "tool"),
     "Tool": ("forge_tools.tools.contract", "Tool"),
-    "ToolContext": ("forge_tools.tools.contract", "ToolContext"),
-    "ToolResult": ("forge_tools.tools.contract", "ToolResult"),
+    "ToolContext": ("forge_tools.tools.context", "ToolContext"),
+    "ToolResult": ("forge_tools.tools.context", "ToolResult"),
     "ToolSource": ("forge_tools.tools.contract", "ToolSource"),
-    "PermissionRequest": ("forge_tools.tools.contract", "PermissionRequest"),
+    "PermissionRequest": ("forge_tools.permission.calls", "PermissionRequest"),
     "hookimpl": ("forge_tools.sources.hookspecs", "hookimpl"),
     "load_project": ("forge_tools.config", "load_project"),
     "resolve": ("forge_tools.api", "resolve"),
@@ -51,14 +51,14 @@ if TYPE_CHECKING:
     from forge_tools.config import load_project as load_project
     from forge_tools.permission.calls import CallDecision as CallDecision
     from forge_tools.permission.calls import PatternDecision as PatternDecision
+    from forge_tools.permission.calls import PermissionRequest as PermissionRequest
     from forge_tools.permission.gate import Answer as Answer
     from forge_tools.permission.gate import PermissionSession as PermissionSession
     from forge_tools.permission.gate import Question as Question
     from forge_tools.sources.hookspecs import hookimpl as hookimpl
-    from forge_tools.tools.contract import PermissionRequest as PermissionRequest
+    from forge_tools.tools.context import ToolContext as ToolContext
+    from forge_tools.tools.context import ToolResult as ToolResult
     from forge_tools.tools.contract import Tool as Tool
-    from forge_tools.tools.contract import ToolContext as ToolContext
-    from forge_tools.tools.contract import ToolResult as ToolResult
     from forge_tools.tools.contract import ToolSource as ToolSource
     from forge_tools.tools.contract import tool as tool
 

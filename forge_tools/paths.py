@@ -110,3 +110,21 @@ def opencode_data_dir(env: Mapping[str, str] | None = None) -> Path:
     if env.get("XDG_DATA_HOME"):
         return Path(os.path.abspath(env["XDG_DATA_HOME"])) / "opencode"
     return Path(os.path.abspath(home_dir(env))) / ".local" / "share" / "opencode"
+
+
+def write_private_cache(path: Path, text: str) -> bool:
+    """Write a cache file readable by its owner only (folder 0700, file 0600), atomically (a reader
+    sees the old file or the new one, never half); False when it cannot be written (a cache that
+    cannot be kept only costs speed)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return False
+    return True

@@ -63,7 +63,7 @@ def script_finding(problem: ConfigError) -> Finding:
 def _plugin_refs(loaded: Any) -> dict[tuple[str, Origin | None], Any]:
     """Each plugin by the name and listing its problems carry, and by name alone (`(name, None)`): two
     plugin files of the same name in different folders stay apart. Discovery reads names only."""
-    from forge_tools.sources.plugins import discover
+    from forge_tools.sources.plugin_refs import discover
 
     refs, _bad = discover(list(loaded.config_dirs), list(loaded.plugin_specs))
     by_key: dict[tuple[str, Origin | None], Any] = {}

@@ -74,6 +74,10 @@ class CheckContext:
         """`<server>_` for each configured `mcp` server whose tools are not listed (no --load-code,
         disabled, or failed): opencode names its tools `<server>_<tool>`, so such a name may be right.
         A listed server's tools are known ids, so a misspelt one is reported like any unknown name."""
+        from forge_tools.visibility.pipeline import mcp_configured
+
+        if not mcp_configured(self.loaded):
+            return []
         from forge_tools.sources.mcp import configured_server_names, sanitize
 
         return [sanitize(name) + "_" for name in configured_server_names(self.loaded.tree)
@@ -162,11 +166,13 @@ def plugin_sources(loaded: LoadedConfig) -> list[str]:
     """Plugins the project would load: installed entry points, `plugin` specs and files in config dirs'
     plugin folders. Listed from metadata and names only: nothing is imported (an installed package
     may be the project itself, installed by the CI job under review)."""
-    from importlib.metadata import entry_points
+    from forge_tools.sources.plugin_refs import ENTRY_POINT_GROUP, may_declare_entry_points
 
-    from forge_tools.sources.plugins import ENTRY_POINT_GROUP
+    found: list[str] = []
+    if may_declare_entry_points():
+        from importlib.metadata import entry_points
 
-    found = [f"{ep.name} (entry point {ep.value})" for ep in entry_points(group=ENTRY_POINT_GROUP)]
+        found += [f"{ep.name} (entry point {ep.value})" for ep in entry_points(group=ENTRY_POINT_GROUP)]
     found += [s.spec for s in loaded.plugin_specs]
     for d in loaded.config_dirs:
         for folder in ("plugin", "plugins"):

@@ -58,7 +58,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     from forge_tools.check.context import build_context
     from forge_tools.check.opencode_compat import action_only_maps
     from forge_tools.config import LoadOptions, load_config
-    from forge_tools.sources.opencode_scripts import scan_opencode_scripts
+    from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
     from forge_tools.sources.static_scripts import scan_static_scripts
     from forge_tools.visibility.pipeline import NOTE_PLUGINS_UNKNOWN
 
@@ -75,10 +75,13 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
             report.findings.append(Finding(
                 "FT009", "warning", p.message, "fix the script; until then it fails to import",
                 Origin("file", str(p.path), p.line, p.column)))
-        for q in scan_opencode_scripts(scan.config_dirs).problems:  # opencode's TS/JS tools
-            report.findings.append(Finding(
-                "FT009", "warning", q.message, "fix the script; until then opencode gets no tool from it",
-                Origin("file", str(q.path), q.line, q.column)))
+        if script_files(scan.config_dirs, OPENCODE_SUFFIXES):  # opencode's TS/JS tools
+            from forge_tools.sources.opencode_scripts import scan_opencode_scripts
+
+            for q in scan_opencode_scripts(scan.config_dirs).problems:
+                report.findings.append(Finding(
+                    "FT009", "warning", q.message, "fix the script; until then opencode gets no tool from it",
+                    Origin("file", str(q.path), q.line, q.column)))
 
     assertions = _load_assertions(opts.expect, report)
     if scan.errors:
@@ -124,10 +127,10 @@ def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str
 def _load_assertions(path: Path | None, report: CheckReport) -> list[Any]:
     """The file's assertions; every problem of its form becomes an FT202 finding at its own position
     (an assertion with problems is kept: its names are still checked, it is not evaluated)."""
-    from forge_tools.check.expect import read_expectations
-
     if path is None:
         return []
+    from forge_tools.check.expect import read_expectations
+
     if not path.is_file():
         raise ConfigError("expectations file not found (--expect)", Origin("file", path=str(path)))
     found = read_expectations(path)

@@ -76,13 +76,13 @@ def _personal_tree(loaded: LoadedConfig) -> Node | None:
 
 def global_denies(loaded: LoadedConfig) -> dict[str | None, list[Rule]]:
     """The person's deny rules by scope: None for the top level, else the agent's name."""
+    tree = _personal_tree(loaded)
+    if tree is None:
+        return {}
     from forge_tools.check.context import agent_nodes
     from forge_tools.paths import home_dir
     from forge_tools.permission.rules import rules_from_config
 
-    tree = _personal_tree(loaded)
-    if tree is None:
-        return {}
     home = home_dir()
     scopes: dict[str | None, list[Rule]] = {
         None: rules_from_config(tree.get("permission"), tree.get("tools"), home)}

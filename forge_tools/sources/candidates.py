@@ -63,15 +63,23 @@ def entries_of(tools: Iterable[Tool]) -> list[Entry]:
 def tool_problem(tool: Tool) -> str | None:
     """What makes a tool unusable as the model's definition (a non-string description, parameters that
     are no schema), or None. Checked where tools are collected, so the tool's own source is named."""
-    from pydantic import BaseModel
+    from forge_tools.tools.contract import LazyTool
 
     if not isinstance(tool.description, str):
         return f"its description is {_a(type(tool.description).__name__)}, not a string"
+    if isinstance(tool, LazyTool):  # its model is built by our own code (@tool, a builtin), when used
+        return None
     params = tool.parameters
-    if not (isinstance(params, dict) or (isinstance(params, type) and issubclass(params, BaseModel))):
+    if not (isinstance(params, dict) or (isinstance(params, type) and _is_model(params))):
         return (f"its parameters are {_a(type(params).__name__)}, not a JSON Schema object (dict) or a "
                 "pydantic model class")
     return None
+
+
+def _is_model(cls: type) -> bool:
+    from pydantic import BaseModel
+
+    return issubclass(cls, BaseModel)
 
 
 def _a(word: str) -> str:

@@ -214,18 +214,10 @@ class ListingCache:
 
     def put(self, server: McpServer, tools: Sequence[McpToolDef]) -> None:
         """Best effort: a cache that cannot be written only costs the next run a connection."""
-        try:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(self.directory, 0o700)
-            path = self._path(server)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"server": server.name, "saved": time.time(),
-                           "tools": [t.to_json() for t in tools]}, handle)
-            os.replace(tmp, path)
-        except OSError:
-            return
+        from forge_tools.paths import write_private_cache
+
+        write_private_cache(self._path(server), json.dumps(
+            {"server": server.name, "saved": time.time(), "tools": [t.to_json() for t in tools]}))
 
 
 # ---------------------------------------------------------------------------------------- connecting

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_tools.config.files import read_regular_bytes
-from forge_tools.sources.scripts import script_files
+from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -28,8 +28,6 @@ CANNOT_RUN = ("it is one of opencode's TypeScript/JavaScript script tools, read 
               "never executed; run it in opencode")
 UNKNOWN_DESCRIPTION = "description not written as a literal in the file (unknown without running it)"
 PARAMETERS_UNKNOWN: dict[str, Any] = {"type": "object", "description": "parameters not read (TypeScript)"}
-# opencode's glob is `{tool,tools}/*.{js,ts}`
-OPENCODE_SUFFIXES = (".ts", ".js")
 
 
 @dataclass(frozen=True)

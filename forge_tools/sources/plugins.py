@@ -1,4 +1,5 @@
-"""Plugin discovery and loading (SPEC 2, source 3), and the one object that calls plugin hooks.
+"""Plugin loading (SPEC 2, source 3), and the one object that calls plugin hooks; which plugins,
+and in what order, is found by `plugin_refs.py`.
 
 Load order, which is also the order hooks run in (SPEC 3.2: the last writer wins):
 
@@ -19,39 +20,20 @@ order, so a failure is always attributed to the plugin that caused it.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import importlib
 import importlib.util
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.errors import ForgeToolsError, PluginError
-from forge_tools.origin import Origin
+from forge_tools.sources.plugin_refs import PluginRef, discover
 
 if TYPE_CHECKING:
     import pluggy
 
     from forge_tools.tools.contract import Tool
-
-PluginKind = Literal["entry-point", "config", "dir"]
-ENTRY_POINT_GROUP = "forge_tools"
-PLUGIN_DIR_NAMES = ("plugin", "plugins")
-_MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-
-
-@dataclass(frozen=True)
-class PluginRef:
-    """A plugin to load: its display name, how it was found, what to import, and where it was listed."""
-
-    name: str
-    kind: PluginKind
-    target: str  # a module name, an entry point value, or a file path
-    origin: Origin
-    path: Path | None = None  # the .py file, when the plugin is a file
-
 
 @dataclass
 class LoadedPlugin:
@@ -94,88 +76,6 @@ class DefinitionStep:
     after: dict[str, Any]
 
 
-# ------------------------------------------------------------------------------------------ discovery
-
-
-def discover(
-    config_dirs: Iterable[Path], plugin_specs: Iterable[Any], notes: list[str] | None = None
-) -> tuple[list[PluginRef], list[PluginError]]:
-    """Every plugin to load, in load order (see the module docstring).
-
-    Config entries that are opencode's JavaScript/npm plugins are not loaded: a line about each goes to
-    `notes` when given.
-    """
-    refs: list[PluginRef] = []
-    problems: list[PluginError] = []
-    refs.extend(_entry_point_refs())
-    for spec in plugin_specs:
-        ref = _config_ref(spec)
-        if isinstance(ref, str):
-            if notes is not None:
-                notes.append(ref)
-        else:
-            refs.append(ref)
-    for directory in config_dirs:
-        for sub in PLUGIN_DIR_NAMES:
-            folder = Path(directory) / sub
-            if not folder.is_dir():
-                continue
-            for file in sorted(folder.glob("*.py")) + sorted(folder.glob(".*.py")):
-                if file.is_file():
-                    refs.append(PluginRef(file.stem, "dir", str(file), Origin("file", path=str(file)), file))
-    return _dedupe(refs), problems
-
-
-def _entry_point_refs() -> list[PluginRef]:
-    from importlib.metadata import entry_points
-
-    found = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        dist = getattr(getattr(ep, "dist", None), "name", None) or "?"
-        origin = Origin("plugin", name=f"entry point {ep.name} = {ep.value} in {dist}")
-        found.append((dist, ep.name, PluginRef(ep.name, "entry-point", ep.value, origin)))
-    return [ref for _, _, ref in sorted(found, key=lambda item: (item[0], item[1]))]
-
-
-def _config_ref(spec: Any) -> PluginRef | str:
-    """A `plugin` entry as a Python plugin to load, or (a str) the note for a JavaScript/npm one.
-
-    The rule: a path ending in `.py` is a Python file; a dotted Python identifier is a Python module;
-    anything else (npm names with `-`, `@` or a version, `.ts`/`.js`/`.mjs` paths) is opencode's.
-    """
-    text = str(getattr(spec, "spec", spec))
-    origin: Origin = getattr(spec, "origin", None) or Origin("file")
-    base_dir = Path(getattr(spec, "base_dir", None) or ".")
-    target = text[len("file://"):] if text.startswith("file://") else text
-    if target.endswith(".py"):
-        path = Path(target).expanduser()
-        if not path.is_absolute():
-            path = base_dir / path
-        return PluginRef(path.stem, "config", str(path), origin, path)
-    if _MODULE_NAME.match(target):
-        return PluginRef(target, "config", target, origin)
-    return (f"plugin {text!r} ({origin}) is a JavaScript/npm plugin: opencode loads it, forge-tools does "
-            "not (it runs Python plugins only), so any tools or hooks it adds are missing from these "
-            "answers")
-
-
-def _dedupe(refs: list[PluginRef]) -> list[PluginRef]:
-    """The same module or file listed twice loads once; distinct plugins sharing a name are qualified."""
-    seen_targets: set[str] = set()
-    names: set[str] = set()
-    out: list[PluginRef] = []
-    for ref in refs:
-        key = str(ref.path.resolve()) if ref.path is not None else ref.target
-        if key in seen_targets:
-            continue
-        seen_targets.add(key)
-        if ref.name in names:
-            ref = dataclasses.replace(ref, name=f"{ref.name} ({ref.target})")
-        names.add(ref.name)
-        out.append(ref)
-    return out
-
-
 # -------------------------------------------------------------------------------------------- loading
 
 
@@ -185,6 +85,11 @@ def load_plugins(config_dirs: Iterable[Path], plugin_specs: Iterable[Any], pure:
         return PluginHooks([], [])
     notes: list[str] = []
     refs, problems = discover(config_dirs, plugin_specs, notes)
+    return load_refs(refs, problems, notes)
+
+
+def load_refs(refs: list[PluginRef], problems: list[PluginError], notes: list[str]) -> PluginHooks:
+    """Import and register discovered plugins, in order; `problems` and `notes` (discovery's) are kept."""
     if not refs:
         return PluginHooks([], problems, notes)
     import pluggy
@@ -345,7 +250,9 @@ class PluginHooks:
                 if not isinstance(tool, Tool) or not isinstance(tool.id, str) or not tool.id:
                     _bad.append(f"register() takes a forge_tools.Tool with an id (got {type(tool).__name__})")
                     return
-                _mine.append(dataclasses.replace(tool, source=_source))
+                stamped = copy.copy(tool)  # not dataclasses.replace: a LazyTool keeps its model unbuilt
+                stamped.source = _source
+                _mine.append(stamped)
 
             try:
                 self._call(fn, argnames, {"register": register})

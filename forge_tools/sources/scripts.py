@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import ast
 import copy
-import hashlib
 import importlib.util
 import re
 import sys
-import traceback
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,8 @@ from typing import Any
 from forge_tools.tools.contract import Tool, ToolSource
 
 TOOL_FOLDERS = ("tool", "tools")
+# opencode's own script tools (sources/opencode_scripts.py): its glob is `{tool,tools}/*.{js,ts}`
+OPENCODE_SUFFIXES = (".ts", ".js")
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,9 @@ def tool_id_for(stem: str, binding: str) -> str:
 
 def _module_name(path: Path, prefix: str = "_forge_tool_script") -> str:
     """A unique module name per file path, so two `tools.py` in different dirs never collide."""
-    digest = hashlib.sha1(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    # two checksums, not hashlib: its import (OpenSSL) costs a small project's start-up more than this
+    key = str(path.resolve()).encode("utf-8", "surrogateescape")
+    digest = f"{zlib.crc32(key):08x}{zlib.adler32(key):08x}"
     stem = re.sub(r"\W", "_", path.stem) or "script"
     return f"{prefix}_{stem}_{digest}"
 
@@ -123,6 +126,8 @@ def _binding_lines(path: Path) -> dict[str, int]:
 def _error_line(path: Path, exc: BaseException) -> int | None:
     if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename) == path:
         return exc.lineno
+    import traceback
+
     line = None
     for frame in traceback.extract_tb(exc.__traceback__):
         if Path(frame.filename) == path:

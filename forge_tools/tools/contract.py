@@ -4,21 +4,32 @@ A `Tool` has an id, a description, a parameter schema (a pydantic model, or a JS
 plugin tools), an `execute` (sync or async) and, optionally, `permission_requests`: a pure function from
 validated arguments to the permission checks a call needs (SPEC 4.4). Keeping that function pure lets
 `explain --call` and `check --expect` show per-call decisions without running anything.
+
+Listing tools needs only ids, descriptions and schemas, and pydantic's model machinery costs about as
+much as the rest of a `layers` run: a `LazyTool` (every builtin, every `@tool` function) is known by
+those and builds its code, argument model included, on first use of anything else.
 """
 
 from __future__ import annotations
 
-import contextlib
+import copy
 import inspect
-import threading
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, Protocol, get_type_hints
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
-from forge_tools.permission.calls import PatternDecision, PermissionRequest
+    # re-exported for tools (see `__getattr__`): the types checkers see
+    from forge_tools.permission.calls import PermissionRequest as PermissionRequest
+    from forge_tools.tools.context import AbortSignal as AbortSignal
+    from forge_tools.tools.context import AskFn as AskFn
+    from forge_tools.tools.context import Attachment as Attachment
+    from forge_tools.tools.context import PeekFn as PeekFn
+    from forge_tools.tools.context import ToolContext as ToolContext
+    from forge_tools.tools.context import ToolResult as ToolResult
 
 SourceKind = Literal["builtin", "script", "plugin", "mcp"]
 
@@ -56,150 +67,9 @@ class ToolSource:
 BUILTIN = ToolSource("builtin")
 
 
-@dataclass
-class Attachment:
-    """A file-like attachment a tool may return (e.g. an image read by `read`)."""
-
-    mime: str
-    url: str
-    filename: str | None = None
-
-
-@dataclass
-class ToolResult:
-    """What a tool returns: title, text output, metadata, attachments (SPEC 1)."""
-
-    output: str
-    title: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
-    attachments: list[Attachment] = field(default_factory=list)
-    is_error: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "output": self.output, "metadata": self.metadata}
-
-
-class AbortSignal:
-    """Cancellation that reaches a running tool (and its subprocess), thread-safe."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._callbacks: list[Callable[[], None]] = []
-        self._force_callbacks: list[Callable[[], None]] = []
-        self._forced = False
-        self._lock = threading.Lock()
-        self.reason: str | None = None
-
-    @property
-    def aborted(self) -> bool:
-        return self._event.is_set()
-
-    def abort(self, reason: str = "aborted") -> None:
-        with self._lock:
-            if self._event.is_set():
-                return
-            self.reason = reason
-            self._event.set()
-            callbacks = list(self._callbacks)
-        for cb in callbacks:
-            cb()
-
-    def add_callback(self, cb: Callable[[], None]) -> None:
-        with self._lock:
-            if not self._event.is_set():
-                self._callbacks.append(cb)
-                return
-        cb()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return self._event.wait(timeout)
-
-    @property
-    def forced(self) -> bool:
-        return self._forced
-
-    def force(self, reason: str = "interrupted again") -> None:
-        """Stop at once, in the caller's thread: abort, then run every `on_force` callback (a tool
-        kills its process group there). For a second Ctrl-C: the CLI exits right after, and a graceful
-        stop still under way in the worker thread would die with it."""
-        self.abort(reason)
-        with self._lock:
-            self._forced = True
-            callbacks = list(self._force_callbacks)
-        for cb in callbacks:
-            cb()
-
-    def on_force(self, cb: Callable[[], None]) -> Callable[[], None]:
-        """Run `cb` on `force()` (at once if it already happened); returns a function that unregisters
-        it, to call once what it would stop is gone."""
-        with self._lock:
-            if not self._forced:
-                self._force_callbacks.append(cb)
-                return lambda: self._drop_force_callback(cb)
-        cb()
-        return lambda: None
-
-    def _drop_force_callback(self, cb: Callable[[], None]) -> None:
-        with self._lock, contextlib.suppress(ValueError):
-            self._force_callbacks.remove(cb)
-
-
-class PeekFn(Protocol):
-    """What the gate would answer for one permission request, asking no one (for a tool that must leave
-    out what a rule denies, e.g. grep results the read rules deny)."""
-
-    def __call__(
-        self, permission: str, patterns: Sequence[str], metadata: dict[str, Any] | None = None,
-    ) -> list[PatternDecision]: ...
-
-
-class AskFn(Protocol):
-    """The permission gate as a tool sees it; raises PermissionDenied / PermissionRejected."""
-
-    def __call__(
-        self,
-        permission: str,
-        patterns: list[str],
-        always: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> None: ...
-
-
-def _allow_everything(
-    permission: str, patterns: list[str], always: list[str] | None = None,
-    metadata: dict[str, Any] | None = None,
-) -> None:
-    return None
-
-
-@dataclass
-class ToolContext:
-    """What `execute` receives besides its arguments (SPEC 1)."""
-
-    session_id: str = "ses_local"
-    message_id: str = "msg_local"
-    agent: str = "build"
-    call_id: str | None = None
-    project_root: Path = field(default_factory=Path.cwd)
-    abort: AbortSignal = field(default_factory=AbortSignal)
-    ask: AskFn = _allow_everything
-    peek: PeekFn | None = None  # the gate's answer without asking; None (no gate): nothing is filtered
-    on_metadata: Callable[[str | None, dict[str, Any] | None], None] | None = None
-    timeout: float | None = None  # seconds; a per-run override (e.g. `run --timeout`)
-    truncation: Any = None  # tools.truncation.TruncationPolicy; None means the defaults
-    outputs: Any = None  # tools.outputs.OutputStore; None means the store from the environment
-    hint: str = "search"  # follow-up hint kind for truncated output: "subagent" or "search" (SPEC 5.3)
-    extra: dict[str, Any] = field(default_factory=dict)  # loaded config, skills dirs, ...
-
-    def metadata(self, title: str | None = None, metadata: dict[str, Any] | None = None) -> None:
-        """Write back the running tool part's title/metadata (a CLI shows it as progress)."""
-        if self.on_metadata is not None:
-            self.on_metadata(title, metadata)
-
-
-ExecuteReturn = str | ToolResult
-ExecuteFn = Callable[[Any, ToolContext], ExecuteReturn | Awaitable[ExecuteReturn]]
-RequestsFn = Callable[[Any, ToolContext], list[PermissionRequest]]
+ExecuteReturn: TypeAlias = "str | ToolResult"
+ExecuteFn: TypeAlias = "Callable[[Any, ToolContext], ExecuteReturn | Awaitable[ExecuteReturn]]"
+RequestsFn: TypeAlias = "Callable[[Any, ToolContext], list[PermissionRequest]]"
 
 
 @dataclass
@@ -228,8 +98,71 @@ class Tool:
         return model_schema(self.parameters)
 
 
+class _Deferred:
+    """A `Tool` field a `LazyTool` reads from its loaded tool (unless set on the lazy tool itself)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: LazyTool | None, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        if self.name in obj.__dict__:
+            return obj.__dict__[self.name]
+        return getattr(obj.loaded(), self.name)
+
+    def __set__(self, obj: LazyTool, value: Any) -> None:
+        obj.__dict__[self.name] = value
+
+
+class LazyTool(Tool):
+    """A tool whose id, description and (when known) parameter schema are there before its code: the
+    rest (`parameters`, `execute`, `permission_requests`, `format_validation_error`) comes from the
+    tool `load()` returns, built on first use and kept. It is that tool wherever it is read, so a call
+    is validated and checked exactly as the loaded tool's would be."""
+
+    parameters = _Deferred()
+    execute = _Deferred()
+    permission_requests = _Deferred()
+    format_validation_error = _Deferred()
+
+    def __init__(self, id: str, description: str, load: Callable[[], Tool] | None = None, *,
+                 schema: dict[str, Any] | None = None, source: ToolSource = BUILTIN,
+                 internal: bool = False, schema_key: str | None = None, cannot_run: str | None = None,
+                 **fields: Any) -> None:
+        self.id = id
+        self.description = description
+        self.source = source
+        self.internal = internal
+        self.cannot_run = cannot_run
+        if load is None:  # `dataclasses.replace` passes every field of a `Tool`: it is built already
+            made = Tool(id, description, source=source, internal=internal, cannot_run=cannot_run, **fields)
+            load = lambda: made  # noqa: E731
+        self._load = load
+        self._schema = schema
+        self._schema_key = schema_key  # a computed schema is remembered under it for later runs
+        self._loaded: Tool | None = None
+
+    def loaded(self) -> Tool:
+        if self._loaded is None:
+            self._loaded = self._load()
+        return self._loaded
+
+    def json_schema(self) -> dict[str, Any]:
+        if self._schema is None:
+            self._schema = self.loaded().json_schema()
+            if self._schema_key is not None:
+                from forge_tools.tools.schema_cache import remember_script_schema
+
+                remember_script_schema(self._schema_key, self._schema)
+        return copy.deepcopy(self._schema)
+
+
 def is_context_annotation(annotation: Any) -> bool:
-    return annotation is ToolContext or annotation == "ToolContext"
+    if annotation == "ToolContext":
+        return True
+    context = sys.modules.get("forge_tools.tools.context")  # a ToolContext annotation imported it
+    return context is not None and annotation is context.ToolContext
 
 
 def tool(
@@ -245,6 +178,10 @@ def tool(
     parameter typed `ToolContext` is injected, not exposed. Sync or async; returns str or ToolResult.
     The description defaults to the docstring. `name` sets the id (default: the function's name) that a
     plugin registers; in a config-dir script the binding decides the id (SPEC 2), whatever `name` says.
+    When every parameter is plain data (see `schema_cache.signature_key`) the model is built when the
+    tool is first validated or its schema is read (a `LazyTool`, whose schema is kept for later runs);
+    any other signature builds it here, so a type pydantic refuses fails the decoration, as it always
+    did.
     """
 
     # checked here, where the script author wrote it, so the error names their line (not a plugin's hook)
@@ -256,26 +193,7 @@ def tool(
         raise TypeError(f"@tool(name=...) must be a non-empty string, not {name!r}")
 
     def wrap(fn: Callable[..., Any]) -> Tool:
-        sig = inspect.signature(fn)
-        try:
-            hints = get_type_hints(fn, include_extras=True)
-        except Exception:
-            hints = {}
-        fields: dict[str, Any] = {}
-        ctx_param: str | None = None
-        for pname, param in sig.parameters.items():
-            annotation = hints.get(pname, param.annotation)
-            if is_context_annotation(annotation):
-                ctx_param = pname
-                continue
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise TypeError(f"tool {fn.__name__}: *args/**kwargs parameters are not supported")
-            if annotation is inspect.Parameter.empty:
-                annotation = Any
-            default = ... if param.default is inspect.Parameter.empty else param.default
-            fields[pname] = (annotation, default)
-        model_name = "".join(part.capitalize() for part in fn.__name__.split("_")) + "Args"
-        model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+        fields, ctx_param = _signature_fields(fn)
         is_async = inspect.iscoroutinefunction(fn)
 
         if is_async:
@@ -295,17 +213,73 @@ def tool(
 
             execute = execute_sync
 
+        tool_id = name or fn.__name__
         desc = description if description is not None else inspect.getdoc(fn) or ""
-        t = Tool(
-            id=name or fn.__name__,
-            description=desc,
-            parameters=model,
-            execute=execute,
-            format_validation_error=format_validation_error,
-        )
+        model_name = "".join(part.capitalize() for part in fn.__name__.split("_")) + "Args"
+
+        def load() -> Tool:
+            from pydantic import ConfigDict, create_model
+
+            model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+            return Tool(id=tool_id, description=desc, parameters=model, execute=execute,
+                        format_validation_error=format_validation_error)
+
+        from forge_tools.tools.schema_cache import cached_script_schema, signature_key
+
+        key = signature_key(model_name, fields)
+        if key is None:  # a type of the script's own: built now, so a type pydantic refuses fails here
+            built = load()
+            built.__dict__["_function"] = fn
+            return built
+        schema = cached_script_schema(key)
+        t = LazyTool(tool_id, desc, load, schema=schema, schema_key=key if schema is None else None)
+        t.execute = execute
+        t.permission_requests = None
+        t.format_validation_error = format_validation_error
         t.__dict__["_function"] = fn
         return t
 
     if _fn is not None:
         return wrap(_fn)
     return wrap
+
+
+def _signature_fields(fn: Callable[..., Any]) -> tuple[dict[str, Any], str | None]:
+    """The argument model's fields `{name: (annotation, default)}` and the `ToolContext` parameter."""
+    sig = inspect.signature(fn)
+    try:
+        hints = get_type_hints(fn, include_extras=True)
+    except Exception:
+        hints = {}
+    fields: dict[str, Any] = {}
+    ctx_param: str | None = None
+    for pname, param in sig.parameters.items():
+        annotation = hints.get(pname, param.annotation)
+        if is_context_annotation(annotation):
+            ctx_param = pname
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"tool {fn.__name__}: *args/**kwargs parameters are not supported")
+        if annotation is inspect.Parameter.empty:
+            annotation = Any
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (annotation, default)
+    return fields, ctx_param
+
+
+_REEXPORTED = {
+    "PermissionRequest": "forge_tools.permission.calls",
+    **dict.fromkeys(("ToolContext", "ToolResult", "Attachment", "AbortSignal", "AskFn", "PeekFn"),
+                    "forge_tools.tools.context"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """What a tool imports from here besides the declaration (`PermissionRequest`, `ToolContext`,
+    `ToolResult`, ...), imported on first use: listing tools needs none of it."""
+    module = _REEXPORTED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

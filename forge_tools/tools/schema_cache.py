@@ -1,35 +1,41 @@
-"""The builtin tools' parameter JSON Schemas, computed once when the package is built, not per run.
+"""The builtin tools' definitions (description, parameter JSON Schema, `internal`), computed once when
+the package is built, not per run.
 
-`model_json_schema()` makes pydantic build each argument model's full schema, a few milliseconds per
-builtin on every `layers`/`explain`/`check`. The schemas of the builtins are therefore shipped in
-`builtin_schemas.json` beside this module; any other model (a tool script's, a plugin's) is computed
-on first use and kept for the process. Each shipped schema carries a checksum of its module's source:
-a module edited since (a stale file) is simply computed live, so the cache can only cost speed. A test
-compares the shipped file with the live models; regenerate it after changing a builtin's arguments:
+Listing the builtins needs only these, but reading them from the tools themselves means importing
+every builtin module and building its pydantic argument model (pydantic's model machinery alone costs
+about as much as the rest of a `layers` run). So they ship in `builtin_definitions.json` beside this
+module, and each builtin is a `LazyTool` whose module is imported on first use of its code (a call).
+Each entry carries a checksum of its module's source: a module edited since (a stale entry) is simply
+imported, so the file can only cost speed. A test compares the shipped file with the live tools;
+regenerate it after changing a builtin's description or arguments:
 
     python -m forge_tools.tools.schema_cache
+
+Any other model (a plugin's) has its schema computed on first use and kept for the process
+(`model_schema`). A `@tool` function whose parameters are plain data (str, int, float, bool, None,
+Any, and lists, dicts, unions and literals of them; plain defaults) has a schema that only its
+signature and the pydantic version decide: it is kept in `<data dir>/cache/script-schemas.json`
+under that key, so a script tool is listed without building its model after the first run.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import sys
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-CACHE_FILE = Path(__file__).with_name("builtin_schemas.json")
-_BUILTIN_PREFIX = "forge_tools.tools.builtins."
+CACHE_FILE = Path(__file__).with_name("builtin_definitions.json")
+BUILTINS_DIR = Path(__file__).with_name("builtins")
 _computed: dict[type, dict[str, Any]] = {}
-
-
-def model_key(model: type[BaseModel]) -> str:
-    return f"{model.__module__}:{model.__qualname__}"
+SCRIPT_CACHE_LIMIT = 256  # entries kept (the newest), so edited scripts do not grow the file forever
+_PLAIN_TYPES: tuple[Any, ...] = (str, int, float, bool, bytes, type(None), Any)
+_PLAIN_CONTAINERS: tuple[Any, ...] = (list, dict, tuple, set, frozenset, Union, type(int | None))
 
 
 @lru_cache(maxsize=1)
@@ -41,51 +47,109 @@ def shipped() -> dict[str, dict[str, Any]]:
     return data if isinstance(data, dict) else {}
 
 
-def source_checksum(module_name: str) -> int | None:
-    """CRC-32 of a module's source file (None when it has none)."""
-    path = getattr(sys.modules.get(module_name), "__file__", None)
+def source_checksum(tool_id: str) -> int | None:
+    """CRC-32 of a builtin module's source file (None when it has none), read without importing it."""
     try:
-        return zlib.crc32(Path(path).read_bytes()) if path else None
+        return zlib.crc32((BUILTINS_DIR / f"{tool_id}.py").read_bytes())
     except OSError:
         return None
 
 
-def _shipped_schema(model: type[BaseModel]) -> dict[str, Any] | None:
-    if not model.__module__.startswith(_BUILTIN_PREFIX):
+def shipped_definition(tool_id: str) -> dict[str, Any] | None:
+    """The shipped `{"description", "parameters", "internal"}` of a builtin, or None when its entry is
+    missing, malformed or stale."""
+    entry = shipped().get(tool_id)
+    if not isinstance(entry, dict) or entry.get("source_crc32") != source_checksum(tool_id):
         return None
-    entry = shipped().get(model_key(model))
-    if not isinstance(entry, dict) or entry.get("source_crc32") != source_checksum(model.__module__):
+    if not isinstance(entry.get("description"), str) or not isinstance(entry.get("parameters"), dict):
         return None
-    schema = entry.get("schema")
-    return schema if isinstance(schema, dict) else None
+    return entry
 
 
 def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON Schema of an argument model (a fresh copy each call, as `model_json_schema()` gives)."""
-    schema = _shipped_schema(model)
+    schema = _computed.get(model)
     if schema is None:
-        schema = _computed.get(model)
-        if schema is None:
-            schema = _computed[model] = model.model_json_schema()
+        schema = _computed[model] = model.model_json_schema()
     return copy.deepcopy(schema)
 
 
-def live_schemas() -> dict[str, dict[str, Any]]:
-    """Every builtin's schema computed from its model now, with its module's checksum (what the shipped
-    file must equal)."""
-    from forge_tools.tools.builtins import ALL_BUILTINS, load_builtin
+def signature_key(model_name: str, fields: dict[str, tuple[Any, Any]]) -> str | None:
+    """What decides `create_model(model_name, extra="forbid", **fields)`'s schema, as text; None when
+    a type or default is not plain data (a class of the script's could change without the key)."""
+    from pydantic.version import VERSION
+
+    from forge_tools import __version__
+
+    parts = []
+    for name, (annotation, default) in fields.items():
+        if not _plain_type(annotation) or not (default is ... or _plain_value(default)):
+            return None
+        parts.append(f"{name}: {annotation!r} = {default!r}")
+    return f"pydantic {VERSION}, forge-tools {__version__}, {model_name}({', '.join(parts)})"
+
+
+def _plain_type(annotation: Any) -> bool:
+    if any(annotation is plain for plain in _PLAIN_TYPES):
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return all(_plain_value(arg) for arg in args)
+    return (any(origin is c for c in _PLAIN_CONTAINERS)
+            and all(arg is ... or _plain_type(arg) for arg in args))
+
+
+def _plain_value(value: Any) -> bool:
+    return value is None or type(value) in (str, int, float, bool)
+
+
+def _script_cache_file() -> Path:
+    from forge_tools.paths import data_dir
+
+    return data_dir() / "cache" / "script-schemas.json"
+
+
+@lru_cache(maxsize=1)
+def _script_schemas() -> dict[str, Any]:
+    try:
+        data = json.loads(_script_cache_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def cached_script_schema(key: str) -> dict[str, Any] | None:
+    schema = _script_schemas().get(key)
+    return copy.deepcopy(schema) if isinstance(schema, dict) else None
+
+
+def remember_script_schema(key: str, schema: dict[str, Any]) -> None:
+    """Keep a computed schema for the next run (best effort: an unwritable data dir only costs speed)."""
+    entries = _script_schemas()
+    entries.pop(key, None)
+    entries[key] = copy.deepcopy(schema)
+    for old in list(entries)[:-SCRIPT_CACHE_LIMIT]:
+        del entries[old]
+    from forge_tools.paths import write_private_cache
+
+    write_private_cache(_script_cache_file(), json.dumps(entries))
+
+
+def live_definitions() -> dict[str, dict[str, Any]]:
+    """Every builtin's definition taken from its module now, with the module's checksum (what the
+    shipped file must equal)."""
+    from forge_tools.tools.builtins import ALL_BUILTINS, import_builtin
 
     found: dict[str, dict[str, Any]] = {}
     for tool_id in ALL_BUILTINS:
-        parameters = load_builtin(tool_id).parameters
-        if not isinstance(parameters, dict):
-            found[model_key(parameters)] = {"source_crc32": source_checksum(parameters.__module__),
-                                            "schema": parameters.model_json_schema()}
-    return dict(sorted(found.items()))
+        tool = import_builtin(tool_id)
+        found[tool_id] = {"source_crc32": source_checksum(tool_id), "description": tool.description,
+                          "internal": tool.internal, "parameters": tool.json_schema()}
+    return found
 
 
 def main() -> None:
-    CACHE_FILE.write_text(json.dumps(live_schemas(), indent=1) + "\n", encoding="utf-8")
+    CACHE_FILE.write_text(json.dumps(live_definitions(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {CACHE_FILE}")
 
 

@@ -361,19 +361,29 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
     builtins = builtin_tools(frozenset(request.flags), request.client, config_dirs=config_dirs)
     hooks = None
     if load_code:
-        from forge_tools.sources.plugins import load_plugins
+        from forge_tools.sources.plugin_refs import discover
         from forge_tools.sources.scripts import load_scripts
 
         scripts = load_scripts(config_dirs)
         for err in scripts.errors:
             problems.append(script_problem(err.message, str(err.path), err.line))
         opencode_scripts = _opencode_script_entries(config_dirs, problems)
-        hooks = load_plugins(config_dirs, getattr(loaded, "plugin_specs", []) or [], pure=request.pure)
-        plugin_tools = hooks.register_tools()
-        problems.extend(hooks.problems)
-        notes.extend(hooks.notes)
+        plugin_notes: list[str] = []
+        specs = getattr(loaded, "plugin_specs", []) or []
+        refs, plugin_problems = ([], []) if request.pure else discover(config_dirs, specs, plugin_notes)
+        plugin_tools: list[Tool] = []
+        if refs:  # the loading machinery (pluggy, the hook caller) only for a project with plugins
+            from forge_tools.sources.plugins import load_refs
+
+            hooks = load_refs(refs, plugin_problems, plugin_notes)
+            plugin_tools = hooks.register_tools()
+            problems.extend(hooks.problems)
+            notes.extend(hooks.notes)
+        else:
+            problems.extend(plugin_problems)
+            notes.extend(plugin_notes)
         mcp_entries: list[tuple[str, Tool | None, ToolSource]] = []
-        if _mcp_configured(loaded):
+        if mcp_configured(loaded):
             from forge_tools.sources.mcp import load_mcp_tools
 
             mcp = load_mcp_tools(loaded.tree, Path(getattr(loaded, "cwd", None) or Path.cwd()))
@@ -397,7 +407,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
         opencode_scripts = _opencode_script_entries(config_dirs, problems)
         if not request.pure:
             notes.append(NOTE_PLUGINS_UNKNOWN)
-        if _mcp_configured(loaded):
+        if mcp_configured(loaded):
             from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names
 
             notes.append(NOTE_NOT_CONNECTED.format(servers=", ".join(configured_server_names(loaded.tree))))
@@ -408,7 +418,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
     return Sources(candidates, hooks, problems, notes)
 
 
-def _mcp_configured(loaded: Any) -> bool:
+def mcp_configured(loaded: Any) -> bool:
     """Whether the config names any MCP server: only then is the (heavy) MCP source imported."""
     tree = getattr(loaded, "tree", None)
     node = tree.get("mcp") if tree is not None else None
@@ -419,15 +429,13 @@ def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsE
                              ) -> list[tuple[str, Tool | None, ToolSource]]:
     """opencode's TypeScript/JavaScript tools, read (never run) in every mode; unreadable files are
     problems located in the file."""
-    from forge_tools.sources.candidates import script_problem
-    from forge_tools.sources.opencode_scripts import (
-        opencode_script_files,
-        opencode_tool,
-        scan_opencode_scripts,
-    )
+    from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
 
-    if not opencode_script_files(config_dirs):
+    if not script_files(config_dirs, OPENCODE_SUFFIXES):  # the reader (tree-sitter) only when needed
         return []
+    from forge_tools.sources.candidates import script_problem
+    from forge_tools.sources.opencode_scripts import opencode_tool, scan_opencode_scripts
+
     scan = scan_opencode_scripts(config_dirs)
     for problem in scan.problems:
         problems.append(script_problem(problem.message, str(problem.path), problem.line))

@@ -56,3 +56,88 @@ def test_layers_and_check_in_a_pipe_do_not_import_rich(project: Path) -> None:
     for args in (["layers"], ["layers", "--format", "json"], ["check"]):
         _code, loaded = imported_by(project, *args)
         assert "rich" not in loaded, args
+
+
+# What the commands import and build once the config is loaded (the config's own validation is
+# measured apart): on bench/ratios.py's small project, no builtin tool module, no pydantic model, no
+# plugin machinery, no reader for files the project does not have.
+SMALL_TOML = """model = "anthropic/claude-sonnet-4"
+
+[permission]
+bash = { "*" = "ask", "git *" = "allow", "rm *" = "deny" }
+
+[agent.plan.permission]
+edit = "deny"
+"""
+COUNT_LINES = '''from forge_tools import tool
+
+
+@tool(description="Count the lines of a file")
+def count_lines(path: str) -> str:
+    return str(len(open(path).read().splitlines()))
+'''
+NOT_ON_THE_PATH = ("pydantic.main", "importlib.metadata", "email", "pluggy", "tree_sitter_typescript",
+                   "tree_sitter_javascript", "forge_tools.sources.opencode_scripts",
+                   "forge_tools.sources.mcp", "forge_tools.check.expect", "forge_tools.tools.wrapper",
+                   "hashlib", "forge_tools.sources.plugins", "forge_tools.tools.context")
+
+AFTER_CONFIG = f"""
+import io, json, sys
+from contextlib import redirect_stdout
+from forge_tools.config import load_project
+
+load_project(None)
+before = set(sys.modules)
+
+def models():
+    main = sys.modules.get("pydantic.main")
+    found, todo = set(), [main.BaseModel] if main else []
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return found
+
+built = models()
+if sys.argv[1] == "library":
+    import forge_tools
+    verdict = forge_tools.tool_visibility(None, "bash", load_code=True)
+    code = 0 if verdict.visible else 1
+else:
+    from forge_tools.cli.app import run
+    with redirect_stdout(io.StringIO()):
+        code = run(sys.argv[1:])
+new = set(sys.modules) - before
+print(json.dumps({{"code": code,
+                  "loaded": sorted(m for m in new if m in {NOT_ON_THE_PATH!r}
+                                   or m.startswith("forge_tools.tools.builtins.")
+                                   and not m.rpartition(".")[2].startswith("_")),
+                  "models": sorted(m.__qualname__ for m in models() - built)}}))
+"""
+
+
+def after_config(project: Path, *args: str) -> dict[str, object]:
+    proc = subprocess.run([sys.executable, "-c", AFTER_CONFIG, *args], cwd=project, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    data: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return data
+
+
+def test_the_small_project_commands_build_no_model_and_import_no_tool(project: Path) -> None:
+    (project / "forge.toml").write_text(SMALL_TOML)
+    (project / ".forge" / "tools").mkdir(parents=True)
+    (project / ".forge" / "tools" / "count_lines.py").write_text(COUNT_LINES)
+    # the first listing builds the script tool's model once and keeps its schema in the data dir
+    assert after_config(project, "layers")["models"] == ["CountLinesArgs"]
+    for args in (["explain", "bash"], ["layers"], ["layers", "--format", "json"], ["check"], ["library"]):
+        assert after_config(project, *args) == {"code": 0, "loaded": [], "models": []}, args
+
+
+def test_explain_call_builds_the_one_model_it_validates(project: Path) -> None:
+    (project / "forge.toml").write_text(SMALL_TOML)
+    data = after_config(project, "explain", "bash", "--call", '{"command": "git status"}')
+    assert data["code"] == 0
+    assert data["models"] == ["BashArgs"]
+    assert "forge_tools.tools.builtins.bash" in data["loaded"]  # type: ignore[operator]

@@ -225,14 +225,17 @@ def test_config_plugin_list_paths_are_relative_to_the_config_file(project: Path)
                for note in hooks.notes)
 
 
+def install_entry_point(site: Path, dist: str, line: str) -> None:
+    """A real installed distribution declaring one `forge_tools` entry point, on `sys.path`."""
+    info = site / f"{dist.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[forge_tools]\n{line}\n")
+
+
 def test_load_order_is_entry_points_then_config_list_then_plugin_dirs(project: Path, monkeypatch) -> None:
-    import importlib.metadata as md
-
-    class EP:
-        name, value, group = "from_dist", "json", "forge_tools"
-        dist = type("D", (), {"name": "some-dist"})()
-
-    monkeypatch.setattr(md, "entry_points", lambda group=None: [EP()] if group == "forge_tools" else [])
+    install_entry_point(project / "site", "some-dist", "from_dist = json")
+    monkeypatch.syspath_prepend(str(project / "site"))
     write_plugin(project, "in_dir", REWRITE)
     (project / "listed.py").write_text(textwrap.dedent(REWRITE))
     spec = Spec("listed.py", Origin("file", path="forge.json"), project)
@@ -271,8 +274,6 @@ def test_execute_hooks_are_called_with_keywords_and_a_raise_blocks(project: Path
 
 
 def test_entry_point_plugins_load_by_module_or_attribute(project: Path, monkeypatch) -> None:
-    import importlib.metadata as md
-
     pkg = project / "site"
     pkg.mkdir()
     (pkg / "forge_ep_plugin.py").write_text(textwrap.dedent("""
@@ -285,13 +286,8 @@ def test_entry_point_plugins_load_by_module_or_attribute(project: Path, monkeypa
 
         hooks = Hooks()
     """))
+    install_entry_point(pkg, "forge-ep", "ep = forge_ep_plugin:hooks")
     monkeypatch.syspath_prepend(str(pkg))
-
-    class EP:
-        name, value, group = "ep", "forge_ep_plugin:hooks", "forge_tools"
-        dist = type("D", (), {"name": "forge-ep"})()
-
-    monkeypatch.setattr(md, "entry_points", lambda group=None: [EP()] if group == "forge_tools" else [])
     hooks = load_plugins([], [])
     assert hooks.names == ["ep"] and not hooks.problems
     final, _, _ = hooks.rewrite_definition("read", "orig", {})
@@ -392,3 +388,22 @@ def test_an_opencode_projects_npm_plugins_are_a_note_in_layers(cli, project: Pat
     assert "remove it" not in err and "ImportError" not in err and "cannot import" not in err
     notes = [line for line in out.splitlines() if line.startswith("note:") and "JavaScript/npm" in line]
     assert len(notes) == 2 and "opencode-wakatime" in notes[0] and "x.ts" in notes[1]
+
+
+def test_no_installed_entry_point_skips_the_metadata_lookup(project: Path, monkeypatch) -> None:
+    """Without a `[forge_tools]` section in any installed distribution, `importlib.metadata` is not
+    asked (nor imported, in a fresh process); one on `sys.path` is found."""
+    import subprocess
+    import sys
+
+    from forge_tools.sources import plugin_refs as plugins
+
+    code = ("import sys; from forge_tools.sources.plugin_refs import discover; discover([], []); "
+            "print('importlib.metadata' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+    assert not plugins.may_declare_entry_points()
+    install_entry_point(project / "site", "late-dist", "late = json")
+    monkeypatch.syspath_prepend(str(project / "site"))
+    assert plugins.may_declare_entry_points()
+    assert [r.name for r in plugins.entry_point_refs()] == ["late"]

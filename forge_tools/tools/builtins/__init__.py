@@ -1,13 +1,15 @@
 """The builtin tools: an explicit, ordered list, never a scan of this folder (SPEC 2, source 1).
 
-Each builtin is one module exposing `TOOL`. Modules are imported only when `builtin_tools` is called,
-so commands that never touch tools start fast.
+Each builtin is one module exposing `TOOL`. The pipeline sees each as a `LazyTool` declared from the
+shipped definitions (`tools/schema_cache.py`): its module, and pydantic with it, is imported only when
+its code is used (a call is validated or run), so listing and explaining tools starts fast.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,13 +40,43 @@ def builtin_ids(flags: Iterable[str] = (), client: str = "cli") -> list[str]:
     return [*BUILTIN_ORDER, *(t for t in GATED_ORDER if gate_holds(t, flag_set, client))]
 
 
-def load_builtin(tool_id: str) -> Tool:
-    """The `TOOL` of one builtin module."""
+def import_builtin(tool_id: str) -> Tool:
+    """The `TOOL` of one builtin module (importing it)."""
     if tool_id not in ALL_BUILTINS:
         raise KeyError(tool_id)
     module = importlib.import_module(f"{__name__}.{tool_id}")
     tool: Tool = module.TOOL
     return tool
+
+
+_declared: dict[str, Tool] = {}
+
+
+def load_builtin(tool_id: str) -> Tool:
+    """One builtin as the pipeline sees it (the same object on every call)."""
+    if tool_id not in ALL_BUILTINS:
+        raise KeyError(tool_id)
+    found = _declared.get(tool_id)
+    if found is None:
+        found = _declared[tool_id] = _declare(tool_id)
+    return found
+
+
+def _declare(tool_id: str, description: str | None = None) -> Tool:
+    """A `LazyTool` from the shipped definition; with a stale entry, the module's own tool (or, for a
+    description of our own, a `LazyTool` over it)."""
+    from forge_tools.tools.contract import LazyTool
+    from forge_tools.tools.schema_cache import shipped_definition
+
+    entry = shipped_definition(tool_id)
+    if entry is None:
+        tool = import_builtin(tool_id)
+        if description is None:
+            return tool
+        return LazyTool(tool_id, description, lambda: tool, internal=tool.internal)
+    return LazyTool(tool_id, entry["description"] if description is None else description,
+                    partial(import_builtin, tool_id), schema=entry["parameters"],
+                    internal=bool(entry.get("internal")))
 
 
 def builtin_tools(
@@ -54,9 +86,15 @@ def builtin_tools(
     tools = []
     for tool_id in builtin_ids(flags, client):
         if tool_id == "skill" and config_dirs is not None:
-            from forge_tools.tools.builtins.skill import skill_tool
-
             tools.append(skill_tool(config_dirs))
         else:
             tools.append(load_builtin(tool_id))
     return tools
+
+
+def skill_tool(config_dirs: Iterable[Path | str]) -> Tool:
+    """The `skill` tool with a description that lists the skills found in `config_dirs`."""
+    from forge_tools.tools.builtins._skills import describe, discover
+
+    skills, _ = discover(config_dirs)
+    return _declare("skill", describe(skills))

@@ -15,6 +15,11 @@ from forge_tools.config.files import read_regular_text
 SKILL_FILE = "SKILL.md"
 SKILL_FOLDERS = ("skill", "skills")
 
+INTRO = """Load a skill: detailed instructions for a particular kind of task, written by the user or
+the project. Call it with the skill's `name` when the task matches the skill's description, before
+starting the work, and follow what it says."""
+
+
 @dataclass(frozen=True)
 class Skill:
     name: str
@@ -62,6 +67,15 @@ def discover(config_dirs: Iterable[Path | str]) -> tuple[dict[str, Skill], list[
                 description = str(meta.get("description") or "").strip()
                 skills[name] = Skill(name, description, path, body)
     return skills, problems
+
+
+def describe(skills: dict[str, Skill]) -> str:
+    """The `skill` tool's description: what it does and the skills there are."""
+    if not skills:
+        return INTRO + "\n\nNo skills are available right now."
+    listing = "\n".join(f"- {s.name}: {s.description or '(no description)'}"
+                        for s in sorted(skills.values(), key=lambda s: s.name))
+    return f"{INTRO}\n\nAvailable skills:\n{listing}"
 
 
 def skill_dir_globs(config_dirs: Iterable[Path | str]) -> list[str]:

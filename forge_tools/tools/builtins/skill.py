@@ -8,26 +8,13 @@ with the same skill name (the project's beat the global ones), as config does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from forge_tools.tools.builtins._skills import Skill, discover
+from forge_tools.tools.builtins._skills import describe, discover
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
-
-INTRO = """Load a skill: detailed instructions for a particular kind of task, written by the user or
-the project. Call it with the skill's `name` when the task matches the skill's description, before
-starting the work, and follow what it says."""
-
-
-def describe(skills: dict[str, Skill]) -> str:
-    if not skills:
-        return INTRO + "\n\nNo skills are available right now."
-    listing = "\n".join(f"- {s.name}: {s.description or '(no description)'}"
-                        for s in sorted(skills.values(), key=lambda s: s.name))
-    return f"{INTRO}\n\nAvailable skills:\n{listing}"
 
 
 class SkillArgs(BaseModel):
@@ -57,13 +44,6 @@ def execute(args: SkillArgs, ctx: ToolContext) -> ToolResult:
     output = f"Skill: {skill.name}\nBase directory: {skill.path.parent}\n\n{skill.body.rstrip()}\n"
     return ToolResult(output, title=f"skill {skill.name}",
                       metadata={"name": skill.name, "path": str(skill.path)})
-
-
-def skill_tool(config_dirs: Iterable[Path | str]) -> Tool:
-    """The skill tool with a description that lists the skills found in `config_dirs`."""
-    skills, _ = discover(config_dirs)
-    return Tool(id="skill", description=describe(skills), parameters=SkillArgs, execute=execute,
-                permission_requests=permission_requests)
 
 
 TOOL = Tool(id="skill", description=describe({}), parameters=SkillArgs, execute=execute,

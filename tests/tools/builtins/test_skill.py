@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from forge_tools.tools.builtins import skill
+from forge_tools.tools.builtins import skill, skill_tool
 from forge_tools.tools.contract import ToolContext
 
 
@@ -24,7 +24,7 @@ def test_discover_list_and_load(tmp_path: Path, project: Path) -> None:
     _skill(local_dir, "skills", "release", "---\nname: release\ndescription: Our release\n---\nLocal steps\n")
     _skill(local_dir, "skills", "broken", "---\nname: [unclosed\n---\nx\n")
     dirs = [global_dir, local_dir]
-    tool = skill.skill_tool(dirs)
+    tool = skill_tool(dirs)
     assert "- pdf: Work with PDFs" in tool.description and "- release: Our release" in tool.description
     ctx = ToolContext(project_root=project, extra={"config_dirs": dirs})
     loaded = skill.execute(skill.SkillArgs(name="release"), ctx)
