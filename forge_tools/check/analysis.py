@@ -368,21 +368,35 @@ def trailing_deny(ctx: CheckContext) -> list[Finding]:
     findings: list[Finding] = []
     for hiding, tools in hits.items():
         allows = list(dict.fromkeys(r for rs in tools.values() for r in rs))
-        names = ", ".join(tools)
+        names = _some_names(list(tools))
         agent_names = agents_of[hiding]
         for_agents = (f"agent {agent_names[0]}" if len(agent_names) == 1
                       else f"agents {', '.join(agent_names)}")
         findings.append(Finding(
             "FT104", "warning",
             f"the last rule {rule_text(hiding)} hides {names} for {for_agents}, although earlier rules allow "
-            f"some calls ({'; '.join(rule_text(r) for r in allows)}): a tool whose last rule is `* deny` is "
-            "removed from the model's tool list, so those allows never apply",
+            f"some calls ({_some_names([rule_text(r) for r in allows], '; ', 'allow')}): a tool whose last "
+            "rule is `* deny` is removed from the model's tool list, so those allows never apply",
             f"put {_syntax(hiding.origin).entry(hiding.pattern, 'deny')} first and the allows after it (the "
             "last matching "
             "rule wins), so the tool stays visible and only the other calls are denied",
             hiding.origin, tuple(Related(f"overridden allow {rule_text(r)}", r.origin) for r in allows),
             data={"tools": list(tools), "agents": agent_names}))
     return findings
+
+
+#: how many tool names a finding's message lists (its `data["tools"]` has them all)
+NAMES_SHOWN = 10
+
+
+def _some_names(names: list[str], sep: str = ", ", what: str = "tool") -> str:
+    """`a, b, c`, or the first NAMES_SHOWN and how many more: a wildcard deny can hide thousands of
+    tools, and one message line naming them all helps nobody (the finding's related locations and its
+    JSON data list every one)."""
+    if len(names) <= NAMES_SHOWN:
+        return sep.join(names)
+    more = len(names) - NAMES_SHOWN
+    return f"{sep.join(names[:NAMES_SHOWN])} and {more:,} more {what}{'s' if more > 1 else ''}"
 
 
 def _hiding_rules(ctx: CheckContext, agent: Agent) -> list[tuple[str, Rule]]:

@@ -127,6 +127,21 @@ def test_ft104_lists_tools_agents_and_allows_in_order(project: Path, cli) -> Non
     ]
 
 
+def test_ft104_names_ten_tools_and_ten_allows_then_counts(project: Path, cli) -> None:
+    """A wildcard deny can hide thousands of tools: the message names the first ten of each and counts
+    the rest; the data and the related locations keep every one."""
+    allows = {name: {"src/*": "allow"} for name in ("bash", "read", "glob", "grep", "list", "edit",
+                                                    "webfetch", "task", "skill", "todowrite", "question")}
+    config(project, json.dumps({"permission": {**allows, "*": "deny"}}))
+    _, findings, _ = check(cli)
+    [f] = only(findings, "FT104")
+    hidden = f["data"]["tools"]
+    assert len(hidden) > 11
+    assert f"hides {', '.join(hidden[:10])} and {len(hidden) - 10} more tools for" in f["message"]
+    assert len(f["related"]) == 11
+    assert f"; {f['related'][9]['label'].removeprefix('overridden allow ')} and 1 more allow)" in f["message"]
+
+
 def test_ft104_not_for_the_right_order(project: Path, cli) -> None:
     config(project, '{"permission": {"bash": {"*": "deny", "git *": "allow"}}}')
     _, findings, _ = check(cli)
