@@ -44,11 +44,11 @@ class Origin:
     name: str | None = None  # env var name, option name, agent name, plugin name ...
 
     def __str__(self) -> str:
+        if self.kind == "file" and self.path is not None and self.line is not None:
+            col = self.column if self.column is not None else 1
+            return f"{self.path}:{self.line}:{col}"  # the key path is not shown: no need to quote it
         keys = format_key_path(self.key_path)
         if self.kind == "file" and self.path is not None:
-            if self.line is not None:
-                col = self.column if self.column is not None else 1
-                return f"{self.path}:{self.line}:{col}"
             return f"{self.path}: {keys}" if keys else self.path
         label = {
             "env": f"env {self.name}" if self.name else "environment",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterable
-from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
 from forge_tools.check.global_overrides import project_loosens_global_deny
@@ -21,11 +21,15 @@ from forge_tools.permission.wildcard import (
     WildcardIndex,
     any_matching_text,
     has_wildcard,
+    literal_head,
     normalize,
     pattern_subsumes,
     wildcard_match,
 )
 from forge_tools.report.findings import Finding, Related
+
+if TYPE_CHECKING:
+    from forge_tools.permission.agents import Agent
 
 
 def _syntax(origin: Origin | None) -> ConfigFormat:
@@ -93,13 +97,7 @@ def _did_you_mean(suggestions: list[str]) -> str:
 
 
 def _unique_rules(ctx: CheckContext) -> list[tuple[str, Rule]]:
-    seen: set[Rule] = set()
-    out: list[tuple[str, Rule]] = []
-    for scope, rule in ctx.user_rules():
-        if rule not in seen:
-            seen.add(rule)
-            out.append((scope, rule))
-    return out
+    return ctx.unique_user_rules()
 
 
 # ------------------------------------------------------------------------------- permission names
@@ -121,7 +119,7 @@ def unknown_permissions(ctx: CheckContext) -> list[Finding]:
         if key in reported:
             continue
         reported.add(key)
-        lead = literal_prefix(name)
+        lead = literal_head(name)
         if any(lead.startswith(m) or (has_wildcard(name) and m.startswith(lead)) for m in mcp):
             continue  # may name a tool of a configured MCP server
         if has_wildcard(name):
@@ -191,50 +189,8 @@ def _sibling_key(ctx: CheckContext, rule: Rule, key: str) -> Origin | None:
 
 def covers(later: Rule, earlier: Rule) -> bool:
     """Whether `later` matches every (permission, pattern) that `earlier` matches (exact for * and ?)."""
-    return (_may_cover(later.permission, earlier.permission) and _may_cover(later.pattern, earlier.pattern)
-            and pattern_subsumes(later.permission, earlier.permission)
+    return (pattern_subsumes(later.permission, earlier.permission)
             and pattern_subsumes(later.pattern, earlier.pattern))
-
-
-def _may_cover(general: str, specific: str) -> bool:
-    """Cheap necessary conditions for `pattern_subsumes(general, specific)`: the literal ends agree, and
-    `general` matches two texts `specific` matches (its wildcards filled with a character `general`
-    does not name, and its `*` left empty)."""
-    if general == specific or general == "*":
-        return True
-    if not (literal_prefix(specific).startswith(literal_prefix(general))
-            and literal_suffix(specific).endswith(literal_suffix(general))):
-        return False
-    if not has_wildcard(specific):
-        return wildcard_match(specific, general)
-    fresh = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in general)
-    filled = specific.replace("*", fresh).replace("?", fresh)
-    emptied = specific.replace("*", "").replace("?", fresh)
-    return wildcard_match(filled, general) and wildcard_match(emptied, general)
-
-
-@lru_cache(maxsize=16384)
-def literal_prefix(pattern: str) -> str:
-    """The literal text every match of `pattern` starts with (what comes before its first wildcard).
-
-    If `general` covers `specific`, the literal prefix of `specific` starts with that of `general`
-    (and likewise for suffixes; both checked by a property test), so only such pairs need the exact,
-    slower subsumption test.
-    """
-    body = normalize(pattern)
-    body = body[:-2] if body.endswith(" *") else body
-    cut = next((i for i, c in enumerate(body) if c in "*?"), len(body))
-    return body[:cut]
-
-
-@lru_cache(maxsize=16384)
-def literal_suffix(pattern: str) -> str:
-    """The literal text every match of `pattern` ends with (nothing after an optional ` *` tail)."""
-    text = normalize(pattern)
-    if text.endswith(" *"):
-        return ""
-    cut = max((i for i, c in enumerate(text) if c in "*?"), default=-1)
-    return text[cut + 1:]
 
 
 class CoverIndex:
@@ -244,7 +200,7 @@ class CoverIndex:
 
     def __init__(self, ruleset: tuple[Rule, ...]) -> None:
         self.ruleset = ruleset
-        self.prefixes = [(literal_prefix(r.permission), literal_prefix(r.pattern)) for r in ruleset]
+        self.prefixes = [(literal_head(r.permission), literal_head(r.pattern)) for r in ruleset]
         self.index: dict[tuple[str, str], list[int]] = {}
         for i, key in enumerate(self.prefixes):
             self.index.setdefault(key, []).append(i)  # ascending
@@ -255,7 +211,7 @@ class CoverIndex:
         """The first rule at a position past `after` that covers `rule`, or None."""
         from bisect import bisect_right
 
-        perm, pattern = literal_prefix(rule.permission), literal_prefix(rule.pattern)
+        perm, pattern = literal_head(rule.permission), literal_head(rule.pattern)
         candidates: list[int] = []
         for a in self.perm_lengths:
             if a > len(perm):
@@ -327,9 +283,10 @@ def _block_start(ruleset: tuple[Rule, ...], block: tuple[Rule, ...]) -> int | No
 def unreachable_rules(ctx: CheckContext) -> list[Finding]:
     """FT103: a rule that can never decide in any agent whose ruleset holds it."""
     per_agent = dead_rules_by_agent(ctx)
+    rule_sets = [(a, ctx.rule_set(a.name)) for a in ctx.enabled_agents]
     findings: list[Finding] = []
     for _scope, rule in _unique_rules(ctx):
-        holders = [a for a in ctx.enabled_agents if rule in ctx.rule_set(a.name)]
+        holders = [a for a, rules in rule_sets if rule in rules]
         if not holders or not all(rule in per_agent[a.name] for a in holders):
             continue
         coverers: dict[Rule, list[str]] = {}
@@ -355,8 +312,9 @@ def unreachable_rules(ctx: CheckContext) -> list[Finding]:
 
 
 def _more_specific(rule: Rule, than: Rule) -> bool:
-    return not (pattern_subsumes(rule.permission, than.permission)
-                and pattern_subsumes(rule.pattern, than.pattern))
+    # patterns first: an allow's pattern rarely covers the hiding rule's `*`, and that answer is cheap
+    return not (pattern_subsumes(rule.pattern, than.pattern)
+                and pattern_subsumes(rule.permission, than.permission))
 
 
 class _LevelAllows:
@@ -388,54 +346,89 @@ class _LevelAllows:
 
 def trailing_deny(ctx: CheckContext) -> list[Finding]:
     """FT104: a last `"*": "deny"` that hides a tool right after allows of the same config level."""
-    from forge_tools.visibility.permission_layer import PermissionLayer
-
-    hits: dict[Rule, dict[str, list[Rule]]] = {}  # hiding rule -> tool id -> overridden allows
+    hits: dict[Rule, dict[str, dict[Rule, None]]] = {}  # hiding rule -> tool id -> overridden allows
     agents_of: dict[Rule, list[str]] = {}
     levels: dict[str, _LevelAllows] = {}
+    # the overridden allows depend on the hiding rule and the tool's permission name only: agents that
+    # share a level (every agent shares the top level) ask for the same pairs
+    overridden: dict[tuple[Rule, str], list[Rule]] = {}
     for agent in ctx.enabled_agents:
-        tool_ids = [t.id for t in ctx.tools.get(agent.name, [])] or ctx.tool_ids
-        layer = PermissionLayer(agent.ruleset, (), {})
-        for tool_id in tool_ids:
-            hiding = layer.hiding_rule(tool_id)
-            if hiding is None or not is_user_rule(hiding):
+        for tool_id, hiding in _hiding_rules(ctx, agent):
+            if not is_user_rule(hiding):
                 continue
-            scope = ctx.scope_of(hiding)
-            if scope is None or scope not in ctx.scopes:
-                continue
-            if scope not in levels:
-                levels[scope] = _LevelAllows(ctx.scopes[scope])
-            level = levels[scope]
-            if hiding not in level.position:
-                continue
-            allows = [r for r in level.before(permission_name(tool_id), level.position[hiding])
-                      if _more_specific(r, hiding)]
+            key = (hiding, permission_name(tool_id))
+            allows = overridden.get(key)
+            if allows is None:
+                allows = overridden[key] = _overridden_allows(ctx, levels, hiding, key[1])
             if not allows:
                 continue
-            tools = hits.setdefault(hiding, {})
-            for r in allows:
-                if r not in tools.setdefault(tool_id, []):
-                    tools[tool_id].append(r)
+            hits.setdefault(hiding, {}).setdefault(tool_id, {}).update(dict.fromkeys(allows))
             if agent.name not in agents_of.setdefault(hiding, []):
                 agents_of[hiding].append(agent.name)
     findings: list[Finding] = []
     for hiding, tools in hits.items():
         allows = list(dict.fromkeys(r for rs in tools.values() for r in rs))
-        names = ", ".join(tools)
+        names = _some_names(list(tools))
         agent_names = agents_of[hiding]
         for_agents = (f"agent {agent_names[0]}" if len(agent_names) == 1
                       else f"agents {', '.join(agent_names)}")
         findings.append(Finding(
             "FT104", "warning",
             f"the last rule {rule_text(hiding)} hides {names} for {for_agents}, although earlier rules allow "
-            f"some calls ({'; '.join(rule_text(r) for r in allows)}): a tool whose last rule is `* deny` is "
-            "removed from the model's tool list, so those allows never apply",
+            f"some calls ({_some_names([rule_text(r) for r in allows], '; ', 'allow')}): a tool whose last "
+            "rule is `* deny` is removed from the model's tool list, so those allows never apply",
             f"put {_syntax(hiding.origin).entry(hiding.pattern, 'deny')} first and the allows after it (the "
             "last matching "
             "rule wins), so the tool stays visible and only the other calls are denied",
             hiding.origin, tuple(Related(f"overridden allow {rule_text(r)}", r.origin) for r in allows),
             data={"tools": list(tools), "agents": agent_names}))
     return findings
+
+
+#: how many tool names a finding's message lists (its `data["tools"]` has them all)
+NAMES_SHOWN = 10
+
+
+def _some_names(names: list[str], sep: str = ", ", what: str = "tool") -> str:
+    """`a, b, c`, or the first NAMES_SHOWN and how many more: a wildcard deny can hide thousands of
+    tools, and one message line naming them all helps nobody (the finding's related locations and its
+    JSON data list every one)."""
+    if len(names) <= NAMES_SHOWN:
+        return sep.join(names)
+    more = len(names) - NAMES_SHOWN
+    return f"{sep.join(names[:NAMES_SHOWN])} and {more:,} more {what}{'s' if more > 1 else ''}"
+
+
+def _hiding_rules(ctx: CheckContext, agent: Agent) -> list[tuple[str, Rule]]:
+    """Each tool of the agent that a configured `* deny` hides, with that rule. The agent's pipeline
+    result already decided it (layer three's `permission` verdict holds the tool's last rule); an agent
+    whose turn could not be resolved is judged over the project's tool ids."""
+    from forge_tools.visibility.permission_layer import PermissionLayer, hides
+
+    result = ctx.results.get(agent.name)
+    if result is not None and result.tools:
+        found: list[tuple[str, Rule]] = []
+        for v in result.tools:
+            rule = v.layer("permission").rule
+            if isinstance(rule, Rule) and hides(rule):
+                found.append((v.id, rule))
+        return found
+    layer = PermissionLayer(agent.ruleset, (), {})
+    return [(t, rule) for t in ctx.tool_ids if (rule := layer.hiding_rule(t)) is not None]
+
+
+def _overridden_allows(ctx: CheckContext, levels: dict[str, _LevelAllows], hiding: Rule,
+                       permission: str) -> list[Rule]:
+    """The allows of `hiding`'s own config level, before it, for `permission`, that it overrides."""
+    scope = ctx.scope_of(hiding)
+    if scope is None or scope not in ctx.scopes:
+        return []
+    if scope not in levels:
+        levels[scope] = _LevelAllows(ctx.scopes[scope])
+    level = levels[scope]
+    if hiding not in level.position:
+        return []
+    return [r for r in level.before(permission, level.position[hiding]) if _more_specific(r, hiding)]
 
 
 def specific_denies(ctx: CheckContext) -> list[Finding]:

@@ -52,6 +52,7 @@ class CheckContext:
     source_trees: dict[str, Node] = field(default_factory=dict)
     _rule_sets: dict[str, frozenset[Rule]] = field(default_factory=dict, repr=False)
     _scope_by_rule: dict[Rule, str] | None = field(default=None, repr=False)
+    _unique_user_rules: list[tuple[str, Rule]] | None = field(default=None, repr=False)
 
     def rule_set(self, agent: str) -> frozenset[Rule]:
         """The agent's rules as a set: membership tests stay cheap on large configs."""
@@ -93,6 +94,17 @@ class CheckContext:
     def user_rules(self) -> list[tuple[str, Rule]]:
         return [(scope, r) for scope, rules in self.scopes.items() for r in rules if is_user_rule(r)]
 
+    def unique_user_rules(self) -> list[tuple[str, Rule]]:
+        """`user_rules` with each rule once (its first scope), computed once: most checks walk it."""
+        if self._unique_user_rules is None:
+            seen: set[Rule] = set()
+            self._unique_user_rules = []
+            for scope, rule in self.user_rules():
+                if rule not in seen:
+                    seen.add(rule)
+                    self._unique_user_rules.append((scope, rule))
+        return self._unique_user_rules
+
 
 def agent_nodes(tree: Node) -> dict[str, Node]:
     """Each configured agent's settings as the engine reads them: `agent.<name>`, with opencode's
@@ -127,6 +139,8 @@ def _add_tools(ctx: CheckContext, load_code: bool) -> None:
     ids: dict[str, None] = {}
     results = resolve_all(ctx.loaded, Request(), load_code=load_code, agents=ctx.agents,
                           problems=ctx.problems)
+    said = {p.one_line() for p in ctx.problems}
+    notes = set(ctx.notes)
     for name, result in results.items():
         ctx.results[name] = result
         views = [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
@@ -135,11 +149,14 @@ def _add_tools(ctx: CheckContext, load_code: bool) -> None:
             ids.setdefault(v.id, None)
         ctx.listed_mcp_servers.update(v.source.server for v in result.tools
                                       if v.source.kind == "mcp" and v.source.server)
-        for problem in result.problems:
-            if all(problem.one_line() != p.one_line() for p in ctx.problems):
+        for problem in result.problems:  # each agent's result repeats the shared sources' problems
+            line = problem.one_line()
+            if line not in said:
+                said.add(line)
                 ctx.problems.append(problem)
         for note in result.notes:
-            if note not in ctx.notes:
+            if note not in notes:
+                notes.add(note)
                 ctx.notes.append(note)
     ctx.tool_ids = list(ids)
     ctx.plugin_tools_known = load_code or not plugin_sources(ctx.loaded)

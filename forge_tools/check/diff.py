@@ -293,9 +293,12 @@ def tool_changes(old: Side, new: Side) -> list[ToolChange]:
         if was_result is None and old.error is None:
             continue  # an added agent: listed as such
         before = set(was_result.visible_ids) if was_result is not None else set()
+        after = set(result.visible_ids)
+        ids = result.ids
+        new_ids = set(ids)
         old_ids = was_result.ids if was_result is not None else []
-        for tool_id in result.ids + [t for t in old_ids if t not in result.ids]:
-            now = tool_id in result.visible_ids
+        for tool_id in ids + [t for t in old_ids if t not in new_ids]:
+            now = tool_id in after
             was = tool_id in before
             if now and not was:
                 changes.append(ToolChange(name, tool_id, "visible", _reason(result, tool_id, new.root)))

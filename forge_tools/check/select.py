@@ -145,7 +145,7 @@ def suppressions_in(path: Path, text: str) -> list[Suppression]:
     from pygments.token import Comment
 
     found: list[Suppression] = []
-    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     import bisect
 
     for offset, kind, value in _lexer(path).get_tokens_unprocessed(text):  # type: ignore[attr-defined]
@@ -178,10 +178,15 @@ def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> C
             continue  # an unreadable file is already a finding of its own
         if "forge-tools:" in text:  # most files have none: spare tokenizing a large config
             suppressions += suppressions_in(path, text)
+    by_line: dict[int, list[Suppression]] = {}  # in file order: the first that covers a finding wins
+    for s in suppressions:
+        for line in s.lines:
+            by_line.setdefault(line, []).append(s)
     kept: list[Finding] = []
     for finding in report.findings:
-        by = next((s for s in suppressions if finding.code not in ALWAYS_REPORTED and s.covers(finding)),
-                  None)
+        at = finding.origin.line if finding.origin is not None else None
+        candidates = by_line.get(at, ()) if at is not None and finding.code not in ALWAYS_REPORTED else ()
+        by = next((s for s in candidates if s.covers(finding)), None)
         if by is None:
             kept.append(finding)
             continue

@@ -149,6 +149,7 @@ def _run_checked(
     import time
 
     from forge_tools.cli.args import parse_args_option, unknown_permission_warnings
+    from forge_tools.cli.entry import collection_for_a_long_call
     from forge_tools.cli.pipeline_opts import resolve_options
     from forge_tools.cli.prompt import LiveStatus, PolicyApprover, TerminalPrompt, answer_stream
     from forge_tools.cli.relay import BackgroundRun
@@ -200,6 +201,7 @@ def _run_checked(
             spec.approve = relay
             return run_call(loaded, result, tool, spec)
 
+        collection_for_a_long_call()  # the tool may run long (see cli.entry)
         background = BackgroundRun(work, approver).start()
         interrupted_at: float | None = None
         try:

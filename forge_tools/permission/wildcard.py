@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 WILDCARD_CHARS = frozenset("*?")
 
@@ -182,24 +182,87 @@ def subsumption_witness(general: str, specific: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=4096)
 def pattern_subsumes(general: str, specific: str) -> bool:
     """Whether every text matching `specific` also matches `general` (exact, for `check`).
 
-    Used to find rules that can never decide because a later rule covers everything they match.
+    Used to find rules that can never decide because a later rule covers everything they match. The
+    common shapes are answered directly (`check` asks this for every rule against every later one that
+    may cover it, and for every overridden allow of every hidden tool): a literal `specific` matches
+    one text; `general` must agree with `specific`'s literal head and tail (`may_subsume`); `prefix*`
+    covers exactly the patterns whose head starts with the prefix. Only the rest build the automata
+    (`subsumption_witness`).
     """
+    if general == specific:
+        return True
+    if not has_wildcard(specific):
+        return wildcard_match(specific, general)
+    if not may_subsume(general, specific):
+        return False
+    stem = _plain_prefix_star(general)
+    if stem is not None:
+        return literal_head(specific).startswith(stem)
+    return _subsumes(general, specific)
+
+
+@lru_cache(maxsize=4096)
+def _subsumes(general: str, specific: str) -> bool:
     return subsumption_witness(general, specific) is None
+
+
+def _plain_prefix_star(pattern: str) -> str | None:
+    """`P` when the (normalized) pattern is `P*` with a literal `P` (no `" *"` tail): it matches
+    exactly the texts that start with `P`."""
+    pattern = normalize(pattern)
+    stem = pattern.rstrip("*")
+    if stem == pattern or has_wildcard(stem) or pattern.endswith(" *"):
+        return None
+    return stem
+
+
+def may_subsume(general: str, specific: str) -> bool:
+    """Cheap necessary conditions for `pattern_subsumes(general, specific)`: the literal ends agree, and
+    `general` matches two texts `specific` matches (its wildcards filled with a character `general`
+    does not name, and its `*` left empty). Exact when `specific` has no wildcard."""
+    if general == specific or general == "*":
+        return True
+    if not (literal_head(specific).startswith(literal_head(general))
+            and literal_tail(specific).endswith(literal_tail(general))):
+        return False
+    if not has_wildcard(specific):
+        return wildcard_match(specific, general)
+    fresh = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in general)
+    filled = specific.replace("*", fresh).replace("?", fresh)
+    emptied = specific.replace("*", "").replace("?", fresh)
+    return wildcard_match(filled, general) and wildcard_match(emptied, general)
 
 
 # --- many patterns against one text ---------------------------------------------------------------
 
 
+# Unbounded on purpose: these are asked only of the config's own patterns (indexing, `check`), so the
+# caches hold at most one entry per pattern written; a bound (it was 16,384) made a config with more
+# patterns than that recompute every one on each look-up.
+@cache
 def literal_head(pattern: str) -> str:
     """The literal text every match of `pattern` starts with: what comes before its first wildcard
-    (an optional `" *"` tail excluded), after normalization."""
+    (an optional `" *"` tail excluded), after normalization.
+
+    If `general` covers `specific`, the literal head of `specific` starts with that of `general` (and
+    likewise for tails; both checked by a property test), so only such pairs need the exact test.
+    """
     body, _ = _split_optional_tail(normalize(pattern))
     cut = next((i for i, c in enumerate(body) if c in WILDCARD_CHARS), len(body))
     return body[:cut]
+
+
+@cache
+def literal_tail(pattern: str) -> str:
+    """The literal text every match of `pattern` ends with (nothing after an optional `" *"` tail)."""
+    text = normalize(pattern)
+    if text.endswith(" *"):
+        return ""
+    cut = max((i for i, c in enumerate(text) if c in WILDCARD_CHARS), default=-1)
+    return text[cut + 1:]
 
 
 class WildcardIndex:

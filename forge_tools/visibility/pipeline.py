@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -88,9 +89,10 @@ class ToolVerdict:
     def layer(self, name: str) -> LayerVerdict:
         return next(v for v in self.layers if v.layer == name)
 
-    @property
+    @cached_property
     def tokens(self) -> int | None:
-        """The estimated size of the definition the model is sent (None: hidden, or not loaded)."""
+        """The estimated size of the definition the model is sent (None: hidden, or not loaded); computed
+        once (`layers` shows it per row and sums it)."""
         from forge_tools.visibility.definition_layer import estimated_tokens
 
         definition = self.definition if self.visible else None
@@ -155,7 +157,16 @@ class PipelineResult:
                 "it would not be used; this shows what it would get if it were enabled")
 
     def get(self, tool_id: str) -> ToolVerdict | None:
-        return next((t for t in self.tools if t.id == tool_id), None)
+        return self._by_id.get(tool_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, ToolVerdict]:
+        """Each id's verdict (the first, were an id listed twice), built once: `check`, `diff` and
+        `run` ask for one tool per finding, call or change."""
+        by_id: dict[str, ToolVerdict] = {}
+        for t in self.tools:
+            by_id.setdefault(t.id, t)
+        return by_id
 
     def require(self, tool_id: str, allow_hidden: bool = False) -> ToolVerdict:
         """The one way `explain` and `run` pick a tool: its verdict, or a one-line refusal (unknown with
@@ -230,12 +241,17 @@ class PipelineResult:
 def problems_json(problems: list[ForgeToolsError]) -> list[dict[str, Any]]:
     """The `problems` list of `layers`/`explain` JSON: objects, each problem once (see
     `sources.candidates.problem_to_json`)."""
+    import json
+
     from forge_tools.sources.candidates import problem_to_json
 
     out: list[dict[str, Any]] = []
+    seen: set[str] = set()  # each item's JSON text: equal items, equal texts (a plugin may add thousands)
     for problem in problems:
         item = problem_to_json(problem)
-        if item not in out:
+        key = json.dumps(item, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
             out.append(item)
     return out
 

@@ -107,6 +107,41 @@ def test_ft104_trailing_deny_hides_tool(project: Path, cli) -> None:
     assert code == 1
 
 
+def test_ft104_lists_tools_agents_and_allows_in_order(project: Path, cli) -> None:
+    """One finding per hiding rule: its tools in tool order, its agents in config order, the allows in
+    level order (wildcard and exact names mixed), each once however many agents share the level."""
+    config(project, json.dumps({
+        "permission": {"*": {"tmp/*": "allow"}, "e*": {"src/*": "allow"},
+                       "read": {"docs/*": "allow", "*": "deny"}, "edit": {"*.md": "allow", "*": "deny"},
+                       "r*": {"x/*": "allow"}},
+        "agent": {"plan": {"permission": {"b*": {"make *": "allow"},
+                                          "bash": {"ls *": "allow", "*": "deny"}}}}}))
+    _, findings, _ = check(cli)
+    got = [(f["data"], [r["label"] for r in f["related"]]) for f in only(findings, "FT104")]
+    assert got == [
+        ({"tools": ["edit", "write", "apply_patch"], "agents": ["build", "plan", "general", "explore"]},
+         ['overridden allow * "tmp/*" allow', 'overridden allow e* "src/*" allow',
+          'overridden allow edit "*.md" allow']),
+        ({"tools": ["bash"], "agents": ["plan"]},
+         ['overridden allow b* "make *" allow', 'overridden allow bash "ls *" allow']),
+    ]
+
+
+def test_ft104_names_ten_tools_and_ten_allows_then_counts(project: Path, cli) -> None:
+    """A wildcard deny can hide thousands of tools: the message names the first ten of each and counts
+    the rest; the data and the related locations keep every one."""
+    allows = {name: {"src/*": "allow"} for name in ("bash", "read", "glob", "grep", "list", "edit",
+                                                    "webfetch", "task", "skill", "todowrite", "question")}
+    config(project, json.dumps({"permission": {**allows, "*": "deny"}}))
+    _, findings, _ = check(cli)
+    [f] = only(findings, "FT104")
+    hidden = f["data"]["tools"]
+    assert len(hidden) > 11
+    assert f"hides {', '.join(hidden[:10])} and {len(hidden) - 10} more tools for" in f["message"]
+    assert len(f["related"]) == 11
+    assert f"; {f['related'][9]['label'].removeprefix('overridden allow ')} and 1 more allow)" in f["message"]
+
+
 def test_ft104_not_for_the_right_order(project: Path, cli) -> None:
     config(project, '{"permission": {"bash": {"*": "deny", "git *": "allow"}}}')
     _, findings, _ = check(cli)

@@ -102,6 +102,21 @@ def test_suppression_is_listed_with_its_reason_in_json(planted: Path, cli) -> No
     assert data["summary"]["suppressed"] == 1
 
 
+def test_the_first_of_two_covering_suppressions_wins_and_the_other_is_unused(project: Path, cli) -> None:
+    """Suppressions are looked up by line: a comment above a line and one after its value both cover
+    it; the first in the file suppresses the finding, the other suppressed nothing (FT114)."""
+    (project / "forge.jsonc").write_text(
+        '{\n  "permission": {\n    // forge-tools: ignore FT105 -- above\n'
+        '    "bash": {"rm *": "deny"}, // forge-tools: ignore FT105 -- after\n'
+        '    "read": {"*.env": "deny"} // forge-tools: ignore FT105 -- own line\n  }\n}\n')
+    _, out, _ = cli("check", "--format", "json")
+    data = json.loads(out)
+    assert [(f["location"]["line"], f["data"]["reason"]) for f in data["suppressed"]] == [
+        (4, "above"), (5, "own line")]
+    assert [(f["code"], f["location"]["line"]) for f in data["findings"] if f["code"] == "FT114"] == [
+        ("FT114", 4)]
+
+
 def test_select_and_ignore_by_prefix_longest_wins(planted: Path, cli) -> None:
     assert {c for c, _ in findings(cli, "--select", "FT101")} == {"FT101"}
     assert {c for c, _ in findings(cli, "--select", "FT1", "--ignore", "FT10")} == set()

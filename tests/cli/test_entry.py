@@ -42,3 +42,35 @@ def test_usage_errors_are_one_line_with_did_you_mean(cli) -> None:
     assert err.count("Did you mean 'layers'?") == 1
     code, _, err = cli("layers", "--agnet", "plan")
     assert code == 2 and err.count("\n") == 1 and "--agent" in err and "layers --help" in err
+
+
+GC_PLUGIN = """import gc
+import pathlib
+
+from forge_tools import hookimpl
+from forge_tools.tools.contract import Tool
+
+MARK = pathlib.Path(__file__).resolve().parents[2] / "GC_AT_LOAD"
+
+
+@hookimpl
+def register_tools(register):
+    MARK.write_text(str(gc.isenabled()))
+    register(Tool("gc_state", "d", {"type": "object"}, lambda a, c: f"collection on: {gc.isenabled()}"))
+"""
+
+
+def test_cycle_collection_is_paused_while_a_result_is_built_and_on_while_a_tool_runs(project: Path) -> None:
+    """cli.entry: no cycle collection while `layers` (and the other inspection commands) build their
+    result (on a large project it cost more than the work); `run` turns it on before the tool runs."""
+    (project / ".forge" / "plugins").mkdir(parents=True)
+    (project / ".forge" / "plugins" / "gc_state.py").write_text(GC_PLUGIN)
+    (project / "forge.json").write_text('{"permission": {"gc_state": "allow"}}')
+    proc = forge("layers", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert "gc_state" in proc.stdout
+    assert (project / "GC_AT_LOAD").read_text() == "False"
+    proc = forge("run", "gc_state", "--yes", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert (project / "GC_AT_LOAD").read_text() == "False"
+    assert "collection on: True" in proc.stdout

@@ -144,7 +144,20 @@ SUBSUMES = [
     ("**", "*", True),
     ("*a*", "*a*a*", True),
     ("*a*a*", "*a*", False),
+    ("plugin_*", "plugin_a?*", True),  # the `prefix*` shape, answered without the automata
+    ("ab*", "a?*", False),
+    ("ab*", "ab *", True),
+    ("ab *", "ab*", False),
+    ("a/*", "a\\b*", True),  # backslashes are slashes on both sides
+    ("p1/*", "*", False),
 ]
+
+
+@given(st.text(alphabet="ab */?\\", max_size=6), st.text(alphabet="ab */?\\", max_size=6))
+@settings(max_examples=1500, deadline=None)
+def test_shortcuts_agree_with_the_automata(general: str, specific: str) -> None:
+    """`pattern_subsumes` answers common shapes directly; the product automaton is the reference."""
+    assert pattern_subsumes(general, specific) is (subsumption_witness(general, specific) is None)
 
 
 @pytest.mark.parametrize(("general", "specific", "expected"), SUBSUMES)
