@@ -63,21 +63,19 @@ def test_layers_and_check_in_a_pipe_do_not_import_rich(project: Path) -> None:
 # What the commands import and build once the config is loaded (the config's own validation is
 # measured apart): on bench/ratios.py's small project, no builtin tool module, no pydantic model, no
 # plugin machinery, no reader for files the project does not have.
-SMALL_TOML = """model = "anthropic/claude-sonnet-4"
+def _bench_small_project() -> tuple[str, str]:
+    """bench/bench_explain.py's config and script tool: the project the start-up figures measure."""
+    import importlib.util
 
-[permission]
-bash = { "*" = "ask", "git *" = "allow", "rm *" = "deny" }
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_explain.py"
+    spec = importlib.util.spec_from_file_location("_bench_explain", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FORGE_TOML, module.SCRIPT
 
-[agent.plan.permission]
-edit = "deny"
-"""
-COUNT_LINES = '''from forge_tools import tool
 
-
-@tool(description="Count the lines of a file")
-def count_lines(path: str) -> str:
-    return str(len(open(path).read().splitlines()))
-'''
+SMALL_TOML, COUNT_LINES = _bench_small_project()
 NOT_ON_THE_PATH = ("pydantic.main", "importlib.metadata", "email", "pluggy", "tree_sitter_typescript",
                    "tree_sitter_javascript", "forge_tools.sources.opencode_scripts",
                    "forge_tools.sources.mcp", "forge_tools.check.expect", "forge_tools.tools.wrapper",
