@@ -100,13 +100,9 @@ def _root(
 ) -> None:
     """forge-tools: why a tool is visible, hidden or asked for, and what a call may do."""
     if version:
-        from importlib.metadata import PackageNotFoundError
-        from importlib.metadata import version as dist_version
+        from forge_tools import __version__
 
-        try:
-            typer.echo(f"forge-tools {dist_version('forge-tools')}")
-        except PackageNotFoundError:
-            typer.echo("forge-tools (not installed)")
+        typer.echo(f"forge-tools {__version__}")
         raise typer.Exit(0)
     given = [name for name, value in (("--agent", agent), ("--format", fmt != "text" or None),
                                       ("--config", config), ("--project", project)) if value]

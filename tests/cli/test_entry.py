@@ -74,3 +74,16 @@ def test_cycle_collection_is_paused_while_a_result_is_built_and_on_while_a_tool_
     assert proc.returncode == 0, proc.stderr
     assert (project / "GC_AT_LOAD").read_text() == "False"
     assert "collection on: True" in proc.stdout
+
+
+def test_version_is_the_installed_distributions(cli) -> None:  # type: ignore[no-untyped-def]
+    """One version (forge_tools.__version__, which pyproject reads through hatch): --version prints it
+    without reading package metadata, and it is what the installed distribution says."""
+    from importlib.metadata import version
+
+    import forge_tools
+
+    code, out, _ = cli("--version")
+    assert code == 0
+    assert out == f"forge-tools {forge_tools.__version__}\n"
+    assert version("forge-tools") == forge_tools.__version__
