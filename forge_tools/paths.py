@@ -123,19 +123,39 @@ def opencode_data_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(os.path.abspath(home_dir(env))) / ".local" / "share" / "opencode"
 
 
-def write_private_cache(path: Path, text: str) -> bool:
-    """Write a cache file readable by its owner only (folder 0700, file 0600), atomically (a reader
-    sees the old file or the new one, never half); False when it cannot be written (a cache that
-    cannot be kept only costs speed)."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+def write_private(path: Path, text: str) -> None:
+    """Write a file readable by its owner only (folder 0700, file 0600 from its first byte),
+    atomically: a reader sees the old file or the new one, never half. Raises OSError."""
+    import tempfile
+
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # 0600
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(path.parent, 0o700)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_private_cache(path: Path, text: str) -> bool:
+    """`write_private` for a cache: False when it cannot be written (a cache that cannot be kept only
+    costs speed)."""
+    try:
+        write_private(path, text)
     except OSError:
-        tmp.unlink(missing_ok=True)
         return False
     return True
+
+
+def file_checksum(path: Path) -> int | None:
+    """CRC-32 of a file's bytes, or None when it cannot be read (the checksums that tell whether a
+    shipped cache was generated from the sources beside it)."""
+    import zlib
+
+    try:
+        return zlib.crc32(path.read_bytes())
+    except OSError:
+        return None

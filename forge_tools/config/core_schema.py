@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -54,14 +53,10 @@ class ConfigSchema:
 def source_checksums() -> dict[str, int | None]:
     """CRC-32 of each source module's file, read without importing it (None when it cannot be read,
     e.g. an install of bytecode only: nothing then matches, so the data is derived from the models)."""
+    from forge_tools.paths import file_checksum
+
     here = Path(__file__).parent
-    found: dict[str, int | None] = {}
-    for name in SOURCES:
-        try:
-            found[name] = zlib.crc32((here / name).read_bytes())
-        except OSError:
-            found[name] = None
-    return found
+    return {name: file_checksum(here / name) for name in SOURCES}
 
 
 def derive() -> dict[str, Any]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import json
-import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
@@ -49,10 +48,9 @@ def shipped() -> dict[str, dict[str, Any]]:
 
 def source_checksum(tool_id: str) -> int | None:
     """CRC-32 of a builtin module's source file (None when it has none), read without importing it."""
-    try:
-        return zlib.crc32((BUILTINS_DIR / f"{tool_id}.py").read_bytes())
-    except OSError:
-        return None
+    from forge_tools.paths import file_checksum
+
+    return file_checksum(BUILTINS_DIR / f"{tool_id}.py")
 
 
 def shipped_definition(tool_id: str) -> dict[str, Any] | None:

@@ -7,7 +7,6 @@ and separate sessions never mix.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Annotated, Literal
@@ -15,7 +14,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from forge_tools import paths
-from forge_tools.tools.builtins._files import write_atomic
 from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 DESCRIPTION = """Write the todo list for this session (the whole list, replacing the previous one).
@@ -73,9 +71,7 @@ def execute(args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
     todos = [t.model_dump() for t in args.todos]
     target = todo_file(ctx.session_id)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_atomic(target, json.dumps(todos, indent=2) + "\n")
-        os.chmod(target, 0o600)
+        paths.write_private(target, json.dumps(todos, indent=2) + "\n")
     except OSError as exc:
         return ToolResult(f"cannot save the todo list to {target}: {exc.strerror or exc}",
                           title="todowrite", is_error=True)
