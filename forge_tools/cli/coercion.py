@@ -14,9 +14,9 @@ typer < 0.26 converts through click types and has no such hook: nothing is insta
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -65,12 +65,18 @@ def install_plain_coercion(command: Any) -> int:
     return count
 
 
+@functools.cache
 def _plain_class(base: type, build: Callable[[Any], Any]) -> type:
-    @dataclass(frozen=True)
     class PlainRuntimeParam(base):
-        descriptor: Any
-        convert: Callable[[Any, Any, Any], Any]
-        many: bool
+        """typer's frozen runtime-parameter record plus the plain converter (a plain subclass: defining
+        another dataclass costs about a millisecond of every start)."""
+
+        def __init__(self, parameter_info: Any, annotation: Any, descriptor: Any,
+                     convert: Callable[[Any, Any, Any], Any], many: bool) -> None:
+            super().__init__(parameter_info, annotation)
+            object.__setattr__(self, "descriptor", descriptor)
+            object.__setattr__(self, "convert", convert)
+            object.__setattr__(self, "many", many)
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             try:
