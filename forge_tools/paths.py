@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -49,10 +50,24 @@ def truncation_glob(env: Mapping[str, str] | None = None) -> str:
 def fallback_truncation_dir() -> Path:
     """Where full outputs go when the truncation dir cannot be written: a per-user private directory
     under the system temp dir (`/tmp/forge-tool-output-<uid>`)."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(system_temp_dir()) / f"forge-tool-output-{uid}"
+
+
+def system_temp_dir() -> str:
+    """The system temp dir as `tempfile.gettempdir()` chooses it: the first of $TMPDIR, $TEMP, $TMP
+    and /tmp that is set and writable. explain, layers and check need only its name (for the fallback's
+    `external_directory` rule), and importing tempfile is about 5 ms of their start-up, with a probe
+    file written: so tempfile is asked only when the first candidate is not a writable directory, or
+    when it is imported already (its answer counts then, `tempfile.tempdir` included)."""
+    if "tempfile" not in sys.modules:
+        first = next((os.environ[name] for name in ("TMPDIR", "TEMP", "TMP") if os.environ.get(name)),
+                     "/tmp" if os.name == "posix" else None)
+        if first is not None and os.path.isdir(first) and os.access(first, os.W_OK | os.X_OK):
+            return os.path.abspath(first)
     import tempfile
 
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    return Path(os.path.abspath(tempfile.gettempdir())) / f"forge-tool-output-{uid}"
+    return os.path.abspath(tempfile.gettempdir())
 
 
 def fallback_is_ours(directory: Path | None = None) -> bool:

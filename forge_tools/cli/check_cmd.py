@@ -1,7 +1,8 @@
 """`forge-tools check [PROJECT]`: findings about the permission config, for CI (never runs project code
 unless --load-code)."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads this module's command signatures at
+# start-up, and string annotations would each be compiled and evaluated then (about 2 ms for check).
 
 from pathlib import Path
 from typing import Annotated, Literal, get_args

@@ -1,6 +1,7 @@
 """`forge-tools explain TOOL`: the whole story of one tool, in pipeline order (SPEC 2, 3, 4.4)."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads this module's command signatures at
+# start-up, and string annotations would each be compiled and evaluated then (about 2 ms for check).
 
 from typing import Annotated, Any
 

@@ -1,6 +1,7 @@
 """`forge-tools layers`: every candidate tool's fate through the three visibility layers (SPEC 3)."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads this module's command signatures at
+# start-up, and string annotations would each be compiled and evaluated then (about 2 ms for check).
 
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -91,7 +92,7 @@ def config_label(loaded: Any) -> str:
     return ", ".join(paths) if paths else "none (the embedded default)"
 
 
-def header(loaded: Any, result: PipelineResult, default_banner: bool = False) -> str:
+def header(loaded: Any, result: "PipelineResult", default_banner: bool = False) -> str:
     agent = result.agent
     flags = ", ".join(sorted(result.flags)) or "none"
     model = result.model or "none (set `model` in config or --model)"
@@ -115,7 +116,7 @@ def _cell(kept: bool) -> str:
     return "keep" if kept else "drop"
 
 
-def short_reason(verdict: ToolVerdict, root: Any = None) -> str:
+def short_reason(verdict: "ToolVerdict", root: Any = None) -> str:
     """The reason in a few words, quoting the rule (for the table; `explain` has the whole story)."""
     deciding = verdict.deciding
     if deciding is None:
@@ -160,7 +161,7 @@ def display_source(source: Any, root: Any = None) -> str:
 LAYER_HEADER = ("TOOL", "SOURCE", "MODEL", "DEFINITION", "PERMISSION", "TOKENS", "RESULT")
 
 
-def layer_rows(result: PipelineResult, root: Any = None) -> list[tuple[str, ...]]:
+def layer_rows(result: "PipelineResult", root: Any = None) -> list[tuple[str, ...]]:
     """One row of plain cells per candidate, in source order."""
     show_request = bool(result.request_rules)
     rows: list[tuple[str, ...]] = []
@@ -182,7 +183,7 @@ def layer_rows(result: PipelineResult, root: Any = None) -> list[tuple[str, ...]
     return rows
 
 
-def render_layers(out: Any, result: PipelineResult, root: Any = None) -> None:
+def render_layers(out: Any, result: "PipelineResult", root: Any = None) -> None:
     """A rich table on a terminal (hidden rows dimmed); plain aligned columns in a pipe or file."""
     rows = layer_rows(result, root)
     if not out.is_terminal:
@@ -207,12 +208,12 @@ def render_layers(out: Any, result: PipelineResult, root: Any = None) -> None:
     out.print(table)
 
 
-def shadow_lines(result: PipelineResult, root: Any = None) -> list[str]:
+def shadow_lines(result: "PipelineResult", root: Any = None) -> list[str]:
     return [f"shadowed: {s.id}: {display_source(s.by, root)} replaces {display_source(s.shadowed, root)}"
             for s in result.shadowings]
 
 
-def report_problems(result: PipelineResult) -> None:
+def report_problems(result: "PipelineResult") -> None:
     """Script and plugin failures go to stderr (they are not fatal: the rest still loaded)."""
     seen: set[str] = set()
     for problem in result.problems:
@@ -232,7 +233,7 @@ MATRIX_STATES = {
 }
 
 
-def matrix_state(result: PipelineResult, verdict: ToolVerdict) -> str:
+def matrix_state(result: "PipelineResult", verdict: "ToolVerdict") -> str:
     from forge_tools.permission.evaluate import evaluate
 
     if not verdict.visible:

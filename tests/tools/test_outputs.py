@@ -363,3 +363,50 @@ def test_a_hard_linked_stamp_is_replaced_not_touched(tmp_path: Path) -> None:
     assert store.maybe_cleanup(now=time.time()) == []
     assert os.stat(victim).st_mtime == 1_000_000
     assert os.stat(victim).st_nlink == 1
+
+
+_TEMP_PROBE = """
+import json, os, sys
+from forge_tools.paths import system_temp_dir
+ours = system_temp_dir()
+imported = "tempfile" in sys.modules
+import tempfile
+print(json.dumps([ours, os.path.abspath(tempfile.gettempdir()), imported]))
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX temp dirs")
+@pytest.mark.parametrize("tmpdir", ["unset", "writable", "missing", "a file", "read-only"])
+def test_the_system_temp_dir_is_the_one_tempfile_chooses(tmp_path: Path, tmpdir: str) -> None:
+    """paths.system_temp_dir (the fallback's parent) names tempfile.gettempdir()'s choice, importing
+    tempfile only when $TMPDIR (the first candidate) cannot be used; $TEMP is then the next candidate.
+    Compared in a fresh interpreter, where tempfile has chosen nothing yet."""
+    import json
+    import subprocess
+    import sys
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TEMP", "TMP")}
+    env["TEMP"] = str(temp)
+    target = tmp_path / "tmpdir"
+    if tmpdir == "writable":
+        target.mkdir()
+    elif tmpdir == "a file":
+        target.write_text("")
+    elif tmpdir == "read-only":
+        target.mkdir(mode=0o500)
+    if tmpdir != "unset":
+        env["TMPDIR"] = str(target)
+    proc = subprocess.run([sys.executable, "-c", _TEMP_PROBE], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    ours, theirs, imported = json.loads(proc.stdout)
+    assert ours == theirs
+    expected = {"unset": str(temp), "writable": str(target), "missing": str(temp), "a file": str(temp)}
+    if tmpdir in expected:
+        assert ours == expected[tmpdir]
+    if tmpdir in ("unset", "writable"):
+        assert not imported  # the common case costs no tempfile import (about 5 ms of start-up)
+    if tmpdir in ("missing", "a file"):
+        assert imported
