@@ -33,14 +33,18 @@ def _loaded(project: LoadedConfig | str | Path | None) -> LoadedConfig:
 
 
 def resolve(project: LoadedConfig | str | Path | None = None, agent: str | None = None, *,
-            model: str | None = None, client: str = "cli", flags: Iterable[str] = (),
+            model: str | None = None, client: str | None = None, flags: Iterable[str] = (),
             tools: Mapping[str, bool] | None = None, load_code: bool = False) -> PipelineResult:
     """One turn of the visibility pipeline for `agent` (default: the config's default agent):
-    every candidate tool with every layer's verdict, the turn's ruleset and the problems found."""
+    every candidate tool with every layer's verdict, the turn's ruleset and the problems found.
+    As in the CLI, `client` defaults to `OPENCODE_CLIENT`, else `cli`, and opencode's environment
+    switches (`OPENCODE_ENABLE_EXA`, ...) add to `flags`."""
     from forge_tools.visibility.pipeline import Request
     from forge_tools.visibility.pipeline import resolve as resolve_turn
+    from forge_tools.visibility.switches import turn_switches
 
-    request = Request(agent=agent, model=model, client=client, flags=frozenset(flags),
+    client, switched = turn_switches(client, flags)
+    request = Request(agent=agent, model=model, client=client, flags=switched,
                       tool_overrides=dict(tools or {}))
     return resolve_turn(_loaded(project), request, load_code=load_code)
 
@@ -59,8 +63,8 @@ def decide_call(project: LoadedConfig | str | Path | None, tool_id: str, args: d
     (deny > ask > allow over every checked pattern), `.deciding_rule` and one `.checks` entry per
     pattern. An unknown or hidden tool, or arguments that do not fit, are a deny with `.refused`
     saying why. `session` (see `new_session`) carries earlier `always` answers."""
-    from forge_tools.check.expect import decide_call as decide
     from forge_tools.permission.gate import dry_gate
+    from forge_tools.visibility.call_decision import decide_call as decide
 
     loaded = _loaded(project)
     result = resolve(loaded, agent, load_code=load_code)

@@ -135,10 +135,12 @@ def build_context(loaded: LoadedConfig, load_code: bool = False) -> CheckContext
 
 def _add_tools(ctx: CheckContext, load_code: bool) -> None:
     from forge_tools.visibility.pipeline import Request, resolve_all
+    from forge_tools.visibility.switches import turn_switches
 
     ids: dict[str, None] = {}
-    results = resolve_all(ctx.loaded, Request(), load_code=load_code, agents=ctx.agents,
-                          problems=ctx.problems)
+    client, flags = turn_switches()  # opencode's environment, as layers and explain read it
+    results = resolve_all(ctx.loaded, Request(client=client, flags=flags), load_code=load_code,
+                          agents=ctx.agents, problems=ctx.problems)
     said = {p.one_line() for p in ctx.problems}
     notes = set(ctx.notes)
     for name, result in results.items():

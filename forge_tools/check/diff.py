@@ -281,7 +281,7 @@ def _reason(result: Any, tool_id: str, root: Path) -> str:
         if isinstance(rule, Rule):
             return f"last rule for {v.permission}: {_rule_words(rule)} {rule.action} at {_where(rule, root)}"
         return "visible"
-    from forge_tools.check.expect import hidden_words
+    from forge_tools.visibility.call_decision import hidden_words
 
     return hidden_words(v, root)
 
@@ -308,7 +308,8 @@ def tool_changes(old: Side, new: Side) -> list[ToolChange]:
 
 
 def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
-    from forge_tools.check.expect import call_words, decide_call, load_expectations
+    from forge_tools.check.expect import call_words, load_expectations
+    from forge_tools.visibility.call_decision import decide_call
 
     if expect is None:
         return []

@@ -17,13 +17,19 @@ from typing import TYPE_CHECKING, Any, cast
 
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
-from forge_tools.permission.calls import CallDecision, PermissionRequest
+from forge_tools.permission.calls import CallDecision
 from forge_tools.permission.model import ACTIONS, Action, Rule
 from forge_tools.report.findings import ExpectationOutcome, Finding
+from forge_tools.visibility.call_decision import (
+    args_problem,
+    decide_call,
+    did_you_mean,
+    hidden_words,
+    rule_origin_words,
+)
 
 if TYPE_CHECKING:
-    from forge_tools.permission.gate import PermissionGate
-    from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
+    from forge_tools.visibility.pipeline import PipelineResult
 
 _KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model")
 
@@ -233,88 +239,6 @@ def load_expectations(path: Path) -> list[Assertion]:
 # ------------------------------------------------------------------------------------------ checking
 
 
-def rule_origin_words(rule: Rule | None, root: Path | None = None) -> str:
-    if rule is None:
-        return "no rule matched (the default is ask)"
-    from forge_tools.report.findings import describe
-
-    return f"rule {rule.permission} {json.dumps(rule.pattern)} {rule.action} ({describe(rule.origin, root)})"
-
-
-def args_problem(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> str | None:
-    """Why `args` do not fit the tool's parameters (None when they do, or the tool is not loaded)."""
-    from forge_tools.tools.wrapper import InvalidInput, validate_args
-
-    verdict = result.get(tool_id)
-    if verdict is None or verdict.tool is None:
-        return None
-    try:
-        validate_args(verdict.tool, args)
-    except InvalidInput as exc:
-        names = _parameter_names(verdict.tool)
-        unused = [n for n in names if n not in args] or names  # a typo most likely stands for a missing one
-        fields = "; ".join(
-            f"{d.get('field')}: {d.get('problem')}"
-            + (_did_you_mean(str(d.get("field")), unused) if _is_extra(d, args) else "")
-            for d in exc.details)
-        return f"the arguments do not fit {tool_id}'s parameters ({fields or exc.text})"
-    except Exception as exc:  # a broken schema of a loaded tool: say so, do not crash the check
-        return f"the arguments of {tool_id} cannot be validated: {exc}"
-    return None
-
-
-def _parameter_names(tool: Any) -> list[str]:
-    """The tool's top-level parameter names (none when its schema cannot be read)."""
-    try:
-        properties = tool.json_schema().get("properties")
-    except Exception:  # a broken schema of a loaded tool: no suggestions, the problem is still said
-        return []
-    return [str(n) for n in properties] if isinstance(properties, dict) else []
-
-
-def _is_extra(detail: dict[str, Any], args: dict[str, Any]) -> bool:
-    """An argument the tool has no parameter for (a top-level name the call gave)."""
-    return detail.get("field") in args and "extra" in str(detail.get("problem", "")).lower()
-
-
-def decide_call(result: PipelineResult, tool_id: str, args: dict[str, Any], project_root: Path,
-                gate: PermissionGate | None = None) -> CallDecision:
-    """What the gate decides for this call in this turn, without running the tool: the call's requests
-    go to a dry gate (`permission.gate.dry_decide`), as `explain --call` does. An unknown or hidden
-    tool, or arguments that do not fit, are a deny before any pattern is checked."""
-    from forge_tools.permission.gate import dry_decide, dry_gate
-    from forge_tools.tools.contract import ToolContext
-    from forge_tools.tools.wrapper import default_permission_requests, permission_requests_for, validate_args
-
-    verdict = result.get(tool_id)
-    if verdict is None:
-        unknown = f"unknown tool {tool_id!r}{_did_you_mean(tool_id, result.ids)}"
-        return CallDecision(args=args, refused=unknown)
-    if not verdict.visible:
-        deciding = verdict.deciding
-        rule = deciding.rule if deciding is not None and isinstance(deciding.rule, Rule) else None
-        return CallDecision(args=args, refused=hidden_words(verdict, project_root), refused_by=rule)
-    tool = verdict.tool
-    requests: list[PermissionRequest]
-    if tool is not None and tool.permission_requests is not None:
-        problem = args_problem(result, tool_id, args)
-        if problem is not None:
-            return CallDecision(args=args, refused=problem)
-        try:
-            value = validate_args(tool, args)
-            ctx = ToolContext(agent=result.agent.name, project_root=project_root)
-            requests = permission_requests_for(tool, value, ctx)
-        except Exception as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return CallDecision(args=args,
-                                refused=f"the call's arguments are not valid for {tool_id}: {first}")
-    elif tool is not None:
-        requests = default_permission_requests(tool)
-    else:
-        requests = [PermissionRequest(verdict.permission, ("*",))]
-    return dry_decide(gate if gate is not None else dry_gate(result.ruleset), requests, args)
-
-
 def call_words(decision: CallDecision, tool_id: str, project_root: Path | None) -> str:
     """Why a call got its action, in words: the deciding pattern and rule, then every check made."""
     if decision.refused is not None:
@@ -338,11 +262,6 @@ def call_words(decision: CallDecision, tool_id: str, project_root: Path | None) 
     return text
 
 
-def _did_you_mean(name: str, names: list[str]) -> str:
-    close = difflib.get_close_matches(name, names, n=3)
-    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-
-
 def tool_state(result: PipelineResult, tool_id: str, root: Path) -> tuple[bool, str]:
     """(visible, why) for one tool in one turn, with the deciding rule and where it was written."""
     v = result.get(tool_id)
@@ -354,17 +273,6 @@ def tool_state(result: PipelineResult, tool_id: str, root: Path) -> tuple[bool, 
                else v.layer("permission").reason)
         return True, f"{tool_id} is visible ({why})"
     return False, hidden_words(v, root)
-
-
-def hidden_words(verdict: ToolVerdict, root: Path | None) -> str:
-    """Why a tool is hidden: the hiding rule and where it was written (the project-relative path), or
-    the layer's own reason when no permission rule did it."""
-    deciding = verdict.deciding
-    rule = deciding.rule if deciding is not None else None
-    if isinstance(rule, Rule):
-        return (f"{verdict.id} is hidden at the {verdict.hidden_at} layer: the last rule for "
-                f"{verdict.permission} is {rule_origin_words(rule, root)}")
-    return f"{verdict.id} is hidden at the {verdict.hidden_at} layer: {verdict.reason}"
 
 
 ResultFor = Callable[[str, str | None], Any]
@@ -405,7 +313,7 @@ def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
     problems: list[tuple[str, Origin]] = []
     known_agent = a.agent == "*" or a.agent in agents
     if a.agent and not known_agent:
-        problems.append((f"unknown agent {a.agent!r}{_did_you_mean(a.agent, agents)}",
+        problems.append((f"unknown agent {a.agent!r}{did_you_mean(a.agent, agents)}",
                          a.agent_origin or a.origin))
     if not agents:
         return problems
@@ -414,7 +322,7 @@ def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
     named = [*a.hidden, *a.visible]
     if a.call is not None:
         named.append((a.call.tool, a.tool_origin or a.origin))
-    problems += [(f"unknown tool {t!r}{_did_you_mean(t, result.ids)}{unsure}", o)
+    problems += [(f"unknown tool {t!r}{did_you_mean(t, result.ids)}{unsure}", o)
                  for t, o in named if result.get(t) is None]
     if a.call is not None and result.get(a.call.tool) is not None:
         why = args_problem(result, a.call.tool, a.call.args)

@@ -151,15 +151,18 @@ def _not_checked(assertions: list[Any], report: CheckReport, why: str) -> None:
 def _check_assertions(assertions: list[Any], ctx: Any, report: CheckReport, load_code: bool) -> None:
     from forge_tools.check.expect import check_expectations
     from forge_tools.visibility.pipeline import Request, load_sources, resolve
+    from forge_tools.visibility.switches import turn_switches
 
     cache: dict[tuple[str, str | None], Any] = {}
-    sources = load_sources(ctx.loaded, Request(), load_code=load_code)
+    client, flags = turn_switches()  # the same turn as `explain --call` in this environment
+    sources = load_sources(ctx.loaded, Request(client=client, flags=flags), load_code=load_code)
 
     def result_for(agent: str, model: str | None) -> Any:
         key = (agent, model)
         if key not in cache:
-            cache[key] = resolve(ctx.loaded, Request(agent=agent, model=model), load_code=load_code,
-                                 sources=sources, agents=ctx.agents)
+            request = Request(agent=agent, model=model, client=client, flags=flags)
+            cache[key] = resolve(ctx.loaded, request, load_code=load_code, sources=sources,
+                                 agents=ctx.agents)
         return cache[key]
 
     names = [a.name for a in ctx.enabled_agents]

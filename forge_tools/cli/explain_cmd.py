@@ -95,6 +95,27 @@ def _rule_text(rule: dict[str, Any] | None) -> str:
     return f"`{rule['permission']} {rule['pattern']} {rule['action']}` {preposition} {where}"
 
 
+def _check_lines(checks: list[dict[str, Any]]) -> list[str]:
+    """One line per checked pattern: its action and the rule that gave it (and why an allowed pattern
+    was escalated)."""
+    lines = []
+    for check in checks:
+        if check.get("escalated_by") and check["escalated_by"]["origin"]["kind"] == "safety":
+            lines.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
+                         f"(the rules allow it by {_rule_text(check['rule'])}, but {check['note']})")
+        elif check.get("escalated_by"):
+            from forge_tools.permission.calls import escalation_reason
+
+            reason = escalation_reason(check.get("escalation") or "opaque", check["pattern"])
+            lines.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
+                         f"(the rules allow it by {_rule_text(check['rule'])}, but {reason}, and "
+                         f"{_rule_text(check['escalated_by'])} could apply to it)")
+        else:
+            lines.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
+                         f"(by {_rule_text(check['rule'])})")
+    return lines
+
+
 def render_text(data: dict[str, Any]) -> str:
     """The explanation as numbered sections a person reads top to bottom."""
     out: list[str] = []
@@ -143,22 +164,14 @@ def render_text(data: dict[str, Any]) -> str:
         call = data["call"]
         out.append("")
         out.append(f"5. Call decision: {call['action'].upper()} for {_compact(call['args'])}")
-        for check in call["checks"]:
-            if check.get("escalated_by") and check["escalated_by"]["origin"]["kind"] == "safety":
-                out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
-                           f"(the rules allow it by {_rule_text(check['rule'])}, but {check['note']})")
-            elif check.get("escalated_by"):
-                from forge_tools.permission.calls import escalation_reason
-
-                reason = escalation_reason(check.get("escalation") or "opaque", check["pattern"])
-                out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
-                           f"(the rules allow it by {_rule_text(check['rule'])}, but {reason}, and "
-                           f"{_rule_text(check['escalated_by'])} could apply to it)")
-            else:
-                out.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
-                           f"(by {_rule_text(check['rule'])})")
+        if call.get("refused"):
+            out.append(f"   refused: {call['refused']}")
         if not data["visible"]:
-            out.append("   note: the tool is hidden, so the model cannot make this call in this turn")
+            out.append("   (the tool is hidden, so the model cannot make this call in this turn)")
+        if data.get("call_if_visible") is not None:
+            out.append("   if the tool were visible:")
+            out.extend(f"  {line}" for line in _check_lines(data["call_if_visible"]["checks"]))
+        out.extend(_check_lines(call["checks"]))
     if data.get("fix"):
         out.append("")
         out.append(f"Fix: {data['fix']}")

@@ -64,11 +64,11 @@ def build_request(
     """A pipeline `Request` from option values; bad `--tools`/`--model` values are usage errors (exit 2)."""
     from forge_tools.errors import UsageError
     from forge_tools.visibility.pipeline import Request, parse_tool_overrides
+    from forge_tools.visibility.switches import turn_switches
 
-    client = _client(client)
+    client, checked_flags = turn_switches(client, _check_flags(flags))
     if not client or not client.strip():
         raise UsageError("must name a client, e.g. cli", where="--client")
-    checked_flags = _check_flags(flags) | opencode_env_flags()
     _note_client(client)
     return Request(
         agent=agent,
@@ -79,58 +79,6 @@ def build_request(
         tool_overrides=parse_tool_overrides(tools),
         pure=pure,
     )
-
-
-#: opencode 1.18.33's layer-one switches: flag -> the variables that turn it on (any one is enough),
-#: and for `lsp` and `plan` the variable that, when set, decides instead of OPENCODE_EXPERIMENTAL
-OPENCODE_FLAG_VARS: dict[str, tuple[str, ...]] = {
-    "exa": ("OPENCODE_EXPERIMENTAL", "OPENCODE_ENABLE_EXA", "OPENCODE_EXPERIMENTAL_EXA"),
-    "parallel": ("OPENCODE_ENABLE_PARALLEL", "OPENCODE_EXPERIMENTAL_PARALLEL"),
-    "question": ("OPENCODE_ENABLE_QUESTION_TOOL",),
-}
-OPENCODE_EXPERIMENTAL_FLAGS: dict[str, str] = {
-    "lsp": "OPENCODE_EXPERIMENTAL_LSP_TOOL",
-    "plan": "OPENCODE_EXPERIMENTAL_PLAN_MODE",
-}
-_TRUE, _FALSE = ("true", "yes", "on", "1", "y"), ("false", "no", "off", "0", "n")
-
-
-def _env_bool(env: Any, name: str) -> bool | None:
-    """An opencode switch as opencode reads it (exact, lower-case words); None when unset. Any other
-    value is a usage error: opencode itself refuses to start with it."""
-    from forge_tools.errors import UsageError
-
-    value = env.get(name)
-    if value is None:
-        return None
-    if value in _TRUE or value in _FALSE:
-        return value in _TRUE
-    raise UsageError(f"{value!r} is not one of {', '.join(_TRUE + _FALSE)} (opencode would not start "
-                     "with it either); fix or unset it", where=f"env {name}")
-
-
-def opencode_env_flags(env: Any = None) -> frozenset[str]:
-    """The flags opencode's environment turns on (issue 10); `--flag` adds to them."""
-    import os
-
-    env = os.environ if env is None else env
-    on = {flag for flag, names in OPENCODE_FLAG_VARS.items() if any(_env_bool(env, n) for n in names)}
-    experimental = bool(_env_bool(env, "OPENCODE_EXPERIMENTAL"))
-    for flag, name in OPENCODE_EXPERIMENTAL_FLAGS.items():
-        own = _env_bool(env, name)
-        if own if own is not None else experimental:
-            on.add(flag)
-    return frozenset(on)
-
-
-def _client(client: str | None, env: Any = None) -> str:
-    """`--client` when given, else `OPENCODE_CLIENT`, else `cli` (opencode's default)."""
-    import os
-
-    env = os.environ if env is None else env
-    if client is not None:
-        return client
-    return env.get("OPENCODE_CLIENT") or "cli"
 
 
 def _check_flags(flags: Iterable[str] | None) -> frozenset[str]:

@@ -239,32 +239,31 @@ def call_decision(
     result: PipelineResult, verdict: ToolVerdict, raw_args: Any, loaded: LoadedConfig | None = None,
     gate: PermissionGate | None = None,
 ) -> CallDecision:
-    """The permission checks one call needs and how the gate answers each, without running anything.
+    """`explain --call`: the call's decision from `call_decision.decide_call`, the one decider that
+    `check --expect` and the library ask too (a hidden tool's call is a deny). A tool whose code is not
+    loaded or arguments that do not fit are usage errors here, said before anything is decided.
     `gate` (a dry one, see `permission.gate.dry_gate`) may carry a session's `always` answers."""
-    from forge_tools.tools.contract import ToolContext
-    from forge_tools.tools.wrapper import InvalidInput, permission_requests_for, validate_args
+    from forge_tools.visibility.call_decision import args_problem, decide_call
 
     if verdict.tool is None:
         raise ForgeToolsError(f"tool {verdict.id!r} was not loaded (its code is needed for --call)")
     if not isinstance(raw_args, dict):
         raise UsageError("expected a JSON object of arguments", where="--call")
-    try:
-        args = validate_args(verdict.tool, raw_args)
-    except InvalidInput as exc:
-        first = exc.details[0] if exc.details else {"field": "(input)", "problem": exc.text}
-        raise UsageError(f"arguments do not fit {verdict.id}'s schema: {first['field']}: {first['problem']}",
-                         where="--call") from None
+    problem = args_problem(result, verdict.id, raw_args)
+    if problem is not None:
+        raise UsageError(problem, where="--call")
     root = Path(loaded.project_root) if loaded is not None else Path.cwd()
-    ctx = ToolContext(agent=result.agent.name, project_root=root)
-    try:
-        requests = permission_requests_for(verdict.tool, args, ctx)
-    except ForgeToolsError:
-        raise
-    except Exception as exc:
-        raise ForgeToolsError(f"could not work out the permission checks of {verdict.id}: {exc}") from None
-    from forge_tools.permission.gate import dry_decide, dry_gate
+    return decide_call(result, verdict.id, raw_args, root, gate)
 
-    return dry_decide(gate if gate is not None else dry_gate(result.ruleset), requests, raw_args)
+
+def call_if_visible(result: PipelineResult, verdict: ToolVerdict, raw_args: dict[str, Any],
+                    loaded: LoadedConfig | None = None) -> CallDecision:
+    """What the gate would answer for a hidden tool's call if the tool were offered (shown beside the
+    refusal, so a person sees both the turn's answer and the rules')."""
+    from forge_tools.visibility.call_decision import decide_call
+
+    root = Path(loaded.project_root) if loaded is not None else Path.cwd()
+    return decide_call(result, verdict.id, raw_args, root, as_if_visible=True)
 
 
 def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConfig | None = None,
@@ -302,6 +301,10 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConf
         "definition_problems": problems_json(list(verdict.definition_outcome.problems)),
         "fix": fix_suggestion(result, verdict, loaded),
         "call": call.to_json() if call is not None else None,
+        # a hidden tool's call is refused; what the rules would answer if it were offered, beside it
+        "call_if_visible": (call_if_visible(result, verdict, call.args, loaded).to_json()
+                            if call is not None and call.refused is not None and not verdict.visible
+                            else None),
         "problems": problems_json(result.problems),
         "notes": [*result.notes, *builtin_overrides(result, verdict)],
         "overrides": global_overrides(result, verdict, loaded),

@@ -170,7 +170,9 @@ class PipelineResult:
 
     def require(self, tool_id: str, allow_hidden: bool = False) -> ToolVerdict:
         """The one way `explain` and `run` pick a tool: its verdict, or a one-line refusal (unknown with
-        did-you-mean, not registered without a flag, or hidden by layer three unless `allow_hidden`)."""
+        did-you-mean, not registered without a flag, or hidden at any layer unless `allow_hidden`: the
+        model is not offered a hidden tool, so `check --expect` and `explain --call` decide its calls as
+        denied, and `run` refuses them too)."""
         from difflib import get_close_matches
 
         from forge_tools.visibility.model_layer import REGISTRATION_GATES
@@ -182,7 +184,7 @@ class PipelineResult:
                                   f"{REGISTRATION_GATES[tool_id]}")
         if verdict is None:
             raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, self.ids, n=3, cutoff=0.5))
-        if verdict.hidden_at in LAYER_THREE and not allow_hidden:
+        if not verdict.visible and not allow_hidden:
             raise ToolHidden(self._hidden_message(verdict))
         return verdict
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from forge_tools.errors import ExitCode
+
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs a POSIX shell")
 
 
@@ -418,11 +420,33 @@ def test_status_line_names_the_policy_only_when_something_was_asked(cli: Any, pr
 
 @pytest.mark.parametrize(("tool", "args"), [("bash", {"commandx": "ls"}), ("websearch", {})])
 def test_input_that_does_not_fit_gets_one_error_line(cli: Any, tool: str, args: dict[str, Any]) -> None:
-    code, out, err = cli("run", tool, "--yes", "--args", json.dumps(args))
+    # websearch is offered only with flag exa (or parallel) for this model; hidden, it is refused first
+    code, out, err = cli("run", tool, "--yes", "--flag", "exa", "--args", json.dumps(args))
     assert code == 2
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("forge-tools: error: --args does not fit"), err
+
+
+def test_a_tool_the_model_layer_hides_is_refused_as_check_and_explain_deny_its_calls(
+        cli: Any, project: Path) -> None:
+    """A hidden tool's call is a deny in every command: the model is not offered the tool. `run`
+    refuses it before anything runs (exit 4), `--force-hidden` runs it with a note."""
+    args = json.dumps({"query": "forge"})
+    code, out, err = cli("run", "websearch", "--args", args)
+    assert code == int(ExitCode.PERMISSION) and out == ""
+    assert "hidden from agent 'build' by the model layer" in err and "--force-hidden" in err, err
+    code, out, _ = cli("explain", "websearch", "--call", args, "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["call"]["action"] == "deny" and "hidden at the model layer" in data["call"]["refused"]
+    assert data["call_if_visible"]["action"] == "allow"  # what the rules alone would say
+    (project / "expect.json").write_text(json.dumps([
+        {"agent": "build", "call": {"tool": "websearch", "args": {"query": "forge"}}, "expect": "deny"}]))
+    code, out, _ = cli("check", "--expect", "expect.json", "--format", "json")
+    assert [r["passed"] for r in json.loads(out)["expectations"]["results"]] == [True]
+    code, _, err = cli("run", "websearch", "--force-hidden", "--args", args)
+    assert "the model layer would not offer 'websearch'" in err and "hidden from agent" not in err, err
 
 
 @pytest.mark.parametrize("value", ["@", "@ "])

@@ -46,6 +46,43 @@ def test_client_and_question_switches(cli, plain: Path, monkeypatch: pytest.Monk
     assert tools(cli)["question"]["visible"]
 
 
+@pytest.mark.parametrize(("switch", "tool", "args"), [
+    (("OPENCODE_ENABLE_EXA", "1"), "websearch", {"query": "forge"}),
+    (("OPENCODE_CLIENT", "acp"), "question", {"questions": [{"question": "go?", "header": "go",
+                                                             "options": [{"label": "yes",
+                                                                          "description": "go"}]}]}),
+])
+def test_every_command_reads_the_same_switches(cli, plain: Path, monkeypatch: pytest.MonkeyPatch,
+                                               switch: tuple[str, str], tool: str,
+                                               args: dict[str, object]) -> None:
+    """explain --call, check --expect, check's findings, layers and the library all take the turn's
+    client and flags from the environment: the same call gets the same answer from each."""
+    import forge_tools
+
+    def answers() -> tuple[bool, str, str, bool]:
+        visible = tools(cli)[tool]["visible"]
+        code, out, err = cli("explain", tool, "--call", json.dumps(args), "--format", "json")
+        assert code == 0, err
+        action = json.loads(out)["call"]["action"]
+        library = forge_tools.decide_call(plain, tool, args).action
+        assert forge_tools.tool_visibility(plain, tool).visible == visible
+        expect = plain / "expect.json"
+        expect.write_text(json.dumps([{"agent": "build", "call": {"tool": tool, "args": args},
+                                       "expect": action},
+                                      {"agent": "build", "visible" if visible else "hidden": [tool]}]))
+        code, out, err = cli("check", "--expect", str(expect), "--format", "json")
+        results = json.loads(out)["expectations"]["results"]
+        return visible, action, library, all(r["passed"] for r in results) and len(results) == 2
+
+    before = answers()
+    monkeypatch.setenv(*switch)
+    after = answers()
+    assert before[3] and after[3], "check --expect disagreed with explain --call"
+    assert before[1] == before[2] and after[1] == after[2]  # the library's decide_call too
+    assert before[0] != after[0]  # the switch changes the tool's visibility in every command
+    assert "deny" in (before[1], after[1])  # a hidden tool's call is a deny
+
+
 def test_a_value_opencode_refuses_is_a_usage_error(cli, plain: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENCODE_ENABLE_EXA", "TRUE")
