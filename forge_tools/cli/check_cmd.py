@@ -13,7 +13,8 @@ from forge_tools.cli.common import ConfigOpt, ProjectOpt
 
 ExpectOpt = Annotated[
     Path | None,
-    typer.Option("--expect", help="Assertions file (YAML, TOML or JSON) checked against the pipeline.",
+    typer.Option("--expect", metavar="FILE",
+                 help="Assertions file (YAML, TOML or JSON) checked against the pipeline.",
                  show_default=False),
 ]
 LoadCodeOpt = Annotated[

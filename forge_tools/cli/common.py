@@ -13,35 +13,43 @@ if TYPE_CHECKING:
 
 ConfigOpt = Annotated[
     list[Path] | None,
-    typer.Option("--config", "-c", help="Overlay a config file (repeatable, applied in order).",
+    typer.Option("--config", "-c", metavar="FILE",
+                 help="Overlay a config file (repeatable, applied in order).",
                  show_default=False),
 ]
 ProjectOpt = Annotated[
     Path | None,
-    typer.Option("--project", help="Project root (default: the enclosing git worktree, else the cwd).",
+    typer.Option("--project", metavar="DIR",
+                 help="Project root (default: the enclosing git worktree, else the cwd).",
                  show_default=False),
 ]
 AgentOpt = Annotated[
-    str | None, typer.Option("--agent", help="Agent name (default: config default_agent, else build).")
+    str | None, typer.Option("--agent", metavar="NAME",
+                             help="Agent name (default: config default_agent, else build).")
 ]
 ModelOpt = Annotated[
-    str | None, typer.Option("--model", help="PROVIDER/MODEL (default: config `model`).", show_default=False)
+    str | None, typer.Option("--model", metavar="PROVIDER/MODEL",
+                             help="PROVIDER/MODEL (default: config `model`).", show_default=False)
 ]
 FlagOpt = Annotated[
     list[str] | None,
-    typer.Option("--flag", help="Turn on a flag such as lsp, plan, exa, question (repeatable).",
+    typer.Option("--flag", metavar="FLAG",
+                 help="Turn on a flag such as lsp, plan, exa, question (repeatable).",
                  show_default=False),
 ]
 ClientOpt = Annotated[str | None, typer.Option(
-    "--client", help="Client name: cli, app, desktop, ... (default: OPENCODE_CLIENT, else cli).",
+    "--client", metavar="NAME",
+    help="Client name: cli, app, desktop, ... (default: OPENCODE_CLIENT, else cli).",
     show_default=False)]
 SessionPermissionOpt = Annotated[
     Path | None,
-    typer.Option("--session-permission", help="A file whose `permission` map is the session overlay.",
+    typer.Option("--session-permission", metavar="FILE",
+                 help="A file whose `permission` map is the session overlay.",
                  show_default=False),
 ]
 ToolsOpt = Annotated[
-    str | None, typer.Option("--tools", help='Per-request tool booleans as JSON, e.g. \'{"edit": false}\'.',
+    str | None, typer.Option("--tools", metavar="JSON",
+                             help='Per-request tool booleans as JSON, e.g. \'{"edit": false}\'.',
                              show_default=False)
 ]
 PureOpt = Annotated[bool, typer.Option("--pure", help="Load no external plugins.")]

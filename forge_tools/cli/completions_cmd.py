@@ -25,9 +25,11 @@ def register(app: typer.Typer) -> None:
 
 
 def completions(
-    shell: Annotated[str | None, typer.Argument(help="bash, zsh or fish.", show_default=False)] = None,
+    shell: Annotated[str | None, typer.Argument(metavar="SHELL",
+                                                help="bash, zsh or fish.", show_default=False)] = None,
     write: Annotated[
-        Path | None, typer.Option("--write", help="Write all three scripts into DIR.", show_default=False)
+        Path | None, typer.Option("--write", metavar="DIR",
+                                  help="Write all three scripts into DIR.", show_default=False)
     ] = None,
 ) -> int:
     from forge_tools.cli.completion_scripts import FILE_NAMES, render

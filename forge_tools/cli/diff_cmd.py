@@ -19,16 +19,20 @@ def register(app: typer.Typer) -> None:
                                                    metavar="OLD")] = None,
         new: Annotated[Path | None, typer.Argument(help="The new project directory.",
                                                    show_default=False, metavar="NEW")] = None,
-        base: Annotated[str | None, typer.Option("--base", help="Compare the project at this git ref with "
+        base: Annotated[str | None, typer.Option("--base", metavar="REF",
+                                                 help="Compare the project at this git ref with "
                                                  "the working tree.", show_default=False)] = None,
-        expect: Annotated[Path | None, typer.Option("--expect", help="Assertions file whose calls are "
+        expect: Annotated[Path | None, typer.Option("--expect", metavar="FILE",
+                                                    help="Assertions file whose calls are "
                                                     "compared.", show_default=False)] = None,
         fmt: FormatOpt = "text",
         project_opt: Annotated[Path | None, typer.Option(
-            "--project", help="With --base: the project (same as PROJECT; default: the enclosing git "
-                              "worktree).", show_default=False)] = None,
+            "--project", metavar="DIR",
+            help="With --base: the project (same as PROJECT; default: the enclosing git worktree).",
+            show_default=False)] = None,
         config: Annotated[list[Path] | None, typer.Option(
-            "--config", "-c", help="Overlay a config file on both sides (repeatable, applied in order).",
+            "--config", "-c", metavar="FILE",
+            help="Overlay a config file on both sides (repeatable, applied in order).",
             show_default=False)] = None,
         fail_on_change: Annotated[bool, typer.Option("--fail-on-change",
                                                      help="Exit 1 when anything changed.")] = False,

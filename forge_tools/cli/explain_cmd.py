@@ -23,7 +23,8 @@ from forge_tools.cli.common import (
 
 CallOpt = Annotated[
     str | None,
-    typer.Option("--call", help='Also decide one call with these JSON arguments, e.g. \'{"command": "ls"}\'.',
+    typer.Option("--call", metavar="JSON",
+                 help='Also decide one call with these JSON arguments, e.g. \'{"command": "ls"}\'.',
                  show_default=False),
 ]
 
@@ -32,7 +33,8 @@ def register(app: typer.Typer) -> None:
     @app.command("explain")
     @json_errors
     def explain_command(
-        tool: Annotated[str, typer.Argument(help="Tool id, e.g. edit, bash, or a project/plugin tool.")],
+        tool: Annotated[str, typer.Argument(metavar="TOOL",
+                                            help="Tool id, e.g. edit, bash, or a project/plugin tool.")],
         call: CallOpt = None,
         agent: AgentOpt = None,
         fmt: FormatOpt = "text",

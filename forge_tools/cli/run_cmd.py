@@ -31,23 +31,27 @@ if TYPE_CHECKING:
 
 ArgsOpt = Annotated[
     str | None,
-    typer.Option("--args", "-a", help="Tool input: JSON, @file.json, or - for stdin (default {}).",
+    typer.Option("--args", "-a", metavar="JSON",
+                 help="Tool input: JSON, @file.json, or - for stdin (default {}).",
                  show_default=False),
 ]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", help="Seconds the call may take (overrides its own timeout); bash and "
+    typer.Option("--timeout", metavar="SECONDS",
+                 help="Seconds the call may take (overrides its own timeout); bash and "
                  "webfetch stop at it, other tools see it as ctx.timeout.", show_default=False),
 ]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every permission ask.")]
 ApproveOpt = Annotated[
     list[str] | None,
-    typer.Option("--approve", help="Approve asks for PERMISSION[=PATTERN] (wildcards allowed; repeatable).",
+    typer.Option("--approve", metavar="PERMISSION[=PATTERN]",
+                 help="Approve asks for PERMISSION[=PATTERN] (wildcards allowed; repeatable).",
                  show_default=False),
 ]
 AuditOpt = Annotated[
     Path | None,
-    typer.Option("--audit", help="Append one JSON line per permission decision to FILE (created 0600).",
+    typer.Option("--audit", metavar="FILE",
+                 help="Append one JSON line per permission decision to FILE (created 0600).",
                  show_default=False),
 ]
 ForceHiddenOpt = Annotated[
@@ -62,7 +66,8 @@ ABORT_GRACE_SECONDS = 15.0  # after Ctrl-C, how long a tool gets to stop and han
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run_command(
-        tool: Annotated[str, typer.Argument(help="Tool id, e.g. bash, read, edit, or a project tool.")],
+        tool: Annotated[str, typer.Argument(metavar="TOOL",
+                                            help="Tool id, e.g. bash, read, edit, or a project tool.")],
         args: ArgsOpt = None,
         agent: AgentOpt = None,
         fmt: FormatOpt = "text",

@@ -143,3 +143,26 @@ def test_completion_offers_the_projects_agents_and_tools(project: Path, tmp_path
     assert complete("forge-tools explain gre") == {"greet_hello", "grep"}
     (project / "forge.json").write_text(BAD)
     assert complete("forge-tools layers --agent p") == {"plan"}  # a broken config: the builtins only
+
+
+def test_every_value_option_and_argument_names_its_value_in_help() -> None:
+    """Help says what a value is (`--config FILE`, `--agent NAME`, `explain TOOL`), not the Python type
+    typer 0.26+ would print (`<list[Path]>`, `<str>`) or click's `TEXT`; choices list themselves."""
+    import typer.main
+
+    from forge_tools.cli.app import full_app
+    from forge_tools.cli.completion_scripts import _choices
+
+    missing, seen = [], 0
+    stack = [typer.main.get_command(full_app())]
+    while stack:
+        cmd = stack.pop()
+        stack.extend(getattr(cmd, "commands", {}).values())
+        for param in cmd.params:
+            if getattr(param, "is_flag", False) or _choices(param) or param.name == "help":
+                continue
+            seen += 1
+            metavar = getattr(param, "metavar", None)
+            if not metavar or not str(metavar).replace("/", "").replace("[=", "").strip("]").isupper():
+                missing.append(f"{cmd.name} {param.name}")
+    assert seen > 25 and not missing, missing
