@@ -498,6 +498,20 @@ def unknown_agents(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
+def agent_setting_typos(ctx: CheckContext) -> list[Finding]:
+    """FT115: a key under `agent.<name>` that is no agent setting but is close to one. opencode passes
+    keys it does not know to the model as options, so the config is valid and the setting silently does
+    nothing; keys close to no setting (`reasoningEffort`) are model options and are not reported."""
+    from forge_tools.config.validation import agent_option_keys
+
+    return [Finding("FT115", "warning",
+                    f"agent {agent!r}: {key!r} is not an agent setting, so opencode passes it to the model "
+                    f"as an option (did you mean {close!r}?)",
+                    f"rename it to {close!r}, or leave it if it is meant as a model option",
+                    origin)
+            for agent, key, origin, close in agent_option_keys(ctx.loaded.tree) if close is not None]
+
+
 # ------------------------------------------------------------------------------- legacy tools maps
 
 
@@ -593,6 +607,7 @@ CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
     trailing_deny,
     specific_denies,
     unknown_agents,
+    agent_setting_typos,
     legacy_tools,
     _absolute_path_patterns,
     code_notes,

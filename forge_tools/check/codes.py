@@ -82,6 +82,11 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("FT114", "unused-suppression", "warning",
              "A `forge-tools: ignore` comment suppressed nothing, or names no finding code.",
              "Remove the comment (the problem it was for is gone), or fix the code it names."),
+    CodeInfo("FT115", "agent-setting-typo", "warning",
+             "A key under `agent.<name>` is no agent setting but is close to one: opencode passes unknown "
+             "keys to the model as options, so the misspelt setting does nothing.",
+             "Rename the key to the setting it names (the message says which), or leave it if it is a "
+             "model option."),
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
     CodeInfo("FT202", "expectations-invalid", "error",

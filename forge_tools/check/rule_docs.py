@@ -89,6 +89,11 @@ _DOCS: dict[str, RuleDoc] = {
                      "problem of that code on its line.",
                      '{"permission": {"grep": "deny"}}  // forge-tools: ignore FT101 -- no FT101 here',
                      '{"permission": {"grep": "deny"}}'),
+    "FT115": RuleDoc("opencode hands any key it does not know under `agent.<name>` to the model as an "
+                     "option, so a misspelt setting (`temprature`, `desription`) is accepted and silently "
+                     "has no effect.",
+                     '{"agent": {"build": {"temprature": 0.2}}}',
+                     '{"agent": {"build": {"temperature": 0.2}}}'),
     "FT201": RuleDoc("An assertion of the --expect file states what the team relies on (a tool hidden, "
                      "a call denied); a config change broke it."),
     "FT202": RuleDoc("An assertion that cannot be evaluated checks nothing, so the file is refused at the "

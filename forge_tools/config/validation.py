@@ -40,7 +40,7 @@ def agent_option_keys(tree: Node) -> list[tuple[str, str, Origin, str | None]]:
     """Keys under `agent.<name>` that are not agent settings: (agent, key, where, closest known key).
 
     opencode hands them to the model as options, so they are valid; a close match to a known key is
-    likely a misspelling that `check` can point out.
+    likely a misspelling, which `check` reports as FT115.
     """
     known = _known_keys(("agent", "*"))
     found: list[tuple[str, str, Origin, str | None]] = []
