@@ -49,8 +49,6 @@ def load_side(label: str, directory: Path, load_code: bool = False,
               overlays: tuple[Path, ...] = (), git_tree: Path | None = None) -> Side:
     """Load one side. `git_tree` is the temp copy of a commit that `directory` lies in: errors in its
     files are then shown as `REF:path` (git's own notation), not as a temp path that is gone."""
-    from dataclasses import replace
-
     from forge_tools.check.context import build_context
     from forge_tools.config import LoadOptions, load_config
 
@@ -69,7 +67,7 @@ def load_side(label: str, directory: Path, load_code: bool = False,
             except ValueError:
                 pass
             else:
-                raise ConfigError(exc.message, replace(origin, path=f"{label}:{inside}")) from None
+                raise ConfigError(exc.message, origin._replace(path=f"{label}:{inside}")) from None
         raise ConfigError(f"{label}: {exc.message}", origin) from None
     return Side(label, loaded.project_root, ctx)
 
