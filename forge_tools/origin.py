@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -32,8 +32,7 @@ OriginKind = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(NamedTuple):
     """A location: a file with 1-based line/column, or a named non-file source, plus a key path."""
 
     kind: OriginKind

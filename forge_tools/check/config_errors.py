@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from forge_tools.config.reader import SourceRead, Spot, spot_of
 from forge_tools.errors import ConfigError
@@ -101,8 +101,7 @@ def redacted_message(origin: Origin, substituted: Mapping[Spot, str]) -> str:
             "is not shown (it may be secret)")
 
 
-@dataclass
-class ConfigScan:
+class ConfigScan(NamedTuple):
     """What `check` knows about the config before (and whether) the real loader can run."""
 
     project_root: Path

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.errors import ForgeToolsError
 from forge_tools.origin import Node
@@ -26,16 +26,19 @@ def is_user_rule(rule: Rule) -> bool:
     return rule.origin.kind in USER_KINDS
 
 
-@dataclass
-class ToolView:
+class ToolView(NamedTuple):
+    """A tool as one agent's pipeline sees it: id, permission name, visible or not, and the tool if loaded."""
+
     id: str
     permission: str
     visible: bool
     tool: Any = None  # the Tool when loaded (builtins always; scripts/plugins with --load-code)
 
 
-@dataclass
+@dataclass(eq=False)
 class CheckContext:
+    """What every check reads, gathered once per run (agents, scopes, pipeline results), with its caches."""
+
     loaded: LoadedConfig
     home: Path
     agents: dict[str, Agent]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from forge_tools.check.context import TOP, CheckContext
 from forge_tools.errors import ConfigError, UsageError
@@ -49,8 +49,6 @@ def load_side(label: str, directory: Path, load_code: bool = False,
               overlays: tuple[Path, ...] = (), git_tree: Path | None = None) -> Side:
     """Load one side. `git_tree` is the temp copy of a commit that `directory` lies in: errors in its
     files are then shown as `REF:path` (git's own notation), not as a temp path that is gone."""
-    from dataclasses import replace
-
     from forge_tools.check.context import build_context
     from forge_tools.config import LoadOptions, load_config
 
@@ -69,7 +67,7 @@ def load_side(label: str, directory: Path, load_code: bool = False,
             except ValueError:
                 pass
             else:
-                raise ConfigError(exc.message, replace(origin, path=f"{label}:{inside}")) from None
+                raise ConfigError(exc.message, origin._replace(path=f"{label}:{inside}")) from None
         raise ConfigError(f"{label}: {exc.message}", origin) from None
     return Side(label, loaded.project_root, ctx)
 
@@ -105,8 +103,9 @@ def _safe_message(exc: ConfigError, directory: Path, overlays: tuple[Path, ...])
 # ------------------------------------------------------------------------------------------ changes
 
 
-@dataclass(frozen=True)
-class ToolChange:
+class ToolChange(NamedTuple):
+    """A tool that became visible or hidden for an agent, and why."""
+
     agent: str
     tool: str
     change: str  # "visible" (became visible) or "hidden" (became hidden)
@@ -116,8 +115,9 @@ class ToolChange:
         return {"agent": self.agent, "tool": self.tool, "became": self.change, "reason": self.reason}
 
 
-@dataclass(frozen=True)
-class CallChange:
+class CallChange(NamedTuple):
+    """An expected call whose decision changed for an agent: the old and new action, and why."""
+
     agent: str
     call: str
     old: str
@@ -129,8 +129,9 @@ class CallChange:
                 "explanation": self.explanation}
 
 
-@dataclass(frozen=True)
-class RuleChange:
+class RuleChange(NamedTuple):
+    """A rule added, removed, changed or moved in one scope, with where it was and is."""
+
     scope: str  # "" for top-level, else the agent name
     change: str  # added, removed, changed, moved
     rule: str
@@ -145,8 +146,7 @@ class RuleChange:
                 "old_action": self.old_action, "new_action": self.new_action}
 
 
-@dataclass(frozen=True)
-class AgentChange:
+class AgentChange(NamedTuple):
     """A property of an agent that decides whether or how it runs (disabled, mode, model, hidden), or
     which agent is the default (`agent` is then empty)."""
 
@@ -161,6 +161,8 @@ class AgentChange:
 
 @dataclass
 class DiffReport:
+    """What changed between two projects' configs, as the reporters render it (built up by `diff`)."""
+
     old: Side
     new: Side
     agents_added: list[str] = field(default_factory=list)
@@ -376,8 +378,6 @@ def diff_sides(old: Side, new: Side, expect: Path | None = None) -> DiffReport:
 def _scrubbed(report: DiffReport) -> DiffReport:
     """Values from `{env:}`/`{file:}` that reasons quote (models, the default agent) are shown as their
     templates: diff runs on untrusted pull requests, whose config must not print a runner's secrets."""
-    from dataclasses import replace
-
     from forge_tools.check.config_errors import echoed_substitutions, scrub
 
     secrets = {k: v for side in (report.old, report.new) if side.ctx is not None
@@ -388,9 +388,9 @@ def _scrubbed(report: DiffReport) -> DiffReport:
     def clean(value: Any) -> Any:
         return scrub(value, secrets) if isinstance(value, str) else value
 
-    report.agents_changed = [replace(a, old=clean(a.old), new=clean(a.new)) for a in report.agents_changed]
-    report.tools = [replace(t, reason=clean(t.reason)) for t in report.tools]
-    report.calls = [replace(c, explanation=clean(c.explanation)) for c in report.calls]
+    report.agents_changed = [a._replace(old=clean(a.old), new=clean(a.new)) for a in report.agents_changed]
+    report.tools = [t._replace(reason=clean(t.reason)) for t in report.tools]
+    report.calls = [c._replace(explanation=clean(c.explanation)) for c in report.calls]
     return report
 
 

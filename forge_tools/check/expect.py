@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
@@ -34,14 +34,17 @@ if TYPE_CHECKING:
 _KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model")
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
+    """An expected call: the tool and its arguments."""
+
     tool: str
     args: dict[str, Any]
 
 
 @dataclass
 class Assertion:
+    """One assertion of an expectations file as read: what it expects, where, and what is wrong with it."""
+
     agent: str
     origin: Origin
     hidden: list[tuple[str, Origin]] = field(default_factory=list)

@@ -7,7 +7,7 @@ README (its table is `codes.markdown_table()`; the short summary and fix live wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from forge_tools.report.findings import CodeInfo
 
@@ -15,8 +15,9 @@ from forge_tools.report.findings import CodeInfo
 DOCS_URL = "https://pypi.org/project/forge-tools/"
 
 
-@dataclass(frozen=True)
-class RuleDoc:
+class RuleDoc(NamedTuple):
+    """What `forge-tools rule CODE` shows beside the code's summary: why it matters, and an example."""
+
     why: str
     example: str = ""  # a config (JSONC) that triggers the finding
     fixed: str = ""  # the same config with the problem fixed

@@ -6,9 +6,8 @@ and plugins are not loaded (the report says so).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from forge_tools.check.codes import CODES
 from forge_tools.check.config_errors import echoed_substitutions, finding_for, redact, scan_config, scrub
@@ -17,8 +16,9 @@ from forge_tools.origin import Node, Origin
 from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
 
 
-@dataclass(frozen=True)
-class CheckOptions:
+class CheckOptions(NamedTuple):
+    """What `check` was asked to look at: the project, overlays, expectations, and the code selection."""
+
     cwd: Path
     project: Path | None = None
     overlays: tuple[Path, ...] = ()
@@ -119,9 +119,9 @@ def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str
     if echoed:
         report.findings = [dataclasses.replace(
             f, message=scrub(f.message, echoed),
-            related=tuple(dataclasses.replace(r, label=scrub(r.label, echoed)) for r in f.related))
+            related=tuple(r._replace(label=scrub(r.label, echoed)) for r in f.related))
             for f in report.findings]
-        report.expectations = [dataclasses.replace(e, explanation=scrub(e.explanation, echoed))
+        report.expectations = [e._replace(explanation=scrub(e.explanation, echoed))
                                for e in report.expectations]
     return report
 

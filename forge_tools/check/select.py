@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from forge_tools.errors import UsageError
 from forge_tools.origin import Node, Origin
@@ -26,8 +26,7 @@ _CODE = re.compile(r"FT[0-9]{0,3}")
 _DIRECTIVE = re.compile(r"forge-tools:\s*ignore\b(?P<codes>.*?)(?:\s--(?P<reason>.*))?\s*(?:\*/)?\s*$")
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     """The codes to report: `select` (None: all) and `ignore`, each a list of codes or prefixes."""
 
     select: tuple[str, ...] | None = None
@@ -100,9 +99,9 @@ def _layer(select: object, ignore: object) -> tuple[list[str] | None, list[str]]
 # ------------------------------------------------------------------------------- inline suppression
 
 
-@dataclass
-class Suppression:
-    """One `forge-tools: ignore` comment: the codes, the lines it covers, and what it suppressed."""
+class Suppression(NamedTuple):
+    """One `forge-tools: ignore` comment: the codes and the lines it covers (what it suppressed in a
+    report is `apply`'s to track)."""
 
     path: str
     line: int
@@ -110,7 +109,6 @@ class Suppression:
     codes: tuple[str, ...]
     reason: str | None
     lines: tuple[int, ...]
-    used: set[str] = field(default_factory=set)
 
     @property
     def origin(self) -> Origin:
@@ -178,35 +176,37 @@ def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> C
             continue  # an unreadable file is already a finding of its own
         if "forge-tools:" in text:  # most files have none: spare tokenizing a large config
             suppressions += suppressions_in(path, text)
-    by_line: dict[int, list[Suppression]] = {}  # in file order: the first that covers a finding wins
-    for s in suppressions:
+    by_line: dict[int, list[int]] = {}  # in file order: the first that covers a finding wins
+    for i, s in enumerate(suppressions):
         for line in s.lines:
-            by_line.setdefault(line, []).append(s)
+            by_line.setdefault(line, []).append(i)
+    used: list[set[str]] = [set() for _ in suppressions]  # the codes each suppression suppressed
     kept: list[Finding] = []
     for finding in report.findings:
         at = finding.origin.line if finding.origin is not None else None
         candidates = by_line.get(at, ()) if at is not None and finding.code not in ALWAYS_REPORTED else ()
-        by = next((s for s in candidates if s.covers(finding)), None)
-        if by is None:
+        found = next((i for i in candidates if suppressions[i].covers(finding)), None)
+        if found is None:
             kept.append(finding)
             continue
-        by.used.add(finding.code)
+        by = suppressions[found]
+        used[found].add(finding.code)
         report.suppressed.append(dataclasses.replace(
             finding, data={**finding.data, "suppressed_by": describe(by.origin, report.project_root),
                            **({"reason": by.reason} if by.reason else {})}))
-    for s in suppressions:
+    for s, suppressed in zip(suppressions, used, strict=True):
         unknown = [c for c in s.codes if not _CODE.fullmatch(c) or not any(k.startswith(c)
                                                                            for k in report.codes)]
         if not s.codes:
             kept.append(_unused(s, "a suppression comment names no code; write the codes it is for, e.g. "
                                    "`forge-tools: ignore FT104 -- reason`"))
-        elif any(c in ALWAYS_REPORTED for c in s.codes) and not s.used:
+        elif any(c in ALWAYS_REPORTED for c in s.codes) and not suppressed:
             kept.append(_unused(s, f"{', '.join(c for c in s.codes if c in ALWAYS_REPORTED)} cannot be "
                                    "suppressed: the config cannot be read or used as written"))
         elif unknown:
             kept.append(_unused(s, f"suppression names {', '.join(map(repr, unknown))}, which is not a "
                                    "finding code"))
-        elif not s.used:
+        elif not suppressed:
             kept.append(_unused(s, f"suppression of {', '.join(s.codes)} suppressed nothing: no such "
                                    "finding on this line" + (" or the next" if len(s.lines) > 1 else "")))
     report.findings = [f for f in kept if selection.keeps(f.code)]

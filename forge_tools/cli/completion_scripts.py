@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from forge_tools.tools.builtins import ALL_BUILTINS
 
 FILE_NAMES = {"bash": "forge-tools.bash", "zsh": "_forge-tools", "fish": "forge-tools.fish"}
 
 
-@dataclass(frozen=True)
-class OptionSpec:
+class OptionSpec(NamedTuple):
+    """An option as completion offers it: its names, help, whether it takes a value and which ones."""
+
     names: tuple[str, ...]
     help: str
     takes_value: bool
@@ -19,8 +19,7 @@ class OptionSpec:
     dynamic: str = ""  # also the project's own names: "agents" or "tools" (asked at completion time)
 
 
-@dataclass(frozen=True)
-class CommandSpec:
+class CommandSpec(NamedTuple):
     """A command; a nested one is named by its path (`outputs list`). A group lists its subcommands."""
 
     name: str

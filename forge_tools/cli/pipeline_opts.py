@@ -7,17 +7,15 @@ three commands can never read the same option differently.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
     from forge_tools.visibility.pipeline import PipelineResult, Request
 
 
-@dataclass(frozen=True)
-class PipelineOptions:
+class PipelineOptions(NamedTuple):
     """The shared option values as a command received them."""
 
     agent: str | None = None

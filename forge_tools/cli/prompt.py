@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from forge_tools.errors import UsageError
 from forge_tools.permission.gate import Answer, Question
@@ -90,8 +90,7 @@ def _shell_quote(text: str) -> str:
 # -- non-interactive ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ApproveSpec:
+class ApproveSpec(NamedTuple):
     """One `--approve PERMISSION[=PATTERN]`; both sides may hold wildcards; no pattern means any."""
 
     permission: str

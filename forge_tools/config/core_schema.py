@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -39,8 +38,7 @@ _FUNCTION = "$function"
 _SHARED_CONFIG = ("strict", "validate_by_alias", "validate_by_name")
 
 
-@dataclass(frozen=True)
-class ConfigSchema:
+class ConfigSchema(NamedTuple):
     """What validating a config needs: the validator, the keys each model allows (in field order)
     and, per model, the keys whose value holds another model."""
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 from forge_tools.config.merge import merge
 from forge_tools.config.validation import validate_tree
@@ -52,8 +52,7 @@ def substitutes(step: str) -> bool:
     return step != "OPENCODE_PERMISSION"
 
 
-@dataclass(frozen=True)
-class LoadOptions:
+class LoadOptions(NamedTuple):
     """What a command asks for: where it runs, an explicit project root, overlays, the environment."""
 
     cwd: Path
@@ -62,8 +61,7 @@ class LoadOptions:
     env: Mapping[str, str] | None = None
 
 
-@dataclass(frozen=True)
-class ConfigSource:
+class ConfigSource(NamedTuple):
     """One source that was applied, in load order: a file or an environment variable."""
 
     step: Step
@@ -79,8 +77,7 @@ class ConfigSource:
         return self.step in PERSONAL_STEPS or self.step.startswith("global")
 
 
-@dataclass(frozen=True)
-class PluginSpec:
+class PluginSpec(NamedTuple):
     """A `plugin` entry: the spec as written, where, and the directory relative specs resolve against."""
 
     spec: str

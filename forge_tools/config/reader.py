@@ -73,7 +73,7 @@ def parse_file(path: Path, what: str) -> Node:
     return for_path(path).parse(read_text(path, what), Origin("file", path=str(path)))
 
 
-@dataclass
+@dataclass(eq=False)
 class SourceRead:
     """One config source as read: its tree (None when it could not be read or parsed), every problem
     found in it in file order, and where `{env:}`/`{file:}` gave a value (with the template)."""

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from forge_tools.config.files import broken_link_note, read_regular_text
 from forge_tools.errors import ConfigError
@@ -29,8 +29,7 @@ _MARK = "\u2063forge-subst-{}\u2063"
 _MARK_RE = re.compile("\u2063forge-subst-(\\d+)\u2063")
 
 
-@dataclass(frozen=True)
-class Substitution:
+class Substitution(NamedTuple):
     """One token: as written, what it used (`env X`, `env X (unset)`, `file p`), and its line."""
 
     token: str

@@ -9,8 +9,7 @@ stay readable unless a rule after it says otherwise. Every rule keeps its origin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from forge_tools.errors import ConfigError, UnknownNameError
 from forge_tools.origin import Node, Origin, format_key_path
@@ -50,8 +49,9 @@ def _default_specs() -> tuple[RuleSpec, ...]:
     )
 
 
-@dataclass(frozen=True)
-class BuiltinAgent:
+class BuiltinAgent(NamedTuple):
+    """A builtin agent as shipped: its name, mode, description and its own rules (before any config)."""
+
     name: str
     mode: Mode
     description: str
@@ -96,8 +96,7 @@ BUILTIN_AGENTS: tuple[BuiltinAgent, ...] = (
 BUILTIN_NAMES = tuple(a.name for a in BUILTIN_AGENTS)
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):
     """A role: its mode, where it was defined, and the final ordered ruleset it runs with."""
 
     name: str

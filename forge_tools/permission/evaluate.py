@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from forge_tools.permission.model import Action, Rule
 from forge_tools.permission.wildcard import WildcardIndex, compile_pattern, has_wildcard, normalize
@@ -22,8 +21,7 @@ _INDEX_THRESHOLD = 32  # below this many rules a plain reverse scan is cheaper t
 _CANDIDATE_CACHE_LIMIT = 4096
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """The outcome of an evaluation and the rule that decided it (None: nothing matched, so ask)."""
 
     action: Action

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from forge_tools.errors import ExitCode, PermissionDenied, PermissionRejected
 from forge_tools.origin import Origin
@@ -66,8 +66,7 @@ class Question:
         return f"{self.permission} {', '.join(repr(p) for p in self.patterns)}"
 
 
-@dataclass(frozen=True)
-class GateDecision:
+class GateDecision(NamedTuple):
     """One audit record: what was checked, what the rules said, and how an `ask` was answered."""
 
     time: float

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from forge_tools.origin import Origin
 
@@ -11,8 +10,7 @@ Action = Literal["allow", "deny", "ask"]
 ACTIONS: tuple[Action, ...] = ("allow", "deny", "ask")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """`(permission, pattern, action)` plus where it was written. Both strings may hold wildcards."""
 
     permission: str

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from forge_tools.permission.model import Rule
 from forge_tools.permission.wildcard import patterns_overlap
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
 PROJECT_STEPS = frozenset({"project", "config-dir"})
 
 
-@dataclass(frozen=True)
-class Override:
+class Override(NamedTuple):
     """A project rule that loosens a global deny for one or more agents."""
 
     global_rule: Rule

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, NamedTuple
 
 from forge_tools.origin import Origin, format_key_path
 
@@ -19,8 +19,7 @@ Level = Literal["error", "warning", "info"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "info")
 
 
-@dataclass(frozen=True)
-class CodeInfo:
+class CodeInfo(NamedTuple):
     """One stable finding code: what it means and how to fix it (README table, SARIF rules)."""
 
     code: str
@@ -30,8 +29,7 @@ class CodeInfo:
     help: str
 
 
-@dataclass(frozen=True)
-class Related:
+class Related(NamedTuple):
     """A second location a finding points at (e.g. the later rule that makes one unreachable)."""
 
     label: str
@@ -40,6 +38,8 @@ class Related:
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem `check` found: its code, level and message, where it is, and data for the JSON report."""
+
     code: str
     level: Level
     message: str
@@ -60,8 +60,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True)
-class ExpectationOutcome:
+class ExpectationOutcome(NamedTuple):
     """One `--expect` assertion: what was asserted, whether it held, and why (the actual verdict)."""
 
     description: str
@@ -80,6 +79,8 @@ class ExpectationOutcome:
 
 @dataclass
 class CheckReport:
+    """Everything one `check` run found, as each reporter renders it (built up while the checks run)."""
+
     project_root: Path
     findings: list[Finding] = field(default_factory=list)
     expectations: list[ExpectationOutcome] = field(default_factory=list)

@@ -540,6 +540,4 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
 
 
 def _with_ruleset(agent: Agent, ruleset: Ruleset) -> Agent:
-    import dataclasses
-
-    return dataclasses.replace(agent, ruleset=tuple(ruleset))
+    return agent._replace(ruleset=tuple(ruleset))

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from forge_tools.origin import format_key_path
 from forge_tools.report.findings import CheckReport, Finding
@@ -25,8 +25,7 @@ from forge_tools.report.findings import CheckReport, Finding
 FIXABLE = ("FT101", "FT104", "FT107", "FT110")
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """One change at a key path: `rename` the last key to `new`, `first` (move the entry first in its
     map), or `tools` (the `tools` map at `keys` becomes `permission`: true -> allow, false -> deny)."""
 
@@ -83,6 +82,8 @@ def _rename_in(parent: dict[str, Any], old: str, new: str) -> None:
 
 @dataclass
 class FilePlan:
+    """The edits `--fix` makes in one config file, and the fixes it had to skip there."""
+
     path: Path
     edits: list[Edit] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)

@@ -4,7 +4,6 @@ every key and value, write snippets and dump."""
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import json
 import re
 import sys
@@ -119,7 +118,7 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
                 next(tokens)  # :
                 if check_text:
                     key = clean_text(key, k_origin)
-                    k_origin = dataclasses.replace(k_origin, key_path=(*keys, key))
+                    k_origin = k_origin._replace(key_path=(*keys, key))
                 if key in out:
                     raise ConfigError(f"duplicate key {key!r}{first_at(out[key])}", k_origin)
                 out[key] = convert(item, (*keys, key), k_origin)
