@@ -8,9 +8,8 @@ builtin) and keeps the earlier one's place in the listing; the replacement is re
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Origin
@@ -20,18 +19,18 @@ if TYPE_CHECKING:
     from forge_tools.tools.contract import Tool, ToolSource
 
 
-@dataclass
-class Candidate:
+class Candidate(NamedTuple):
     """One tool id's winner. `tool` is None when only the id is known (a static scan for `check`)."""
 
     id: str
     tool: Tool | None
     source: ToolSource
-    shadowed: list[ToolSource] = field(default_factory=list)  # earlier candidates it replaced, in order
+    shadowed: list[ToolSource]  # earlier candidates it replaced, in order
 
 
-@dataclass(frozen=True)
-class Shadowing:
+class Shadowing(NamedTuple):
+    """A candidate replaced by a later one of the same id: which id, the earlier source, the later."""
+
     id: str
     shadowed: ToolSource
     by: ToolSource
@@ -43,11 +42,12 @@ class Shadowing:
         return {"id": self.id, "shadowed": self.shadowed.to_json(), "by": self.by.to_json()}
 
 
-@dataclass
-class CandidateSet:
+class CandidateSet(NamedTuple):
+    """The turn's candidates in listing order, what each replaced, and the tools left out as malformed."""
+
     candidates: list[Candidate]
     shadowings: list[Shadowing]
-    problems: list[ForgeToolsError] = field(default_factory=list)  # tools left out as malformed
+    problems: list[ForgeToolsError]  # tools left out as malformed
 
     def get(self, tool_id: str) -> Candidate | None:
         return next((c for c in self.candidates if c.id == tool_id), None)
@@ -138,7 +138,8 @@ def build_candidates(*sources: Iterable[Entry]) -> CandidateSet:
 
     A malformed tool (see `tool_problem`) is left out and reported against its own source.
     """
-    by_id: dict[str, Candidate] = {}
+    winners: dict[str, tuple[Tool | None, ToolSource]] = {}  # a replacement keeps the first one's place
+    replaced: dict[str, list[ToolSource]] = {}
     shadowings: list[Shadowing] = []
     problems: list[ForgeToolsError] = []
     for source in sources:
@@ -147,14 +148,14 @@ def build_candidates(*sources: Iterable[Entry]) -> CandidateSet:
             if why is not None:
                 problems.append(_problem_for(tool_id, where, why))
                 continue
-            earlier = by_id.get(tool_id)
-            if earlier is None:
-                by_id[tool_id] = Candidate(tool_id, tool, where)
-                continue
-            shadowings.append(Shadowing(tool_id, earlier.source, where))
-            earlier.shadowed.append(earlier.source)
-            earlier.tool, earlier.source = tool, where
-    return CandidateSet(list(by_id.values()), shadowings, problems)
+            earlier = winners.get(tool_id)
+            if earlier is not None:
+                shadowings.append(Shadowing(tool_id, earlier[1], where))
+                replaced.setdefault(tool_id, []).append(earlier[1])
+            winners[tool_id] = (tool, where)
+    candidates = [Candidate(tool_id, tool, where, replaced.get(tool_id, []))
+                  for tool_id, (tool, where) in winners.items()]
+    return CandidateSet(candidates, shadowings, problems)
 
 
 def collect_candidates(

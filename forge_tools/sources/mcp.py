@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin, format_key_path
@@ -75,8 +75,9 @@ class McpServer:
         return ConfigError(f"MCP server {self.key}: {why}; its tools were not loaded", self.origin)
 
 
-@dataclass(frozen=True)
-class McpToolDef:
+class McpToolDef(NamedTuple):
+    """One tool a server lists: its name, description and input JSON Schema."""
+
     name: str
     description: str
     input_schema: dict[str, Any]
@@ -85,8 +86,9 @@ class McpToolDef:
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
 
-@dataclass
-class McpListing:
+class McpListing(NamedTuple):
+    """One server's tools, and whether they came from the listing cache."""
+
     server: McpServer
     tools: list[McpToolDef]
     cached: bool = False
@@ -489,8 +491,9 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
 # -------------------------------------------------------------------------------------------- source
 
 
-@dataclass
-class McpSource:
+class McpSource(NamedTuple):
+    """The MCP source of a config: its tools, the servers' problems, and notes."""
+
     tools: list[Tool]
     problems: list[ConfigError]
     notes: list[str]

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.config.files import read_regular_bytes
 from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
@@ -30,8 +29,7 @@ UNKNOWN_DESCRIPTION = "description not written as a literal in the file (unknown
 PARAMETERS_UNKNOWN: dict[str, Any] = {"type": "object", "description": "parameters not read (TypeScript)"}
 
 
-@dataclass(frozen=True)
-class OpencodeScriptTool:
+class OpencodeScriptTool(NamedTuple):
     """One export of an opencode script file, with where it is written and its literal description."""
 
     id: str
@@ -42,18 +40,20 @@ class OpencodeScriptTool:
     description: str | None = None
 
 
-@dataclass(frozen=True)
-class OpencodeScriptProblem:
+class OpencodeScriptProblem(NamedTuple):
+    """An opencode script file that cannot be read or parsed, and where."""
+
     path: Path
     message: str
     line: int | None = None
     column: int | None = None
 
 
-@dataclass
-class OpencodeScan:
-    tools: list[OpencodeScriptTool] = field(default_factory=list)
-    problems: list[OpencodeScriptProblem] = field(default_factory=list)
+class OpencodeScan(NamedTuple):
+    """Every opencode script tool found, and the files that could not be read."""
+
+    tools: list[OpencodeScriptTool]
+    problems: list[OpencodeScriptProblem]
 
 
 def opencode_script_files(config_dirs: Iterable[Path]) -> list[Path]:
@@ -237,7 +237,7 @@ def _first_error(root: Node) -> Node | None:
 
 
 def scan_opencode_scripts(config_dirs: Iterable[Path]) -> OpencodeScan:
-    scan = OpencodeScan()
+    scan = OpencodeScan([], [])
     for path in opencode_script_files(config_dirs):
         tools, problems = scan_opencode_script(path)
         scan.tools.extend(tools)

@@ -8,12 +8,10 @@ plugins (most) imports none of it.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from forge_tools.errors import PluginError
 from forge_tools.origin import Origin
@@ -24,8 +22,7 @@ PLUGIN_DIR_NAMES = ("plugin", "plugins")
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
-@dataclass(frozen=True)
-class PluginRef:
+class PluginRef(NamedTuple):
     """A plugin to load: its display name, how it was found, what to import, and where it was listed."""
 
     name: str
@@ -148,7 +145,7 @@ def _dedupe(refs: list[PluginRef]) -> list[PluginRef]:
             continue
         seen_targets.add(key)
         if ref.name in names:
-            ref = dataclasses.replace(ref, name=f"{ref.name} ({ref.target})")
+            ref = ref._replace(name=f"{ref.name} ({ref.target})")
         names.add(ref.name)
         out.append(ref)
     return out

@@ -25,7 +25,7 @@ import importlib.util
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.errors import ForgeToolsError, PluginError
 from forge_tools.sources.plugin_refs import PluginRef, discover
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class LoadedPlugin:
+    """An imported plugin, the object its hooks live on, and the hook implementations found on it."""
+
     ref: PluginRef
     obj: Any
     impls: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = field(default_factory=dict)
@@ -67,8 +69,7 @@ class ToolDefinition:
         return {"description": self.description, "parameters": self.parameters}
 
 
-@dataclass
-class DefinitionStep:
+class DefinitionStep(NamedTuple):
     """One plugin's accepted change to a definition (before and after, as plain dicts)."""
 
     plugin: str

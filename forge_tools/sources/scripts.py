@@ -15,10 +15,9 @@ import re
 import sys
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from forge_tools.tools.contract import Tool, ToolSource
 
@@ -27,8 +26,7 @@ TOOL_FOLDERS = ("tool", "tools")
 OPENCODE_SUFFIXES = (".ts", ".js")
 
 
-@dataclass(frozen=True)
-class ScriptError:
+class ScriptError(NamedTuple):
     """A script that could not be imported (or gave nothing usable), with where and why."""
 
     path: Path
@@ -43,12 +41,11 @@ class ScriptError:
         return {"path": str(self.path), "line": self.line, "message": self.message}
 
 
-@dataclass
-class ScriptLoadResult:
+class ScriptLoadResult(NamedTuple):
     """Tools found in scripts, in load order, and the scripts that failed."""
 
-    tools: list[Tool] = field(default_factory=list)
-    errors: list[ScriptError] = field(default_factory=list)
+    tools: list[Tool]
+    errors: list[ScriptError]
 
 
 def script_files(config_dirs: Iterable[Path], suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
@@ -193,7 +190,7 @@ def load_script(path: Path) -> tuple[list[Tool], ScriptError | None]:
 
 def load_scripts(config_dirs: Sequence[Path]) -> ScriptLoadResult:
     """Every tool script of the given config dirs, in order, with import failures reported."""
-    result = ScriptLoadResult()
+    result = ScriptLoadResult([], [])
     for path in script_files(config_dirs):
         tools, error = load_script(path)
         result.tools.extend(tools)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from forge_tools.config.files import read_regular_bytes
 from forge_tools.sources.scripts import script_files, tool_id_for
@@ -21,8 +21,7 @@ _DECORATOR_NAMES = frozenset({"tool"})
 _CLASS_NAMES = frozenset({"Tool"})
 
 
-@dataclass(frozen=True)
-class StaticScriptTool:
+class StaticScriptTool(NamedTuple):
     """A tool id a script would register, with the line that binds it."""
 
     id: str
@@ -32,8 +31,7 @@ class StaticScriptTool:
     binding: str = ""
 
 
-@dataclass(frozen=True)
-class StaticScriptProblem:
+class StaticScriptProblem(NamedTuple):
     """A script whose syntax tree could not be read (it would also fail to import)."""
 
     path: Path
@@ -42,11 +40,12 @@ class StaticScriptProblem:
     column: int | None = None
 
 
-@dataclass
-class StaticScan:
-    tools: list[StaticScriptTool] = field(default_factory=list)
-    problems: list[StaticScriptProblem] = field(default_factory=list)
-    scripts: list[Path] = field(default_factory=list)
+class StaticScan(NamedTuple):
+    """What a scan of the config dirs' scripts found: tools, unreadable scripts, every script looked at."""
+
+    tools: list[StaticScriptTool]
+    problems: list[StaticScriptProblem]
+    scripts: list[Path]
 
 
 def script_tool_id(stem: str, binding: str) -> str:
@@ -172,7 +171,7 @@ def _declared_all(tree: ast.Module) -> set[str] | None:
 
 def scan_static_scripts(config_dirs: Iterable[Path]) -> StaticScan:
     """Every script's tools and every script that could not be parsed, without importing anything."""
-    scan = StaticScan()
+    scan = StaticScan([], [], [])
     for path in script_files(list(config_dirs)):
         scan.scripts.append(path)
         tools, problem = scan_script(path)

@@ -19,10 +19,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NamedTuple
 
 from forge_tools import paths
 
@@ -67,8 +66,7 @@ def encode_text(text: str) -> bytes:
         return text.encode("utf-8", "replace")
 
 
-@dataclass(frozen=True)
-class OutputEntry:
+class OutputEntry(NamedTuple):
     """One stored full output, as `outputs list` shows it."""
 
     id: str

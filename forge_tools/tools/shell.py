@@ -71,9 +71,8 @@ guarantees).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.tools.shell_wrappers import GRAMMARS, OPAQUE_WRAPPERS
 from forge_tools.tools.shell_wrappers import parse as parse_wrapper
@@ -91,8 +90,7 @@ _MAX_DEPTH = 8  # nested `bash -c` / `eval` levels followed before giving up (fa
 _WS = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class CommandLine:
+class CommandLine(NamedTuple):
     """The result of splitting one command line."""
 
     commands: tuple[str, ...]  # every pattern to check, in source order, without duplicates

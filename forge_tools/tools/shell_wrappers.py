@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-@dataclass(frozen=True)
-class Grammar:
+class Grammar(NamedTuple):
     """One wrapper's options. Short options are letters; long options are names without `--`."""
 
     flags: str = ""  # short options without a value

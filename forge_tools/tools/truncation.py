@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from forge_tools.errors import ConfigError
 
@@ -141,8 +141,7 @@ def marker_text(removed: int, unit: str, direction: Direction) -> str:
     return f"[output cut: {removed} {word} omitted from the {where}]"
 
 
-@dataclass(frozen=True)
-class Truncated:
+class Truncated(NamedTuple):
     """What `truncate_output` gives back: the text for the model plus the facts for metadata."""
 
     content: str

@@ -23,7 +23,7 @@ SUBAGENT_LIST_AUTHOR = "forge-tools (task subagent list)"
 AGENTS_PLACEHOLDER = "{agents}"
 
 
-@dataclass
+@dataclass(eq=False)
 class DefinitionOutcome:
     """The final definition, the changes that produced it (author, diff), and hook failures.
 

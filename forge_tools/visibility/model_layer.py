@@ -8,14 +8,12 @@ explain that.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 PATCH_PROVIDERS_NOTE = "gpt- in the model id, and neither oss nor gpt-4"
 
 
-@dataclass(frozen=True)
-class ModelContext:
+class ModelContext(NamedTuple):
     """What layer one looks at: `provider/model` split, the client name and the flags."""
 
     provider: str | None
@@ -37,8 +35,7 @@ class ModelContext:
         return "gpt-" in m and "oss" not in m and "gpt-4" not in m
 
 
-@dataclass(frozen=True)
-class ModelRule:
+class ModelRule(NamedTuple):
     """One row of the table: the tools it governs, when they stay, and the sentence to quote."""
 
     id: str
@@ -121,8 +118,9 @@ def client_note(client: str) -> str | None:
 _RULES_BY_TOOL: dict[str, ModelRule] = {t: rule for rule in MODEL_RULES for t in rule.tools}
 
 
-@dataclass(frozen=True)
-class ModelVerdict:
+class ModelVerdict(NamedTuple):
+    """Layer one's answer for one tool, with the table row that gave it (None: no row applies)."""
+
     kept: bool
     reason: str
     rule: ModelRule | None

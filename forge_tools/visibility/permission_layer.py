@@ -16,7 +16,7 @@ head in a `WildcardIndex`), so each tool costs a few look-ups whatever the numbe
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from forge_tools.origin import Origin
 from forge_tools.permission.model import Rule
@@ -24,8 +24,7 @@ from forge_tools.permission.names import permission_name
 from forge_tools.permission.wildcard import WildcardIndex, has_wildcard, normalize
 
 
-@dataclass(frozen=True)
-class PermissionVerdicts:
+class PermissionVerdicts(NamedTuple):
     """Both layer-three verdicts for one tool, and the layer-three outcome."""
 
     permission_kept: bool

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from forge_tools.errors import ConfigError, ForgeToolsError, PermissionDenied, UnknownNameError
 from forge_tools.origin import Origin
@@ -40,8 +41,10 @@ MODEL_TOOL_LIMIT = 128
 NOTE_SCRIPTS_STATIC = "script tools found by a static scan (not imported): their definitions are unknown"
 
 
-@dataclass(frozen=True)
-class Request:
+_NO_OVERRIDES: Mapping[str, bool] = MappingProxyType({})
+
+
+class Request(NamedTuple):
     """What a turn is asked with; None/empty values mean the config's defaults."""
 
     agent: str | None = None
@@ -49,12 +52,13 @@ class Request:
     client: str = "cli"
     flags: frozenset[str] = frozenset()
     session_permission: Path | None = None
-    tool_overrides: Mapping[str, bool] = field(default_factory=dict)
+    tool_overrides: Mapping[str, bool] = _NO_OVERRIDES  # read-only: one shared empty default
     pure: bool = False
 
 
-@dataclass(frozen=True)
-class LayerVerdict:
+class LayerVerdict(NamedTuple):
+    """One layer's answer for one tool: kept or dropped, why, and the rule that decided."""
+
     layer: LayerName
     kept: bool
     reason: str
@@ -117,8 +121,7 @@ class ToolVerdict:
         }
 
 
-@dataclass
-class Sources:
+class Sources(NamedTuple):
     """The loaded candidates and plugins, reusable across agents (for `layers --matrix`)."""
 
     candidates: CandidateSet
@@ -131,8 +134,10 @@ class ToolHidden(PermissionDenied):
     """The tool is not in this agent's table: layer three (or a request boolean) hides it."""
 
 
-@dataclass
+@dataclass(eq=False)
 class PipelineResult:
+    """One agent's turn: every candidate's verdicts, the turn's ruleset, problems and notes."""
+
     request: Request
     agent: Agent
     agents: dict[str, Agent]
@@ -517,8 +522,6 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
     """The turn resolved for every enabled agent (or for `names`), in config order: `layers --matrix`,
     `check` and `diff` all read this. Sources are loaded once and shared. With `problems` given, an
     agent whose turn cannot be resolved is recorded there and left out; without, its error is raised."""
-    import dataclasses
-
     from forge_tools.permission.agents import load_agents
 
     agents = agents if agents is not None else load_agents(loaded)
@@ -530,7 +533,7 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
         try:
             if sources is None:
                 sources = load_sources(loaded, request, load_code)
-            results[name] = resolve(loaded, dataclasses.replace(request, agent=name), load_code=load_code,
+            results[name] = resolve(loaded, request._replace(agent=name), load_code=load_code,
                                     sources=sources, agents=agents)
         except ForgeToolsError as exc:
             if problems is None:

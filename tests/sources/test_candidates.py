@@ -61,3 +61,15 @@ def test_the_tool_decorator_refuses_a_non_string_description() -> None:
         tool(description=5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="name"):
         tool(name=3)  # type: ignore[arg-type]
+
+
+def test_each_candidate_has_its_own_shadowed_list() -> None:
+    """Candidates are made once, after every source is read: a replaced id lists what it replaced in
+    order, and no two candidates share a list (a NamedTuple field has no fresh default per instance)."""
+    result = build_candidates([("read", None, BUILTIN), ("bash", None, BUILTIN), ("grep", None, BUILTIN)],
+                              [("bash", None, SCRIPT), ("read", None, SCRIPT)], [("bash", None, PLUGIN)])
+    read, bash, grep = result.candidates
+    assert (read.id, bash.id, grep.id) == ("read", "bash", "grep")
+    assert bash.source == PLUGIN and bash.shadowed == [BUILTIN, SCRIPT]
+    assert read.source == SCRIPT and read.shadowed == [BUILTIN]
+    assert grep.shadowed == [] and len({id(c.shadowed) for c in result.candidates}) == 3

@@ -143,3 +143,19 @@ def test_plugin_tools_come_last_and_can_shadow(forge_project: Path, write_file) 
     count = result.get("count_lines")
     assert count is not None and count.source.kind == "plugin" and count.shadowed[0].kind == "script"
     assert [s.id for s in result.shadowings] == ["count_lines"]
+
+
+def test_a_request_shares_no_mutable_default_and_resolve_all_keeps_its_overrides(forge_project: Path) -> None:
+    """`Request` is a NamedTuple: its empty `tool_overrides` default is one read-only mapping, and
+    `resolve_all` changes only the agent of the request it is given (`_replace`)."""
+    from forge_tools.visibility.pipeline import resolve_all
+
+    with pytest.raises(TypeError):
+        Request().tool_overrides["bash"] = False  # type: ignore[index]
+    assert Request() == Request(tool_overrides={})
+    results = resolve_all(load(forge_project), Request(tool_overrides={"bash": False}))
+    assert set(results) >= {"build", "plan"}
+    for name, result in results.items():
+        assert result.request.agent == name and result.request.tool_overrides == {"bash": False}
+        bash = result.get("bash")
+        assert bash is not None and bash.hidden_at == "request"

@@ -6,9 +6,8 @@ Kept apart from the tool (no pydantic here): agents' rulesets need the skill dir
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from forge_tools.config.files import read_regular_text
 from forge_tools.paths import skill_folders
@@ -20,8 +19,9 @@ the project. Call it with the skill's `name` when the task matches the skill's d
 starting the work, and follow what it says."""
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
+    """One skill folder's SKILL.md: its name, description, file and body."""
+
     name: str
     description: str
     path: Path

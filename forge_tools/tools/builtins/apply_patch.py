@@ -76,6 +76,8 @@ class PatchError(ValueError):
 
 @dataclass
 class Hunk:
+    """One `@@` section of an update: its anchor line, the lines removed and added."""
+
     anchor: str | None
     old: list[str] = field(default_factory=list)
     new: list[str] = field(default_factory=list)
@@ -84,6 +86,8 @@ class Hunk:
 
 @dataclass
 class FileOp:
+    """One file's operation in a patch: add, update (with hunks, maybe a move) or delete."""
+
     kind: Literal["add", "update", "delete"]
     path: str
     move_to: str | None = None

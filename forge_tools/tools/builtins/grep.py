@@ -62,8 +62,10 @@ def permission_requests(args: GrepArgs, ctx: ToolContext) -> list[PermissionRequ
             PermissionRequest("grep", (args.pattern,), (args.pattern,))]
 
 
-@dataclass
+@dataclass(eq=False)
 class FileMatches:
+    """One file's matching lines so far (at most the ones that can be shown) and how many matched."""
+
     path: Path
     lines: list[tuple[int, str]] = field(default_factory=list)
     count: int = 0
