@@ -31,9 +31,9 @@ LayerName = Literal["model", "definition", "permission", "request"]
 LAYERS: tuple[LayerName, ...] = ("model", "definition", "permission", "request")
 TOOLS_OPTION = "--tools"
 LAYER_THREE: tuple[LayerName, ...] = ("permission", "request")
-"""The layers whose drop `run` refuses: the agent's rules and the request booleans. A tool dropped only
-by layer one (model, provider, flags) still runs, with a note: that layer decides what the model is
-offered, not what a person may run by hand."""
+"""The layers of the agent's rules and the request booleans: a tool hidden there by its permission's
+`* deny` gets an ask instead under `run --force-hidden` (`tools/call.call_ruleset`). A tool hidden at
+any layer is refused by `run` without `--force-hidden` (`PipelineResult.require`)."""
 NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
 #: tools a request may carry before many model APIs refuse it (OpenAI's limit; opencode users with
 #: several MCP servers hit it without seeing why)
