@@ -5,6 +5,8 @@
 2. Scaling: `layers`, `explain`, `check` and `diff` on projects with N rules and N plugin tools
    (1% wildcard permission names) for N = 1k, 10k, 100k (goals: 100k within 11x 10k; `check` at 10k
    within 4x `layers`).
+   `--only calls`: the same projects' Python function calls counted by cProfile (repeatable, so the
+   steady measure of linearity when the machine's speed moves).
 3. `run bash` printing 100 MB and 1 GB against the shell writing the same bytes to a file.
 4. With opencode (`--opencode PATH`, else `opencode` on PATH): `explain`/`layers` against `opencode
    debug agent build` on the small project's config written as opencode.json (both read the same file).
@@ -196,7 +198,7 @@ def scaling(tmp: Path, env: dict[str, str], sizes: list[int], runs: int) -> None
         new = scaled_project(tmp / f"new{n}", n, changed=True)
         for name, args in COMMANDS.items():
             argv = [exe, *[str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in args]]
-            t = measure(argv, old, env, runs if n < 100_000 else max(1, runs // 3))
+            t = measure(argv, old, env, runs if n < 100_000 else min(runs, 3))
             results[name, n] = t
             prev = [m for m in sizes if m < n]
             base = results.get((name, prev[-1])) if prev else None
@@ -208,6 +210,35 @@ def scaling(tmp: Path, env: dict[str, str], sizes: list[int], runs: int) -> None
                 layers = results[("layers", n)]
                 note += f"; {t.cpu / layers.cpu:.1f}x layers"
             row(f"{name} at {n:,}", t, base, note)
+
+
+def call_counts(tmp: Path, env: dict[str, str], sizes: list[int]) -> None:
+    """Each command's Python function calls (cProfile's total) on the scaling projects, and each step's
+    ratio: the same numbers on every run, whatever else the machine is doing."""
+    import pstats
+
+    print("Python calls (cProfile total; goal as for scaling: each step x10 in N at most 11x)")
+    counts: dict[tuple[str, int], int] = {}
+    for n in sizes:
+        old = tmp / f"old{n}"
+        new = tmp / f"new{n}"
+        if not old.exists():
+            scaled_project(old, n)
+            scaled_project(new, n, changed=True)
+        for name, args in COMMANDS.items():
+            argv = [str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in args]
+            prof = tmp / f"{name}-{n}.prof"
+            profiled = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "forge_tools", *argv]
+            subprocess.run(profiled, cwd=old, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           check=False)
+            counts[name, n] = total = pstats.Stats(str(prof)).total_calls  # type: ignore[attr-defined]
+            prev = [m for m in sizes if m < n]
+            note = ""
+            if prev:
+                ratio = total / counts[name, prev[-1]]
+                met = "met" if ratio <= n / prev[-1] * 1.1 else "NOT met"
+                note = f"{ratio:6.2f}x vs {prev[-1]:,} ({met})"
+            print(f"  {name} at {n:,}".ljust(40) + f"{total:>14,} calls   {note}")
 
 
 def bash_runs(sizes_mb: list[int]) -> None:
@@ -224,7 +255,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=11, help="runs per figure (median)")
     parser.add_argument("--sizes", default="1000,10000,100000", help="rule/tool counts for scaling")
     parser.add_argument("--bash-mb", default="100,1000", help="bash output sizes in MB ('' for none)")
-    parser.add_argument("--only", choices=["startup", "scaling", "bash"], action="append")
+    parser.add_argument("--only", choices=["startup", "scaling", "calls", "bash"], action="append",
+                        help="parts to run (repeatable; default: startup, scaling and bash)")
+    parser.add_argument("--scaling-runs", type=int, default=5,
+                        help="runs per scaling figure below 100k (median; 100k takes 3)")
     parser.add_argument("--opencode", help="the opencode executable to compare with (default: on PATH)")
     args = parser.parse_args()
     parts = args.only or ["startup", "scaling", "bash"]
@@ -233,8 +267,11 @@ def main() -> None:
         env = isolated_env(tmp)
         if "startup" in parts:
             startup(tmp, env, args.runs, args.opencode)
+        sizes = [int(s) for s in args.sizes.split(",") if s]
         if "scaling" in parts:
-            scaling(tmp, env, [int(s) for s in args.sizes.split(",") if s], max(1, args.runs // 3))
+            scaling(tmp, env, sizes, args.scaling_runs)
+        if "calls" in parts:
+            call_counts(tmp, env, sizes)
     if "bash" in parts and args.bash_mb:
         bash_runs([int(s) for s in args.bash_mb.split(",") if s])
 
