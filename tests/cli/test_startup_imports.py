@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HEAVY = ("httpx", "markdownify", "tree_sitter", "tree_sitter_bash", "tree_sitter_bash._binding",
          "tree_sitter_toml", "tree_sitter_toml._binding", "importlib.resources", "regex",
@@ -23,11 +24,17 @@ print(json.dumps({{"code": code, "loaded": [m for m in {HEAVY!r} if m in sys.mod
 """
 
 
-def imported_by(project: Path, *args: str) -> tuple[int, list[str]]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=project, capture_output=True,
+def probe_json(code: str, project: Path, *args: str) -> dict[str, Any]:
+    """Run `code` (a probe that prints one JSON line last) in a fresh interpreter in `project`."""
+    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=project, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    data: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return data
+
+
+def imported_by(project: Path, *args: str) -> tuple[int, list[str]]:
+    data = probe_json(PROBE, project, *args)
     return data["code"], data["loaded"]
 
 
@@ -120,11 +127,7 @@ print(json.dumps({{"code": code,
 
 
 def after_config(project: Path, *args: str) -> dict[str, object]:
-    proc = subprocess.run([sys.executable, "-c", AFTER_CONFIG, *args], cwd=project, capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    data: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return data
+    return probe_json(AFTER_CONFIG, project, *args)
 
 
 def test_the_small_project_commands_build_no_model_and_import_no_tool(project: Path) -> None:

@@ -9,13 +9,10 @@ attributes): `explain bash` 12 (36 before records became NamedTuples), `layers` 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_startup_imports import COUNT_LINES, SMALL_TOML
+from test_startup_imports import COUNT_LINES, SMALL_TOML, probe_json
 
 BUDGET = {"explain": 12, "layers": 9, "check": 12}
 
@@ -39,10 +36,7 @@ print(json.dumps({"code": code, "dataclasses": sorted(found)}))
 
 
 def dataclasses_after(project: Path, *args: str) -> tuple[int, list[str]]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=project, capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    data = probe_json(PROBE, project, *args)
     return data["code"], data["dataclasses"]
 
 
