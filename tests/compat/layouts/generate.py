@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,20 +17,15 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from opencode_run import agent_list, normalise, opencode_env, run, version  # noqa: E402
 
 
 def expand(value: str, project: Path, home: Path) -> str:
     return value.replace("$PROJECT", str(project)).replace("$HOME", str(home))
 
 
-def run(opencode: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
-    done = subprocess.run([opencode, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
-    text = done.stdout if done.returncode == 0 else done.stdout + done.stderr
-    return done.returncode, re.sub(r"\x1b\[[0-9;]*m", "", text)
-
-
-def record(opencode: str, case: Path, scratch: Path, version: str) -> dict[str, object]:
+def record(opencode: str, case: Path, scratch: Path, opencode_version: str) -> dict[str, object]:
     spec = json.loads((case / "case.json").read_text())
     project, home = scratch / "work" / case.name, scratch / "home"
     shutil.copytree(case / "project", project)
@@ -39,22 +33,18 @@ def record(opencode: str, case: Path, scratch: Path, version: str) -> dict[str, 
         shutil.copytree(case / "home", home)
     home.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "NO_COLOR": "1",
-           "OPENCODE_DISABLE_AUTOUPDATE": "1"}
-    env.update({k: expand(v, project, home) for k, v in spec.get("env", {}).items()})
+    env = opencode_env(home, {k: expand(v, project, home) for k, v in spec.get("env", {}).items()})
     cwd = project / spec.get("cwd", ".")
-
-    def norm(text: str) -> str:
-        return text.replace(str(project), "$PROJECT").replace(str(home), "$HOME")
 
     code, listing = run(opencode, ["agent", "list"], cwd, env)
     if code != 0:
-        return {"opencode_version": version, "error": norm(listing).splitlines()[:3]}
-    agents = [{"name": m.group(1), "mode": m.group(2)}
-              for m in re.finditer(r"^(\S+) \((\w+)\)$", listing, re.MULTILINE)]
+        return {"opencode_version": opencode_version,
+                "error": normalise(listing, project, home).splitlines()[:3]}
+    agents = agent_list(listing)
     details = {}
     for name in spec.get("agents", []):
-        details[name] = json.loads(norm(run(opencode, ["debug", "agent", name], cwd, env)[1]))
+        out = run(opencode, ["debug", "agent", name], cwd, env)[1]
+        details[name] = json.loads(normalise(out, project, home))
     calls = []
     for call in spec.get("calls", []):
         params = json.loads(expand(json.dumps(call["params"]), project, home))
@@ -62,20 +52,20 @@ def record(opencode: str, case: Path, scratch: Path, version: str) -> dict[str, 
                                    "--params", json.dumps(params)], cwd, env)
         denied = code != 0 and "prevents you from using this specific tool call" in out
         calls.append({**call, "opencode": "denied" if denied else ("ran" if code == 0 else "failed")})
-    return {"opencode_version": version, "agent_list": agents, "debug_agent": details, "calls": calls}
+    return {"opencode_version": opencode_version, "agent_list": agents, "debug_agent": details,
+            "calls": calls}
 
 
 def main() -> int:
     opencode = os.environ.get("OPENCODE", "opencode")
-    version = subprocess.run([opencode, "--version"], capture_output=True, text=True,
-                             check=True).stdout.strip()
+    recorded_with = version(opencode)
     wanted = set(sys.argv[1:])
     for case in sorted(p for p in HERE.iterdir() if (p / "case.json").is_file()):
         if wanted and case.name not in wanted:
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            data = record(opencode, case, Path(tmp), version)
-        (case / f"opencode-{version}.json").write_text(json.dumps(data, indent=2) + "\n")
+            data = record(opencode, case, Path(tmp), recorded_with)
+        (case / f"opencode-{recorded_with}.json").write_text(json.dumps(data, indent=2) + "\n")
         print(f"recorded {case.name}")
     return 0
 
