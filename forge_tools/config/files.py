@@ -59,3 +59,28 @@ def broken_link_note(path: Path) -> str | None:
     resolved = Path(path).parent / target
     where = f" ({resolved})" if not os.path.isabs(target) else ""
     return f"a broken symlink to {target}{where}, which does not exist"
+
+
+NO_SUCH_FILE = "no such file"
+
+
+def read_failure(path: Path, exc: BaseException) -> str:
+    """Why `read_regular_text(path)` raised `exc`, in words a message can carry after "cannot read
+    ...:": NO_SUCH_FILE, a broken link or a symlink loop (with what to do), a directory, not UTF-8 text
+    (the first bad byte), else the system's reason. Config files and `{file:}` references say it
+    alike."""
+    if isinstance(exc, FileNotFoundError):
+        broken = broken_link_note(path)
+        return f"it is {broken}; fix or remove the link" if broken is not None else NO_SUCH_FILE
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory"
+    if isinstance(exc, UnicodeDecodeError):
+        byte = bytes(exc.object)[exc.start:exc.start + 1].hex()
+        return f"not UTF-8 text (byte 0x{byte}); save it as UTF-8"
+    if isinstance(exc, RuntimeError) or (isinstance(exc, OSError) and exc.errno == errno.ELOOP):
+        # RuntimeError: pathlib's "Symlink loop" on some Python versions
+        return "it is a symlink loop (a link that leads back to itself); fix or remove the link"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
+

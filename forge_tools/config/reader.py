@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from forge_tools.config.files import broken_link_note, read_regular_text
+from forge_tools.config.files import NO_SUCH_FILE, read_failure, read_regular_text
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
 
@@ -34,31 +34,17 @@ def read_text(path: Path, what: str) -> str:
     start = Origin("file", str(path), 1, 1)
     try:
         return read_regular_text(path).removeprefix("\ufeff")
-    except FileNotFoundError:
-        broken = broken_link_note(path)
-        if broken is not None:
-            raise ConfigError(f"cannot read {what}: it is {broken}; fix or remove the link", start) from None
-        raise ConfigError(f"no such {what}", start) from None
-    except IsADirectoryError:
-        raise ConfigError(f"cannot read {_noun(what)}: it is a directory", start) from None
-    except UnicodeDecodeError as exc:
-        raw = bytes(exc.object)
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        before = raw[line_start:exc.start].decode("utf-8", "replace").removeprefix("\ufeff")
-        where = Origin("file", str(path), raw.count(b"\n", 0, exc.start) + 1, len(before) + 1)
-        byte = raw[exc.start:exc.start + 1].hex()
-        raise ConfigError(f"cannot read {_noun(what)}: not UTF-8 text (byte 0x{byte}); save it as UTF-8",
-                          where) from None
-    except RuntimeError:  # pathlib's "Symlink loop" on some Python versions
-        raise ConfigError(f"cannot read {_noun(what)}: it is a symlink loop; fix or remove the link",
-                          start) from None
-    except OSError as exc:
-        import errno
-
-        if exc.errno == errno.ELOOP:
-            raise ConfigError(f"cannot read {_noun(what)}: it is a symlink loop (a link that leads back to "
-                              "itself); fix or remove the link", start) from None
-        raise ConfigError(f"cannot read {_noun(what)}: {exc.strerror or exc}", start) from None
+    except (OSError, UnicodeDecodeError, RuntimeError) as exc:
+        reason = read_failure(path, exc)
+        if reason == NO_SUCH_FILE:
+            raise ConfigError(f"no such {what}", start) from None
+        where = start
+        if isinstance(exc, UnicodeDecodeError):  # at the first byte that is not UTF-8
+            raw = bytes(exc.object)
+            line_start = raw.rfind(b"\n", 0, exc.start) + 1
+            before = raw[line_start:exc.start].decode("utf-8", "replace").removeprefix("\ufeff")
+            where = Origin("file", str(path), raw.count(b"\n", 0, exc.start) + 1, len(before) + 1)
+        raise ConfigError(f"cannot read {_noun(what)}: {reason}", where) from None
 
 
 def _noun(what: str) -> str:

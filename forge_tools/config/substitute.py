@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from forge_tools.config.files import broken_link_note, read_regular_text
+from forge_tools.config.files import NO_SUCH_FILE, read_failure, read_regular_text
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
 
@@ -50,15 +50,10 @@ def _read_file(arg: str, base_dir: Path, home: Path, at: Origin) -> str:
     path = _file_path(arg, base_dir, home)
     try:
         return read_regular_text(path).strip()
-    except FileNotFoundError:
-        broken = broken_link_note(path)
-        if broken is not None:
-            raise ConfigError(f"{{file:{arg}}}: {str(path)!r} is {broken}", at) from None
-        raise ConfigError(f"{{file:{arg}}}: no such file {str(path)!r}", at) from None
-    except IsADirectoryError:
-        raise ConfigError(f"{{file:{arg}}}: {str(path)!r} is a directory", at) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    except (OSError, UnicodeDecodeError, RuntimeError) as exc:
+        reason = read_failure(path, exc)
+        if reason == NO_SUCH_FILE:
+            raise ConfigError(f"{{file:{arg}}}: no such file {str(path)!r}", at) from None
         raise ConfigError(f"{{file:{arg}}}: cannot read {str(path)!r}: {reason}", at) from None
 
 

@@ -71,3 +71,25 @@ def test_a_missing_file_is_located_at_its_token(cli, project: Path) -> None:
     code, _, err = cli("config")
     assert code == 3
     assert err.startswith(f"forge-tools: error: {path.resolve()}:2:28: {{file:nope.txt}}: no such file")
+
+
+@pytest.mark.parametrize(("make", "reason"), [
+    (lambda p: p.write_bytes(b"ok \xff\n"), "not UTF-8 text (byte 0xff); save it as UTF-8"),
+    (lambda p: p.mkdir(), "it is a directory"),
+    (lambda p: p.symlink_to(p), "it is a symlink loop"),
+    (lambda p: p.symlink_to(p.parent / "gone.txt"), "it is a broken symlink to"),
+])
+def test_a_file_that_cannot_be_read_says_why_as_a_config_file_would(cli, project: Path, make,
+                                                                      reason: str) -> None:
+    """A `{file:}` reference and a config file are read by one reader and their failures worded by one
+    function (config/files.read_failure): located at the token, one line."""
+    make(project / "part.txt")
+    path = write(project / "opencode.json", '{\n  "permission": {"read": {"{file:part.txt}": "deny"}}\n}')
+    code, out, err = cli("config")
+    assert code == 3 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"forge-tools: error: {path.resolve()}:2:28: {{file:part.txt}}: cannot read "), err
+    assert reason in err, err
+    (project / "opencode.json").unlink()
+    (project / "opencode.json").symlink_to(project / "part.txt")
+    code, _, err = cli("config")  # the config file itself, through a link to the same file: same words
+    assert code == 3 and reason in err and "cannot read config file" in err, err
