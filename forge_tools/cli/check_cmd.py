@@ -9,7 +9,7 @@ from typing import Annotated, Literal, get_args
 
 import typer
 
-from forge_tools.cli.common import ConfigOpt, ProjectOpt
+from forge_tools.cli.common import ConfigOpt, ProjectOpt, json_errors
 
 ExpectOpt = Annotated[
     Path | None,
@@ -28,6 +28,7 @@ CHECK_FORMATS: tuple[str, ...] = get_args(CheckFormat)
 
 def register(app: typer.Typer) -> None:
     @app.command("check")
+    @json_errors
     def check_command(
         project_arg: Annotated[Path | None, typer.Argument(help="Project directory (same as --project).",
                                                            show_default=False, metavar="PROJECT")] = None,

@@ -166,3 +166,13 @@ def test_every_value_option_and_argument_names_its_value_in_help() -> None:
             if not metavar or not str(metavar).replace("/", "").replace("[=", "").strip("]").isupper():
                 missing.append(f"{cmd.name} {param.name}")
     assert seen > 25 and not missing, missing
+
+
+@pytest.mark.parametrize("args", [("--select", "XX9"), ("--project", "no-such-dir")])
+def test_check_json_says_why_it_could_not_run_on_stdout(project: Path, cli, args: tuple[str, ...]) -> None:
+    """A CI step reading `check --format json` gets JSON when check cannot run at all."""
+    code, out, err = cli("check", "--format", "json", *args)
+    assert code in (2, 3) and err.startswith("forge-tools: error:"), err
+    data = json.loads(out)
+    assert data["exit_code"] == code and data["error"] in err
+
