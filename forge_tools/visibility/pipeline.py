@@ -7,11 +7,10 @@ it), the definition that would be sent and who changed it, and what it shadowed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from forge_tools.errors import ConfigError, ForgeToolsError, PermissionDenied, UnknownNameError
@@ -41,7 +40,27 @@ MODEL_TOOL_LIMIT = 128
 NOTE_SCRIPTS_STATIC = "script tools found by a static scan (not imported): their definitions are unknown"
 
 
-_NO_OVERRIDES: Mapping[str, bool] = MappingProxyType({})
+class _NoOverrides(Mapping[str, bool]):
+    """The empty, read-only `tool_overrides` every `Request` shares by default (a module-level class,
+    so a request still copies and pickles, which a `MappingProxyType` does not)."""
+
+    def __getitem__(self, key: str) -> bool:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    def __reduce__(self) -> str:
+        return "_NO_OVERRIDES"  # the one instance, by name (copy and pickle keep it shared)
+
+
+_NO_OVERRIDES: Mapping[str, bool] = _NoOverrides()
 
 
 class Request(NamedTuple):

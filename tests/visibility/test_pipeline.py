@@ -148,11 +148,17 @@ def test_plugin_tools_come_last_and_can_shadow(forge_project: Path, write_file) 
 def test_a_request_shares_no_mutable_default_and_resolve_all_keeps_its_overrides(forge_project: Path) -> None:
     """`Request` is a NamedTuple: its empty `tool_overrides` default is one read-only mapping, and
     `resolve_all` changes only the agent of the request it is given (`_replace`)."""
+    import copy
+    import pickle
+
     from forge_tools.visibility.pipeline import resolve_all
 
     with pytest.raises(TypeError):
         Request().tool_overrides["bash"] = False  # type: ignore[index]
     assert Request() == Request(tool_overrides={})
+    # a library caller may copy or pickle a result's request (a MappingProxyType default could not)
+    assert copy.deepcopy(Request()) == pickle.loads(pickle.dumps(Request())) == Request()
+    assert pickle.loads(pickle.dumps(Request())).tool_overrides is Request().tool_overrides
     results = resolve_all(load(forge_project), Request(tool_overrides={"bash": False}))
     assert set(results) >= {"build", "plan"}
     for name, result in results.items():
