@@ -139,12 +139,19 @@ def opencode_data_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def write_private(path: Path, text: str) -> None:
-    """Write a file readable by its owner only (folder 0700, file 0600 from its first byte),
-    atomically: a reader sees the old file or the new one, never half. Raises OSError."""
-    import tempfile
-
+    """Write a file of the tool's own readable by its owner only (folder made and kept 0700, file
+    0600 from its first byte), atomically. Raises OSError."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path.parent, 0o700)
+    replace_private(path, text)
+
+
+def replace_private(path: Path, text: str) -> None:
+    """`text` as the whole new content of `path`, 0600 from its first byte (a temp file in the same
+    folder, then a rename: a reader sees the old file or the new one, never half). The folder is left
+    as it is (it may be a person's own, e.g. `check --output-file`). Raises OSError."""
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

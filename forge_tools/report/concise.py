@@ -72,15 +72,8 @@ def render_statistics(report: CheckReport, stream: IO[str], as_json: bool) -> No
 
 
 def write_private(path: Path, text: str) -> None:
-    """Write `text` to `path` whole (temp file and rename) and readable by the owner only."""
-    import tempfile
+    """Write `text` to `path` whole and readable by the owner only (`paths.replace_private`); a
+    symlink is written through, to the file it names."""
+    from forge_tools.paths import replace_private
 
-    target = path.resolve() if path.is_symlink() else path
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_private(path.resolve() if path.is_symlink() else path, text)
