@@ -31,7 +31,7 @@ def decide_call(result: PipelineResult, tool_id: str, args: dict[str, Any], proj
     as the gate would if the tool were offered (`explain` shows it beside the refusal)."""
     from forge_tools.permission.gate import dry_decide, dry_gate
     from forge_tools.tools.contract import ToolContext
-    from forge_tools.tools.wrapper import default_permission_requests, permission_requests_for, validate_args
+    from forge_tools.tools.wrapper import default_permission_requests, permission_requests_for
 
     verdict = result.get(tool_id)
     if verdict is None:
@@ -44,11 +44,10 @@ def decide_call(result: PipelineResult, tool_id: str, args: dict[str, Any], proj
     tool = verdict.tool
     requests: list[PermissionRequest]
     if tool is not None and tool.permission_requests is not None:
-        problem = args_problem(result, tool_id, args)
+        value, problem = validated_args(result, tool_id, args)
         if problem is not None:
             return CallDecision(args=args, refused=problem)
         try:
-            value = validate_args(tool, args)
             ctx = ToolContext(agent=result.agent.name, project_root=project_root)
             requests = permission_requests_for(tool, value, ctx)
         except Exception as exc:
@@ -64,13 +63,19 @@ def decide_call(result: PipelineResult, tool_id: str, args: dict[str, Any], proj
 
 def args_problem(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> str | None:
     """Why `args` do not fit the tool's parameters (None when they do, or the tool is not loaded)."""
+    return validated_args(result, tool_id, args)[1]
+
+
+def validated_args(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> tuple[Any, str | None]:
+    """(the arguments as the tool validates them, None), or (None, why they do not fit); (None, None)
+    when the tool is unknown or not loaded."""
     from forge_tools.tools.wrapper import InvalidInput, validate_args
 
     verdict = result.get(tool_id)
     if verdict is None or verdict.tool is None:
-        return None
+        return None, None
     try:
-        validate_args(verdict.tool, args)
+        return validate_args(verdict.tool, args), None
     except InvalidInput as exc:
         names = _parameter_names(verdict.tool)
         unused = [n for n in names if n not in args] or names  # a typo most likely stands for a missing one
@@ -78,10 +83,9 @@ def args_problem(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> 
             f"{d.get('field')}: {d.get('problem')}"
             + (did_you_mean(str(d.get("field")), unused) if _is_extra(d, args) else "")
             for d in exc.details)
-        return f"the arguments do not fit {tool_id}'s parameters ({fields or exc.text})"
+        return None, f"the arguments do not fit {tool_id}'s parameters ({fields or exc.text})"
     except Exception as exc:  # a broken schema of a loaded tool: say so, do not crash the check
-        return f"the arguments of {tool_id} cannot be validated: {exc}"
-    return None
+        return None, f"the arguments of {tool_id} cannot be validated: {exc}"
 
 
 def _parameter_names(tool: Any) -> list[str]:

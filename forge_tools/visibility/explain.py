@@ -252,18 +252,11 @@ def call_decision(
     problem = args_problem(result, verdict.id, raw_args)
     if problem is not None:
         raise UsageError(problem, where="--call")
-    root = Path(loaded.project_root) if loaded is not None else Path.cwd()
-    return decide_call(result, verdict.id, raw_args, root, gate)
+    return decide_call(result, verdict.id, raw_args, _project_root(loaded), gate)
 
 
-def call_if_visible(result: PipelineResult, verdict: ToolVerdict, raw_args: dict[str, Any],
-                    loaded: LoadedConfig | None = None) -> CallDecision:
-    """What the gate would answer for a hidden tool's call if the tool were offered (shown beside the
-    refusal, so a person sees both the turn's answer and the rules')."""
-    from forge_tools.visibility.call_decision import decide_call
-
-    root = Path(loaded.project_root) if loaded is not None else Path.cwd()
-    return decide_call(result, verdict.id, raw_args, root, as_if_visible=True)
+def _project_root(loaded: LoadedConfig | None) -> Path:
+    return Path(loaded.project_root) if loaded is not None else Path.cwd()
 
 
 def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConfig | None = None,
@@ -273,6 +266,12 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConf
     from forge_tools.visibility.definition_layer import base_definition
     from forge_tools.visibility.pipeline import problems_json
 
+    if_visible = None
+    if call is not None and call.refused is not None and not verdict.visible:
+        # a hidden tool's call is refused; what the rules would answer if it were offered, beside it
+        from forge_tools.visibility.call_decision import decide_call
+
+        if_visible = decide_call(result, verdict.id, call.args, _project_root(loaded), as_if_visible=True)
     deciding = verdict.deciding
     if deciding is None:  # visible: the last rule for its permission, a request boolean if one applies
         request = verdict.layer("request")
@@ -301,10 +300,7 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConf
         "definition_problems": problems_json(list(verdict.definition_outcome.problems)),
         "fix": fix_suggestion(result, verdict, loaded),
         "call": call.to_json() if call is not None else None,
-        # a hidden tool's call is refused; what the rules would answer if it were offered, beside it
-        "call_if_visible": (call_if_visible(result, verdict, call.args, loaded).to_json()
-                            if call is not None and call.refused is not None and not verdict.visible
-                            else None),
+        "call_if_visible": if_visible.to_json() if if_visible is not None else None,
         "problems": problems_json(result.problems),
         "notes": [*result.notes, *builtin_overrides(result, verdict)],
         "overrides": global_overrides(result, verdict, loaded),
