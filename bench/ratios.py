@@ -188,6 +188,11 @@ COMMANDS = {
 }
 
 
+def command_args(args: list[str], old: Path, new: Path) -> list[str]:
+    """A COMMANDS entry with OLD and NEW as the two projects' paths."""
+    return [str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in args]
+
+
 def scaling(tmp: Path, env: dict[str, str], sizes: list[int], runs: int) -> None:
     exe = forge_exe()
     print(f"scaling (N rules + N plugin tools; median of {runs}; goals: each step x10 in N costs <= 11x; "
@@ -197,7 +202,7 @@ def scaling(tmp: Path, env: dict[str, str], sizes: list[int], runs: int) -> None
         old = scaled_project(tmp / f"old{n}", n)
         new = scaled_project(tmp / f"new{n}", n, changed=True)
         for name, args in COMMANDS.items():
-            argv = [exe, *[str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in args]]
+            argv = [exe, *command_args(args, old, new)]
             t = measure(argv, old, env, runs if n < 100_000 else min(runs, 3))
             results[name, n] = t
             prev = [m for m in sizes if m < n]
@@ -226,7 +231,7 @@ def call_counts(tmp: Path, env: dict[str, str], sizes: list[int]) -> None:
             scaled_project(old, n)
             scaled_project(new, n, changed=True)
         for name, args in COMMANDS.items():
-            argv = [str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in args]
+            argv = command_args(args, old, new)
             prof = tmp / f"{name}-{n}.prof"
             profiled = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "forge_tools", *argv]
             subprocess.run(profiled, cwd=old, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
