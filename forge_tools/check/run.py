@@ -137,7 +137,7 @@ def _load_assertions(path: Path | None, report: CheckReport) -> list[Any]:
         raise ConfigError("expectations file not found (--expect)", Origin("file", path=str(path)))
     found = read_expectations(path)
     report.findings += [Finding("FT202", "error", message,
-                                "fix the expectations file; see the README for the forms", origin)
+                                "fix the expectations file; see the `--expect` forms in docs/check-and-diff.md", origin)
                         for message, origin in found.all_problems]
     return found.assertions
 
