@@ -38,7 +38,7 @@ def test_plugin_example_registers_working_tools(project: Path, cli) -> None:
 def test_tool_script_example_counts_lines(project: Path, cli) -> None:
     tools = project / ".forge" / "tools"
     tools.mkdir(parents=True)
-    (tools / "count.py").write_text(code_block_after("## Writing tools"))
+    (tools / "count.py").write_text(code_block_after("# Writing tools"))
     (project / "three.txt").write_text("a\nb\nc\n")
     code, out, err = cli("run", "count_count_lines", "--args", '{"path": "three.txt"}')
     assert code == 0, err
