@@ -1,6 +1,6 @@
 """Wall time of `forge-tools explain bash` on a small project (a new process each run).
 
-Prints the median and spread over N runs. Target (README): median under 250 ms. To see where start-up
+Prints the median and spread over N runs. Target (bench/README.md): median under 250 ms. To see where start-up
 time goes: `python -X importtime -m forge_tools explain bash 2> imports.txt`.
 
     python bench/bench_explain.py [--runs 21]

@@ -1,7 +1,7 @@
 """Layer three at scale: N plugin-registered tools against N rules (1% with wildcard permission names).
 
 Prints the in-process time of the layer-three decision for every tool, at half, full and double size,
-so the growth is visible. Target (README): 10,000 x 10,000 under 1 s.
+so the growth is visible. Target (bench/README.md): 10,000 x 10,000 under 1 s.
 
     python bench/bench_layer3.py [--size 10000] [--repeat 5] [--pipeline]
 """

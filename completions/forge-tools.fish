@@ -9,7 +9,7 @@ complete -c forge-tools -n '__fish_use_subcommand' -a 'explain' -d 'Where TOOL c
 complete -c forge-tools -n '__fish_use_subcommand' -a 'layers' -d 'Show each candidate tool, its source, every layer'\''s verdict and whether the model sees it.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'outputs' -d 'Manage the full outputs of truncated tool calls (the private truncation directory).'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'rule' -d 'What a finding of `check` means, why it matters, an example that triggers it and its fix.'
-complete -c forge-tools -n '__fish_use_subcommand' -a 'rules' -d 'Print the agent'\''s rules in evaluation order; the last matching rule decides (SPEC 4.1).'
+complete -c forge-tools -n '__fish_use_subcommand' -a 'rules' -d 'Print the agent'\''s rules in evaluation order; the last matching rule decides.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'run' -d 'Run one tool call as an agent would: visibility, validation, permission, execute, truncation.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'schema' -d 'Print the JSON Schema of the config (forge.json/yaml/toml and opencode.json) for editors.'
 complete -c forge-tools -n '__fish_seen_subcommand_from agents' -l format -s f -xa 'text json' -d 'Output format: text or json.'

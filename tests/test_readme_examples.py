@@ -1,15 +1,23 @@
-"""The README's code examples work as written (docs that drift are worse than none)."""
+"""The code examples of the README and the docs pages work as written (docs that drift are worse than
+none)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def page_with(marker: str) -> str:
+    """The text of the one page (README or docs/) that holds `marker`."""
+    [text] = [t for t in (p.read_text(encoding="utf-8") for p in PAGES) if marker in t]
+    return text
 
 
 def code_block_after(marker: str) -> str:
-    text = README.read_text(encoding="utf-8")
+    text = page_with(marker)
     start = text.index("```python", text.index(marker)) + len("```python")
     return text[start:text.index("```", start)]
 
@@ -30,7 +38,7 @@ def test_plugin_example_registers_working_tools(project: Path, cli) -> None:
 def test_tool_script_example_counts_lines(project: Path, cli) -> None:
     tools = project / ".forge" / "tools"
     tools.mkdir(parents=True)
-    (tools / "count.py").write_text(code_block_after("## Writing tools"))
+    (tools / "count.py").write_text(code_block_after("# Writing tools"))
     (project / "three.txt").write_text("a\nb\nc\n")
     code, out, err = cli("run", "count_count_lines", "--args", '{"path": "three.txt"}')
     assert code == 0, err
@@ -41,7 +49,7 @@ def test_mcp_example_is_read_as_documented() -> None:
     from forge_tools.origin import Node, Origin
     from forge_tools.sources.mcp import servers_from_config
 
-    text = README.read_text(encoding="utf-8")
+    text = page_with("**MCP servers.**")
     start = text.index("```json", text.index("**MCP servers.**")) + len("```json")
     config = json.loads(text[start:text.index("```", start)])
     servers, problems = servers_from_config(Node.from_plain(config, Origin("file", "x")), Path("."))
@@ -53,7 +61,7 @@ def test_mcp_example_is_read_as_documented() -> None:
 def test_library_example_decides_and_runs(project: Path, capsys) -> None:
     (project / "forge.json").write_text(json.dumps({"permission": {"bash": {
         "*": "ask", "git *": "allow", "echo *": "allow", "rm *": "deny"}}}))
-    exec(compile(code_block_after("## Using forge-tools as a library"), "README", "exec"), {})
+    exec(compile(code_block_after("# Using forge-tools as a library"), "python-api.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("False permission hidden: ")  # explore may not edit
     assert lines[1].startswith("deny bash 'rm *' deny (")  # the whole line, not `ask`

@@ -92,7 +92,7 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("FT202", "expectations-invalid", "error",
              "The --expect file cannot be used, or an assertion names an unknown agent or tool, or gives "
              "call arguments that do not fit the tool.",
-             "Fix the file at the reported location; see the README for the assertion forms."),
+             "Fix the file at the reported location; see the `--expect` forms in docs/check-and-diff.md."),
 )
 
 CODES: dict[str, CodeInfo] = {c.code: c for c in _TABLE}

@@ -168,20 +168,13 @@ def _add_tools(ctx: CheckContext, load_code: bool) -> None:
 
 
 def plugin_sources(loaded: LoadedConfig) -> list[str]:
-    """Plugins the project would load: installed entry points, `plugin` specs and files in config dirs'
-    plugin folders. Listed from metadata and names only: nothing is imported (an installed package
-    may be the project itself, installed by the CI job under review)."""
-    from forge_tools.sources.plugin_refs import ENTRY_POINT_GROUP, may_declare_entry_points
+    """The Python plugins the project would load, as `plugin_refs.discover` finds them for `layers` (so
+    `check` and `check --load-code` cannot disagree about which plugins exist): installed entry points,
+    Python `plugin` specs and files in config dirs' plugin folders. Nothing is imported (an installed
+    package may be the project itself, installed by the CI job under review); opencode's JavaScript/npm
+    plugins are not forge-tools plugins and are not counted."""
+    from forge_tools.sources.plugin_refs import discover
 
-    found: list[str] = []
-    if may_declare_entry_points():
-        from importlib.metadata import entry_points
-
-        found += [f"{ep.name} (entry point {ep.value})" for ep in entry_points(group=ENTRY_POINT_GROUP)]
-    found += [s.spec for s in loaded.plugin_specs]
-    for d in loaded.config_dirs:
-        for folder in ("plugin", "plugins"):
-            path = Path(d) / folder
-            if path.is_dir():
-                found += [str(p) for p in sorted(path.iterdir()) if p.suffix == ".py"]
-    return found
+    refs, _ = discover(loaded.config_dirs, loaded.plugin_specs)
+    return [f"{ref.name} (entry point {ref.target})" if ref.kind == "entry-point"
+            else str(ref.path) if ref.path is not None else ref.target for ref in refs]

@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         project: ProjectOpt = None,
     ) -> int:
-        """Print the agent's rules in evaluation order; the last matching rule decides (SPEC 4.1)."""
+        """Print the agent's rules in evaluation order; the last matching rule decides."""
         import json
 
         from forge_tools.cli.common import check_format, format_table, load

@@ -51,7 +51,8 @@ class _Strict(BaseModel):
 
 
 class ToolOutputConfig(_Strict):
-    """forge's own truncation settings (SPEC 5)."""
+    """forge's own truncation settings: lines and bytes a tool's output may reach the model with, and
+    how many days full-output files are kept."""
 
     max_lines: int | None = Field(default=None, ge=1)
     max_bytes: int | None = Field(default=None, ge=1)

@@ -54,7 +54,8 @@ class ModelRule(NamedTuple):
             "kind": "model",
             "id": self.id,
             "text": self.text,
-            "origin": {"path": None, "line": None, "column": None, "description": "SPEC 3.1 (model layer)"},
+            "origin": {"path": None, "line": None, "column": None,
+                       "description": "forge-tools model layer (opencode 1.18.33's model rules)"},
         }
 
     def __str__(self) -> str:

@@ -285,3 +285,16 @@ def test_unknown_agent_in_expectations(project: Path, cli) -> None:
     code, _, data = check(cli, "--expect", "expect.yaml")
     assert code == 1
     assert "'plan'" in data["expectations"]["results"][0]["explanation"]
+
+
+def test_npm_plugin_entry_does_not_soften_a_typo(project: Path, cli) -> None:
+    """An opencode npm plugin is not a forge-tools plugin: `check` and `check --load-code` agree that
+    `edti` is an unknown permission (an error, exit 1); the npm entry used to make it a warning."""
+    (project / "opencode.json").write_text(
+        '{\n  "plugin": ["opencode-wakatime@1.2.0"],\n  "permission": {"edti": "allow"}\n}\n')
+    static = check(cli)
+    loaded = check(cli, "--load-code")
+    for code, findings, _ in (static, loaded):
+        [f] = only(findings, "FT101")
+        assert code == 1 and f["level"] == "error", f
+    assert only(static[1], "FT109") == []

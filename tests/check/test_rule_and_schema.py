@@ -1,5 +1,5 @@
 """Issue 11: `forge-tools rule` (one text for rule docs and SARIF help) and `forge-tools schema` (the
-config's JSON Schema, shipped in the package, validating the README's examples)."""
+config's JSON Schema, shipped in the package, validating the README's and docs' examples)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import yaml
 
 from forge_tools.check.codes import CODES
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def test_rule_explains_a_code(cli) -> None:
@@ -66,7 +67,7 @@ def test_shipped_schema_is_the_models(cli) -> None:
 
 
 def readme_config_examples() -> list[tuple[str, object]]:
-    text = README.read_text(encoding="utf-8")
+    text = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
     found = []
     for match in re.finditer(r"<!-- config example -->\n```(\w+)\n(.*?)```", text, re.S):
         lang, body = match.groups()

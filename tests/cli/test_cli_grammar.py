@@ -176,3 +176,26 @@ def test_check_json_says_why_it_could_not_run_on_stdout(project: Path, cli, args
     data = json.loads(out)
     assert data["exit_code"] == code and data["error"] in err
 
+
+
+def test_no_help_or_output_cites_a_spec_the_user_does_not_have(project: Path, cli) -> None:
+    """The behaviour specification is the developers' document: help text, JSON output and finding
+    docs name the behaviour itself (or opencode's), never a SPEC section."""
+    import typer.main
+
+    from forge_tools.cli.app import full_app
+
+    texts: list[str] = []
+    stack: list[tuple[tuple[str, ...], object]] = [((), typer.main.get_command(full_app()))]
+    while stack:
+        path, cmd = stack.pop()
+        texts.append(cli(*path, "--help")[1])
+        stack.extend(((*path, name), sub) for name, sub in getattr(cmd, "commands", {}).items())
+    for args in (("layers", "--format", "json"), ("explain", "edit", "--format", "json"),
+                 ("rule", "--all"), ("schema",)):
+        code, out, err = cli(*args)
+        assert code == 0, err
+        texts.append(out)
+    assert len(texts) > 15
+    cited = [t[max(0, t.index("SPEC") - 60):t.index("SPEC") + 20] for t in texts if "SPEC" in t]
+    assert not cited, cited

@@ -1,4 +1,4 @@
-"""The benchmark scripts print what the README quotes (figures are not asserted: no timed tests)."""
+"""The benchmark scripts print what bench/README.md quotes (figures are not asserted: no timed tests)."""
 
 from __future__ import annotations
 
