@@ -56,9 +56,9 @@ AuditOpt = Annotated[
 ]
 SandboxOpt = Annotated[
     str | None,
-    typer.Option("--sandbox", metavar="require|auto|off",
+    typer.Option("--sandbox", metavar="MODE",
                  help="Run bash inside a bubblewrap sandbox built from the agent's rules (docs/sandbox.md): "
-                 "auto (default) where bubblewrap works, require refuses to run without it.",
+                 "MODE is auto (default: where bubblewrap works), require (refuse without it) or off.",
                  show_default=False),
 ]
 NoSandboxOpt = Annotated[

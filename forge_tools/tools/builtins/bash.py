@@ -414,6 +414,8 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
     if ended_by is None and ctx.abort.forced:
         ended_by = "abort"  # killed by the forced stop before the pump saw the abort
     code = proc.returncode
+    if command.state.get("sandbox") == "on" and code is not None and 128 < code < 160:
+        code = 128 - code  # bwrap reports a killed command as 128+N, as a shell does: name the signal
     result = _result(args, ctx, capture, policy, code, ended_by, timeout, time.monotonic() - started)
     result.metadata.update(command.state)
     return result
