@@ -28,10 +28,9 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from forge_tools.paths import fallback_truncation_dir, global_config_dir, opencode_global_dir, truncation_dir
 from forge_tools.permission.evaluate import evaluate
@@ -60,8 +59,7 @@ MAX_MOUNTS = 4_000
 SENTINEL = "\x00"  # the name of "a new entry in this directory" when deciding a directory's mode
 
 
-@dataclass(frozen=True)
-class Mount:
+class Mount(NamedTuple):
     path: str
     mode: Mode
     why: str
@@ -70,8 +68,7 @@ class Mount:
         return {"path": self.path, "mode": self.mode, "why": self.why}
 
 
-@dataclass(frozen=True)
-class SandboxPlan:
+class SandboxPlan(NamedTuple):
     """What a sandboxed command may touch: every mount (parents before children), the network, and why
     a plan could not be made exactly (`problem`: then the sandbox is not used, see `run`)."""
 
@@ -86,19 +83,25 @@ class SandboxPlan:
         return [m.path for m in self.mounts if m.mode == mode and m.why != "pin"]
 
     def to_json(self) -> dict[str, Any]:
-        return {"writable": self.paths("rw"), "read_only": self.paths("ro"), "hidden": self.paths("hidden"),
+        """The boundary: system dirs and the directory pins left out (the docs list them)."""
+        def listed(mode: Mode) -> list[str]:
+            return [m.path for m in self.mounts if m.mode == mode and m.why not in ("pin", "system")]
+
+        return {"writable": listed("rw"), "read_only": listed("ro"), "hidden": listed("hidden"),
                 "network": self.network, "network_why": self.network_why, "problem": self.problem,
                 "notes": list(self.notes)}
 
 
-@dataclass
 class _Walk:
-    root: str
-    rules: tuple[Rule, ...]
-    touching: tuple[str, ...]  # literal heads of the non-catch-all edit/read rules
-    mounts: list[Mount] = field(default_factory=list)
-    seen: int = 0
-    problem: str | None = None
+    """The walk's state: what it mounted so far, how many entries it saw, why it had to stop."""
+
+    def __init__(self, root: str, rules: tuple[Rule, ...], touching: tuple[str, ...]) -> None:
+        self.root = root
+        self.rules = rules
+        self.touching = touching  # literal heads of the rules that can change a mode below a directory
+        self.mounts: list[Mount] = []
+        self.seen = 0
+        self.problem: str | None = None
 
 
 def _decide(permission: str, pattern: str, rules: Sequence[Rule]) -> str:
@@ -342,19 +345,37 @@ def availability(bwrap: str | None = None) -> str | None:
     return None
 
 
-def describe(plan: SandboxPlan) -> list[str]:
-    """The plan in a few lines, for `explain` and `layers`."""
-    def listing(mode: Mode) -> str:
-        paths = [_short(m.path, plan.root) for m in plan.mounts
-                 if m.mode == mode and m.why not in ("pin", "system")]
+def describe(data: Mapping[str, Any]) -> list[str]:
+    """A plan's JSON (`SandboxPlan.to_json`, as `explain` and `layers` carry it) in a few lines."""
+    root = str(data.get("root", ""))
+
+    def listing(key: str) -> str:
+        paths = [_short(p, root) for p in data.get(key, [])]
         return ", ".join(paths) if paths else "(none)"
 
-    lines = [f"writable: {listing('rw')}", f"read-only: {listing('ro')} (and the system dirs)",
+    lines = [f"writable: {listing('writable')}", f"read-only: {listing('read_only')}",
              f"hidden: {listing('hidden')}",
-             f"network: {'on' if plan.network else 'off'} ({plan.network_why})"]
-    if plan.problem:
-        lines.append(f"cannot be built: {plan.problem}")
+             f"network: {'on' if data.get('network') else 'off'} ({data.get('network_why')})"]
+    lines += [f"note: {note}" for note in data.get("notes", [])]
+    if data.get("problem"):
+        lines.append(f"cannot be built: {data['problem']}")
+    if data.get("unavailable"):
+        lines.append(f"unavailable here: {data['unavailable']}")
     return lines
+
+
+def agent_boundary(ruleset: Sequence[Rule], project_root: str | Path,
+                   config_dirs: Iterable[str | Path] = ()) -> dict[str, Any]:
+    """What the sandbox lets the agent's bash calls touch (`explain`, `layers`): the plan before any
+    call (a call also gets the outside directories it is approved for, and the network if it runs a
+    program that needs it). Whether bubblewrap is installed is checked, not whether it starts."""
+    plan = call_plan({"ruleset": tuple(ruleset), "config_dirs": list(config_dirs)}, project_root)
+    data = plan.to_json()
+    data["root"] = plan.root
+    if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
+        data["unavailable"] = "bubblewrap is not installed" if sys.platform.startswith("linux") \
+            else f"bubblewrap needs Linux (this is {sys.platform})"
+    return data
 
 
 def _short(path: str, root: str) -> str:
@@ -365,8 +386,7 @@ def _short(path: str, root: str) -> str:
     return path
 
 
-@dataclass(frozen=True)
-class SandboxedCommand:
+class SandboxedCommand(NamedTuple):
     """What `run` starts: `argv` (bwrap around the command, or the command alone), `state` for the
     result's metadata, and `refusal` when `--sandbox=require` cannot be met (nothing is started)."""
 

@@ -119,7 +119,7 @@ def test_second_ctrl_c_kills_the_whole_group_and_exits_130(
         shell_pid = int(Path(f"{pids}.shell").read_text())
         child_pid = int(Path(f"{pids}.child").read_text())
         if sandbox != "off":
-            shell_pid, child_pid = (_marked(marker) + [0, 0])[:2]  # host pids, not the namespace's
+            shell_pid, child_pid = [*_marked(marker), 0, 0][:2]  # host pids, not the namespace's
             assert shell_pid and child_pid
         proc.send_signal(signal.SIGINT)
         seen = _read_stderr_until(proc, b"interrupting the tool")

@@ -139,7 +139,8 @@ def listener() -> Iterator[tuple[int, list[object]]]:
 
 
 def _connect(port: int) -> str:
-    return f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3); print('connected')\""
+    script = f"import socket; socket.create_connection(('127.0.0.1', {port}), 3); print('connected')"
+    return f'python3 -c "{script}"'
 
 
 def test_the_network_is_unreachable_when_the_rules_do_not_allow_it(sandboxed, listener) -> None:  # type: ignore[no-untyped-def]
@@ -154,7 +155,7 @@ def test_the_network_is_unreachable_when_the_rules_do_not_allow_it(sandboxed, li
 
 
 def test_the_network_is_there_when_the_rules_allow_webfetch(sandboxed, listener) -> None:  # type: ignore[no-untyped-def]
-    port, accepted = listener
+    port, _ = listener
     result = sandboxed(_connect(port), "require", {**RULES, "webfetch": "allow"})
     assert "connected" in result["result"]["output"]
     assert result["result"]["metadata"]["network"] is True
