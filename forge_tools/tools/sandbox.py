@@ -97,7 +97,7 @@ class _Walk:
 
     def __init__(self, root: str, rules: tuple[Rule, ...], touching: tuple[str, ...]) -> None:
         self.root = root
-        self.rules = rules
+        self.modes = _Modes(rules)
         self.touching = touching  # literal heads of the rules that can change a mode below a directory
         self.mounts: list[Mount] = []
         self.seen = 0
@@ -111,11 +111,23 @@ def _decide(permission: str, pattern: str, rules: Sequence[Rule]) -> str:
 def path_mode(rel: str, rules: Sequence[Rule], agent_config: bool = False) -> Mode:
     """One path's mode from the rules: hidden when `read` denies it, read-only when `edit` does (or it is
     the agent's config), else writable. `rel` is relative to the project root, as the gate sees it."""
-    if _decide("read", rel, rules) == "deny":
-        return "hidden"
-    if agent_config or _decide("edit", rel, rules) == "deny":
-        return "ro"
-    return "rw"
+    return _Modes(rules).of(rel, agent_config)
+
+
+class _Modes:
+    """`path_mode` for many paths: the read and edit rules picked out once (the walk asks per entry);
+    each decision is still `evaluate`'s, the gate's pattern evaluator."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.read = tuple(r for r in rules if wildcard_match("read", r.permission))
+        self.edit = tuple(r for r in rules if wildcard_match("edit", r.permission))
+
+    def of(self, rel: str, agent_config: bool = False) -> Mode:
+        if _decide("read", rel, self.read) == "deny":
+            return "hidden"
+        if agent_config or _decide("edit", rel, self.edit) == "deny":
+            return "ro"
+        return "rw"
 
 
 def _is_agent_config(rel: str) -> bool:
@@ -144,8 +156,8 @@ def _walk(state: _Walk, rel_dir: str, mode: Mode) -> None:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
         config = not rel_dir and _is_agent_config(rel)
         is_dir = entry.is_dir(follow_symlinks=False)
-        own = path_mode(f"{rel}/{SENTINEL}" if is_dir else rel, state.rules, config)
-        if is_dir and own != "hidden" and path_mode(rel, state.rules) == "hidden":
+        own = state.modes.of(f"{rel}/{SENTINEL}" if is_dir else rel, config)
+        if is_dir and own != "hidden" and state.modes.of(rel) == "hidden":
             own = "hidden"
         target = os.path.join(state.root, rel)
         if entry.is_symlink():
