@@ -121,6 +121,8 @@ def _sandbox_setting(value: str | None, off: bool) -> str:
 def sandbox_line(outcome: RunOutcome) -> str | None:
     """One stderr line when bash ran without the sandbox it was meant to have, or with it turned off."""
     meta = outcome.result.metadata
+    if meta.get("error") == "sandbox":
+        return None  # refused: the error line says it
     if meta.get("sandbox") == "unavailable":
         return (f"forge-tools: note: ran without the sandbox: {meta.get('sandboxProblem')} "
                 "(--sandbox=require refuses instead)")

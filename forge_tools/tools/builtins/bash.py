@@ -387,7 +387,7 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
     command = _sandboxed([SHELL, "-c", args.command], cwd, args, ctx)
     if command.refusal is not None:
         return ToolResult(command.refusal, title=title, is_error=True,
-                          metadata={"truncated": False, **command.state})
+                          metadata={"truncated": False, "error": "sandbox", **command.state})
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -425,8 +425,8 @@ def _sandboxed(argv: list[str], cwd: Path, args: BashArgs, ctx: ToolContext) -> 
     """The command inside the sandbox `run` asked for (tools/sandbox.py); as it is when none was."""
     from forge_tools.tools.sandbox import SandboxedCommand, for_call, setting_of
 
-    if setting_of(ctx.extra) == "off":
-        return SandboxedCommand(argv, {})
+    if setting_of(ctx.extra) == "off":  # asked for ("off" said so), or a context without a run's rules
+        return SandboxedCommand(argv, {"sandbox": "off"} if ctx.extra.get("sandbox") == "off" else {})
     return for_call(argv, cwd, ctx.extra, ctx.project_root, permission_requests(args, ctx))
 
 
