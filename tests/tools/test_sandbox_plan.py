@@ -112,7 +112,8 @@ def test_the_network_follows_webfetch_and_the_commands(tree: Path) -> None:
 
 
 def test_the_argv(tree: Path) -> None:
-    no_web = (*BASE, *rules(("webfetch", "*", "deny"), ("read", ".env", "deny"), ("read", "secrets/*", "deny")))
+    no_web = (*BASE, *rules(("webfetch", "*", "deny"), ("read", ".env", "deny"),
+                            ("read", "secrets/*", "deny")))
     argv = bwrap_argv(plan_sandbox(no_web, tree), ["/bin/bash", "-c", "true"], str(tree), bwrap="bwrap")
     text = " ".join(argv)
     for flag in ("--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--disable-userns",
