@@ -37,7 +37,7 @@ from forge_tools.permission.evaluate import evaluate
 from forge_tools.permission.model import Rule
 from forge_tools.permission.wildcard import literal_head, wildcard_match
 
-Mode = Literal["rw", "ro", "hidden"]
+Mode = Literal["rw", "ro", "hidden", "scratch"]  # scratch: an empty private tmpfs, discarded after
 SandboxSetting = Literal["require", "auto", "off"]
 SETTINGS: tuple[SandboxSetting, ...] = ("require", "auto", "off")
 
@@ -88,6 +88,7 @@ class SandboxPlan(NamedTuple):
             return [m.path for m in self.mounts if m.mode == mode and m.why not in ("pin", "system")]
 
         return {"writable": listed("rw"), "read_only": listed("ro"), "hidden": listed("hidden"),
+                "private": listed("scratch"),
                 "network": self.network, "network_why": self.network_why, "problem": self.problem,
                 "notes": list(self.notes)}
 
@@ -252,6 +253,7 @@ def plan_sandbox(
     project = [Mount(root, "ro", "project top level"), *state.mounts]
     project += _pins(project, root)
     outside: list[Mount] = [Mount(d, "ro", "system") for d in SYSTEM_DIRS if os.path.isdir(d)]
+    outside += [Mount(d, "scratch", "private") for d in SCRATCH_DIRS]  # an external mount replaces one
     external_globs = [r.pattern for r in rules
                       if r.action == "allow" and wildcard_match("external_directory", r.permission)]
     approved = set(approved_external)
@@ -266,6 +268,9 @@ def plan_sandbox(
         mode: Mode = "rw" if edit == "allow" else "ro"
         outside.append(Mount(real, mode, "external_directory"))
     external = [m for m in outside if m.why == "external_directory"]
+    home = (env if env is not None else os.environ).get("HOME")
+    if home and os.path.isabs(home) and not _inside_any(os.path.realpath(home), [*external, project[0]]):
+        outside.append(Mount(os.path.realpath(home), "scratch", "private home"))  # caches land here
     for out_dir in output_dirs:
         real = os.path.realpath(out_dir)
         if os.path.isdir(real) and _inside_any(real, external):
@@ -318,12 +323,12 @@ def bwrap_argv(plan: SandboxPlan, command: Sequence[str], cwd: str, bwrap: str =
     for mount in whole:
         argv += ["--bind" if mount.mode == "rw" else "--ro-bind", "/", "/"]
     argv += ["--proc", "/proc", "--dev", "/dev"]
-    for scratch in SCRATCH_DIRS:
-        argv += ["--tmpfs", scratch]
     for mount in plan.mounts:
         if mount.path == "/":
             continue
-        if mount.mode == "rw":
+        if mount.mode == "scratch":
+            argv += ["--tmpfs", mount.path]
+        elif mount.mode == "rw":
             argv += ["--bind", mount.path, mount.path]
         elif mount.mode == "ro":
             argv += ["--ro-bind", mount.path, mount.path]
@@ -366,7 +371,7 @@ def describe(data: Mapping[str, Any]) -> list[str]:
         return ", ".join(paths) if paths else "(none)"
 
     lines = [f"writable: {listing('writable')}", f"read-only: {listing('read_only')}",
-             f"hidden: {listing('hidden')}",
+             f"hidden: {listing('hidden')}", f"private (empty, discarded): {listing('private')}",
              f"network: {'on' if data.get('network') else 'off'} ({data.get('network_why')})"]
     lines += [f"note: {note}" for note in data.get("notes", [])]
     if data.get("problem"):

@@ -51,6 +51,8 @@ def test_the_default_rules_keep_the_top_level_read_only_and_the_rest_writable(tr
     assert got["opencode.json"] == ("ro", "config")
     assert "/" not in got  # `* allow` before `external_directory * ask`: outside is asked, not mounted
     assert got["/usr"] == ("ro", "system")
+    assert got["/tmp"] == ("scratch", "private")
+    assert got[os.path.realpath(os.environ["HOME"])] == ("scratch", "private home")  # caches, discarded
 
 
 def test_an_edit_deny_is_a_read_only_bind_and_its_parents_are_pinned(tree: Path) -> None:
