@@ -43,6 +43,7 @@ SETTINGS: tuple[SandboxSetting, ...] = ("require", "auto", "off")
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/run")
+PROVIDED_DIRS = ("/dev", "/proc")  # bwrap's own, never the host's
 AGENT_CONFIG_NAMES = frozenset({".opencode", ".forge"})
 AGENT_CONFIG_STEMS = frozenset({"opencode", "forge"})
 # Programs whose job is the network: a command line running one of these (the gate having let it
@@ -264,6 +265,8 @@ def plan_sandbox(
         if pattern not in approved and _decide("external_directory", _dir_glob(directory), rules) != "allow":
             continue  # an allow that a later rule takes back (or `* allow` before `external_directory * ask`)
         real = os.path.realpath(directory)
+        if _inside_any(real, [Mount(d, "ro", "") for d in PROVIDED_DIRS]):
+            continue  # the sandbox's own /dev and /proc serve `cat /dev/zero`; the host's would not (nodev)
         edit = _decide("edit", _relative(os.path.join(real, SENTINEL), root), rules)
         mode: Mode = "rw" if edit == "allow" else "ro"
         outside.append(Mount(real, mode, "external_directory"))

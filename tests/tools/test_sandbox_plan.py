@@ -94,6 +94,8 @@ def test_external_directories_are_mounted_as_the_rules_and_the_call_allow(tree: 
     assert got[os.path.realpath(outside / "out")][0] == "ro"  # the truncation dir: the wrapper writes it
     asked = modes(plan_sandbox(allow[1:], tree, approved_external=[f"{outside}/*"]), tree)
     assert asked[os.path.realpath(outside)][0] == "ro"
+    provided = modes(plan_sandbox(BASE, tree, approved_external=["/dev/*", "/proc/self/*"]), tree)
+    assert "/dev" not in provided and "/proc/self" not in provided  # bwrap's own /dev and /proc serve those
     taken_back = (*BASE, *allow, *rules(("external_directory", f"{outside}/*", "deny")))
     assert os.path.realpath(outside) not in modes(plan_sandbox(taken_back, tree), tree)
 
