@@ -101,6 +101,8 @@ complete -c forge-tools -n '__fish_seen_subcommand_from run' -l yes -s y -d 'App
 complete -c forge-tools -n '__fish_seen_subcommand_from run' -l approve -r -F -d 'Approve asks for PERMISSION[=PATTERN] (wildcards allowed; repeatable).'
 complete -c forge-tools -n '__fish_seen_subcommand_from run' -l audit -r -F -d 'Append one JSON line per permission decision to FILE (created 0600).'
 complete -c forge-tools -n '__fish_seen_subcommand_from run' -l force-hidden -d 'Run a tool even though layer three hides it from the agent.'
+complete -c forge-tools -n '__fish_seen_subcommand_from run' -l sandbox -r -F -d 'Run bash inside a bubblewrap sandbox built from the agent'\''s rules (docs/sandbox.md): MODE is auto (default: where bubblewrap works), require (refuse without it) or off.'
+complete -c forge-tools -n '__fish_seen_subcommand_from run' -l no-sandbox -d 'Same as --sandbox=off: the rules then bound command names, not what the commands do.'
 complete -c forge-tools -n '__fish_seen_subcommand_from run' -l model -r -F -d 'PROVIDER/MODEL (default: config `model`).'
 complete -c forge-tools -n '__fish_seen_subcommand_from run' -l flag -xa 'lsp plan exa parallel question' -d 'Turn on a flag such as lsp, plan, exa, question (repeatable).'
 complete -c forge-tools -n '__fish_seen_subcommand_from run' -l client -xa 'cli app desktop' -d 'Client name: cli, app, desktop, ...'

@@ -60,6 +60,8 @@ def register(app: typer.Typer) -> None:
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         data = explanation(result, verdict, loaded, decision)
+        if verdict.id in SANDBOXED_TOOLS:
+            data["sandbox"] = sandbox_boundary(loaded, result)
         report_problems(result)
         if fmt == "json":
             import json
@@ -68,6 +70,25 @@ def register(app: typer.Typer) -> None:
         else:
             typer.echo(render_text(data))
         return 0
+
+
+# ------------------------------------------------------------------------------------------ sandbox
+
+SANDBOXED_TOOLS = frozenset({"bash"})  # the tools `run` puts in the OS sandbox (docs/sandbox.md)
+
+
+def sandbox_boundary(loaded: Any, result: Any) -> dict[str, Any]:
+    """What `run`'s sandbox would let the agent's commands touch, beside the rules (explain, layers)."""
+    from forge_tools.tools.sandbox import agent_boundary
+
+    return agent_boundary(result.ruleset, loaded.project_root, loaded.config_dirs)
+
+
+def sandbox_section(data: dict[str, Any]) -> list[str]:
+    from forge_tools.tools.sandbox import describe
+
+    return ["Sandbox (what `run` lets bash touch, whatever the program; docs/sandbox.md)",
+            *(f"   {line}" for line in describe(data))]
 
 
 def _parse_call(text: str | None) -> Any:
@@ -174,6 +195,9 @@ def render_text(data: dict[str, Any]) -> str:
             out.append("   if the tool were visible:")
             out.extend(f"  {line}" for line in _check_lines(data["call_if_visible"]["checks"]))
         out.extend(_check_lines(call["checks"]))
+    if data.get("sandbox") is not None:
+        out.append("")
+        out.extend(sandbox_section(data["sandbox"]))
     if data.get("fix"):
         out.append("")
         out.append(f"Fix: {data['fix']}")

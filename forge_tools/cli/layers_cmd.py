@@ -61,14 +61,16 @@ def register(app: typer.Typer) -> None:
 
 
 def show_layers(opts: Any, fmt: str, default_banner: bool = False) -> int:
+    from forge_tools.cli.explain_cmd import sandbox_boundary, sandbox_section
     from forge_tools.cli.pipeline_opts import resolve_options
 
     loaded, result = resolve_options(opts)
     report_problems(result)
+    sandbox = sandbox_boundary(loaded, result)
     if fmt == "json":
         import json
 
-        typer.echo(json.dumps(result.to_json(), indent=2))
+        typer.echo(json.dumps({**result.to_json(), "sandbox": sandbox}, indent=2))
         return 0
     from forge_tools.cli.common import console
 
@@ -84,6 +86,8 @@ def show_layers(opts: Any, fmt: str, default_banner: bool = False) -> int:
         out.print(line, markup=False)
     for note in result.notes:
         out.print(f"note: {note}", markup=False)
+    for line in sandbox_section(sandbox):
+        out.print(line, markup=False)
     return 0
 
 

@@ -54,6 +54,17 @@ AuditOpt = Annotated[
                  help="Append one JSON line per permission decision to FILE (created 0600).",
                  show_default=False),
 ]
+SandboxOpt = Annotated[
+    str | None,
+    typer.Option("--sandbox", metavar="MODE",
+                 help="Run bash inside a bubblewrap sandbox built from the agent's rules (docs/sandbox.md): "
+                 "MODE is auto (default: where bubblewrap works), require (refuse without it) or off.",
+                 show_default=False),
+]
+NoSandboxOpt = Annotated[
+    bool, typer.Option("--no-sandbox", help="Same as --sandbox=off: the rules then bound command names, "
+                       "not what the commands do.")
+]
 ForceHiddenOpt = Annotated[
     bool, typer.Option("--force-hidden", help="Run a tool even though layer three hides it from the agent.")
 ]
@@ -76,6 +87,8 @@ def register(app: typer.Typer) -> None:
         approve: ApproveOpt = None,
         audit: AuditOpt = None,
         force_hidden: ForceHiddenOpt = False,
+        sandbox: SandboxOpt = None,
+        no_sandbox: NoSandboxOpt = False,
         model: ModelOpt = None,
         flag: FlagOpt = None,
         client: ClientOpt = None,
@@ -89,7 +102,34 @@ def register(app: typer.Typer) -> None:
         from forge_tools.cli.pipeline_opts import options
 
         opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
-        return _run(tool, args, fmt, timeout, yes, approve or [], audit, force_hidden, opts)
+        setting = _sandbox_setting(sandbox, no_sandbox)
+        return _run(tool, args, fmt, timeout, yes, approve or [], audit, force_hidden, opts, setting)
+
+
+def _sandbox_setting(value: str | None, off: bool) -> str:
+    """--sandbox / --no-sandbox as one setting (default auto); a contradiction is a usage error."""
+    from forge_tools.errors import UsageError
+    from forge_tools.tools.sandbox import SETTINGS
+
+    if value is not None and value not in SETTINGS:
+        raise UsageError(f"must be one of {', '.join(SETTINGS)}, got {value!r}", where="--sandbox")
+    if off and value not in (None, "off"):
+        raise UsageError(f"--no-sandbox contradicts --sandbox={value}", where="--no-sandbox")
+    return "off" if off else (value or "auto")
+
+
+def sandbox_line(outcome: RunOutcome) -> str | None:
+    """One stderr line when bash ran without the sandbox it was meant to have, or with it turned off."""
+    meta = outcome.result.metadata
+    if meta.get("error") == "sandbox":
+        return None  # refused: the error line says it
+    if meta.get("sandbox") == "unavailable":
+        return (f"forge-tools: note: ran without the sandbox: {meta.get('sandboxProblem')} "
+                "(--sandbox=require refuses instead)")
+    if meta.get("sandbox") == "off":
+        return ("forge-tools: note: sandbox off (--no-sandbox): a deny bounds command names only, "
+                "not what the commands do")
+    return None
 
 
 class _Approver:
@@ -114,7 +154,7 @@ class _Approver:
 
 def _run(
     tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
-    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any,
+    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any, sandbox: str = "auto",
 ) -> int:
     from forge_tools.cli.common import check_format
     from forge_tools.errors import ForgeToolsError
@@ -123,7 +163,7 @@ def _run(
     state: dict[str, Any] = {"input": None, "policy": None, "agent": None}
     try:
         return _run_checked(tool_id, args_text, fmt, timeout, yes, approvals, audit_path, force_hidden,
-                            opts, state)
+                            opts, state, sandbox)
     except ForgeToolsError as exc:
         if fmt != "json":
             raise
@@ -149,6 +189,7 @@ def _render_json_error(tool_id: str, state: dict[str, Any], message: str, exit_c
 def _run_checked(
     tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
     approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any, state: dict[str, Any],
+    sandbox: str = "auto",
 ) -> int:
     import sys
     import time
@@ -200,7 +241,8 @@ def _run_checked(
         abort = AbortSignal()
         spec = RunSpec(tool.id, raw_args, approve=approver, policy=approver.policy,
                        force_hidden=force_hidden, timeout=timeout, audit=audit, abort=abort,
-                       on_metadata=status.update, pre_approved=policy.covers)
+                       on_metadata=status.update, pre_approved=policy.covers,
+                       sandbox=sandbox)
 
         def work(relay: Any) -> RunOutcome:
             spec.approve = relay
@@ -400,8 +442,9 @@ def _render_text(outcome: RunOutcome, stopped_at_question: bool = False) -> None
         line = decision_line(decision, outcome.policy)
         if line is not None:
             sys.stderr.write(line + "\n")
-    for line in status_line(outcome):
-        sys.stderr.write(line + "\n")
+    for line in [sandbox_line(outcome), *status_line(outcome)]:
+        if line is not None:
+            sys.stderr.write(line + "\n")
     if outcome.error and stopped_at_question:
         sys.stderr.write(f"forge-tools: {outcome.error}\n")
     elif outcome.error and refused:

@@ -92,6 +92,8 @@ class RunSpec:
     pre_approved: Callable[[str, str], bool] | None = None
     # A session shared with earlier calls (its `always` answers apply); None: a fresh one for this call.
     session: PermissionSession | None = None
+    # `run`'s OS sandbox for commands (tools/sandbox.py): require, auto (where bubblewrap works) or off.
+    sandbox: str = "auto"
 
 
 def runnable_tool(verdict: ToolVerdict) -> Tool:
@@ -195,10 +197,12 @@ def run_call(loaded: LoadedConfig, result: PipelineResult, tool: Tool, spec: Run
         if spec.audit is not None:
             spec.audit(data)
 
-    gate = PermissionGate(call_ruleset(result, tool.id, spec.force_hidden), spec.approve, record,
+    ruleset = call_ruleset(result, tool.id, spec.force_hidden)
+    gate = PermissionGate(ruleset, spec.approve, record,
                           session=spec.session, pre_approved=spec.pre_approved, tool=tool.id)
     ctx = build_context(loaded, result, spec, gate)
     ctx.peek = gate.peek  # tools that must leave out what a rule denies (grep/glob/list and read)
+    ctx.extra.update(sandbox=spec.sandbox, ruleset=ruleset)  # the sandbox is built from the same rules
     started = time.monotonic()
     try:
         tool_result = call_tool(tool, spec.args, ctx, hooks=result.hooks)

@@ -71,30 +71,56 @@ def _read_stderr_until(proc: subprocess.Popen[bytes], needle: bytes) -> bytes:
     return seen
 
 
-def _start(project: Path, tmp_path: Path, command: str) -> subprocess.Popen[bytes]:
+def _marked(marker: str) -> list[int]:
+    """The host pids whose command line holds `marker` (inside the sandbox `$$` is a namespace pid)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes() and _alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _start(project: Path, tmp_path: Path, command: str, sandbox: str = "off") -> subprocess.Popen[bytes]:
     env = dict(os.environ, FORGE_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1")
     return subprocess.Popen(
-        [sys.executable, "-m", "forge_tools", "run", "bash", "--yes", "--args",
+        [sys.executable, "-m", "forge_tools", "run", "bash", "--yes", f"--sandbox={sandbox}", "--args",
          json.dumps({"command": command})],
         cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
 
 
+def _sandbox_modes() -> list[object]:
+    from forge_tools.tools.sandbox import availability
+
+    why_not = availability()
+    return ["off", pytest.param("require", marks=pytest.mark.skipif(why_not is not None,
+                                                                     reason=f"no sandbox: {why_not}"))]
+
+
+@pytest.mark.parametrize("sandbox", _sandbox_modes())
 @pytest.mark.parametrize("ignore_term", [True, False], ids=["ignores-SIGTERM", "default-SIGTERM"])
 def test_second_ctrl_c_kills_the_whole_group_and_exits_130(
-    project: Path, tmp_path: Path, ignore_term: bool
+    project: Path, tmp_path: Path, ignore_term: bool, sandbox: str
 ) -> None:
     pids = tmp_path / "pids"
+    marker = f"marker-{os.getpid()}-{tmp_path.name}"
     trap = "trap '' TERM; " if ignore_term else ""
     # the shell, a background child and a foreground child; each writes its pid
-    command = (f"{trap}echo $$ > {pids}.shell; (sleep 300; echo escaped > {tmp_path}/escaped) & "
+    command = (f": {marker}; {trap}echo $$ > {pids}.shell; (sleep 300; echo escaped > {tmp_path}/escaped) & "
                f"echo $! > {pids}.child; while :; do sleep 0.2; done")
-    proc = _start(project, tmp_path, command)
+    proc = _start(project, tmp_path, command, sandbox)
     try:
         _wait_for(lambda: Path(f"{pids}.child").is_file() and Path(f"{pids}.child").read_text().strip(),
                   "the command to start")
         shell_pid = int(Path(f"{pids}.shell").read_text())
         child_pid = int(Path(f"{pids}.child").read_text())
+        if sandbox != "off":
+            shell_pid, child_pid = [*_marked(marker), 0, 0][:2]  # host pids, not the namespace's
+            assert shell_pid and child_pid
         proc.send_signal(signal.SIGINT)
         seen = _read_stderr_until(proc, b"interrupting the tool")
         if ignore_term:
@@ -109,7 +135,7 @@ def test_second_ctrl_c_kills_the_whole_group_and_exits_130(
     assert proc.stderr is not None
     err = (seen + proc.stderr.read()).decode(errors="replace")
     assert proc.returncode == 130, err
-    _wait_for(lambda: not _alive(shell_pid) and not _alive(child_pid),
+    _wait_for(lambda: not _alive(shell_pid) and not _alive(child_pid) and not _marked(marker),
               f"the process group to be gone ({_describe(shell_pid)}; {_describe(child_pid)}); stderr: {err}")
     assert not (tmp_path / "escaped").exists()
 

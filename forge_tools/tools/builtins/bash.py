@@ -35,6 +35,7 @@ from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, Too
 
 if TYPE_CHECKING:
     from forge_tools.tools.outputs import OutputFile
+    from forge_tools.tools.sandbox import SandboxedCommand
     from forge_tools.tools.shell import CommandLine
     from forge_tools.tools.truncation import HintKind, TruncationPolicy
 
@@ -383,10 +384,14 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
         timeout = DEFAULT_TIMEOUT_S
     policy = _policy(ctx)
     capture = _Capture(limit=policy.max_bytes, tail_keep=2 * policy.max_bytes + 4096, store=_store(ctx))
+    command = _sandboxed([SHELL, "-c", args.command], cwd, args, ctx)
+    if command.refusal is not None:
+        return ToolResult(command.refusal, title=title, is_error=True,
+                          metadata={"truncated": False, "error": "sandbox", **command.state})
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            [SHELL, "-c", args.command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            command.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, start_new_session=True,
         )
     except OSError as exc:
@@ -409,7 +414,20 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
     if ended_by is None and ctx.abort.forced:
         ended_by = "abort"  # killed by the forced stop before the pump saw the abort
     code = proc.returncode
-    return _result(args, ctx, capture, policy, code, ended_by, timeout, time.monotonic() - started)
+    if command.state.get("sandbox") == "on" and code is not None and 128 < code < 160:
+        code = 128 - code  # bwrap reports a killed command as 128+N, as a shell does: name the signal
+    result = _result(args, ctx, capture, policy, code, ended_by, timeout, time.monotonic() - started)
+    result.metadata.update(command.state)
+    return result
+
+
+def _sandboxed(argv: list[str], cwd: Path, args: BashArgs, ctx: ToolContext) -> SandboxedCommand:
+    """The command inside the sandbox `run` asked for (tools/sandbox.py); as it is when none was."""
+    from forge_tools.tools.sandbox import SandboxedCommand, for_call, setting_of
+
+    if setting_of(ctx.extra) == "off":  # asked for ("off" said so), or a context without a run's rules
+        return SandboxedCommand(argv, {"sandbox": "off"} if ctx.extra.get("sandbox") == "off" else {})
+    return for_call(argv, cwd, ctx.extra, ctx.project_root, permission_requests(args, ctx))
 
 
 def _grow_pipe(fd: int) -> None:

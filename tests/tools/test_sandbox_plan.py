@@ -1,0 +1,173 @@
+"""The sandbox plan (tools/sandbox.py) from rules and a real project tree, and the `run` options.
+
+The plan is pure apart from reading the tree, so these need no bubblewrap; what the mounts do to real
+commands is tests/security/test_sandbox_differential.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forge_tools.origin import Origin
+from forge_tools.permission.model import Rule
+from forge_tools.tools import sandbox
+from forge_tools.tools.sandbox import bwrap_argv, plan_sandbox
+
+CLI = Callable[..., tuple[int, str, str]]
+
+
+def rules(*specs: tuple[str, str, str]) -> tuple[Rule, ...]:
+    return tuple(Rule(p, pattern, action, Origin("test")) for p, pattern, action in specs)  # type: ignore[arg-type]
+
+
+BASE = rules(("*", "*", "allow"), ("external_directory", "*", "ask"))
+
+
+def modes(plan: sandbox.SandboxPlan, root: Path) -> dict[str, tuple[str, str]]:
+    real = os.path.realpath(root)
+    return {os.path.relpath(m.path, real) if m.path.startswith(real) else m.path: (m.mode, m.why)
+            for m in plan.mounts}
+
+
+@pytest.fixture
+def tree(project: Path) -> Path:
+    for rel in ("src/a.py", "src/deep/er/canary.txt", "secrets/key", "docs/x.md", ".env"):
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text("x")
+    (project / "opencode.json").write_text("{}")
+    return project
+
+
+def test_the_default_rules_keep_the_top_level_read_only_and_the_rest_writable(tree: Path) -> None:
+    got = modes(plan_sandbox(BASE, tree), tree)
+    assert got["."] == ("ro", "project top level")
+    assert got["src"][0] == got["docs"][0] == got["secrets"][0] == got[".git"][0] == "rw"
+    assert got["opencode.json"] == ("ro", "config")
+    assert "/" not in got  # `* allow` before `external_directory * ask`: outside is asked, not mounted
+    assert got["/usr"] == ("ro", "system")
+    assert got["/tmp"] == ("scratch", "private")
+    assert got[os.path.realpath(os.environ["HOME"])] == ("scratch", "private home")  # caches, discarded
+
+
+def test_an_edit_deny_is_a_read_only_bind_and_its_parents_are_pinned(tree: Path) -> None:
+    plan = plan_sandbox((*BASE, *rules(("edit", "src/deep/er/canary.txt", "deny"))), tree)
+    got = modes(plan, tree)
+    assert got["src/deep/er/canary.txt"] == ("ro", "rule")
+    assert got["src/deep"] == ("rw", "pin") and got["src/deep/er"] == ("rw", "pin")
+    assert "src/a.py" not in got
+    paths = [m.path for m in plan.mounts]
+    assert paths.index(os.path.realpath(tree / "src/deep")) < paths.index(
+        os.path.realpath(tree / "src/deep/er/canary.txt"))  # parents first: bwrap applies them in order
+
+
+def test_a_read_deny_hides_files_and_directories(tree: Path) -> None:
+    got = modes(plan_sandbox((*BASE, *rules(("read", "*.env", "deny"), ("read", "secrets/*", "deny"))), tree),
+                tree)
+    assert got[".env"][0] == "hidden"
+    assert got["secrets"][0] == "hidden"
+    assert "secrets/key" not in got  # masked with its directory
+
+
+def test_a_catch_all_edit_deny_with_allowed_files_below(tree: Path) -> None:
+    plan = plan_sandbox((*BASE, *rules(("edit", "*", "deny"), ("edit", "docs/*", "allow"))), tree)
+    got = modes(plan, tree)
+    assert got["src"][0] == "ro"
+    assert got["docs"][0] == "rw"
+    assert got["opencode.json"][0] == "ro"
+
+
+def test_external_directories_are_mounted_as_the_rules_and_the_call_allow(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "out").mkdir(parents=True)
+    allow = rules(("external_directory", f"{outside}/*", "allow"), ("edit", "../*", "ask"))
+    assert modes(plan_sandbox((*BASE, *allow), tree), tree)[os.path.realpath(outside)] == \
+        ("ro", "external_directory")  # read-only unless edit allows
+    writable = (*BASE, *allow, *rules(("edit", "../outside/*", "allow")))
+    got = modes(plan_sandbox(writable, tree, output_dirs=[outside / "out"]), tree)
+    assert got[os.path.realpath(outside)][0] == "rw"
+    assert got[os.path.realpath(outside / "out")][0] == "ro"  # the truncation dir: the wrapper writes it
+    asked = modes(plan_sandbox(allow[1:], tree, approved_external=[f"{outside}/*"]), tree)
+    assert asked[os.path.realpath(outside)][0] == "ro"
+    provided = modes(plan_sandbox(BASE, tree, approved_external=["/dev/*", "/proc/self/*"]), tree)
+    assert "/dev" not in provided and "/proc/self" not in provided  # bwrap's own /dev and /proc serve those
+    taken_back = (*BASE, *allow, *rules(("external_directory", f"{outside}/*", "deny")))
+    assert os.path.realpath(outside) not in modes(plan_sandbox(taken_back, tree), tree)
+
+
+def test_a_link_out_of_the_project_is_not_followed(tree: Path, tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (tree / "src" / "out").symlink_to(target)
+    plan = plan_sandbox((*BASE, *rules(("edit", "src/out", "deny"))), tree)
+    assert all(not m.path.startswith(os.path.realpath(target)) for m in plan.mounts)
+
+
+def test_the_network_follows_webfetch_and_the_commands(tree: Path) -> None:
+    assert plan_sandbox(BASE, tree).network
+    no_web = (*BASE, *rules(("webfetch", "*", "deny")))
+    assert not plan_sandbox(no_web, tree).network
+    assert plan_sandbox(no_web, tree, commands=["curl -s example.org"]).network
+
+
+def test_the_argv(tree: Path) -> None:
+    no_web = (*BASE, *rules(("webfetch", "*", "deny"), ("read", ".env", "deny"),
+                            ("read", "secrets/*", "deny")))
+    argv = bwrap_argv(plan_sandbox(no_web, tree), ["/bin/bash", "-c", "true"], str(tree), bwrap="bwrap")
+    text = " ".join(argv)
+    for flag in ("--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--disable-userns",
+                 "--cap-drop ALL", "--new-session"):
+        assert flag in text
+    env = os.path.realpath(tree / ".env")
+    assert f"--ro-bind /dev/null {env}" in text
+    secrets = os.path.realpath(tree / "secrets")
+    assert f"--tmpfs {secrets} --remount-ro {secrets}" in text
+    assert argv[-4:] == ["--", "/bin/bash", "-c", "true"]
+    assert "--unshare-net" not in bwrap_argv(plan_sandbox(BASE, tree), ["true"], str(tree))
+
+
+def _cli_bash(cli: CLI, *options: str) -> tuple[int, str, str]:
+    return cli("run", "bash", *options, "--args", json.dumps({"command": "echo hi"}))
+
+
+def test_require_refuses_and_auto_says_so_where_bubblewrap_is_missing(
+        cli: CLI, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    sandbox.availability.cache_clear()
+    try:
+        code, out, err = _cli_bash(cli, "--sandbox=require")
+        assert code == 1 and "hi" not in out
+        assert "the sandbox is required (--sandbox=require) but cannot start: bubblewrap (bwrap) is not " \
+               "installed" in err
+        code, out, err = _cli_bash(cli)
+        assert code == 0 and out.strip() == "hi"
+        notes = [line for line in err.splitlines() if "sandbox" in line]
+        assert len(notes) == 1 and "ran without the sandbox: bubblewrap (bwrap) is not installed" in notes[0]
+    finally:
+        sandbox.availability.cache_clear()
+
+
+def test_no_sandbox_says_what_it_means(cli: CLI, project: Path) -> None:
+    code, out, err = _cli_bash(cli, "--no-sandbox")
+    assert code == 0 and out.strip() == "hi"
+    assert "sandbox off (--no-sandbox): a deny bounds command names only" in err
+
+
+@pytest.mark.parametrize("options,where", [(("--sandbox=maybe",), "--sandbox"),
+                                           (("--no-sandbox", "--sandbox=require"), "--no-sandbox")])
+def test_bad_sandbox_options_are_usage_errors(cli: CLI, options: tuple[str, ...], where: str) -> None:
+    code, _, err = _cli_bash(cli, *options)
+    assert code == 2
+    assert where in err and len(err.strip().splitlines()) == 1
+
+
+def test_library_runs_default_to_auto() -> None:
+    from forge_tools.tools.call import RunSpec
+
+    spec: Any = RunSpec("bash", {}, approve=lambda q: None)
+    assert spec.sandbox == "auto"
