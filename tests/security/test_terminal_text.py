@@ -61,7 +61,7 @@ def hostile(project: Path) -> Path:
     ("check", "--format", "github"),
 ])
 def test_text_output_escapes_project_controls(hostile: Path, cli: Any, args: tuple[str, ...]) -> None:
-    code, out, err = cli(*args)
+    _, out, err = cli(*args)
     assert_escaped(out, err)
 
 
@@ -92,7 +92,7 @@ def test_colour_terminal_keeps_its_own_codes_and_escapes_the_text(hostile: Path,
     code, out, _ = cli("layers")  # the rich table
     assert "\x1b[" in out  # rich's own styles reach the terminal
     assert OSC not in out and "\x07" not in out
-    code, out, _ = cli("check")  # check's rich report
+    _, out, _ = cli("check")  # check's rich report
     assert "\x1b]" not in out and "\x07" not in out
 
 
@@ -125,7 +125,7 @@ def test_a_file_path_with_controls_is_escaped(project: Path, cli: Any) -> None:
     write(project / "forge.json", json.dumps({"permission": {"read": {"*": "allow"}}}))
     code, out, err = cli("run", "read", "--args", json.dumps({"filePath": str(bad)}))
     assert_escaped(out, err)
-    code, out, err = cli("explain", "read", "--call", json.dumps({"filePath": str(bad)}))
+    _, out, err = cli("explain", "read", "--call", json.dumps({"filePath": str(bad)}))
     assert_escaped(out, err)
     assert "pwned" in out
 
