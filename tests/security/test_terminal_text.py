@@ -89,7 +89,7 @@ def test_colour_terminal_keeps_its_own_codes_and_escapes_the_text(hostile: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("FORCE_COLOR", "1")
-    code, out, _ = cli("layers")  # the rich table
+    _, out, _ = cli("layers")  # the rich table
     assert "\x1b[" in out  # rich's own styles reach the terminal
     assert OSC not in out and "\x07" not in out
     _, out, _ = cli("check")  # check's rich report
@@ -123,7 +123,7 @@ def test_a_file_path_with_controls_is_escaped(project: Path, cli: Any) -> None:
     bad = project / "a\x1b]0;pwned\x07.txt"
     bad.write_text("x\n")
     write(project / "forge.json", json.dumps({"permission": {"read": {"*": "allow"}}}))
-    code, out, err = cli("run", "read", "--args", json.dumps({"filePath": str(bad)}))
+    _, out, err = cli("run", "read", "--args", json.dumps({"filePath": str(bad)}))
     assert_escaped(out, err)
     _, out, err = cli("explain", "read", "--call", json.dumps({"filePath": str(bad)}))
     assert_escaped(out, err)
