@@ -87,7 +87,7 @@ def safe_rich_console(stream: IO[str], **options: Any) -> Any:
     from rich.segment import Segment
 
     class _SafeConsole(Console):
-        def render(self, renderable: Any, options: Any = None) -> Any:  # type: ignore[override]
+        def render(self, renderable: Any, options: Any = None) -> Any:
             for segment in super().render(renderable, options):
                 if segment.control or UNSAFE.search(segment.text) is None:
                     yield segment
