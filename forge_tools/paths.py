@@ -94,8 +94,12 @@ def truncation_globs(env: Mapping[str, str] | None = None) -> list[str]:
     return globs
 
 
-def _glob(directory: Path) -> str:
+def dir_glob(directory: Path) -> str:
+    """The pattern for everything below `directory` (the form of the truncation dir's allow)."""
     return str(directory).replace("\\", "/") + "/*"
+
+
+_glob = dir_glob
 
 
 def global_config_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -453,13 +453,12 @@ def test_5_1_streamed_bash_output_is_cut_by_the_same_arithmetic(cli: Any, comman
 def test_5_2_a_run_that_saves_an_output_ages_old_ones_out(cli: Any, project: Path,
                                                           isolated_env: dict[str, Path]) -> None:
     (project / "forge.json").write_text(json.dumps({"tool_output": {"retention_days": 2}}))
-    directory = isolated_env["data"] / "tool-output"
-    directory.mkdir(mode=0o700)
-    old = directory / "tool_0000000000000001_aaaaaaaa-bash.txt"
-    young = directory / "tool_0000000000000002_bbbbbbbb-bash.txt"
+    from forge_tools.tools.outputs import OutputStore
+
+    store = OutputStore(isolated_env["data"] / "tool-output")  # files the store wrote (issue 22)
+    old, young = (store.write_text("bash", "x").path for _ in range(2))
     now = time.time()
     for path, days in ((old, 3), (young, 1)):
-        path.write_text("x")
         os.utime(path, (now - days * 86400,) * 2)
     args = json.dumps({"command": "seq 1 3000", "description": "d"})
     code, _, err = cli("run", "bash", "--args", args, "--yes")

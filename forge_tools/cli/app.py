@@ -195,6 +195,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit code (only `cli.entry.main` calls sys.exit)."""
     usage_error = _usage_error_class()
     args = list(sys.argv[1:] if argv is None else argv)
+    from forge_tools.report import terminal
+
+    streams = terminal.install(sys)  # no control character reaches the terminal raw (issue 22)
     try:
         result = _command_for(args).main(args=args, prog_name="forge-tools", standalone_mode=False)
         sys.stdout.flush()  # here, where a closed pipe is still caught, not at interpreter exit
@@ -231,4 +234,6 @@ def run(argv: Sequence[str] | None = None) -> int:
             err=True,
         )
         return int(ExitCode.FINDINGS)
+    finally:
+        terminal.restore(sys, streams)
     return int(result) if isinstance(result, int) else 0

@@ -18,26 +18,31 @@ def parse_args_option(value: str | None, stdin: IO[str] | None = None) -> dict[s
     """`--args JSON`, `--args @file.json` or `--args -` (stdin) into a dict; `{}` when absent."""
     if value is None:
         return {}
+    from forge_tools.config.files import read_failure, read_regular_text, read_stream_text
+
     source = "--args"
     if value == "-":
-        stream = stdin if stdin is not None else sys.stdin
-        text = stream.read()
         source = "--args - (stdin)"
+        try:
+            text = read_stream_text(stdin if stdin is not None else sys.stdin)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read the arguments: {read_failure(Path('-'), exc)}",
+                             where=source) from None
     elif value.startswith("@"):
         if not value[1:].strip():
             raise UsageError("--args @FILE needs a file name, e.g. --args @call.json")
         path = Path(value[1:]).expanduser()
         source = f"--args @{path}"
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular_text(path)
         except FileNotFoundError:
             raise UsageError(f"file {str(path)!r} does not exist", where="--args") from None
         except IsADirectoryError:
             raise UsageError(f"{str(path)!r} is a directory; --args @FILE needs a JSON file",
                              where="--args") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise UsageError(f"cannot read {str(path)!r}: {reason}", where="--args") from None
+        except (OSError, UnicodeDecodeError, RuntimeError) as exc:
+            raise UsageError(f"cannot read {str(path)!r}: {read_failure(path, exc)}; --args @FILE "
+                             "reads a regular file of JSON (or --args - for stdin)", where="--args") from None
     else:
         text = value
     if not text.strip():

@@ -88,6 +88,27 @@ def check_format(value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def number_in_range(value: float, where: str, unit: str, minimum: float, maximum: float,
+                    above: bool = False) -> float:
+    """`value` when it is finite and within [minimum, maximum] ((minimum, maximum] with `above`);
+    else one `UsageError` naming the option and the accepted range (`nan`, `1e999` and `-0.5` alike)."""
+    import math
+
+    low_ok = value > minimum if above else value >= minimum
+    if math.isfinite(value) and low_ok and value <= maximum:
+        return value
+    from forge_tools.errors import UsageError
+
+    def show(number: float) -> str:
+        number = float(number)
+        return str(int(number)) if math.isfinite(number) and number.is_integer() and abs(number) < 1e15 \
+            else f"{number:g}"
+
+    low = f"more than {show(minimum)}" if above else f"at least {show(minimum)}"
+    raise UsageError(f"must be a number of {unit} {low} and at most {show(maximum)}, got {show(value)}",
+                     where=where)
+
+
 def load(config: list[Path] | None, project: Path | None, **extra: Any) -> LoadedConfig:
     """Load the merged config for a command (all discovery locations plus --config overlays)."""
     from forge_tools.config import LoadOptions, load_config

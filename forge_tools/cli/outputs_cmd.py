@@ -144,6 +144,10 @@ def show_command(
     return 0
 
 
+#: the largest --older-than (a hundred years); more is not a number of days anyone means
+MAX_DAYS = 36500
+
+
 @outputs_app.command("clean")
 def clean_command(
     older_than: Annotated[
@@ -157,11 +161,12 @@ def clean_command(
     fmt: FormatOpt = "text",
 ) -> int:
     """Remove old stored outputs (the at-most-hourly automatic cleanup does the same with the default)."""
-    from forge_tools.errors import UsageError
     from forge_tools.tools.outputs import OutputStore
 
-    if older_than is not None and older_than < 0:
-        raise UsageError("must be zero or more days", where="--older-than")
+    if older_than is not None:
+        from forge_tools.cli.common import number_in_range
+
+        number_in_range(older_than, "--older-than", "days", 0, MAX_DAYS)
     if older_than is None:
         from forge_tools.cli.common import load
 

@@ -257,7 +257,9 @@ class LiveStatus:
     """
 
     def __init__(self, stream: IO[str], tool_id: str, delay: float = 1.0, enabled: bool = True) -> None:
-        self.stream = stream
+        from forge_tools.report.terminal import raw_stream
+
+        self.stream = raw_stream(stream)  # its own carriage returns; the line itself is escaped
         self.tool_id = tool_id
         self.delay = delay
         self.enabled = enabled
@@ -284,7 +286,9 @@ class LiveStatus:
         parts = [f"{self.tool_id}" + (f" ({title})" if title else ""), f"{elapsed:.1f}s"]
         if size is not None:
             parts.append(f"{_human_bytes(size)} so far")
-        text = " · ".join(parts) + "  (Ctrl-C to stop)"
+        from forge_tools.report.terminal import escape_controls
+
+        text = escape_controls(" · ".join(parts) + "  (Ctrl-C to stop)")
         return text[:200]
 
     def tick(self) -> None:

@@ -199,14 +199,16 @@ def _run_checked(
     from forge_tools.cli.pipeline_opts import resolve_options
     from forge_tools.cli.prompt import LiveStatus, PolicyApprover, TerminalPrompt, answer_stream
     from forge_tools.cli.relay import BackgroundRun
-    from forge_tools.errors import ExitCode, UsageError
+    from forge_tools.errors import ExitCode
     from forge_tools.permission.audit import AuditLog
     from forge_tools.permission.gate import INTERRUPTED_QUESTION
     from forge_tools.tools.call import RunSpec, run_call, runnable_tool, selection_notes
     from forge_tools.tools.contract import AbortSignal
 
-    if timeout is not None and not timeout > 0:
-        raise UsageError(f"must be a positive number of seconds, got {timeout:g}", where="--timeout")
+    if timeout is not None:
+        from forge_tools.cli.common import number_in_range
+
+        number_in_range(timeout, "--timeout", "seconds", 0, 365 * 86400, above=True)  # at most a year
     policy = PolicyApprover(yes=yes, approvals=approvals)
     state["policy"] = policy.policy
     raw_args = parse_args_option(args_text, sys.stdin)

@@ -1,4 +1,5 @@
-"""Reading a config file or a `{file:...}` target safely: regular files only, of a sane size.
+"""Reading a config file, a `{file:...}` target or `run --args`/`--args -` safely: regular files only
+(or a stream when asked for one), of a sane size (MAX_BYTES, docs/limits.md).
 
 A project can be cloned from anywhere, and `config`/`check` read it without running it; a symlink
 named forge.json that points at /dev/zero or a pipe must give an error, not exhaust memory or hang.
@@ -10,6 +11,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import IO
 
 #: larger than any real config or prompt file; reading stops here
 MAX_BYTES = 16 * 1024 * 1024
@@ -39,6 +41,15 @@ def read_regular_bytes(path: Path) -> bytes:
     if len(data) > MAX_BYTES:
         raise NotAFile(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", str(path))
     return data
+
+
+def read_stream_text(stream: IO[str]) -> str:
+    """At most MAX_BYTES of text from an open stream (stdin when asked for it); NotAFile (EFBIG) when
+    there is more, so an endless writer (`yes | ...`, /dev/zero) ends in an error, not in memory."""
+    text = stream.read(MAX_BYTES + 1)
+    if len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogateescape")) > MAX_BYTES:
+        raise NotAFile(errno.EFBIG, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", "<stdin>")
+    return text
 
 
 def read_regular_text(path: Path) -> str:

@@ -34,25 +34,50 @@ def audit_record(decision: GateDecision, tool: str, policy: str) -> dict[str, An
     return data
 
 
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 class AuditLog:
-    """Appends one JSON line per permission decision to a private file (created 0600)."""
+    """Appends one JSON line per permission decision to a private file (created 0600).
+
+    The file must be a regular file (a FIFO would block the open until someone reads it, a device
+    takes the lines nowhere); opened without blocking, and one that refuses a line (`/proc/version`)
+    stops the call with one `--audit` error instead of a decision left unrecorded.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        os.close(self._open())
+
+    def _open(self) -> int:
+        import stat
+
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = os.open(self.path, _FLAGS, 0o600)
         except OSError as exc:
-            raise UsageError(
-                f"cannot open {str(self.path)!r} for appending: {exc.strerror or exc}", where="--audit"
-            ) from None
-        os.close(fd)
+            import errno
+
+            reason = ("it is a pipe (FIFO) nobody reads; --audit FILE appends to a regular file"
+                      if exc.errno == errno.ENXIO else exc.strerror or str(exc))
+            raise UsageError(f"cannot open {str(self.path)!r} for appending: {reason}",
+                             where="--audit") from None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            what = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a device, pipe or socket)"
+            raise UsageError(f"{str(self.path)!r} is {what}; --audit FILE appends to a regular file",
+                             where="--audit")
+        return fd
 
     def __call__(self, record: Mapping[str, Any]) -> None:
         line = json.dumps(dict(record), ensure_ascii=False, default=str) + "\n"
         with self._lock:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = self._open()
             try:
                 os.write(fd, line.encode("utf-8", "replace"))
+            except OSError as exc:
+                raise UsageError(f"cannot append to {str(self.path)!r}: {exc.strerror or exc}",
+                                 where="--audit") from None
             finally:
                 os.close(fd)

@@ -202,11 +202,21 @@ def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bo
     return PatternDecision(permission, pattern, decision.action, decision.rule)
 
 
+#: request metadata key: rule patterns whose `allow` does not cover the request (the output store's
+#: `<store>/*` for a file in the store that the store did not write; tools/outputs.OutputStore.wrote)
+NOT_COVERED_BY = "not_covered_by"
+
+
 def decide_request(permission: str, patterns: Iterable[str], metadata: dict[str, Any] | None,
                    rules: RulesetLike, session: Sequence[Rule] = ()) -> list[PatternDecision]:
     """Every pattern of one permission request; `metadata["opaque"]` and `metadata["linked"]` list the
-    patterns that cannot be pinned down, `metadata["ask"]` the ones never allowed without a question."""
+    patterns that cannot be pinned down, `metadata["ask"]` the ones never allowed without a question,
+    `metadata["not_covered_by"]` the rule patterns whose allow does not count for this request (the
+    request is decided as if those allow rules were not there)."""
     forced = set((metadata or {}).get("ask") or ())
+    uncovered = set((metadata or {}).get(NOT_COVERED_BY) or ())
+    if uncovered:
+        rules = tuple(r for r in _rules_of(rules) if not (r.action == "allow" and r.pattern in uncovered))
     return [decide_pattern(permission, p, rules, session=session, always_ask=p in forced,
                            escalations=escalations_of(metadata, p))
             for p in patterns]

@@ -34,7 +34,7 @@ class Decision(NamedTuple):
 class RuleIndex:
     """An immutable ruleset indexed by permission name; build once, evaluate many times."""
 
-    __slots__ = ("_candidates", "_exact", "_wild", "_wild_index", "rules")
+    __slots__ = ("_by_pattern", "_candidates", "_exact", "_wild", "_wild_index", "rules")
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules: tuple[Rule, ...] = tuple(rules)
@@ -47,6 +47,9 @@ class RuleIndex:
                 self._exact.setdefault(normalize(rule.permission), []).append(i)
         self._wild_index = WildcardIndex(self.rules[i].permission for i in self._wild)
         self._candidates: dict[str, tuple[int, ...]] = {}
+        # per permission with many rules: its rules' positions (ascending) and their patterns indexed
+        # by literal head, so a look-up tries only the rules whose head the text starts with
+        self._by_pattern: dict[str, tuple[tuple[int, ...], WildcardIndex]] = {}
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -67,11 +70,22 @@ class RuleIndex:
 
     def last_match(self, permission: str, pattern: str) -> Rule | None:
         text = normalize(pattern)
-        for i in self.candidates(permission):
-            rule = self.rules[i]
-            if compile_pattern(rule.pattern)(text):
-                return rule
-        return None
+        candidates = self.candidates(permission)
+        if len(candidates) < _INDEX_THRESHOLD:
+            for i in candidates:
+                rule = self.rules[i]
+                if compile_pattern(rule.pattern)(text):
+                    return rule
+            return None
+        indexed = self._by_pattern.get(permission)
+        if indexed is None:
+            ascending = candidates[::-1]
+            indexed = (ascending, WildcardIndex(self.rules[i].pattern for i in ascending))
+            if len(self._by_pattern) >= _CANDIDATE_CACHE_LIMIT:
+                self._by_pattern.clear()
+            self._by_pattern[permission] = indexed
+        found = indexed[1].last(text)
+        return self.rules[indexed[0][found]] if found >= 0 else None
 
 
 RulesetLike = Sequence[Rule] | RuleIndex

@@ -74,6 +74,8 @@ def _segment_matcher(pattern: str) -> Matcher:
     make one call take exponential time. The pieces between `*`s have a fixed length (`?` is one
     character), the first is anchored at the start, the last at the end, and each middle piece is taken
     at its leftmost place after the previous one, which is always the best choice for `*` globs."""
+    if "?" not in pattern:
+        return _literal_pieces_matcher(pattern.split("*"))
     pieces = [re.compile(_regex_source(piece), re.DOTALL) for piece in pattern.split("*")]
     if len(pieces) == 1:
         only = pieces[0].fullmatch
@@ -91,6 +93,30 @@ def _segment_matcher(pattern: str) -> Matcher:
             if found is None:
                 return False
             pos = found.end()
+        return True
+
+    return match
+
+
+def _literal_pieces_matcher(pieces: list[str]) -> Matcher:
+    """`_segment_matcher` for a pattern without `?`: the pieces are plain text, so `str` methods do
+    what the regex engine did, and nothing is compiled (a large config compiles thousands)."""
+    if len(pieces) == 1:
+        only = pieces[0]
+        return lambda text: text == only
+    first, middle, last = pieces[0], pieces[1:-1], pieces[-1]
+    head, tail = len(first), len(last)
+
+    def match(text: str) -> bool:
+        end = len(text) - tail
+        if end < head or not text.startswith(first) or not text.endswith(last):
+            return False
+        pos = head
+        for piece in middle:
+            found = text.find(piece, pos, end)
+            if found < 0:
+                return False
+            pos = found + len(piece)
         return True
 
     return match
@@ -270,15 +296,25 @@ class WildcardIndex:
     text" without trying every pattern: only patterns whose head is a prefix of the text are tried,
     one dictionary look-up per distinct head length. Positions are the order patterns were given in."""
 
-    __slots__ = ("_by_head", "_lengths", "size")
+    __slots__ = ("_by_head", "_lengths", "_matchers", "_patterns", "size")
 
     def __init__(self, patterns: Iterable[str]) -> None:
-        self._by_head: dict[str, list[tuple[int, Matcher]]] = {}
-        self.size = 0
+        self._by_head: dict[str, list[int]] = {}
+        self._patterns: list[str] = []
         for position, pattern in enumerate(patterns):
-            self._by_head.setdefault(literal_head(pattern), []).append((position, compile_pattern(pattern)))
-            self.size += 1
+            self._by_head.setdefault(literal_head(pattern), []).append(position)
+            self._patterns.append(pattern)
+        self.size = len(self._patterns)
+        # compiled on first test and kept: a look-up tries only its head's bucket, so most of a large
+        # config's patterns are never compiled (compiling all 200,000 cost more than every look-up)
+        self._matchers: list[Matcher | None] = [None] * self.size
         self._lengths = sorted({len(head) for head in self._by_head})
+
+    def _test(self, position: int, text: str) -> bool:
+        matches = self._matchers[position]
+        if matches is None:
+            matches = self._matchers[position] = compile_pattern(self._patterns[position])
+        return matches(text)
 
     def matching(self, text: str) -> list[int]:
         """Positions of the patterns that match `text`, ascending."""
@@ -287,8 +323,8 @@ class WildcardIndex:
         for length in self._lengths:
             if length > len(text):
                 break
-            for position, matches in self._by_head.get(text[:length], ()):
-                if matches(text):
+            for position in self._by_head.get(text[:length], ()):
+                if self._test(position, text):
                     found.append(position)
         found.sort()
         return found
@@ -302,10 +338,10 @@ class WildcardIndex:
         for length in self._lengths:
             if length > len(text):
                 break
-            for position, matches in reversed(self._by_head.get(text[:length], ())):
+            for position in reversed(self._by_head.get(text[:length], ())):
                 if position <= best:
                     break
-                if matches(text):
+                if self._test(position, text):
                     best = position
                     break
         return best

@@ -46,10 +46,10 @@ def make_console(stderr: bool = False) -> Any:
     colour = use_colour(stream)
     if not colour and not _is_tty(stream):
         return PlainConsole(stream)
-    from rich.console import Console
+    from forge_tools.report.terminal import safe_rich_console
 
-    console = Console(
-        file=stream,
+    console = safe_rich_console(
+        stream,
         no_color=not colour,
         force_terminal=colour,
         color_system="auto" if colour else None,

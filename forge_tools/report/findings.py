@@ -267,11 +267,10 @@ def render_text(report: CheckReport, stream: IO[str]) -> None:
     if not colour:
         stream.write(text)
         return
-    from rich.console import Console
-
     from forge_tools.report.colour import pipe_safe
+    from forge_tools.report.terminal import safe_rich_console
 
-    console = pipe_safe(Console(file=stream, no_color=False, force_terminal=True, color_system="auto",
+    console = pipe_safe(safe_rich_console(stream, no_color=False, force_terminal=True, color_system="auto",
                                 highlight=False, soft_wrap=True))
     console.print(text, end="")
 

@@ -30,6 +30,7 @@ FILE_MODE = 0o600
 DEFAULT_RETENTION_DAYS = 7
 CLEANUP_INTERVAL_SECONDS = 3600.0
 STAMP_NAME = ".last-cleanup"
+INDEX_NAME = ".index"  # one line per file the store created: name, device, inode
 
 _ID_RE = re.compile(r"^(tool_[0-9a-f]{16}_[0-9a-z]{8})(?:-([A-Za-z0-9_-]+))?\.txt$")
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -229,6 +230,8 @@ class OutputStore:
                 continue
             with contextlib.suppress(OSError):
                 os.fchmod(fd, FILE_MODE)
+                st = os.fstat(fd)
+                _append_index(directory, f"{path.name}\t{st.st_dev}\t{st.st_ino}\n")
             return OutputFile(oid, path, fd, note)
         raise FileExistsError(f"could not create a unique output file in {directory}")
 
@@ -263,14 +266,40 @@ class OutputStore:
         names = [f"{d}{' (fallback)' if fb else ''}" for d, fb in dirs]
         return (" and " if used else " or ").join(names)
 
+    def holding_dir(self, path: Path) -> Path | None:
+        """The store directory `path` lies directly in, by name or once symlinks are followed; None
+        when it is not in the store."""
+        candidates = {os.path.normpath(path.absolute()), os.path.realpath(path)}
+        for directory, _ in self._dirs():
+            names = {os.path.normpath(directory.absolute()), os.path.realpath(directory)}
+            if any(os.path.dirname(c) in names for c in candidates):
+                return directory
+        return None
+
+    def wrote(self, path: Path) -> bool:
+        """Whether `path` is a full-output file this store wrote and nothing has changed since: a
+        regular file of this user's with one link, named as the store names files, directly in a store
+        directory, and recorded in that directory's index under its name and inode. A file planted in
+        the store (a hard link, a moved or copied file, a symlink) is not, and gets none of the
+        store's trust: the truncation dir's allow does not cover it and `outputs` does not show it."""
+        directory = self.holding_dir(path)
+        if directory is None or _ID_RE.match(path.name) is None:
+            return False
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        return _vouched(st, path.name, _read_index(directory))
+
     def list(self) -> builtins.list[OutputEntry]:
-        """Every stored output, oldest first (ids sort by creation time)."""
+        """Every stored output the store wrote (`wrote`), oldest first (ids sort by creation time)."""
         entries: list[OutputEntry] = []
         for directory, is_fallback in self._dirs():
             try:
                 names = os.listdir(directory)
             except OSError:
                 continue
+            index = _read_index(directory)
             for name in names:
                 match = _ID_RE.match(name)
                 if match is None:
@@ -280,7 +309,7 @@ class OutputStore:
                     st = os.lstat(path)
                 except OSError:
                     continue
-                if not stat.S_ISREG(st.st_mode):
+                if not _vouched(st, name, index):
                     continue
                 entries.append(
                     OutputEntry(match.group(1), path, match.group(2), st.st_size, st.st_mtime, is_fallback)
@@ -317,6 +346,9 @@ class OutputStore:
                 except OSError:
                     continue
             removed.append(entry)
+        if removed and not dry_run:
+            for directory, _ in self._dirs():
+                _prune_index(directory)
         return removed
 
     def maybe_cleanup(self, now: float | None = None) -> builtins.list[OutputEntry] | None:
@@ -339,6 +371,60 @@ class OutputStore:
         except OSError:
             return None
         return self.clean(now=now)
+
+
+def _vouched(st: os.stat_result, name: str, index: set[tuple[str, int, int]]) -> bool:
+    owned = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return _plain_file(st) and owned and (name, st.st_dev, st.st_ino) in index
+
+
+def _open_index(directory: Path, flags: int) -> int:
+    """The index file, opened without following a link; OSError when it is not a plain file."""
+    fd = os.open(directory / INDEX_NAME, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0),
+                 FILE_MODE)
+    st = os.fstat(fd)
+    owned = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    if not (_plain_file(st) and owned):
+        os.close(fd)
+        raise OSError(f"{directory / INDEX_NAME} is not the store's own index")
+    return fd
+
+
+def _append_index(directory: Path, line: str) -> None:
+    fd = _open_index(directory, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        os.write(fd, line.encode("utf-8", "surrogateescape"))
+    finally:
+        os.close(fd)
+
+
+def _read_index(directory: Path) -> set[tuple[str, int, int]]:
+    """(name, device, inode) of every file the store recorded in `directory` (empty when unreadable)."""
+    try:
+        fd = _open_index(directory, os.O_RDONLY)
+    except OSError:
+        return set()
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    found: set[tuple[str, int, int]] = set()
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+            found.add((parts[0], int(parts[1]), int(parts[2])))
+    return found
+
+
+def _prune_index(directory: Path) -> None:
+    """Keep the index to the files still there (after a clean)."""
+    index = _read_index(directory)
+    if not index:
+        return
+    kept = sorted(entry for entry in index if (directory / entry[0]).exists())
+    if len(kept) == len(index):
+        return
+    with contextlib.suppress(OSError):
+        paths.replace_private(directory / INDEX_NAME,
+                              "".join(f"{name}\t{dev}\t{ino}\n" for name, dev, ino in kept))
 
 
 def _plain_file(st: os.stat_result) -> bool:

@@ -140,6 +140,7 @@ def validate_args(tool: Tool, raw_args: Any) -> Any:
                 "Send a JSON object that fits the tool's parameter schema."
             )
             raise InvalidInput(text, [{"field": "(input)", "problem": f"not valid JSON: {exc}"}]) from None
+    _refuse_non_text(tool, raw_args)
     params = tool.parameters
     error: ValidationError | SchemaValidationError
     if isinstance(params, dict):
@@ -155,6 +156,50 @@ def validate_args(tool: Tool, raw_args: Any) -> Any:
     formatter: Callable[[Any], str] | None = tool.format_validation_error
     text = formatter(error) if formatter is not None else default_validation_text(tool.id, error)
     raise InvalidInput(text, error_details(error))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _non_text(value: Any, builtin: bool, at: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], str] | None:
+    """The first string in `value` (keys included) that is not text a tool can be given, and why: a
+    lone surrogate is not Unicode text at all (it cannot be encoded for any file, process or server);
+    a NUL cannot be part of a path, a command or an argument, which is what builtins hand the system."""
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        if found is not None:
+            return at, (f"contains a lone surrogate (U+{ord(found.group()):04X}, at character "
+                        f"{found.start() + 1}), which is not Unicode text; send valid text")
+        if builtin and "\0" in value:
+            return at, (f"contains a NUL character (U+0000, at character {value.index(chr(0)) + 1}), "
+                        "which no path, command or argument can hold")
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found_key = _non_text(key, builtin, (*at, key)) if isinstance(key, str) else None
+            problem = found_key or _non_text(item, builtin, (*at, key))
+            if problem is not None:
+                return problem
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            problem = _non_text(item, builtin, (*at, index))
+            if problem is not None:
+                return problem
+    return None
+
+
+def _refuse_non_text(tool: Tool, raw_args: Any) -> None:
+    """`InvalidInput` naming the field when a string of the input is not text (`_non_text`): before
+    the schema, so every tool, and `run`, `explain --call` and `check --expect` alike, says which field
+    is wrong instead of failing later in the permission checks."""
+    found = _non_text(raw_args, tool.source.kind == "builtin")
+    if found is None:
+        return
+    at, problem = found
+    field = ".".join(str(part) for part in at) or "(input)"
+    text = (f"The input for the {tool.id} tool does not match its parameter schema:\n- {field}: {problem}\n"
+            "Rewrite the input so that it fits the schema, then call the tool again.")
+    raise InvalidInput(text, [{"field": field, "problem": problem}])
 
 
 def _as_plain(args: Any) -> Any:

@@ -159,9 +159,10 @@ def _store_dir(isolated_env: dict[str, Path]) -> Path:
 
 
 def test_a_real_output_file_reads_without_an_ask(cli: Any, isolated_env: dict[str, Path]) -> None:
-    store = _store_dir(isolated_env)
-    real = store / "tool_0123456789abcdefghijklmnop-bash.txt"
-    real.write_text("full output\n")
+    from forge_tools.tools.outputs import OutputStore
+
+    _store_dir(isolated_env)
+    real = OutputStore.from_env().write_text("bash", "full output\n").path  # one the store wrote
     agree(cli, isolated_env["project"], {"filePath": str(real)}, "allow")
     code, out, err = run_read(cli, str(real))
     assert code == 0 and "full output" in out, err

@@ -11,6 +11,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from forge_tools.tools.contract import PermissionRequest, ToolContext
 
@@ -87,7 +88,41 @@ def external_request(path: Path, ctx: ToolContext, is_dir: bool = False) -> list
     if real != path and not (real == root_abs.resolve() or root_abs.resolve() in real.parents):
         directories.append(real if is_dir else real.parent)
     patterns = tuple(dict.fromkeys(posix(d).rstrip("/") + "/*" for d in directories))
-    return [PermissionRequest("external_directory", patterns, patterns, {"path": posix(path)})]
+    metadata: dict[str, Any] = {"path": posix(path)}
+    foreign = [] if is_dir else foreign_in_store(path, ctx)
+    if foreign:
+        from forge_tools.permission.calls import NOT_COVERED_BY
+
+        metadata[NOT_COVERED_BY] = foreign
+    return [PermissionRequest("external_directory", patterns, patterns, metadata)]
+
+
+def _store_dirs(ctx: ToolContext) -> list[Path]:
+    """The output store's directories (the call's store, else the environment's), by name only."""
+    from forge_tools import paths
+
+    directory = getattr(ctx.outputs, "directory", None)
+    primary = Path(directory) if directory is not None else paths.truncation_dir()
+    return [primary, paths.fallback_truncation_dir()]
+
+
+def foreign_in_store(path: Path, ctx: ToolContext) -> list[str]:
+    """The output store's allow patterns (`<store>/*`) that must not cover `path`: all of them when
+    `path` lies in the store but is not a file the store wrote (a planted hard link, a moved file, a
+    symlink: `OutputStore.wrote`); none for any other path. Checked by name first, so a path elsewhere
+    costs no import."""
+    dirs = _store_dirs(ctx)
+    names = {os.path.normpath(d.absolute()) for d in dirs}
+    parents = {os.path.dirname(os.path.normpath(path.absolute())), os.path.dirname(str(real_path(path)))}
+    if not parents & (names | {os.path.realpath(d) for d in dirs}):
+        return []
+    from forge_tools import paths
+    from forge_tools.tools.outputs import OutputStore
+
+    store = ctx.outputs if isinstance(ctx.outputs, OutputStore) else OutputStore.from_env()
+    if store.holding_dir(path) is None or store.wrote(path):
+        return []
+    return list(dict.fromkeys(paths.dir_glob(d) for d in (*store.searched(), *dirs)))
 
 
 def real_path(path: Path) -> Path:
@@ -131,7 +166,9 @@ def read_denied(path: Path, ctx: ToolContext) -> bool:
         return False
     request = read_request(path, ctx)
     decisions = ctx.peek(request.permission, request.patterns, request.metadata)
-    return any(d.action == "deny" or d.escalated_by is not None for d in decisions)
+    if any(d.action == "deny" or d.escalated_by is not None for d in decisions):
+        return True
+    return bool(foreign_in_store(path, ctx))  # a file planted in the output store is never shown
 
 
 def left_out_note(count: int, one: str = "file", many: str = "files") -> str:

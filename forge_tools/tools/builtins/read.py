@@ -8,8 +8,9 @@ what was shown and how to continue. Binary files are refused rather than dumped 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +29,10 @@ DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 MAX_BYTES = 50 * 1024
 SNIFF_BYTES = 4096
+CHUNK_BYTES = 64 * 1024
+#: bytes kept of each line: enough for MAX_LINE_CHARS + 1 characters whatever the encoding (<= 4 bytes
+#: each), so a line cut here is a line longer than MAX_LINE_CHARS
+KEEP_BYTES = 4 * (MAX_LINE_CHARS + 1)
 CONTROL_RATIO = 0.30
 
 BINARY_EXTENSIONS = frozenset({
@@ -85,6 +90,36 @@ def is_binary(path: Path, head: bytes) -> bool:
     return control / len(sample) > CONTROL_RATIO
 
 
+def lines_of(handle: BinaryIO, keep: int) -> Iterator[tuple[bytes, bool]]:
+    """Each line of a binary stream as its first `keep` bytes (without the newline) and whether it
+    had more. Read in CHUNK_BYTES chunks, so memory stays bounded however long a line is (a 200 MB
+    line costs one chunk, not 200 MB three times over)."""
+    head = bytearray()
+    longer = False
+
+    def add(part: bytes) -> None:
+        nonlocal longer
+        if longer:
+            return
+        room = keep - len(head)
+        if len(part) > room:
+            head.extend(part[:room])
+            longer = True
+        else:
+            head.extend(part)
+
+    while chunk := handle.read(CHUNK_BYTES):
+        parts = chunk.split(b"\n")
+        for part in parts[:-1]:
+            add(part)
+            yield bytes(head), longer
+            head.clear()
+            longer = False
+        add(parts[-1])
+    if head or longer:
+        yield bytes(head), longer
+
+
 def _error(message: str, path: Path) -> ToolResult:
     return ToolResult(message, title=posix(path), metadata={"truncated": False}, is_error=True)
 
@@ -114,11 +149,13 @@ def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
         total = 0
         cut_lines = 0
         byte_capped = False
-        for number, raw in enumerate(handle, start=1):
+        for number, (raw, longer) in enumerate(lines_of(handle, KEEP_BYTES), start=1):
             total = number
             if number < offset or len(shown) >= limit or byte_capped:
                 continue
-            text = raw.decode("utf-8", "replace").rstrip("\n").rstrip("\r")
+            text = raw.decode("utf-8", "replace")
+            if not longer:
+                text = text.rstrip("\r")
             if len(text) > MAX_LINE_CHARS:
                 text = text[:MAX_LINE_CHARS] + f"... [line cut at {MAX_LINE_CHARS} characters]"
                 cut_lines += 1
