@@ -31,6 +31,7 @@ def test_explain_leads_with_verdict_rule_and_fix(cli, project: Path) -> None:
 def test_explain_tools_boolean_fix_in_yaml_and_toml(cli, project: Path) -> None:
     (project / "forge.toml").write_text("[agent.build.tools]\nwrite = false\n")
     code, out, _ = cli("explain", "edit")
+    assert code == 0
     fix = out.splitlines()[1]
     assert "remove write = false from the `agent.build.tools` map" in fix
     assert 'agent.build.permission = {edit = "ask"}' in fix  # TOML, as the file is written
@@ -82,6 +83,7 @@ def test_no_substituted_key_is_shown(cli, project: Path, monkeypatch) -> None:
                  ("config", "--format", "yaml"), ("check", "--select", "FT105"),
                  ("check", "--select", "FT105", "--format", "json")):
         code, out, err = cli(*args)
+        assert code == 0, (args, err)
         assert "vault-7f3a" not in out + err, args
         assert "{env:SECRETS}/*" in out, args
     _, out, _ = cli("check", "--select", "FT105")
@@ -104,5 +106,6 @@ def test_layers_rows_stay_on_one_line_on_a_narrow_colour_terminal(cli, project: 
     assert websearch.rstrip().endswith("…") and "builtin" in websearch
     assert "--wide" in plain
     code, out, _ = cli("layers", "--wide")
+    assert code == 0
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
     assert "flag exa or parallel is on" in plain and "…" not in plain
