@@ -116,7 +116,7 @@ def register_complete(app: typer.Typer) -> None:
     @app.command("__complete", hidden=True)
     def complete_command(
         kind: Annotated[Literal["agents", "tools", "codes"], typer.Argument()],
-        project: Annotated[Path | None, typer.Option("--project")] = None,
+        project: Annotated[Path | None, typer.Option("--project", metavar="DIR")] = None,
     ) -> int:
         """Names for the completion scripts (one a line): the project's agents or tools, or the codes."""
         for name in complete_names(kind, project):
