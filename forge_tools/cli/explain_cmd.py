@@ -175,10 +175,15 @@ def render_text(data: dict[str, Any], definition: bool = False) -> str:
         from forge_tools.visibility.definition_layer import render_definition
 
         out.extend(f"   {line}" for line in render_definition(data["definition"]))
-    else:
-        changed = f", changed by {', '.join(c['by'] for c in data['definition_changes'])}" \
+    else:  # the description's first line and the parameters' names; the whole of both behind an option
+        described = str(data["definition"].get("description") or "").strip().splitlines()
+        out.append(f"   description: {described[0] if described else '(none)'}")
+        schema = data["definition"].get("parameters") or {}
+        names = list((schema.get("properties") or {}) if isinstance(schema, dict) else ())
+        changed = f"; changed by {', '.join(c['by'] for c in data['definition_changes'])}" \
             if data["definition_changes"] else ""
-        out.append(f"   its description and parameters{changed}: shown with --definition")
+        out.append(f"   parameters: {', '.join(names) or 'none'} (the whole definition with --definition"
+                   f"{changed})")
     if definition:
         for change in data["definition_changes"]:
             out.append(f"   changed by {change['by']}:")

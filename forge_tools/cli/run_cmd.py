@@ -408,5 +408,7 @@ def _render_text(outcome: RunOutcome, stopped_at_question: bool = False) -> None
     if outcome.error and stopped_at_question:
         sys.stderr.write(f"forge-tools: {outcome.error}\n")
     elif outcome.error and refused:
-        sys.stderr.write(f"forge-tools: error: {outcome.error}\n")
+        rejected = any(d.get("answer") == "reject" for d in outcome.decisions)
+        policy = f" (asks answered by {outcome.policy})" if rejected else ""
+        sys.stderr.write(f"forge-tools: error: {outcome.error}{policy}\n")
     sys.stderr.flush()
