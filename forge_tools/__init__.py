@@ -9,6 +9,8 @@ Public API (imported lazily so `forge-tools` starts fast):
 - `decide_call`: how the permission gate decides a whole call (nothing runs).
 - `run_call`: run one call through the real wrapper and the gate; `new_session` shares `always` answers.
 - `PermissionSession`, `Answer`, `Question`, `CallDecision`, `PatternDecision`: the gate's records.
+- `LoadedConfig`, `PipelineResult`, `ToolVerdict`, `LayerVerdict`, `RunOutcome`: what they return
+  (docs/library.md); `ForgeToolsError` and its subclasses, `ExitCode`: what they raise.
 
 Project code (scripts, plugins) is imported only when a function is given `load_code=True`.
 """
@@ -38,6 +40,21 @@ _LAZY = {
     "Question": ("forge_tools.permission.gate", "Question"),
     "CallDecision": ("forge_tools.permission.calls", "CallDecision"),
     "PatternDecision": ("forge_tools.permission.calls", "PatternDecision"),
+    "LoadedConfig": ("forge_tools.config.loader", "LoadedConfig"),
+    "PipelineResult": ("forge_tools.visibility.pipeline", "PipelineResult"),
+    "ToolVerdict": ("forge_tools.visibility.pipeline", "ToolVerdict"),
+    "LayerVerdict": ("forge_tools.visibility.pipeline", "LayerVerdict"),
+    "ToolHidden": ("forge_tools.visibility.pipeline", "ToolHidden"),
+    "RunOutcome": ("forge_tools.tools.call", "RunOutcome"),
+    "ExitCode": ("forge_tools.errors", "ExitCode"),
+    "ForgeToolsError": ("forge_tools.errors", "ForgeToolsError"),
+    "UsageError": ("forge_tools.errors", "UsageError"),
+    "UnknownNameError": ("forge_tools.errors", "UnknownNameError"),
+    "ConfigError": ("forge_tools.errors", "ConfigError"),
+    "PluginError": ("forge_tools.errors", "PluginError"),
+    "ToolInputError": ("forge_tools.errors", "ToolInputError"),
+    "PermissionDenied": ("forge_tools.errors", "PermissionDenied"),
+    "PermissionRejected": ("forge_tools.errors", "PermissionRejected"),
 }
 
 __all__ = [*_LAZY, "__version__"]
@@ -49,6 +66,16 @@ if TYPE_CHECKING:
     from forge_tools.api import run_call as run_call
     from forge_tools.api import tool_visibility as tool_visibility
     from forge_tools.config import load_project as load_project
+    from forge_tools.config.loader import LoadedConfig as LoadedConfig
+    from forge_tools.errors import ConfigError as ConfigError
+    from forge_tools.errors import ExitCode as ExitCode
+    from forge_tools.errors import ForgeToolsError as ForgeToolsError
+    from forge_tools.errors import PermissionDenied as PermissionDenied
+    from forge_tools.errors import PermissionRejected as PermissionRejected
+    from forge_tools.errors import PluginError as PluginError
+    from forge_tools.errors import ToolInputError as ToolInputError
+    from forge_tools.errors import UnknownNameError as UnknownNameError
+    from forge_tools.errors import UsageError as UsageError
     from forge_tools.permission.calls import CallDecision as CallDecision
     from forge_tools.permission.calls import PatternDecision as PatternDecision
     from forge_tools.permission.calls import PermissionRequest as PermissionRequest
@@ -56,11 +83,16 @@ if TYPE_CHECKING:
     from forge_tools.permission.gate import PermissionSession as PermissionSession
     from forge_tools.permission.gate import Question as Question
     from forge_tools.sources.hookspecs import hookimpl as hookimpl
+    from forge_tools.tools.call import RunOutcome as RunOutcome
     from forge_tools.tools.context import ToolContext as ToolContext
     from forge_tools.tools.context import ToolResult as ToolResult
     from forge_tools.tools.contract import Tool as Tool
     from forge_tools.tools.contract import ToolSource as ToolSource
     from forge_tools.tools.contract import tool as tool
+    from forge_tools.visibility.pipeline import LayerVerdict as LayerVerdict
+    from forge_tools.visibility.pipeline import PipelineResult as PipelineResult
+    from forge_tools.visibility.pipeline import ToolHidden as ToolHidden
+    from forge_tools.visibility.pipeline import ToolVerdict as ToolVerdict
 
 
 def __getattr__(name: str) -> Any:

@@ -64,6 +64,8 @@ def redact(finding: Finding, substituted: Mapping[Spot, str]) -> Finding:
 
     if finding.origin is None or spot_of(finding.origin) not in substituted:
         return finding
+    if finding.code not in _HINTS:  # a finding about a valid rule: its text is scrubbed instead
+        return finding
     return dataclasses.replace(finding, message=redacted_message(finding.origin, substituted), data={})
 
 
@@ -76,6 +78,17 @@ def echoed_substitutions(tree: Node) -> dict[str, str]:
         if node is not None and isinstance(node.value, str) and node.value and node.meta.get("substituted"):
             found[node.value] = str(node.meta.get("template", "{substitution}"))
 
+    def keys(node: Node) -> None:  # a key made by a substitution is a rule's pattern, quoted everywhere
+        if isinstance(node.value, dict):
+            for key, child in node.value.items():
+                if key and child.meta.get("key_substituted"):
+                    found[key] = str(child.meta.get("key_template", "{substitution}"))
+                keys(child)
+        elif isinstance(node.value, list):
+            for child in node.value:
+                keys(child)
+
+    keys(tree)
     note(tree.get("model"))
     note(tree.get("small_model"))
     note(tree.get("default_agent"))
@@ -85,6 +98,23 @@ def echoed_substitutions(tree: Node) -> dict[str, str]:
             if agent.is_map:
                 note(agent.get("model"))
     return found
+
+
+def scrub_finding(finding: Finding, secrets: Mapping[str, str]) -> Finding:
+    """The finding with each substituted value in its message, hint, related labels and key paths
+    replaced by the template that produced it."""
+    import dataclasses
+
+    def place(origin: Origin | None) -> Origin | None:
+        if origin is None or not origin.key_path:
+            return origin
+        return origin._replace(key_path=tuple(scrub(k, secrets) for k in origin.key_path))
+
+    return dataclasses.replace(
+        finding, message=scrub(finding.message, secrets),
+        hint=scrub(finding.hint, secrets) if finding.hint else finding.hint, origin=place(finding.origin),
+        related=tuple(r._replace(label=scrub(r.label, secrets), origin=place(r.origin) or r.origin)
+                      for r in finding.related))
 
 
 def scrub(text: str, secrets: Mapping[str, str]) -> str:

@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from forge_tools.check.codes import CODES
-from forge_tools.check.config_errors import echoed_substitutions, finding_for, redact, scan_config, scrub
+from forge_tools.check.config_errors import (
+    echoed_substitutions,
+    finding_for,
+    redact,
+    scan_config,
+    scrub,
+    scrub_finding,
+)
 from forge_tools.errors import ConfigError, ExitCode
 from forge_tools.origin import Node, Origin
 from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
@@ -112,15 +119,11 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
 
 def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str, str]) -> CheckReport:
     """No finding or explanation shows a value that came from `{env:}`/`{file:}` (see `redact`)."""
-    import dataclasses
 
     if substituted:
         report.findings = [redact(f, substituted) for f in report.findings]
     if echoed:
-        report.findings = [dataclasses.replace(
-            f, message=scrub(f.message, echoed),
-            related=tuple(r._replace(label=scrub(r.label, echoed)) for r in f.related))
-            for f in report.findings]
+        report.findings = [scrub_finding(f, echoed) for f in report.findings]
         report.expectations = [e._replace(explanation=scrub(e.explanation, echoed))
                                for e in report.expectations]
     return report

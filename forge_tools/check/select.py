@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from forge_tools.config.files import read_regular_text
 from forge_tools.errors import UsageError
 from forge_tools.origin import Node, Origin
 from forge_tools.report.findings import CheckReport, Finding, describe
@@ -171,7 +172,7 @@ def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> C
     suppressions: list[Suppression] = []
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular_text(path)
         except (OSError, UnicodeDecodeError):
             continue  # an unreadable file is already a finding of its own
         if "forge-tools:" in text:  # most files have none: spare tokenizing a large config

@@ -91,15 +91,15 @@ def register(app: typer.Typer) -> None:
         opts = CheckOptions(cwd=cwd, project=root, overlays=overlays, expect=expect_path,
                             load_code=load_code, select=tuple(selected) if selected is not None else None,
                             ignore=tuple(ignored))
-        report = run_check(opts)
         if fix:
             from forge_tools.check.fix import apply_fixes
 
-            applied = apply_fixes(report, write=not diff, stream=sys.stdout)
+            outcome = apply_fixes(lambda: run_check(opts), write=not diff, stream=sys.stdout)
             if diff:
-                return int(ExitCode.FINDINGS if applied else ExitCode.OK)
-            if applied:
-                report = run_check(opts)
+                return int(ExitCode.FINDINGS if outcome.made else ExitCode.OK)
+            report = outcome.report
+        else:
+            report = run_check(opts)
         if statistics:
             from forge_tools.report.concise import render_statistics
 

@@ -21,6 +21,12 @@ from forge_tools.cli.common import (
     json_errors,
 )
 
+DefinitionOpt = Annotated[
+    bool,
+    typer.Option("--definition", help="Also print the definition sent to the model (its description and "
+                 "JSON Schema); JSON output always has it."),
+]
+
 CallOpt = Annotated[
     str | None,
     typer.Option("--call", metavar="JSON",
@@ -36,6 +42,7 @@ def register(app: typer.Typer) -> None:
         tool: Annotated[str, typer.Argument(metavar="TOOL",
                                             help="Tool id, e.g. edit, bash, or a project/plugin tool.")],
         call: CallOpt = None,
+        definition: DefinitionOpt = False,
         agent: AgentOpt = None,
         fmt: FormatOpt = "text",
         model: ModelOpt = None,
@@ -47,7 +54,7 @@ def register(app: typer.Typer) -> None:
         project: ProjectOpt = None,
         pure: PureOpt = False,
     ) -> int:
-        """Where TOOL came from, each layer's verdict, the deciding rule, its definition, and a fix."""
+        """The verdict on TOOL, the deciding rule and a fix first; then where it came from and each layer."""
         from forge_tools.cli.common import check_format
         from forge_tools.cli.layers_cmd import report_problems
         from forge_tools.cli.pipeline_opts import options, resolve_options
@@ -68,8 +75,11 @@ def register(app: typer.Typer) -> None:
 
             typer.echo(json.dumps(data, indent=2, default=str))
         else:
-            typer.echo(render_text(data))
+            typer.echo(render_text(data, definition=definition))
         return 0
+
+
+CALL_EXAMPLE = """--call '{"command": "ls"}' (bash) or --call '{"filePath": "src/a.py"}' (read)"""
 
 
 # ------------------------------------------------------------------------------------------ sandbox
@@ -101,9 +111,10 @@ def _parse_call(text: str | None) -> Any:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"not valid JSON ({exc.msg} at column {exc.colno})", where="--call") from None
+        raise UsageError(f"not valid JSON ({exc.msg} at column {exc.colno}); give the call's arguments as "
+                         f"a JSON object, e.g. {CALL_EXAMPLE}", where="--call") from None
     if not isinstance(value, dict):
-        raise UsageError("expected a JSON object of arguments", where="--call")
+        raise UsageError(f"expected a JSON object of arguments, e.g. {CALL_EXAMPLE}", where="--call")
     return value
 
 
@@ -115,7 +126,11 @@ def _rule_text(rule: dict[str, Any] | None) -> str:
     origin = rule.get("origin") or {}
     where = origin.get("description") or "?"
     preposition = "at" if origin.get("path") else "from"
-    return f"`{rule['permission']} {rule['pattern']} {rule['action']}` {preposition} {where}"
+    keys = origin.get("key_path") or []
+    written = ""
+    if len(keys) >= 2 and keys[-2] == "tools" and rule["pattern"] == "*":  # a legacy tools boolean
+        written = f" (the `tools` boolean {keys[-1]}: {str(rule['action'] == 'allow').lower()})"
+    return f"`{rule['permission']} {rule['pattern']} {rule['action']}`{written} {preposition} {where}"
 
 
 def _check_lines(checks: list[dict[str, Any]]) -> list[str]:
@@ -139,12 +154,15 @@ def _check_lines(checks: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def render_text(data: dict[str, Any]) -> str:
-    """The explanation as numbered sections a person reads top to bottom."""
+def render_text(data: dict[str, Any], definition: bool = False) -> str:
+    """The verdict, the deciding rule and the fix first; then numbered sections in pipeline order. The
+    definition sent to the model (long: a JSON Schema) only with `definition`."""
     out: list[str] = []
     state = "VISIBLE" if data["visible"] else f"HIDDEN (at the {data['hidden_at']} layer)"
     flags = ", ".join(data["flags"]) or "none"
-    out.append(f"{data['tool']}: {state}")
+    out.append(f"{data['tool']}: {state}, by {_rule_text(data['deciding_rule'])}")
+    if data.get("fix"):
+        out.append(f"Fix: {data['fix']}")
     out.append(f"  for agent {data['agent']}, model {data['model'] or 'none'}, client {data['client']}, "
                f"flags {flags}")
     if data.get("agent_disabled"):
@@ -174,13 +192,23 @@ def render_text(data: dict[str, Any]) -> str:
     out.append("4. Definition sent to the model" + ("" if data["visible"] else " (if it were visible)"))
     if data["definition"] is None:
         out.append("   unknown: the tool's code was not loaded")
-    else:
+    elif definition:
         from forge_tools.visibility.definition_layer import render_definition
 
         out.extend(f"   {line}" for line in render_definition(data["definition"]))
-    for change in data["definition_changes"]:
-        out.append(f"   changed by {change['by']}:")
-        out.extend(f"     {line}" for line in change["diff"].splitlines())
+    else:  # the description's first line and the parameters' names; the whole of both behind an option
+        described = str(data["definition"].get("description") or "").strip().splitlines()
+        out.append(f"   description: {described[0] if described else '(none)'}")
+        schema = data["definition"].get("parameters") or {}
+        names = list((schema.get("properties") or {}) if isinstance(schema, dict) else ())
+        changed = f"; changed by {', '.join(c['by'] for c in data['definition_changes'])}" \
+            if data["definition_changes"] else ""
+        out.append(f"   parameters: {', '.join(names) or 'none'} (the whole definition with --definition"
+                   f"{changed})")
+    if definition:
+        for change in data["definition_changes"]:
+            out.append(f"   changed by {change['by']}:")
+            out.extend(f"     {line}" for line in change["diff"].splitlines())
     for problem in data.get("definition_problems", []):
         out.append(f"   HOOK FAILED: {problem['text']}")
     if data.get("call") is not None:
@@ -198,9 +226,6 @@ def render_text(data: dict[str, Any]) -> str:
     if data.get("sandbox") is not None:
         out.append("")
         out.extend(sandbox_section(data["sandbox"]))
-    if data.get("fix"):
-        out.append("")
-        out.append(f"Fix: {data['fix']}")
     for note in data.get("notes", []):
         out.append(f"note: {note}")
     for override in data.get("overrides", []):

@@ -24,6 +24,11 @@ from forge_tools.cli.common import (
 if TYPE_CHECKING:
     from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
+WideOpt = Annotated[
+    bool, typer.Option("--wide", help="On a terminal, print every cell whole (rows may wrap) instead of "
+                                      "cutting SOURCE and RESULT to the width with an ellipsis.")
+]
+
 MatrixOpt = Annotated[
     bool, typer.Option("--matrix", help="Every agent by every tool: allow, ask, limited (visible but `*` "
                                  "denied) or hidden.")
@@ -36,6 +41,7 @@ def register(app: typer.Typer) -> None:
     def layers_command(
         agent: AgentOpt = None,
         matrix: MatrixOpt = False,
+        wide: WideOpt = False,
         fmt: FormatOpt = "text",
         model: ModelOpt = None,
         flag: FlagOpt = None,
@@ -54,13 +60,13 @@ def register(app: typer.Typer) -> None:
         opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
         if matrix:
             return show_matrix(opts, fmt)
-        return show_layers(opts, fmt)
+        return show_layers(opts, fmt, wide=wide)
 
 
 # ------------------------------------------------------------------------------------------ layers
 
 
-def show_layers(opts: Any, fmt: str, default_banner: bool = False) -> int:
+def show_layers(opts: Any, fmt: str, default_banner: bool = False, wide: bool = False) -> int:
     from forge_tools.cli.explain_cmd import sandbox_boundary, sandbox_section
     from forge_tools.cli.pipeline_opts import resolve_options
 
@@ -76,7 +82,7 @@ def show_layers(opts: Any, fmt: str, default_banner: bool = False) -> int:
 
     out = console()
     out.print(header(loaded, result, default_banner), markup=False)
-    render_layers(out, result, getattr(loaded, "project_root", None))
+    render_layers(out, result, getattr(loaded, "project_root", None), wide=wide)
     visible = len(result.visible_ids)
     out.print(f"{visible} of {len(result.tools)} candidate tools are sent to the model "
               f"(~{result.definition_tokens} tokens of definitions).", markup=False)
@@ -86,8 +92,14 @@ def show_layers(opts: Any, fmt: str, default_banner: bool = False) -> int:
         out.print(line, markup=False)
     for note in result.notes:
         out.print(f"note: {note}", markup=False)
+    import textwrap
+
+    width = getattr(out, "width", 0)  # a terminal's (rich); plain output to a pipe keeps whole lines
     for line in sandbox_section(sandbox):
-        out.print(line, markup=False)
+        indent = " " * (len(line) - len(line.lstrip()) + 2)
+        parts = textwrap.wrap(line, width=max(width, 40), subsequent_indent=indent) if width else [line]
+        for part in parts or [""]:
+            out.print(part, markup=False)
     return 0
 
 
@@ -187,8 +199,9 @@ def layer_rows(result: "PipelineResult", root: Any = None) -> list[tuple[str, ..
     return rows
 
 
-def render_layers(out: Any, result: "PipelineResult", root: Any = None) -> None:
-    """A rich table on a terminal (hidden rows dimmed); plain aligned columns in a pipe or file."""
+def render_layers(out: Any, result: "PipelineResult", root: Any = None, wide: bool = False) -> None:
+    """A rich table on a terminal (hidden rows dimmed), one line per tool: SOURCE and RESULT are cut
+    to the width with an ellipsis (`wide`: every cell whole); plain aligned columns in a pipe or file."""
     rows = layer_rows(result, root)
     if not out.is_terminal:
         from forge_tools.cli.common import format_table
@@ -198,18 +211,34 @@ def render_layers(out: Any, result: "PipelineResult", root: Any = None) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    widths = [max(len(cell) for cell in column) for column in zip(LAYER_HEADER, *rows, strict=True)]
+    needed = sum(widths) + 2 * (len(widths) - 1)  # one space of padding each side of a gap
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for name in LAYER_HEADER:
-        # ids and verdict words never break; a narrow terminal wraps the source and the reason
-        table.add_column(name, overflow="fold", no_wrap=name not in ("SOURCE", "RESULT"),
-                         ratio={"SOURCE": 1, "RESULT": 2}.get(name))
+    source, result_at = LAYER_HEADER.index("SOURCE"), LAYER_HEADER.index("RESULT")
+    if not wide and needed > out.width:  # ids and verdict words stay whole; SOURCE and RESULT share the rest
+        room = max(out.width - (needed - widths[source] - widths[result_at]), 16)
+        widths[source] = min(widths[source], max(8, room // 4))
+        widths[result_at] = max(room - widths[source], 8)
+    for name, width in zip(LAYER_HEADER, widths, strict=True):
+        table.add_column(name, no_wrap=True, overflow="ellipsis", width=width)
     for v, row in zip(result.tools, rows, strict=True):
         style = "" if v.visible else "dim"
         cells = [Text(cell, style=style) for cell in row]
         cells[0].stylize("bold" if v.visible else "dim")
         cells[-1].stylize("green" if v.visible else "dim red")
         table.add_row(*cells)
+    if wide:  # every cell whole: the table as wide as its longest row, which the terminal may wrap
+        width = out.width
+        out.width = max(width, needed)
+        try:
+            out.print(table)
+        finally:
+            out.width = width
+        return
     out.print(table)
+    if needed > out.width:
+        out.print("(cells cut to the terminal's width: --wide or --format json for the whole text)",
+                  markup=False, style="dim")
 
 
 def shadow_lines(result: "PipelineResult", root: Any = None) -> list[str]:

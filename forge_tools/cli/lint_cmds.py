@@ -3,9 +3,13 @@ config's JSON Schema for editors)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
 
 
 def register(app: typer.Typer) -> None:
@@ -66,15 +70,21 @@ def register(app: typer.Typer) -> None:
         return 0
 
 
-def complete_names(kind: str) -> list[str]:
-    """The project's agent names or tool ids for shell completion: config and Markdown agents; builtin,
-    config-dir script (read as syntax trees, never imported) and MCP-less tools. Never runs project
-    code; a config that cannot be loaded gives no names (completion must not print errors)."""
-    from forge_tools.cli.common import load
+def complete_names(kind: str, project: Path | None = None) -> list[str]:
+    """Names for shell completion: the project's agents, its tool ids (builtin, config-dir scripts read
+    as syntax trees, never imported, and MCP tools from the listing cache: no server is started), or
+    the finding codes. A config that cannot be loaded gives no names (completion must not print
+    errors)."""
     from forge_tools.errors import ForgeToolsError
 
+    if kind == "codes":
+        from forge_tools.check.codes import CODES
+
+        return list(CODES)
     try:
-        loaded = load(None, None)
+        from forge_tools.cli.common import load
+
+        loaded = load(None, project)
         if kind == "agents":
             from forge_tools.permission.agents import load_agents
 
@@ -84,17 +94,31 @@ def complete_names(kind: str) -> list[str]:
 
         ids = dict.fromkeys(builtin_ids())
         ids.update(dict.fromkeys(t.id for t in static_script_ids(loaded.config_dirs)))
+        ids.update(dict.fromkeys(cached_mcp_ids(loaded)))
         return list(ids)
     except (ForgeToolsError, OSError):
         return []
 
 
+def cached_mcp_ids(loaded: LoadedConfig) -> list[str]:
+    """The ids of the MCP tools whose servers' listings are in the cache (nothing is connected)."""
+    if loaded.tree.get("mcp") is None:
+        return []
+    from forge_tools.sources.mcp import ListingCache, mcp_tool_id, servers_from_config
+
+    servers, _problems = servers_from_config(loaded.tree, loaded.cwd)
+    cache = ListingCache.from_env()
+    return [mcp_tool_id(server.name, tool.name) for server in servers
+            for tool in cache.get(server) or ()]
+
+
 def register_complete(app: typer.Typer) -> None:
     @app.command("__complete", hidden=True)
     def complete_command(
-        kind: Annotated[Literal["agents", "tools"], typer.Argument()],
+        kind: Annotated[Literal["agents", "tools", "codes"], typer.Argument()],
+        project: Annotated[Path | None, typer.Option("--project", metavar="DIR")] = None,
     ) -> int:
-        """Names for the completion scripts (one a line): the project's agents or tools."""
-        for name in complete_names(kind):
+        """Names for the completion scripts (one a line): the project's agents or tools, or the codes."""
+        for name in complete_names(kind, project):
             typer.echo(name)
         return 0

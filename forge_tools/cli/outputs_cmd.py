@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from forge_tools.cli.common import ConfigOpt, FormatOpt, ProjectOpt
+from forge_tools.cli.common import ConfigOpt, FormatOpt, ProjectOpt, json_errors
 
 if TYPE_CHECKING:
     from forge_tools.tools.outputs import OutputEntry, OutputStore
@@ -49,6 +49,7 @@ def _age(entry: OutputEntry) -> str:
 
 
 @outputs_app.command("list")
+@json_errors
 def list_command(fmt: FormatOpt = "text") -> int:
     """List stored outputs, oldest first: id, tool, size, age and path."""
     import json
@@ -108,6 +109,7 @@ def _find(store: OutputStore, wanted: str) -> OutputEntry:
 
 
 @outputs_app.command("show")
+@json_errors
 def show_command(
     output_id: Annotated[
         str, typer.Argument(metavar="ID", help="An id from `outputs list` (a unique prefix works).")
@@ -118,6 +120,9 @@ def show_command(
     """Print one stored output exactly as the tool produced it (JSON: its entry and whole text)."""
     import sys
 
+    from forge_tools.cli.common import check_format
+
+    check_format(fmt, ("text", "json"))
     entry = _find(_store(), output_id)
     if fmt == "json":
         import json
@@ -149,6 +154,7 @@ MAX_DAYS = 36500
 
 
 @outputs_app.command("clean")
+@json_errors
 def clean_command(
     older_than: Annotated[
         float | None,

@@ -441,14 +441,19 @@ def _render_text(outcome: RunOutcome, stopped_at_question: bool = False) -> None
         stream.write(text if text.endswith("\n") else text + "\n")
         stream.flush()
     for decision in outcome.decisions:
+        if refused and decision.get("answer") == "reject":
+            continue  # the error line below says it, with how to approve it
         line = decision_line(decision, outcome.policy)
         if line is not None:
             sys.stderr.write(line + "\n")
-    for line in [sandbox_line(outcome), *status_line(outcome)]:
-        if line is not None:
-            sys.stderr.write(line + "\n")
+    if not refused or stopped_at_question:  # a refused call never ran: no "error in 0.00s" for it
+        for line in [sandbox_line(outcome), *status_line(outcome)]:
+            if line is not None:
+                sys.stderr.write(line + "\n")
     if outcome.error and stopped_at_question:
         sys.stderr.write(f"forge-tools: {outcome.error}\n")
     elif outcome.error and refused:
-        sys.stderr.write(f"forge-tools: error: {outcome.error}\n")
+        rejected = any(d.get("answer") == "reject" for d in outcome.decisions)
+        policy = f" (asks answered by {outcome.policy})" if rejected else ""
+        sys.stderr.write(f"forge-tools: error: {outcome.error}{policy}\n")
     sys.stderr.flush()

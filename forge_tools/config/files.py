@@ -10,6 +10,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO
 
@@ -21,8 +24,28 @@ class NotAFile(OSError):
     """The path is not something to read as text (device, pipe, socket) or is far too large."""
 
 
+#: texts that stand for files while `check --fix` looks for its fixed point (resolved path -> text)
+_PENDING: ContextVar[Mapping[str, str] | None] = ContextVar("pending_texts", default=None)
+
+
+@contextmanager
+def pending_texts(texts: Mapping[Path, str]) -> Iterator[None]:
+    """Read these files as if they held these texts (`check --fix` checks its edits again before
+    writing anything, and `--diff` writes nothing at all)."""
+    token = _PENDING.set({str(path.resolve()): text for path, text in texts.items()})
+    try:
+        yield
+    finally:
+        _PENDING.reset(token)
+
+
 def read_regular_bytes(path: Path) -> bytes:
     """The bytes of a regular file (symlinks followed) of at most MAX_BYTES; OSError otherwise."""
+    pending = _PENDING.get()
+    if pending:
+        text = pending.get(os.path.realpath(path))
+        if text is not None:
+            return text.encode("utf-8")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe must not block the open
     try:
         info = os.fstat(fd)

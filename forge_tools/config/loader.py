@@ -7,7 +7,7 @@ problem stops the load with a `ConfigError` that names its location.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -314,7 +314,11 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
     )
 
 
-def load_project(project: Path | None = None, overlays: tuple[Path, ...] | list[Path] = (),
-                 cwd: Path | None = None) -> LoadedConfig:
-    """Library entry point: the config a command run in `cwd` (default: the process cwd) would see."""
-    return load_config(LoadOptions(cwd=cwd or Path.cwd(), project=project, overlays=tuple(overlays)))
+def load_project(project: str | os.PathLike[str] | None = None,
+                 overlays: Iterable[str | os.PathLike[str]] = (),
+                 cwd: str | os.PathLike[str] | None = None) -> LoadedConfig:
+    """Library entry point: the config a command run in `cwd` (default: the process cwd) would see.
+    Paths may be given as strings."""
+    return load_config(LoadOptions(cwd=Path(cwd) if cwd is not None else Path.cwd(),
+                                   project=Path(project) if project is not None else None,
+                                   overlays=tuple(Path(p) for p in overlays)))

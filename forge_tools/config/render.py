@@ -31,25 +31,30 @@ def shown(node: Node) -> Any:
     return node.meta.get("template", node.value)
 
 
+def shown_key(key: str, child: Node) -> str:
+    """A key as written: a key made by `{env:...}`/`{file:...}` is printed as its template (see `shown`)."""
+    return str(child.meta.get("key_template", key))
+
+
 def as_written(node: Node) -> Any:
-    """`Node.plain()`, with substituted strings shown as written (see `shown`)."""
+    """`Node.plain()`, with substituted keys and strings shown as written (see `shown`)."""
     if isinstance(node.value, dict):
-        return {k: as_written(v) for k, v in node.value.items()}
+        return {shown_key(k, v): as_written(v) for k, v in node.value.items()}
     if isinstance(node.value, list):
         return [as_written(v) for v in node.value]
     return shown(node)
 
 
 def _substitution_note(node: Node) -> str:
-    used = node.meta.get("substituted")
+    used = [*node.meta.get("key_substituted", ()), *node.meta.get("substituted", ())]
     return f"substituted from {', '.join(used)}; value not shown" if used else ""
 
 
 def leaves(node: Node, keys: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Node]]:
-    """Every scalar (and empty container) with its key path, in merged order."""
+    """Every scalar (and empty container) with its key path as written, in merged order."""
     if isinstance(node.value, dict) and node.value:
         for key, child in node.value.items():
-            yield from leaves(child, (*keys, key))
+            yield from leaves(child, (*keys, shown_key(key, child)))
     elif isinstance(node.value, list) and node.value:
         for i, child in enumerate(node.value):
             yield from leaves(child, (*keys, str(i)))
@@ -73,12 +78,17 @@ def render_text(loaded: LoadedConfig, show_origin: bool) -> str:
         if not keys:
             continue
         text = f"{dotted(keys)} = {json.dumps(shown(node), ensure_ascii=False)}"
-        notes = [describe_origin(node.origin)] if show_origin else []
-        notes += [_substitution_note(node)] if "template" in node.meta else []
+        notes = [describe_origin(_as_written_at(node.origin, keys))] if show_origin else []
+        notes += [_substitution_note(node)] if "template" in node.meta or "key_template" in node.meta else []
         if notes:
             text += f"  # {'; '.join(notes)}"
         lines.append(text)
     return "\n".join(lines) + "\n"
+
+
+def _as_written_at(origin: Origin, keys: tuple[str, ...]) -> Origin:
+    """The origin with the key path as written (substituted keys as their templates)."""
+    return origin._replace(key_path=keys) if len(origin.key_path) == len(keys) else origin
 
 
 def describe_origin(origin: Origin) -> str:
@@ -100,12 +110,12 @@ def origin_json(origin: Origin) -> dict[str, Any]:
 def origin_tree(loaded: LoadedConfig) -> dict[str, Any]:
     """Sources plus the config with every leaf as `{"value": ..., "origin": {...}}`."""
 
-    def build(node: Node) -> Any:
+    def build(node: Node, keys: tuple[str, ...] = ()) -> Any:
         if isinstance(node.value, dict) and node.value:
-            return {k: build(v) for k, v in node.value.items()}
+            return {shown_key(k, v): build(v, (*keys, shown_key(k, v))) for k, v in node.value.items()}
         if isinstance(node.value, list) and node.value:
-            return [build(v) for v in node.value]
-        leaf = {"value": shown(node), "origin": origin_json(node.origin)}
+            return [build(v, (*keys, str(i))) for i, v in enumerate(node.value)]
+        leaf = {"value": shown(node), "origin": origin_json(_as_written_at(node.origin, keys))}
         if "substituted" in node.meta:
             leaf["substituted"] = node.meta["substituted"]
         return leaf

@@ -85,6 +85,8 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict,
         return f'drop "{rule.permission}": false from --tools'
     if origin.kind == "env":
         return f"change {origin}: its rule {quoted} hides {verdict.id}"
+    if origin.kind == "file" and origin.path and _in_tools_map(rule):
+        return _tools_map_fix(result, verdict, rule)
     if origin.kind == "file" and origin.path:
         kept = _intended_rules(result, rule, perm)
         if rule.permission == perm:
@@ -118,6 +120,31 @@ def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict,
     keys = ["agent", result.agent.name, "permission"]
     example = _syntax(target).assignment(keys, [(perm, "ask")], nested=True)
     return (f"add {example} (or \"allow\") to {target}; it then comes after the {origin} rule {quoted}")
+
+
+def _in_tools_map(rule: Rule) -> bool:
+    """The rule is a legacy `tools` boolean (`"tools": {"bash": false}`), which holds only true/false."""
+    keys = rule.origin.key_path
+    return len(keys) >= 2 and keys[-2] == "tools"
+
+
+def _tools_map_fix(result: PipelineResult, verdict: ToolVerdict, rule: Rule) -> str:
+    """The fix for a hiding `tools` boolean, in what that map can hold: remove it or make it true; to ask
+    instead, a `permission` rule (a `tools` map cannot say "ask")."""
+    origin = rule.origin
+    fmt = _syntax(origin.path)
+    name = origin.key_path[-1]
+    section = format_key_path(origin.key_path[:-1])
+    permission = [*origin.key_path[:-2], "permission"]
+    ask = fmt.set_at(permission, fmt.mapping([(rule.permission, "ask")]))
+    earlier = _hiding_without(result, verdict, rule)
+    remove = (f"remove {fmt.pair(name, 'false')} from the `{section}` map at {origin}, or set it to "
+              f"{fmt.pair(name, 'true')} (allows every call)")
+    if earlier is not None:
+        remove = (f"set {fmt.pair(name, 'true')} in the `{section}` map at {origin} (allows every call; "
+                  f"removing it is not enough: {_quote(earlier)} would then hide it)")
+    return (f"{remove}; to ask before each call instead, remove it and write {ask} (a `tools` map holds "
+            "only true or false)")
 
 
 def _syntax(path: str | None) -> ConfigFormat:

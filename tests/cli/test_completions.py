@@ -100,3 +100,69 @@ def test_builtin_tool_ids_offered_for_explain_and_run_are_the_builtins() -> None
     script = render("bash")  # read from the one builtin list: a new builtin is offered without an edit here
     assert all(tool_id in script for tool_id in ALL_BUILTINS if tool_id != "invalid")
     assert " invalid" not in script
+
+
+# ------------------------------------------------------------ issue 18: MCP ids, --project, codes
+
+
+def _complete_in_bash(line: str, tmp_path: Path, cwd: Path) -> set[str]:
+    """What the bash script offers for `line`, asking the real `forge-tools __complete`."""
+    import os
+    import sys
+
+    exe = shutil.which("bash")
+    if exe is None:
+        pytest.skip("bash is not installed")
+    script = tmp_path / "c.bash"
+    script.write_text(render("bash"), encoding="utf-8")
+    words = line.split(" ")
+    program = (f"source {script}\nCOMP_WORDS=({' '.join(repr(w) for w in words)})\n"
+               f"COMP_CWORD={len(words) - 1}\n_forge_tools\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n")
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run([exe, "-c", program], capture_output=True, text=True, timeout=120, cwd=cwd,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stdout.split())
+
+
+def _project_with_a_cached_mcp_server(root: Path, cwds: list[Path]) -> None:
+    """A project with one MCP server whose listing is cached as a command run from each of `cwds`
+    would have cached it (the server's working directory is part of its cache key)."""
+    import json
+
+    from forge_tools.config import load_project
+    from forge_tools.sources.mcp import ListingCache, McpToolDef, servers_from_config
+
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "opencode.json").write_text(json.dumps({
+        "mcp": {"docs": {"type": "local", "command": ["never-started-server"]}},
+        "agent": {"reviewer": {"mode": "subagent", "prompt": "review"}}}))
+    for cwd in cwds:
+        loaded = load_project(root, cwd=cwd)
+        servers, problems = servers_from_config(loaded.tree, loaded.cwd)
+        assert not problems
+        ListingCache.from_env().put(servers[0], [McpToolDef("search", "Search the docs", {"type": "object"})])
+
+
+def test_completion_offers_cached_mcp_ids_for_a_project_already_typed(tmp_path: Path, project: Path) -> None:
+    other = tmp_path / "other"
+    _project_with_a_cached_mcp_server(other, [project, other])
+    assert "docs_search" not in _complete_in_bash("forge-tools explain docs", tmp_path, project)
+    assert _complete_in_bash(f"forge-tools explain --project {other} docs", tmp_path, project) == \
+        {"docs_search"}
+    assert _complete_in_bash(f"forge-tools --project {other} run docs_", tmp_path, project) == {"docs_search"}
+    assert _complete_in_bash(f"forge-tools --project {other} layers --agent rev", tmp_path, project) == \
+        {"reviewer"}
+    # run in the project itself, the id comes from the cache too (no server was ever started)
+    assert _complete_in_bash("forge-tools explain docs_", tmp_path, other) == {"docs_search"}
+
+
+def test_completion_offers_finding_codes(tmp_path: Path, project: Path) -> None:
+    from forge_tools.check.codes import CODES
+
+    ft10 = {c for c in CODES if c.startswith("FT10")}
+    assert ft10 and _complete_in_bash("forge-tools check --select FT10", tmp_path, project) == ft10
+    assert _complete_in_bash("forge-tools check --ignore FT10", tmp_path, project) == ft10
+    assert _complete_in_bash("forge-tools rule FT10", tmp_path, project) == ft10

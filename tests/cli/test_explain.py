@@ -19,7 +19,7 @@ def test_explain_edit_for_plan_names_the_rule_and_where(cli, forge_project: Path
     assert code == 0, err
     toml = forge_project / "forge.toml"
     assert out.startswith("edit: HIDDEN (at the permission layer)")
-    sections = ["1. Source", "2. Layers", "3. Deciding rule", "4. Definition sent to the model", "Fix:"]
+    sections = ["Fix:", "1. Source", "2. Layers", "3. Deciding rule", "4. Definition sent to the model"]
     positions = [out.index(s) for s in sections]
     assert positions == sorted(positions)
     assert f"`edit * deny` at {toml}:4:1" in out
@@ -55,7 +55,7 @@ def test_explain_model_drop_quotes_the_rule(cli, project: Path) -> None:
 
 
 def test_explain_shows_plugin_changes_as_a_diff_and_the_source(cli, forge_project: Path) -> None:
-    code, out, _ = cli("explain", "read")
+    code, out, _ = cli("explain", "read", "--definition")
     assert code == 0
     assert "changed by policy:" in out
     assert "+  Read a file (house rule: never print secrets)." in out

@@ -6,9 +6,12 @@ level has no `permission` to merge with) and FT110 (`write` and the other edit-f
 `edit`). A rename whose new key already exists in the map is never applied (it would repeat a key).
 
 Each fix is an `Edit` on a key path. A format-preserving writer per format (`writers.py`) changes the
-text; before anything is written, the new text is parsed again and its data must equal the old data with
-the same edits applied, so a writer can never change more than the fix says (else the file is left as
-it was and the fix is reported as not applied). Files are written whole (temp file and rename).
+text one edit at a time; after each edit the new text is parsed again and its data must equal the old
+data with that edit applied, so a writer can never change more than the fix says. An edit that cannot
+be made (its new key is already there, or the layout cannot be kept) is skipped and said precisely; the
+others are made. The edited texts are checked again until no fix is left (a rename can make a new
+finding, e.g. FT104 for the renamed map), all in memory; only then are the files written, each whole
+(temp file and rename), or shown as one diff with `--diff`.
 """
 
 from __future__ import annotations
@@ -17,12 +20,17 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.origin import format_key_path
 from forge_tools.report.findings import CheckReport, Finding
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 FIXABLE = ("FT101", "FT104", "FT107", "FT110")
+#: rounds of check-and-fix before giving up on a fixed point (each round is a whole `check`)
+MAX_ROUNDS = 8
 
 
 class Edit(NamedTuple):
@@ -33,6 +41,13 @@ class Edit(NamedTuple):
     keys: tuple[str, ...]
     new: str = ""
     label: str = ""
+    code: str = ""
+    where: str = ""  # line:col of the finding that asked for it
+
+    @property
+    def identity(self) -> tuple[str, tuple[str, ...], str]:
+        """What the edit does (two findings may ask for the same edit from different places)."""
+        return self.kind, self.keys, self.new
 
     def apply_plain(self, data: Any) -> Any:
         """The edit on plain data (dicts keep order): what the file must read as afterwards."""
@@ -82,11 +97,10 @@ def _rename_in(parent: dict[str, Any], old: str, new: str) -> None:
 
 @dataclass
 class FilePlan:
-    """The edits `--fix` makes in one config file, and the fixes it had to skip there."""
+    """The edits `--fix` makes in one config file."""
 
     path: Path
     edits: list[Edit] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
 
 
 def _rename_keys(keys: tuple[str, ...], name: str) -> tuple[str, ...] | None:
@@ -100,6 +114,13 @@ def _rename_keys(keys: tuple[str, ...], name: str) -> tuple[str, ...] | None:
 
 def edit_for(finding: Finding) -> Edit | None:
     """The safe edit for a finding, or None (not fixable, or not safe here)."""
+    edit = _edit_for(finding)
+    if edit is None or finding.origin is None:
+        return None
+    return edit._replace(code=finding.code, where=f"{finding.origin.line}:{finding.origin.column}")
+
+
+def _edit_for(finding: Finding) -> Edit | None:
     from forge_tools.permission.names import EDIT_FAMILY
 
     o = finding.origin
@@ -145,64 +166,132 @@ def plan(report: CheckReport) -> list[FilePlan]:
         assert finding.origin is not None and finding.origin.path is not None
         path = Path(finding.origin.path)
         file_plan = plans.setdefault(str(path.resolve()), FilePlan(path))
-        if edit not in file_plan.edits:
+        if edit.identity not in {e.identity for e in file_plan.edits}:
             file_plan.edits.append(edit)
     for file_plan in plans.values():
         file_plan.edits.sort(key=lambda e: e.kind == "tools")
     return list(plans.values())
 
 
-def apply_fixes(report: CheckReport, write: bool, stream: IO[str]) -> int:
-    """Apply (or with `write=False` print as a diff) the safe fixes; the number of edits made. What was
-    fixed goes to stderr (stdout stays the report's), and so does what could not be fixed safely."""
-    from forge_tools.check.fix.writers import WRITERS, WriterError
-    from forge_tools.config.formats import config_suffixes, format_of, parse_text
-    from forge_tools.origin import Origin
-    from forge_tools.tools.builtins._files import read_text, unified_diff, write_atomic
+class FixOutcome(NamedTuple):
+    """What `--fix` did: the edits made (or, with `--diff`, that would be), and the report of the
+    fixed files."""
 
-    made = 0
-    root = report.project_root
-    for file_plan in plan(report):
-        path = file_plan.path
-        shown = _shown(path, root)
-        if not _inside(path, root):
-            _say(f"not fixed: {shown}: outside the project ({root}); --fix edits only project files")
-            continue
-        if path.suffix.lower() not in config_suffixes():
-            _say(f"not fixed: {shown}: only JSON/JSONC, YAML and TOML files are edited")
-            continue
-        fmt = format_of(path)
-        try:
-            old = read_text(path)
-            new = old
-            expected = parse_text(old.removeprefix("\ufeff"), fmt, Origin("file", str(path))).plain()
+    made: int
+    report: CheckReport
+
+
+@dataclass
+class _FileState:
+    path: Path
+    shown: str
+    original: str
+    text: str
+    made: list[Edit] = field(default_factory=list)
+    created: dict[tuple[tuple[str, ...], str], Edit] = field(default_factory=dict)
+
+
+def apply_fixes(check: Callable[[], CheckReport], write: bool, stream: IO[str]) -> FixOutcome:
+    """Check, fix what is safe, and check the edited texts again until nothing is left to fix; then
+    write the files (or with `write=False` print one diff per file). What was fixed goes to stderr
+    (stdout stays the report's), and so does every fix that could not be made, with why."""
+    from forge_tools.config.files import pending_texts
+    from forge_tools.tools.builtins._files import unified_diff, write_atomic
+
+    files: dict[str, _FileState] = {}
+    refused: set[object] = set()  # files and edits already said to be not fixable
+    report = check()
+    for _round in range(MAX_ROUNDS):
+        progressed = False
+        for file_plan in plan(report):
+            state = _state_for(file_plan.path, report.project_root, files, refused)
+            if state is None:
+                continue
             for edit in file_plan.edits:
-                new = WRITERS[fmt](new, edit)
-                expected = edit.apply_plain(expected)
-            got = parse_text(new.removeprefix("\ufeff"), fmt, Origin("file", str(path))).plain()
-        except (OSError, UnicodeDecodeError, KeyError, WriterError) as exc:
-            _say(f"not fixed: {shown}: {exc}")
-            continue
-        except Exception as exc:  # a writer's library refused the file: leave it as it was
-            from forge_tools.errors import ConfigError
-
-            if not isinstance(exc, ConfigError):
-                raise
-            _say(f"not fixed: {shown}: the edited text would not parse ({exc.one_line()})")
-            continue
-        if got != expected or _dumps(got) != _dumps(expected):
-            _say(f"not fixed: {shown}: the file's layout could not be kept while editing it")
-            continue
-        if new == old:
-            continue
-        made += len(file_plan.edits)
+                if (state.path, edit.identity) in refused:
+                    continue
+                problem = _apply_one(state, edit)
+                if problem is not None:
+                    refused.add((state.path, edit.identity))
+                    _say(f"not fixed: {state.shown}:{problem}")
+                else:
+                    progressed = True
+        if not progressed:
+            break
+        with pending_texts({s.path: s.text for s in files.values()}):
+            report = check()
+    changed = [s for s in files.values() if s.text != s.original]
+    for state in changed:
         if write:
-            write_atomic(path, new)
-            for edit in file_plan.edits:
-                _say(f"fixed {shown}: {edit.label}")
+            write_atomic(state.path, state.text)
+            for edit in state.made:
+                _say(f"fixed {state.shown}: {edit.label}")
         else:
-            stream.write(unified_diff(old, new, shown))
-    return made
+            stream.write(unified_diff(state.original, state.text, state.shown))
+    return FixOutcome(sum(len(s.made) for s in changed), report)
+
+
+def _state_for(path: Path, root: Path, files: dict[str, _FileState],
+               refused: set[object]) -> _FileState | None:
+    from forge_tools.config.formats import config_suffixes
+    from forge_tools.tools.builtins._files import read_text
+
+    key = str(path.resolve())
+    if key in files:
+        return files[key]
+    if key in refused:
+        return None
+    refused.add(key)
+    shown = _shown(path, root)
+    if not _inside(path, root):
+        _say(f"not fixed: {shown}: outside the project ({root}); --fix edits only project files")
+        return None
+    if path.suffix.lower() not in config_suffixes():
+        _say(f"not fixed: {shown}: only JSON/JSONC, YAML and TOML files are edited")
+        return None
+    try:
+        text = read_text(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        _say(f"not fixed: {shown}: {exc}")
+        return None
+    files[key] = _FileState(path, shown, text, text)
+    return files[key]
+
+
+def _apply_one(state: _FileState, edit: Edit) -> str | None:
+    """Make one edit in the file's current text; None when made, else why not (the text unchanged)."""
+    from forge_tools.check.fix.writers import WRITERS, KeyExists, WriterError
+    from forge_tools.config.formats import format_of, parse_text
+    from forge_tools.errors import ConfigError, ForgeToolsError
+    from forge_tools.origin import Origin
+
+    fmt = format_of(state.path)
+    what = f"{edit.where}: {edit.code}'s fix ({edit.label or edit.kind})"
+    base = Origin("file", str(state.path))
+    try:
+        expected = edit.apply_plain(parse_text(state.text.removeprefix("\ufeff"), fmt, base).plain())
+        new = WRITERS[fmt](state.text, edit)
+        got = parse_text(new.removeprefix("\ufeff"), fmt, base).plain()
+    except KeyExists as exc:
+        earlier = state.created.get((edit.keys[:-1], exc.key))
+        if earlier is None:
+            return f"{what}: {exc}"
+        return (f"{what} conflicts with {earlier.code}'s fix at {earlier.where} ({earlier.label}): both "
+                f"make the key {format_key_path((*edit.keys[:-1], exc.key))}; merge the two by hand")
+    except (KeyError, WriterError) as exc:
+        return f"{what}: {exc}"
+    except ConfigError as exc:
+        return f"{what}: the edited text would not parse ({exc.one_line()})"
+    except ForgeToolsError as exc:  # json-five shadowed: nothing can be edited in a JSON file
+        return f"{what}: {exc.one_line()}"
+    if got != expected or _dumps(got) != _dumps(expected):
+        return f"{what}: the file's layout could not be kept while editing it"
+    if new != state.text:
+        state.text = new
+        state.made.append(edit)
+        if edit.kind in ("rename", "tools"):
+            state.created[(edit.keys[:-1], edit.new or "permission")] = edit
+    return None
 
 
 def _dumps(data: Any) -> str:

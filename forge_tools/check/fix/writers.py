@@ -1,10 +1,14 @@
 """Format-preserving writers for `check --fix`: each applies one `Edit` to a file's text and keeps
 comments, key order, indentation and quoting.
 
-- JSON/JSONC/JSON5: json-five's model gives the exact span of every key and value; the text is spliced
-  there, so every byte outside the edited keys and values stays as written.
-- YAML: ruamel.yaml's round-trip mode (comments, quotes, the file's indentation as guessed).
+- JSON/JSONC/JSON5: json-five's model gives the exact span of every key and value.
+- YAML: PyYAML's composer gives the span of every key and value (the marks the loader reports).
 - TOML: tomlkit, which keeps comments and layout in its document model.
+
+JSON and YAML are spliced: every byte outside the keys and values an edit names stays as written (a
+renamed key keeps its quoting style). Moving an entry (FT104) in a map written one entry per line moves
+its whole lines, so the comments on and directly above an entry go with it; a map written on one line
+swaps the entries' spans and leaves the comments between them in place.
 
 The caller (`check.fix.apply_fixes`) parses the result again and compares its data with the expected
 data, so a writer that cannot keep the structure is caught before anything is written.
@@ -13,8 +17,9 @@ data, so a writer that cannot keep the structure is caught before anything is wr
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.check.fix import Edit
@@ -24,12 +29,108 @@ class WriterError(Exception):
     """This edit cannot be made safely in this file (the file is left as it was)."""
 
 
+class KeyExists(WriterError):
+    """The new key of a rename is already in the map (`key`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the map already has a key {key!r}; merge the two by hand")
+        self.key = key
+
+
 def _bom(write: Callable[[str, Edit], str]) -> Callable[[str, Edit], str]:
     def wrapped(text: str, edit: Edit) -> str:
         bom = "\ufeff" if text.startswith("\ufeff") else ""
         return bom + write(text.removeprefix("\ufeff"), edit)
 
     return wrapped
+
+
+def _check_new_key(names: Sequence[str], old: str, new: str) -> None:
+    if new != old and new in names:
+        raise KeyExists(new)
+
+
+# ------------------------------------------------------------------------------ splicing a map
+
+
+class Entry(NamedTuple):
+    """One map entry's key span and value span (offsets in the text; `end` is the value's last
+    character + 1, nested values included)."""
+
+    key_start: int
+    key_end: int
+    value_start: int
+    end: int
+
+
+class Splice(NamedTuple):
+    start: int
+    end: int
+    text: str
+
+
+def apply_splices(text: str, splices: list[Splice]) -> str:
+    for start, end, new in sorted(splices, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def move_first(text: str, entries: Sequence[Entry], i: int, comment: str, commas: bool) -> str:
+    """The map's entry `i` moved first. One entry per line: whole lines move (with the comments on
+    the entry's lines and the comment lines right above it); otherwise the entries' spans swap."""
+    order = [i, *(j for j in range(len(entries)) if j != i)]
+    block = _line_chunks(text, entries, comment)
+    if block is None:
+        slots = [(e.key_start, e.end) for e in entries]
+        pieces = [text[a:b] for a, b in slots]
+        return apply_splices(text, [Splice(a, b, pieces[j]) for (a, b), j in zip(slots, order, strict=True)])
+    starts, stop = block
+    chunks = [text[a:b] for a, b in zip(starts, [*starts[1:], stop], strict=True)]
+    ends_with_newline = chunks[-1].endswith("\n")
+    chunks = [c if c.endswith("\n") else c + "\n" for c in chunks]
+    if commas:  # every entry but the last is followed by a comma; the last keeps what it had
+        value_ends = [e.end - s for e, s in zip(entries, starts, strict=True)]
+        trailing = bool(_COMMA.match(chunks[-1], value_ends[-1]))
+        bare = []
+        for chunk, at in zip(chunks, value_ends, strict=True):
+            found = _COMMA.match(chunk, at)
+            bare.append((chunk[:at], chunk[found.end():] if found else chunk[at:]))
+        chunks = [head + ("," if n < len(order) - 1 or trailing else "") + tail
+                  for n, (head, tail) in enumerate(bare[j] for j in order)]
+    else:
+        chunks = [chunks[j] for j in order]
+    joined = "".join(chunks)
+    if not ends_with_newline:
+        joined = joined[:-1]
+    return text[:starts[0]] + joined + text[stop:]
+
+
+_COMMA = re.compile(r"[ \t]*,")
+
+
+def _line_chunks(text: str, entries: Sequence[Entry], comment: str) -> tuple[list[int], int] | None:
+    """Where each entry's lines start (comment lines right above it included) and where the last
+    entry's lines end, when every key starts its own line and the last value ends its line (only a
+    comma and a comment may follow); else None."""
+    comment_line = re.compile(rf"[ \t]*(?:{comment})[^\n]*")
+    rest_of_line = re.compile(rf"[ \t]*,?[ \t]*(?:(?:{comment})[^\n]*)?[ \t]*(?:\n|$)")
+    starts: list[int] = []
+    previous_end = -1
+    for entry in entries:
+        start = text.rfind("\n", 0, entry.key_start) + 1
+        if text[start:entry.key_start].strip() or start <= previous_end:
+            return None
+        while start > 0:
+            above = text.rfind("\n", 0, start - 1) + 1
+            if above <= previous_end or not comment_line.fullmatch(text, above, start - 1):
+                break
+            start = above
+        starts.append(start)
+        previous_end = entry.end
+    found = rest_of_line.match(text, entries[-1].end)
+    if found is None:
+        return None
+    return starts, found.end()
 
 
 # ------------------------------------------------------------------------------------------ JSONC
@@ -46,45 +147,46 @@ def _span(node: Any) -> tuple[int, int]:
     return int(start.index), int(end.end)
 
 
+def _json_entries(node: Any) -> list[Entry]:
+    return [Entry(*_span(k), *_span(v)) for k, v in zip(node.keys, node.values, strict=True)]
+
+
 @_bom
 def write_jsonc(text: str, edit: Edit) -> str:
-    from json5.loader import ModelLoader, loads
-    from json5.model import JSONObject
+    from forge_tools.config.formats.json_format import json_five
 
+    five = json_five()
     try:
-        model = loads(text, loader=ModelLoader())
+        model = five.loads(text, loader=five.ModelLoader())
     except Exception as exc:  # json-five's own errors; the file parsed before, so this is unexpected
         raise WriterError(f"cannot read the file for editing: {exc}") from None
     node: Any = model.value
     for key in edit.keys[:-1]:
-        if not isinstance(node, JSONObject):
+        if not isinstance(node, five.JSONObject):
             raise WriterError(f"{key!r} is not in a mapping")
         names = [_json_key(k) for k in node.keys]
         if key not in names:
             raise WriterError(f"no key {key!r}")
         node = node.values[names.index(key)]
-    if not isinstance(node, JSONObject):
+    if not isinstance(node, five.JSONObject):
         raise WriterError("the parent is not a mapping")
     names = [_json_key(k) for k in node.keys]
     last = edit.keys[-1]
     if names.count(last) != 1:
         raise WriterError(f"no single key {last!r}")
     i = names.index(last)
-    splices: list[tuple[int, int, str]] = []
+    splices: list[Splice] = []
     if edit.kind == "rename":
         _check_new_key(names, last, edit.new)
-        splices.append((*_span(node.keys[i]), json.dumps(edit.new, ensure_ascii=False)))
+        splices.append(Splice(*_span(node.keys[i]), json.dumps(edit.new, ensure_ascii=False)))
     elif edit.kind == "first":
-        slots = [(_span(k)[0], _span(v)[1]) for k, v in zip(node.keys, node.values, strict=True)]
-        texts = [text[a:b] for a, b in slots]
-        order = [i, *(j for j in range(len(slots)) if j != i)]
-        splices += [(a, b, texts[j]) for (a, b), j in zip(slots, order, strict=True)]
+        return move_first(text, _json_entries(node), i, r"//|/\*", commas=True)
     elif edit.kind == "tools":
         from forge_tools.check.fix import tools_as_permission
 
         _check_new_key(names, last, "permission")
         tools = node.values[i]
-        if not isinstance(tools, JSONObject):
+        if not isinstance(tools, five.JSONObject):
             raise WriterError("`tools` is not a mapping")
         plain = {_json_key(k): getattr(v, "value", None) for k, v in zip(tools.keys, tools.values,
                                                                            strict=True)}
@@ -92,82 +194,99 @@ def write_jsonc(text: str, edit: Edit) -> str:
         for (k, v), (name, action) in zip(zip(tools.keys, tools.values, strict=True), converted,
                                           strict=True):
             if name != _json_key(k):
-                splices.append((*_span(k), json.dumps(name, ensure_ascii=False)))
-            splices.append((*_span(v), json.dumps(action)))
-        splices.append((*_span(node.keys[i]), '"permission"'))
-    for start, end, new in sorted(splices, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
-
-
-def _check_new_key(names: list[str], old: str, new: str) -> None:
-    if new != old and new in names:
-        raise WriterError(f"the map already has a key {new!r}; merge the two by hand")
+                splices.append(Splice(*_span(k), json.dumps(name, ensure_ascii=False)))
+            splices.append(Splice(*_span(v), json.dumps(action)))
+        splices.append(Splice(*_span(node.keys[i]), '"permission"'))
+    return apply_splices(text, splices)
 
 
 # ------------------------------------------------------------------------------------------- YAML
 
 
+def _yaml_end(node: Any) -> int:
+    """Where a value really ends: a block map or list's end mark is the next token's, past any
+    comment lines after it, so it is taken from its last item."""
+    from yaml import nodes as yn
+
+    if isinstance(node, yn.MappingNode) and node.value and not node.flow_style:
+        return _yaml_end(node.value[-1][1])
+    if isinstance(node, yn.SequenceNode) and node.value and not node.flow_style:
+        return _yaml_end(node.value[-1])
+    end = int(node.end_mark.index)
+    return end
+
+
+def _yaml_key(node: Any, new: str) -> str:
+    """`new` written as the key `node` was: double-quoted, single-quoted or plain."""
+    from forge_tools.config.formats.base import bare_or_quoted
+
+    if node.style == '"':
+        return json.dumps(new, ensure_ascii=False)
+    if node.style == "'":
+        return "'" + new.replace("'", "''") + "'"
+    return bare_or_quoted(new)
+
+
 @_bom
 def write_yaml(text: str, edit: Edit) -> str:
-    import io
+    import yaml
+    from yaml import nodes as yn
 
-    from ruamel.yaml import YAML
-    from ruamel.yaml.comments import CommentedMap
-    from ruamel.yaml.error import YAMLError
-    from ruamel.yaml.util import load_yaml_guess_indent
+    from forge_tools.config.formats.yaml_format import MERGE_TAG
 
     try:
-        _, indent, block_seq_indent = load_yaml_guess_indent(text)
-        yaml = YAML(typ="rt")
-        yaml.preserve_quotes = True
-        yaml.width = 1 << 16  # never re-wrap a long line
-        yaml.indent(mapping=indent or 2, sequence=(indent or 2) + (block_seq_indent or 0),
-                    offset=block_seq_indent or 0)
-        data = yaml.load(text)
-    except YAMLError as exc:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
         raise WriterError(f"cannot read the file for editing: {exc}") from None
-    node: Any = data
+
+    def pairs(node: Any) -> list[tuple[Any, Any]]:
+        if not isinstance(node, yn.MappingNode):
+            raise WriterError("the parent is not a mapping")
+        if any(k.tag == MERGE_TAG for k, _ in node.value):
+            raise WriterError("the map uses a YAML merge key (<<); edit it by hand")
+        return list(node.value)
+
+    def reached(key: Any, value: Any) -> Any:
+        if value.start_mark.index < key.end_mark.index:  # an alias: editing it would edit the anchor
+            raise WriterError("the map is reached through a YAML alias; edit it by hand")
+        return value
+
+    node: Any = root
     for key in edit.keys[:-1]:
-        if not isinstance(node, CommentedMap) or key not in node:
+        found = [(k, v) for k, v in pairs(node) if isinstance(k, yn.ScalarNode) and k.value == key]
+        if len(found) != 1:
             raise WriterError(f"no key {key!r}")
-        node = node[key]
+        node = reached(*found[0])
+    entries = pairs(node)
+    names = [str(k.value) for k, _ in entries]
     last = edit.keys[-1]
-    if not isinstance(node, CommentedMap) or last not in node:
+    if names.count(last) != 1:
         raise WriterError(f"no key {last!r}")
-    if getattr(node, "merge", None):
-        raise WriterError("the map uses a YAML merge key (<<); edit it by hand")
+    i = names.index(last)
+    key_node, value_node = entries[i]
     if edit.kind == "rename":
-        _check_new_key([str(k) for k in node], last, edit.new)
-        _yaml_move(node, last, edit.new, list(node).index(last))
-    elif edit.kind == "first":
-        _yaml_move(node, last, last, 0)
-    elif edit.kind == "tools":
-        from forge_tools.check.fix import tools_as_permission
+        _check_new_key(names, last, edit.new)
+        return apply_splices(text, [Splice(key_node.start_mark.index, key_node.end_mark.index,
+                                           _yaml_key(key_node, edit.new))])
+    if edit.kind == "first":
+        spans = [Entry(k.start_mark.index, k.end_mark.index, reached(k, v).start_mark.index, _yaml_end(v))
+                 for k, v in entries]
+        return move_first(text, spans, i, "#", commas=bool(node.flow_style))
+    from forge_tools.check.fix import tools_as_permission
 
-        _check_new_key([str(k) for k in node], last, "permission")
-        tools = node[last]
-        if not isinstance(tools, CommentedMap):
-            raise WriterError("`tools` is not a mapping")
-        converted = tools_as_permission({str(k): v for k, v in tools.items()})
-        for position, (old_name, (name, action)) in enumerate(zip(list(tools), converted.items(),
-                                                                 strict=True)):
-            tools[old_name] = action
-            if name != old_name:
-                _yaml_move(tools, old_name, name, position)
-        _yaml_move(node, last, "permission", list(node).index(last))
-    out = io.StringIO()
-    yaml.dump(data, out)
-    return out.getvalue()
-
-
-def _yaml_move(node: Any, old: str, new: str, position: int) -> None:
-    """Put the entry `old` at `position` under the key `new`, with the comments attached to it."""
-    comment = node.ca.items.pop(old, None)
-    value = node.pop(old)
-    node.insert(position, new, value)
-    if comment is not None:
-        node.ca.items[new] = comment
+    _check_new_key(names, last, "permission")
+    tools = reached(key_node, value_node)
+    if not isinstance(tools, yn.MappingNode) or any(not isinstance(k, yn.ScalarNode) for k, _ in tools.value):
+        raise WriterError("`tools` is not a mapping")
+    loader = yaml.SafeLoader("")
+    plain = {str(k.value): loader.construct_object(v) for k, v in tools.value}
+    converted = list(tools_as_permission(plain).items())
+    splices = [Splice(key_node.start_mark.index, key_node.end_mark.index, _yaml_key(key_node, "permission"))]
+    for (k, v), (name, action) in zip(tools.value, converted, strict=True):
+        if name != k.value:
+            splices.append(Splice(k.start_mark.index, k.end_mark.index, _yaml_key(k, name)))
+        splices.append(Splice(v.start_mark.index, v.end_mark.index, action))
+    return apply_splices(text, splices)
 
 
 # ------------------------------------------------------------------------------------------- TOML

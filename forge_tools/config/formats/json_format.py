@@ -7,7 +7,7 @@ import bisect
 import json
 import re
 import sys
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from forge_tools.config.formats.base import (
     MAX_DEPTH,
@@ -20,7 +20,7 @@ from forge_tools.config.formats.base import (
     position_of,
     too_many_digits,
 )
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ExitCode, ForgeToolsError
 from forge_tools.origin import Node, Origin
 
 
@@ -143,11 +143,55 @@ class _Pairs(list[tuple[str, Any]]):
     """A JSON object as its key/value pairs in file order, duplicates kept (they are an error)."""
 
 
+class JsonFive(NamedTuple):
+    """The parts of json-five forge-tools uses."""
+
+    loads: Any
+    ModelLoader: Any
+    JSONObject: Any
+    model: Any
+    JSON5DecodeError: Any
+
+
+REPAIR_JSON_FIVE = "run `pip uninstall json5` and `pip install --force-reinstall json-five`"
+
+
+class JsonFiveMissing(ForgeToolsError):
+    """json-five's `json5` module is not json-five's: another package took the import name."""
+
+    exit_code = ExitCode.CONFIG
+
+
+def json_five() -> JsonFive:
+    """json-five, or JsonFiveMissing saying how to repair the install.
+
+    json-five and the PyPI package `json5` both install a module named `json5`; with both installed
+    (or another `json5` first on sys.path) json-five's own imports fail half-way, which must not read
+    as forge-tools crashing.
+    """
+    try:
+        from json5 import model
+        from json5.loader import ModelLoader, loads
+        from json5.utils import JSON5DecodeError
+    except ImportError as exc:
+        import importlib.util
+
+        spec = importlib.util.find_spec("json5")
+        where = f" ({spec.origin})" if spec is not None and spec.origin else ""
+        raise JsonFiveMissing(
+            f"the module `json5`{where} is not json-five's ({exc}): another package named json5 "
+            f"replaced it; {REPAIR_JSON_FIVE}") from None
+    return JsonFive(loads, ModelLoader, model.JSONObject, model, JSON5DecodeError)
+
+
 def parse_json5(text: str, base: Origin) -> Node:
     """JSON, JSONC and JSON5 through json-five's model (1-based line, 0-based column offsets)."""
-    from json5 import model as m
-    from json5.loader import ModelLoader, loads
-    from json5.utils import JSON5DecodeError
+    try:
+        five = json_five()
+    except JsonFiveMissing:
+        _stdlib_error(text, base)
+        raise
+    m, loads, ModelLoader, JSON5DecodeError = five.model, five.loads, five.ModelLoader, five.JSON5DecodeError
 
     try:
         doc = loads(text, loader=ModelLoader())
@@ -206,6 +250,21 @@ def parse_json5(text: str, base: Origin) -> Node:
         raise ConfigError(f"unsupported JSON value {type(node).__name__}", here)
 
     return convert(doc.value, (), None)
+
+
+def _stdlib_error(text: str, base: Origin) -> None:
+    """Without json-five, a JSON/JSONC syntax error is still a located error (the standard library's
+    message and position); the text may be JSON5, which needs json-five, so the line says that too."""
+    blanked = _STRING_OR_COMMENT.sub(_blank, text) if "//" in text or "/*" in text else text
+    blanked = _STRING_OR_COMMA.sub(_blank, blanked)
+    try:
+        json.loads(blanked)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"invalid JSON: {exc.msg[:1].lower()}{exc.msg[1:]} (JSON5 syntax needs json-five, "
+                          f"whose module `json5` another package replaced: {REPAIR_JSON_FIVE})",
+                          at(base, exc.lineno, exc.colno, ())) from None
+    except (ValueError, RecursionError):
+        pass
 
 
 # a line continuation of JSON5 (a backslash, then the end of the line) is not a raw character
