@@ -86,6 +86,8 @@ SOURCES = frozenset({"source", "."})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _MAX_DEPTH = 8  # nested `bash -c` / `eval` levels followed before giving up (fail closed: outer kept)
+MAX_LINE = 65_536  # characters: a longer command line is one opaque pattern, not analysed (issue 22)
+MAX_STARTS = 64  # later words checked as command starts after a wrapper whose options are not known
 
 _WS = re.compile(r"\s+")
 
@@ -114,6 +116,7 @@ class _Found(list[str]):
         self.writes: list[str] = []
         self.dynamic_targets: list[str] = []
         self.texts: list[tuple[str, ...]] = []
+        self.enumerating = False  # inside an unknown wrapper that checks every later start
 
     def add_opaque(self, pattern: str) -> None:
         pattern = normalise(pattern)
@@ -139,6 +142,11 @@ def normalise(text: str) -> str:
 def split_command_line(line: str) -> CommandLine:
     """Every simple command of `line` as a normalised permission pattern (see the module docstring)."""
     out = _Found()
+    if len(line) > MAX_LINE:
+        # Past the documented size the line is not analysed (deciding it must not take minutes): it is
+        # one opaque pattern, asked, and denied under `"*": "deny"` (docs/bash-subset.md).
+        whole = normalise(line)
+        return CommandLine((whole,), False, (), (whole,))
     has_error = _split_into(line, out, 0)
     if not out and normalise(line):
         out.append(normalise(line))
@@ -426,15 +434,26 @@ def _follow_wrapper(base: str, words: list[str], static: list[str | None], out: 
 
 
 def _every_start(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
-    """A wrapper whose options are not understood: opaque, and each later plain word is also checked
-    as where the command may start (`strace -o log rm x` also checks `rm x`), which is only stricter."""
+    """A wrapper whose options are not understood: opaque, and each later plain word (up to
+    `MAX_STARTS` of them) is also checked as where the command may start (`strace -o log rm x` also
+    checks `rm x`), which is only stricter. Inside that region no wrapper enumerates starts again: every
+    later start is already one of this one's, so the work grows with the line, not with its square or
+    cube (issue 22: `strace` x200 took minutes)."""
     out.add_opaque(" ".join(words))
-    if depth > 2:
-        return  # checking every start at every level would grow exponentially; opaque is enough
-    for start in range(1, len(static)):
-        word = static[start]
-        if word is not None and not word.startswith("-") and (start == 1 or static[start - 1] is not None):
-            _add_command(words[start:], static[start:], out, depth + 1)
+    if out.enumerating:
+        return  # an enclosing unknown wrapper already checks every later start
+    out.enumerating = True
+    try:
+        checked = 0
+        for start in range(1, len(static)):
+            word = static[start]
+            if word is not None and not word.startswith("-") and (start == 1 or static[start - 1] is not None):
+                if checked >= MAX_STARTS:
+                    break  # the whole is opaque (asked, denied under "*": "deny"): enough for the rest
+                checked += 1
+                _add_command(words[start:], static[start:], out, depth + 1)
+    finally:
+        out.enumerating = False
 
 
 def _coproc_start(static: list[str | None]) -> int:
