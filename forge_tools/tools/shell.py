@@ -220,7 +220,8 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
             if inner != _text(current, data)[1:-1]:
                 _split_static(inner, [inner], out, depth)
         kind = current.type
-        if kind == "heredoc_body" and _expanding_heredoc(current, data) and _heredoc_arithmetic(current, data):
+        if kind == "heredoc_body" and _expanding_heredoc(current, data) \
+                and _heredoc_arithmetic(current, data):
             out.add_opaque(_text(current, data))  # `$((x))`, `$[x]` in a body: x's value is evaluated
         if kind == "expansion" or (kind == "heredoc_body" and _expanding_heredoc(current, data)):
             # tree-sitter-bash leaves some substitutions as plain text (`${x:-`cmd`}`, a backquote or a
@@ -487,7 +488,8 @@ def _every_start(words: list[str], static: list[str | None], out: _Found, depth:
         checked = 0
         for start in range(1, len(static)):
             word = static[start]
-            if word is not None and not word.startswith("-") and (start == 1 or static[start - 1] is not None):
+            if word is not None and not word.startswith("-") \
+                    and (start == 1 or static[start - 1] is not None):
                 if checked >= MAX_STARTS:
                     break  # the whole is opaque (asked, denied under "*": "deny"): enough for the rest
                 checked += 1
@@ -621,7 +623,8 @@ _INTERPRETER_OPTIONS: dict[str, _Options] = {
 # (`-m code`, `-m timeit`, `-m pdb`, `-m cProfile -c`, ... are opaque).
 _PYTHON_MODULES = frozenset({"pytest", "unittest", "pip", "venv", "mypy", "ruff", "black", "isort", "flake8",
                              "pylint", "coverage", "build", "twine", "json.tool", "py_compile", "compileall",
-                             "ensurepip", "tox", "nox", "pyright", "poetry", "hatch", "pdm", "mkdocs", "sphinx",
+                             "ensurepip", "tox", "nox", "pyright", "poetry", "hatch", "pdm", "mkdocs",
+                             "sphinx",
                              "tabnanny", "pyclbr", "pydoc", "site", "sysconfig", "calendar", "uuid"})
 _STREAM = re.compile(r"-|/dev/(?:stdin|fd/\d+|tty)|/proc/(?:self|thread-self|\d+)/fd/\d+|/dev/.*|/proc/.*")
 
@@ -640,9 +643,7 @@ def _interpreter_code(base: str, words: list[str]) -> bool:
         if not word.startswith("-") or word == "-":
             break
         if word.startswith("--"):
-            if word not in grammar.long:
-                return True
-            return False
+            return word not in grammar.long
         if base in ("python", "pypy") and word.startswith("-m"):
             module = word[2:] or (words[i + 1] if i + 1 < len(words) else "")
             return module not in _PYTHON_MODULES
@@ -700,7 +701,7 @@ def _sed_code(words: list[str]) -> bool:
             continue
         if word.startswith("--"):
             name, eq, value = word[2:].partition("=")
-            if name in ("expression", "expressio", "expressi", "express", "expres", "expre", "expr", "exp", "ex"):
+            if len(name) >= 2 and "expression".startswith(name):
                 if eq:
                     scripts.append(value)
                 elif i < len(words):
@@ -746,7 +747,8 @@ _GIT_VALUES = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--sup
                          "--attr-source"})
 _GIT_FLAGS = frozenset({"-p", "-P", "--paginate", "--no-pager", "--bare", "--no-replace-objects",
                         "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
-                        "--no-optional-locks", "--no-advice", "--version", "-v", "--help", "-h", "--html-path",
+                        "--no-optional-locks", "--no-advice", "--version", "-v", "--help", "-h",
+                        "--html-path",
                         "--man-path", "--info-path", "--no-lazy-fetch"})
 # Subcommands that run a command they are given, or write config that later runs one.
 _GIT_RUNS = {"rebase": ("-x", "--exec"), "bisect": ("run",), "difftool": ("-x", "--extcmd", "-t", "--tool"),
