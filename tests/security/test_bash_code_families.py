@@ -25,8 +25,8 @@ CLI = Callable[..., tuple[int, str, str]]
 ORIGINAL = "original\n"
 RM_DENY = {"bash": {"*": "allow", "rm *": "deny"}}
 ALLOW_LIST = {"bash": {"*": "deny", "echo *": "allow", "cat *": "allow", "python3 *": "allow",
-                       "perl *": "allow", "awk *": "allow", "sed *": "allow", "git *": "allow", "vim *": "allow",
-                       "node *": "allow", "declare *": "allow", "x=*": "allow"}}
+                       "perl *": "allow", "awk *": "allow", "sed *": "allow", "git *": "allow",
+                       "vim *": "allow", "node *": "allow", "declare *": "allow", "x=*": "allow"}}
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
@@ -57,7 +57,8 @@ def _line(template: str, home: Path) -> str:
 
 
 def _decision_of_run(err: str) -> str:
-    return "deny" if "permission denied" in err else "ask" if "not approved" in err or "rejected" in err else "?"
+    return "deny" if "permission denied" in err else \
+        "ask" if "not approved" in err or "rejected" in err else "?"
 
 
 class Family:
@@ -234,7 +235,7 @@ class TestBuiltinsThatEvaluate(Family):
 
 
 class TestPathsTheSplitterCannotResolve(Family):
-    policy = {"bash": "allow"}  # external_directory keeps its default: ask
+    policy: ClassVar[dict[str, object]] = {"bash": "allow"}  # external_directory keeps its default: ask
     targets = ("~/owned",)
     cases = (
         "ln -s {home} h && touch h/owned",
@@ -252,7 +253,7 @@ class TestPathsTheSplitterCannotResolve(Family):
 
 
 class TestRewritingTheRules(Family):
-    policy = {"bash": "allow", "edit": "allow"}
+    policy: ClassVar[dict[str, object]] = {"bash": "allow", "edit": "allow"}
     targets = ("opencode.json", "~/.config/opencode/opencode.json", ".opencode/agent.md")
     exact = "ask"
     cases = (
