@@ -80,12 +80,21 @@ from forge_tools.tools.shell_wrappers import parse as parse_wrapper
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "mksh", "ash", "busybox sh"})
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "mksh", "ash", "busybox sh", "rbash", "rzsh",
+                    "tcsh", "csh", "yash", "posh", "ksh93", "lksh", "oksh", "pdksh"})
+# Editors run commands they are given in many forms (`vim '+!cmd'`, `vim -es <<< '!cmd'`, `:!` from a
+# script, an `ex` script on stdin), under many names: a call to one is always opaque (issue 18).
+EDITORS = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim", "rview", "gvim", "gview", "evim",
+                     "eview", "gvimdiff", "nvi", "elvis", "vile", "ed", "red", "emacs", "emacsclient", "nano",
+                     "rnano", "pico", "joe", "mg", "jed", "kak", "hx", "micro"})
+_EDITOR_NAME = re.compile(r"(?:n?vim?|g?view|ex|vimdiff)(?:\.[\w-]+)?")  # vim.basic, vim.tiny, vi.nox ...
 # Commands that run a file's contents in this shell: what they run cannot be seen here.
 SOURCES = frozenset({"source", "."})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _MAX_DEPTH = 8  # nested `bash -c` / `eval` levels followed before giving up (fail closed: outer kept)
+MAX_LINE = 65_536  # characters: a longer command line is one opaque pattern, not analysed (issue 22)
+MAX_STARTS = 64  # later words checked as command starts after a wrapper whose options are not known
 
 _WS = re.compile(r"\s+")
 
@@ -114,6 +123,7 @@ class _Found(list[str]):
         self.writes: list[str] = []
         self.dynamic_targets: list[str] = []
         self.texts: list[tuple[str, ...]] = []
+        self.enumerating = False  # inside an unknown wrapper that checks every later start
 
     def add_opaque(self, pattern: str) -> None:
         pattern = normalise(pattern)
@@ -139,6 +149,11 @@ def normalise(text: str) -> str:
 def split_command_line(line: str) -> CommandLine:
     """Every simple command of `line` as a normalised permission pattern (see the module docstring)."""
     out = _Found()
+    if len(line) > MAX_LINE:
+        # Past the documented size the line is not analysed (deciding it must not take minutes): it is
+        # one opaque pattern, asked, and denied under `"*": "deny"` (docs/bash-subset.md).
+        whole = normalise(line)
+        return CommandLine((whole,), False, (), (whole,))
     has_error = _split_into(line, out, 0)
     if not out and normalise(line):
         out.append(normalise(line))
@@ -192,7 +207,8 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
             pattern = normalise(" ".join(w for w in words if w))
             if pattern:
                 out.append(pattern)
-            if any(w.startswith("-") and ("i" in w or "n" in w) for w in words[1:]):
+            if any(w.startswith("-") and ("i" in w or "n" in w) for w in words[1:]) \
+                    or _declaration_evaluates(current, data):
                 out.add_opaque(pattern)  # `declare -i x=V` evaluates V; `declare -n r=V` names V
         site = _outside_subset(current, data)
         if site is not None:
@@ -204,6 +220,9 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
             if inner != _text(current, data)[1:-1]:
                 _split_static(inner, [inner], out, depth)
         kind = current.type
+        if kind == "heredoc_body" and _expanding_heredoc(current, data) \
+                and _heredoc_arithmetic(current, data):
+            out.add_opaque(_text(current, data))  # `$((x))`, `$[x]` in a body: x's value is evaluated
         if kind == "expansion" or (kind == "heredoc_body" and _expanding_heredoc(current, data)):
             # tree-sitter-bash leaves some substitutions as plain text (`${x:-`cmd`}`, a backquote or a
             # tab-indented `$(cmd)` in a heredoc body); bash runs them, so they are found by hand here.
@@ -213,6 +232,36 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
             site = _text(current, data)
             out.add_opaque(site[:site.find("))") + 2] if current.type == "c_style_for_statement" else site)
         stack.extend(reversed(current.children))
+
+
+_HEREDOC_ARITHMETIC = re.compile(r"\$\(\((.*?)\)\)|\$\[(.*?)\]", re.S)
+
+
+def _heredoc_arithmetic(node: Node, data: bytes) -> bool:
+    """An expanding here-document body holding arithmetic that names a variable (`$((x))`, `$[x]`)."""
+    text = _text(node, data)
+    return "$[" in text or any(not _plain_arithmetic(m.group(1) if m.group(1) is not None else m.group(2))
+                               for m in _HEREDOC_ARITHMETIC.finditer(text))
+
+
+def _declaration_evaluates(node: Node, data: bytes) -> bool:
+    """`declare`/`typeset`/`local`/`export`/`readonly` evaluate what they are given: a subscript in a
+    name (`declare 'a[$(cmd)]=1'`), a compound array value (`declare -a 'a=([$(cmd)]=1)'`), or a word
+    known only at run time (`declare "$n=1"`: the name itself is built when it runs)."""
+    for child in node.children[1:]:
+        if child.type in _REDIRECTS:
+            continue
+        value = _static_value(child, data)
+        if value is None:
+            if child.type == "variable_assignment":
+                continue  # `local x=$y`: walked as an assignment (its name and subscript are checked there)
+            return True
+        if value.startswith("-") or value.startswith("+"):
+            continue
+        name, eq, rest = value.partition("=")
+        if "[" in name or (eq and rest.startswith("(")):
+            return True
+    return False
 
 
 def _redirect(node: Node, data: bytes, out: _Found) -> None:
@@ -315,7 +364,7 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
     base = name.rsplit("/", 1)[-1]
     if base in SHELLS:
         _follow_shell(words, static, out, depth)
-    elif base in SOURCES or base in STRING_RUNNERS:
+    elif base in SOURCES or base in STRING_RUNNERS or base in EDITORS or _EDITOR_NAME.fullmatch(base):
         out.add_opaque(whole)
     elif base in OPAQUE_WRAPPERS:
         _every_start(words, static, out, depth)
@@ -426,15 +475,27 @@ def _follow_wrapper(base: str, words: list[str], static: list[str | None], out: 
 
 
 def _every_start(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
-    """A wrapper whose options are not understood: opaque, and each later plain word is also checked
-    as where the command may start (`strace -o log rm x` also checks `rm x`), which is only stricter."""
+    """A wrapper whose options are not understood: opaque, and each later plain word (up to
+    `MAX_STARTS` of them) is also checked as where the command may start (`strace -o log rm x` also
+    checks `rm x`), which is only stricter. Inside that region no wrapper enumerates starts again: every
+    later start is already one of this one's, so the work grows with the line, not with its square or
+    cube (issue 22: `strace` x200 took minutes)."""
     out.add_opaque(" ".join(words))
-    if depth > 2:
-        return  # checking every start at every level would grow exponentially; opaque is enough
-    for start in range(1, len(static)):
-        word = static[start]
-        if word is not None and not word.startswith("-") and (start == 1 or static[start - 1] is not None):
-            _add_command(words[start:], static[start:], out, depth + 1)
+    if out.enumerating:
+        return  # an enclosing unknown wrapper already checks every later start
+    out.enumerating = True
+    try:
+        checked = 0
+        for start in range(1, len(static)):
+            word = static[start]
+            if word is not None and not word.startswith("-") \
+                    and (start == 1 or static[start - 1] is not None):
+                if checked >= MAX_STARTS:
+                    break  # the whole is opaque (asked, denied under "*": "deny"): enough for the rest
+                checked += 1
+                _add_command(words[start:], static[start:], out, depth + 1)
+    finally:
+        out.enumerating = False
 
 
 def _coproc_start(static: list[str | None]) -> int:
@@ -486,8 +547,8 @@ INTERPRETERS: dict[str, frozenset[str]] = {
     "luajit": frozenset({"-e"}), "Rscript": frozenset({"-e"}), "osascript": frozenset({"-e"}),
     "tclsh": frozenset(), "expect": frozenset({"-c"}), "jq": frozenset(),
     "awk": frozenset(), "gawk": frozenset(), "mawk": frozenset(), "nawk": frozenset(), "sed": frozenset(),
-    "gsed": frozenset(), "git": frozenset({"-c", "--config-env"}), "vim": frozenset({"-c", "--cmd"}),
-    "nvim": frozenset({"-c", "--cmd"}), "make": frozenset({"--eval"}),
+    "gsed": frozenset(), "git": frozenset({"-c", "--config-env"}), "make": frozenset({"--eval"}),
+    "wish": frozenset(),
 }
 # awk runs commands with system(), pipes (`print | "cmd"`, `"cmd" | getline`) and writes files with
 # `print > "f"`; a comparison `$2 > 1` outside print is not an effect.
@@ -540,36 +601,215 @@ def _sed_runs(script: str) -> bool:
     return False
 
 
+# The options of each interpreter that carry no code (issue 18: "an unknown option of a code-running
+# program is opaque"): letters that are flags, letters that take a value, long options. Any other
+# option, no script (the code comes from stdin), or a script that is a stream (`/dev/stdin`,
+# `/proc/self/fd/0`, `/dev/fd/3`, `-`) makes the call opaque.
+class _Options(NamedTuple):
+    flags: str = ""
+    values: str = ""
+    long: frozenset[str] = frozenset({"--version", "--help"})
+
+
+_INTERPRETER_OPTIONS: dict[str, _Options] = {
+    "python": _Options("BbdEIOqsSuvVxhP", "WX"), "pypy": _Options("BbdEIOqsSuvVxhP", "WX"),
+    "perl": _Options("wWXTtlanpcsv", ""), "ruby": _Options("wWvdl", ""),
+    "node": _Options("vh", ""), "nodejs": _Options("vh", ""), "bun": _Options("vh", ""),
+    "php": _Options("lvhn", ""), "lua": _Options("v", ""), "luajit": _Options("v", ""),
+    "Rscript": _Options("", ""), "osascript": _Options("", ""), "tclsh": _Options("", ""),
+    "wish": _Options("", ""), "expect": _Options("dv", ""),
+}
+# `python -m MODULE`: modules that run files or fixed tasks, not code given on the line or on stdin
+# (`-m code`, `-m timeit`, `-m pdb`, `-m cProfile -c`, ... are opaque).
+_PYTHON_MODULES = frozenset({"pytest", "unittest", "pip", "venv", "mypy", "ruff", "black", "isort", "flake8",
+                             "pylint", "coverage", "build", "twine", "json.tool", "py_compile", "compileall",
+                             "ensurepip", "tox", "nox", "pyright", "poetry", "hatch", "pdm", "mkdocs",
+                             "sphinx",
+                             "tabnanny", "pyclbr", "pydoc", "site", "sysconfig", "calendar", "uuid"})
+_STREAM = re.compile(r"-|/dev/(?:stdin|fd/\d+|tty)|/proc/(?:self|thread-self|\d+)/fd/\d+|/dev/.*|/proc/.*")
+
+
+def _interpreter_code(base: str, words: list[str]) -> bool:
+    """Whether interpreter `base` runs code other than a script file named on the line."""
+    grammar = _INTERPRETER_OPTIONS[base]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("--version", "--help", "-h", "-V", "-v", "-VV") and base not in ("perl",):
+            return False  # prints and exits
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        if word.startswith("--"):
+            return word not in grammar.long
+        if base in ("python", "pypy") and word.startswith("-m"):
+            module = word[2:] or (words[i + 1] if i + 1 < len(words) else "")
+            return module not in _PYTHON_MODULES
+        j = 1
+        while j < len(word):
+            letter = word[j]
+            if letter in grammar.values:
+                if j + 1 == len(word):
+                    i += 1
+                break
+            if letter not in grammar.flags:
+                return True  # `-c`, `-e`, `-i`, `-x`, `-M...`, `-d`, `-r`: code, stdin or a debugger
+            j += 1
+        i += 1
+    if i >= len(words):
+        return True  # no script: the code comes from stdin
+    return bool(_STREAM.fullmatch(words[i]))
+
+
+def _awk_code(words: list[str]) -> bool:
+    """awk with options other than `-F`/`-v`, a program file, or a program with effects."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        if word in ("-F", "-v"):
+            i += 2
+            continue
+        if word.startswith(("-F", "-v")) and len(word) > 2:
+            i += 1
+            continue
+        return True  # -f FILE, -W exec, -E, -i, -l, --exec, ...: code from elsewhere
+    if i >= len(words):
+        return True
+    return bool(_AWK_EFFECTS.search(words[i]))
+
+
+def _sed_code(words: list[str]) -> bool:
+    """sed whose scripts (every -e/--expression, glued or not, else the first operand) may run or write."""
+    scripts: list[str] = []
+    i = 0
+    operands: list[str] = []
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            operands += words[i:]
+            break
+        if not word.startswith("-") or word == "-":
+            operands.append(word)
+            continue
+        if word.startswith("--"):
+            name, eq, value = word[2:].partition("=")
+            if len(name) >= 2 and "expression".startswith(name):
+                if eq:
+                    scripts.append(value)
+                elif i < len(words):
+                    scripts.append(words[i])
+                    i += 1
+                else:
+                    return True
+            elif name in ("line-length", "l") and not eq:
+                i += 1
+            elif name not in ("quiet", "silent", "debug", "posix", "regexp-extended", "separate", "sandbox",
+                              "unbuffered", "null-data", "zero-terminated", "in-place", "follow-symlinks",
+                              "line-length", "help", "version"):
+                return True  # --file=SCRIPT and anything unknown
+            continue
+        j = 1
+        while j < len(word):
+            letter = word[j]
+            if letter in "nErsuz":
+                j += 1
+                continue
+            if letter == "i":
+                break  # `-i[SUFFIX]`: the rest is the suffix
+            if letter in "el":
+                value = word[j + 1:]
+                if not value:
+                    if i >= len(words):
+                        return True
+                    value = words[i]
+                    i += 1
+                if letter == "e":
+                    scripts.append(value)
+                break
+            return True  # -f FILE, unknown letters
+    if not scripts:
+        if not operands:
+            return True
+        scripts = operands[:1]
+    return any(_sed_runs(w) for w in scripts)
+
+
+# git's own options (before the subcommand): those that take a value, those that carry code or config.
+_GIT_VALUES = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds",
+                         "--attr-source"})
+_GIT_FLAGS = frozenset({"-p", "-P", "--paginate", "--no-pager", "--bare", "--no-replace-objects",
+                        "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+                        "--no-optional-locks", "--no-advice", "--version", "-v", "--help", "-h",
+                        "--html-path",
+                        "--man-path", "--info-path", "--no-lazy-fetch"})
+# Subcommands that run a command they are given, or write config that later runs one.
+_GIT_RUNS = {"rebase": ("-x", "--exec"), "bisect": ("run",), "difftool": ("-x", "--extcmd", "-t", "--tool"),
+             "mergetool": ("-t", "--tool"), "filter-branch": ("",), "submodule": ("foreach",),
+             "config": ("",), "var": ("",), "archive": ("--exec", "--remote"), "daemon": ("",),
+             "instaweb": ("",), "send-email": ("",), "credential": ("",), "fsck": ("",), "p4": ("",),
+             "svn": ("",), "cvsserver": ("",), "shell": ("",)}
+
+
+def _git_code(words: list[str]) -> bool:
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = word.split("=", 1)[0]
+        if name in _GIT_VALUES:
+            i += 1 if "=" in word else 2
+            continue
+        if word.startswith("-C") and len(word) > 2:
+            i += 1
+            continue
+        if word in _GIT_FLAGS:
+            i += 1
+            continue
+        if word.startswith("-"):
+            return True  # -c, --config-env, --exec-path and anything unknown
+        break
+    rest = words[i + 1:]
+    if any(w.startswith(("--upload-pack", "--receive-pack", "--exec", "--extcmd")) or w in ("-u",)
+           for w in rest):
+        return True
+    if i < len(words) and words[i] in _GIT_RUNS:
+        triggers = _GIT_RUNS[words[i]]
+        if triggers == ("",):
+            if words[i] == "config":
+                reading = {"--get", "--get-all", "--get-regexp", "-l", "--list", "--show-origin", "get",
+                           "list"}
+                return not (set(rest) & reading)
+            return True
+        return any(w.split("=", 1)[0] in triggers or any(w.startswith(t) and len(t) == 2 for t in triggers
+                                                         if t.startswith("-")) for w in rest)
+    return False
+
+
 def _inline_code(base: str, static: list[str | None]) -> bool:
     """Whether `base` is given code to run (see INTERPRETERS); unknown words count as code."""
     args = static[1:]
     if any(w is None for w in args):
         return True
     words = [w for w in args if w is not None]
-    if base in ("awk", "gawk", "mawk", "nawk"):
-        return any(_AWK_EFFECTS.search(w) for w in words if not w.startswith("-") or w.startswith("-v")) \
-            or any(w.startswith(("-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"))
-                   for w in words)
+    if base in ("awk", "gawk", "mawk", "nawk", "busybox awk"):
+        return _awk_code(words)
     if base in ("sed", "gsed"):
-        scripts = [w for w in words if not w.startswith("-")][:1]  # the script (or with -e, every -e)
-        scripts = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-e", "--expression")] or scripts
-        return any(_sed_runs(w) for w in scripts) \
-            or any(w.startswith(("-f", "--file")) for w in words)
+        return _sed_code(words)
     if base == "git":
-        first = next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))
-        return any(w.startswith(("-c", "--config-env", "--exec-path")) for w in words[:first]) \
-            or any(w.startswith(("--upload-pack", "--receive-pack", "-u")) for w in words)
-    if base in ("tclsh", "jq"):
+        return _git_code(words)
+    if base == "jq":
         return False
+    if base in _INTERPRETER_OPTIONS:
+        return _interpreter_code(base, words)
     options = INTERPRETERS[base]
-    if base in ("python", "pypy", "ruby", "perl", "node", "nodejs", "php", "lua", "luajit", "bun") and (
-            not any(not w.startswith("-") for w in words) or "-" in words) \
-            and not set(words) & {"--version", "-V", "--help", "-h", "-v"}:
-        return True  # no script: the code comes from stdin
-    return any(w in options or any(w.startswith(o) and len(o) == 2 and len(w) > 2 for o in options)
-               or (w.startswith("-") and not w.startswith("--") and any(o[1:] in w[1:] for o in options
-                                                                        if len(o) == 2))
-               for w in words)
+    return any(w in options or any(w.startswith(o) for o in options) for w in words)
 
 
 def _expanding_heredoc(body: Node, data: bytes) -> bool:
@@ -688,7 +928,12 @@ def _evaluates_code(node: Node, data: bytes) -> bool:
         if _code_variable(_text(target, data)):
             return True
         index = target.child_by_field_name("index") if target.type == "subscript" else None
-        return index is not None and not _plain_arithmetic(_text(index, data))
+        if index is not None and not _plain_arithmetic(_text(index, data)):
+            return True
+        value = node.child_by_field_name("value")
+        if value is not None and value.type == "array":  # `a=([x]=1)`: each subscript is evaluated
+            return any(not _plain_arithmetic(m.group(1)) for m in _SUBSCRIPT.finditer(_text(value, data)))
+        return False
     if kind == "test_command":
         return _test_evaluates(node, data)
     return False
@@ -930,7 +1175,16 @@ _SIMPLE_EXPANSION = re.compile(
 # `printf -v`, `for`, `mapfile`, `${x:=..}`, `declare`): a line that names one is opaque.
 _CODE_NAMES = re.compile(r"\b(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|BASH_ALIASES|BASH_CMDS|BASH_FUNC_\w*|"
                          r"SHELLOPTS|BASHOPTS|BASH_XTRACEFD|BASH_LOADABLES_PATH|EXECIGNORE|PATH|CDPATH|"
-                         r"RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|OPTIND|IFS|GLOBIGNORE|HOME|OLDPWD)\b")
+                         r"RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|OPTIND|IFS|GLOBIGNORE|HOME|OLDPWD|"
+                         # Variables that make a *program* run code (issue 18): git's config from the
+                         # environment, its ssh/diff/pager/editor commands; perl/python/node/ruby options
+                         # and libraries; the dynamic loader; a shell's startup file (ENV with `sh -i`).
+                         r"GIT_CONFIG\w*|GIT_SSH\w*|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|"
+                         r"GIT_ASKPASS|SSH_ASKPASS|GIT_PROXY_COMMAND|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_DIR|"
+                         r"GIT_WORK_TREE|GIT_DIFF_OPTS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|"
+                         r"PERL5OPT|PERL5DB|PERL5LIB|PERLLIB|PERL_\w+|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|"
+                         r"PYTHONINSPECT|PYTHONBREAKPOINT|NODE_OPTIONS|NODE_PATH|RUBYOPT|RUBYLIB|LD_\w+|ENV|"
+                         r"ZDOTDIR|VIMINIT|EXINIT|MYVIMRC|AWKPATH|TCLLIBPATH|GCONV_PATH|BROWSER)\b")
 _READ_ONLY_USE = re.compile(r"\$\{?(?:PATH|HOME|RANDOM|SRANDOM|SECONDS|LINENO|OPTIND|IFS|OLDPWD)\b\}?")
 _DELIMITER_WORD = r"[A-Za-z0-9_.+\-]+"
 _PLAIN_DELIMITER = re.compile(

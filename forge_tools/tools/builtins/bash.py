@@ -116,18 +116,26 @@ def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequ
     if args.workdir:
         requests += external_request(cwd, ctx, is_dir=True)
     paths = _Paths(split, cwd, cdpath="CDPATH" in args.command or bool(os.environ.get("CDPATH")))
+    if _makes_links(split):  # every path may lead through a link the line makes: where is known only then
+        paths.unknown += [t for t in split.redirects if not os.path.isabs(os.path.expanduser(t))]
+        paths.unknown += [posix(p) for p in paths.arguments if p not in paths.bases[:1]]
     for target in [*paths.arguments, *_harmless_less(split.redirects, paths.bases)]:
         requests += external_request(target, ctx, is_dir=target.is_dir())
     if paths.unknown:
         unknown = tuple(dict.fromkeys(paths.unknown))
         requests.append(PermissionRequest("external_directory", unknown, unknown,
                                           {"opaque": list(unknown), "paths": list(unknown)}))
+    linked = _makes_links(split)
     for target in _harmless_less(split.writes, paths.bases):
-        requests += _edit_request(target, ctx)
+        requests += _edit_request(target, ctx, always_ask=linked)
     for target in paths.written:
-        if is_agent_config(target, ctx):
-            requests += _edit_request(target, ctx)
-    dynamic = tuple(dict.fromkeys(split.dynamic_targets))
+        if linked or is_agent_config(target, ctx):
+            requests += _edit_request(target, ctx, always_ask=True)
+    for target in _config_mentions(split, paths.bases, ctx):
+        requests += _edit_request(target, ctx)  # `sed -i .. opencode.json`, `python3 -c 'open("opencode..`
+    # `~+/x` ($PWD), `~-/x` ($OLDPWD), `~user/x`: bash expands them when it runs; where is not known here.
+    tilde = [t for t in split.redirects if t.startswith("~") and t != "~" and not t.startswith("~/")]
+    dynamic = tuple(dict.fromkeys([*split.dynamic_targets, *tilde]))
     if dynamic:  # `> $F`, `> vic*`: where it writes is known only at run time, inside or outside
         requests.append(PermissionRequest("external_directory", dynamic, dynamic, {"opaque": list(dynamic)}))
         requests.append(PermissionRequest("edit", dynamic, dynamic, {"opaque": list(dynamic)}))
@@ -141,14 +149,66 @@ def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequ
     return requests
 
 
-def _edit_request(target: Path, ctx: ToolContext) -> list[PermissionRequest]:
-    """`edit` of a file a command writes (relative to the root); always asked for the agent config."""
+def _edit_request(target: Path, ctx: ToolContext, always_ask: bool = False) -> list[PermissionRequest]:
+    """`edit` of a file a command writes (relative to the root); always asked for the agent config (and
+    when the same line makes links, since the name may then lead anywhere, the config included)."""
     requests = edit_requests(target, ctx)
-    if is_agent_config(target, ctx):
+    if always_ask or is_agent_config(target, ctx):
         edit = requests[-1]
         requests[-1] = PermissionRequest(edit.permission, edit.patterns, edit.always,
                                          {**edit.metadata, "ask": list(edit.patterns)})
     return requests
+
+
+# Commands that read the files they name and write none: naming the agent config is harmless for them.
+READ_ONLY_COMMANDS = frozenset({"cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ls",
+                                "stat", "file", "wc", "diff", "cmp", "jq", "echo", "printf", "test", "[",
+                                "realpath", "readlink", "basename", "dirname", "md5sum", "sha1sum",
+                                "sha256sum", "cd", "pushd", "which", "type", "true", ":", "du", "tree"})
+_PATH_TOKEN = re.compile(r"[^\s'\"(),;=<>|&`{}\[\]]+")
+def _makes_links(split: CommandLine) -> bool:
+    """The line makes links when it runs (`ln`, `link`, `cp -s`/`-l`, `mount`): a later path on the same
+    line may lead through one to anywhere, which no check made before the line runs can see."""
+    for words in split.argv:
+        name = words[0].rsplit("/", 1)[-1] if words and words[0] is not None else None
+        if name in ("ln", "link", "mount", "bindfs"):
+            return True
+        if name == "cp" and any((w is not None and w.startswith("-") and not w.startswith("--")
+                                 and ("s" in w or "l" in w)) or w in ("--symbolic-link", "--link")
+                                for w in words[1:]):
+            return True
+    return False
+
+
+def _config_mentions(split: CommandLine, bases: list[Path], ctx: ToolContext) -> list[Path]:
+    """Agent config files or folders named anywhere in the words of a command that may write (any
+    program but the read-only ones): `sed -i .. opencode.json`, `cp x .opencode/agent/a.md`,
+    `python3 -c 'open("forge.json", "w")'`. Each is an `edit` always asked (issue 18)."""
+    found: list[Path] = []
+    for words, texts in zip(split.argv, split.texts or split.argv, strict=False):
+        name = words[0].rsplit("/", 1)[-1] if words and words[0] is not None else None
+        if name in READ_ONLY_COMMANDS:
+            continue
+        for word, text in zip(words[1:], texts[1:], strict=False):
+            for token in _PATH_TOKEN.findall(word if word is not None else text or ""):
+                for path in _absolute(token, bases):
+                    if is_agent_config(path, ctx):
+                        found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def config_targets(ctx: ToolContext) -> list[Path]:
+    """The agent config outside the project: the global config folders (opencode's and forge-tools')
+    and the files and folders named by OPENCODE_CONFIG, FORGE_CONFIG, OPENCODE_CONFIG_DIR and
+    FORGE_CONFIG_DIR. A write into any of them changes the rules as much as one into opencode.json."""
+    from forge_tools.paths import global_config_dir, opencode_global_dir
+
+    found = [opencode_global_dir(), global_config_dir()]
+    for name in ("OPENCODE_CONFIG", "FORGE_CONFIG", "OPENCODE_CONFIG_DIR", "FORGE_CONFIG_DIR"):
+        if os.environ.get(name):
+            found.append(Path(os.environ[name]) if os.path.isabs(os.environ[name])
+                         else Path(ctx.project_root) / os.environ[name])
+    return [Path(os.path.normpath(p.absolute())) for p in found]
 
 
 AGENT_CONFIG_DIRS = frozenset({".forge", ".opencode"})
@@ -160,6 +220,9 @@ def is_agent_config(path: Path, ctx: ToolContext) -> bool:
     a write there would change the rules that decide this very call."""
     root = Path(os.path.normpath(Path(ctx.project_root).absolute()))
     for candidate in (path, real_path(path)):
+        for config in config_targets(ctx):
+            if candidate == config or config in candidate.parents:
+                return True
         try:
             parts = candidate.relative_to(root).parts
         except ValueError:
@@ -244,6 +307,9 @@ class _Paths:
                     continue
                 if name == "dd" and word.startswith(("if=", "of=")):
                     word = word[3:]
+                if word.startswith("~") and word != "~" and not word.startswith("~/"):
+                    self.unknown.append(text or word)  # `~+/..`, `~-/x`, `~user/x`: expanded at run time
+                    continue
                 pending.append((word, name in WRITE_COMMANDS))
         cd_unknown = any(text.startswith("cd") or text.startswith(("pushd", "popd")) for text in self.unknown)
         for word, writes in pending:
