@@ -68,5 +68,6 @@ class Runtime(Protocol):
         """The agent's shell lowering: the texts of a bash line it matches against `bash` rules."""
 
     def decide(self, result: PipelineResult, tool_id: str, args: dict[str, Any],
-               project_root: Path) -> RuntimeAnswer:
-        """What the agent does with this call in this turn, without running it."""
+               project_root: Path, cwd: Path | None = None) -> RuntimeAnswer:
+        """What the agent does with this call in this turn (started in `cwd`, default the project
+        root), without running it."""

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.permission.calls import STRICTNESS
+from forge_tools.runtimes import Chosen
+from forge_tools.runtimes.base import RuntimeAnswer
 
 if TYPE_CHECKING:
     from forge_tools.permission.calls import CallDecision, PatternDecision
-    from forge_tools.runtimes.base import RuntimeAnswer
+    from forge_tools.visibility.pipeline import PipelineResult
 
 _RUNTIME_VERB = {"allow": "runs this", "ask": "asks before running this", "deny": "refuses this"}
 _GATE_VERB = {"allow": "run it", "ask": "ask first", "deny": "deny it"}
@@ -72,3 +75,35 @@ def _closest(checks: tuple[PatternDecision, ...], strict: PatternDecision) -> Pa
     if not same:
         return None
     return max(same, key=lambda c: difflib.SequenceMatcher(None, c.pattern, strict.pattern).ratio())
+
+
+class Answers(NamedTuple):
+    """Both answers about one call: the runtime's (what the agent does) and the gate's (what
+    `forge-tools run` enforces), and which runtime was used."""
+
+    chosen: Chosen
+    runtime: RuntimeAnswer
+    gate: CallDecision
+
+    @property
+    def difference(self) -> str | None:
+        return difference(self.runtime, self.gate)
+
+    def to_json(self) -> dict[str, Any]:
+        """The gate's decision (its flat fields, as before issue 17) with both answers beside it."""
+        return {**self.gate.to_json(), "runtime": self.runtime.to_json(), "gate": self.gate.to_json(),
+                "differs": differs(self.runtime, self.gate), "difference": self.difference}
+
+
+def answers(result: PipelineResult, tool_id: str, args: dict[str, Any], project_root: Path,
+            chosen: Chosen, gate: CallDecision, cwd: Path | None = None) -> Answers:
+    """The chosen runtime's answer beside the gate's decision `gate` (already made by
+    `call_decision.decide_call`); the forge runtime's answer *is* that decision, not a second one."""
+    from forge_tools.runtimes.forge.runtime import ForgeRuntime
+
+    runtime = chosen.runtime
+    if isinstance(runtime, ForgeRuntime):
+        answer = runtime.answer(gate, project_root)
+    else:
+        answer = runtime.decide(result, tool_id, args, project_root, cwd)
+    return Answers(chosen, answer, gate)

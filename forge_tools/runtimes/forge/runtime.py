@@ -43,7 +43,7 @@ class ForgeRuntime:
         return command_patterns(line)
 
     def decide(self, result: PipelineResult, tool_id: str, args: dict[str, Any],
-               project_root: Path) -> RuntimeAnswer:
+               project_root: Path, cwd: Path | None = None) -> RuntimeAnswer:
         from forge_tools.permission.gate import dry_gate
         from forge_tools.visibility.call_decision import decide_call
 

@@ -14,6 +14,7 @@ The project is opencode's `worktree` (the git root, forge-tools' project root) a
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,19 +52,21 @@ def decide(result: PipelineResult, tool_id: str, args: dict[str, Any], project_r
                                                                       result.ruleset))
                    for req in requests for pattern in req.patterns)
     decision = CallDecision(checks, dict(args))
-    return decision, reason(decision) + note
+    return decision, reason(decision, project_root) + note
 
 
-def reason(decision: CallDecision) -> str:
+def reason(decision: CallDecision, project_root: Path | None = None) -> str:
     """What decided, in opencode's terms: which rule matched which text (or that none did)."""
+    from forge_tools.report.findings import describe
+
     check = decision.deciding
     if check is None:
         return "opencode checks nothing for this call"
     rule = check.rule
     if rule is None:
         return f"no rule for {check.permission} matches {check.pattern!r} (opencode's default is ask)"
-    return (f"its rule {check.permission} {rule.pattern!r} {rule.action} ({rule.origin}) matches "
-            f"{check.pattern!r}")
+    return (f"its rule {check.permission} {json.dumps(rule.pattern)} {rule.action} "
+            f"({describe(rule.origin, project_root)}) matches {json.dumps(check.pattern)}")
 
 
 def contained(path: str, worktree: str, directory: str) -> bool:
