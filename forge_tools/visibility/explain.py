@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from forge_tools.config.formats import ConfigFormat
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.gate import PermissionGate
-    from forge_tools.runtimes.compare import Answers
     from forge_tools.permission.model import Rule
+    from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.permission_layer import PermissionVerdicts
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
 

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -65,12 +66,15 @@ def make_project(project: Path, config: dict[str, Any], calls: list[dict[str, An
 
 def run_call(opencode: str, call: dict[str, Any], project: Path, outside: Path, home: Path
              ) -> tuple[str, str]:
-    """('denied' | 'ran' | 'failed', opencode's output's last line)."""
+    """('denied' | 'ran' | 'failed' | 'timeout', opencode's output's last line)."""
     params = expand(call["params"], project, outside, home)
     args = ["unshare", "-n", opencode, "debug", "agent", "build", "--tool", call["tool"],
             "--params", json.dumps(params)]
-    done = subprocess.run(args, cwd=project, env=opencode_env(home), capture_output=True, text=True,
-                          timeout=120, check=False)
+    try:
+        done = subprocess.run(args, cwd=project, env=opencode_env(home), capture_output=True, text=True,
+                              timeout=300, check=False)
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
     text = done.stdout + done.stderr
     outcome = "denied" if DENIED in text else ("ran" if done.returncode == 0 else "failed")
     last = next((line for line in reversed(text.strip().splitlines()) if line.strip()), "")
@@ -82,6 +86,12 @@ def record_case(opencode: str, case: dict[str, Any], scratch: Path) -> dict[str,
     for folder in (outside, home):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
+    homes = threading.local()  # one scratch HOME per worker: opencode's database allows one process
+
+    def worker_home() -> Path:
+        if not hasattr(homes, "path"):
+            homes.path = Path(tempfile.mkdtemp(prefix="home-", dir=scratch))
+        return homes.path
     (outside / "seen.txt").write_text("hello\n")
     project, probe = scratch / case["name"], scratch / f"{case['name']}-probe"
     make_project(project, case["config"], case["calls"])
@@ -90,8 +100,9 @@ def record_case(opencode: str, case: dict[str, Any], scratch: Path) -> dict[str,
 
     def one(call: dict[str, Any]) -> dict[str, Any]:
         canaries = sorted(set(_CANARY.findall(json.dumps(call))))
-        first, said = run_call(opencode, call, project, outside, home)
-        second = run_call(opencode, call, probe, outside, home)[0] if probing and first != "denied" else ""
+        own_home = worker_home()
+        first, said = run_call(opencode, call, project, outside, own_home)
+        second = run_call(opencode, call, probe, outside, own_home)[0] if probing and first != "denied" else ""
         action = "deny" if first == "denied" else ("ask" if second == "denied" else "allow")
         entry: dict[str, Any] = {**call, "opencode": action, "outcome": first}
         if canaries:
@@ -102,7 +113,7 @@ def record_case(opencode: str, case: dict[str, Any], scratch: Path) -> dict[str,
         return entry
 
     # each call touches only its own canary, so a few run at once (opencode takes ~20 s to start)
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=3) as pool:
         records = list(pool.map(one, case["calls"]))
     return {"name": case["name"], "config": case["config"], "calls": records}
 
