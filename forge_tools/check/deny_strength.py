@@ -4,8 +4,8 @@ For each such rule, the command it names is written the known other ways that ru
 (a path-qualified name, a wrapper such as `command` or `env`, a nested `sh -c`/`bash -c`/`eval`,
 quoting or a backslash in the name, `$(...)` as the name, an assignment before it, options before a
 subcommand), and each spelling is decided by the check's runtime (opencode 1.18.33 for opencode's
-files: `runtimes/opencode`; forge-tools' gate for forge's). Nothing is executed. A spelling that the
-runtime treats more loosely than the rule is reported at the rule, with the command.
+files: `runtimes/opencode`; forge-tools' gate for forge's). Nothing is executed. A spelling the
+runtime allows (it runs with nobody asked) is reported at the rule, with the command.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
                 continue  # a later rule already decides this command (other findings say so)
             for form in other_spellings(command):
                 answer = runtime.decide(result, "bash", {"command": form}, root, cwd)
-                if STRICTNESS[answer.action] < STRICTNESS[rule.action]:
+                if answer.action == "allow":  # runs with nobody asked (an ask still meets a person)
                     seen = through.setdefault(rule, {}).setdefault(form, (answer.action, []))
                     seen[1].append(agent.name)
     findings = []
