@@ -77,7 +77,7 @@ def test_external_directory_is_asked_only_where_opencode_asks(project: Path, tmp
         both = forge_tools.call_answers(project, "bash", {"command": command})
         assert both.runtime.action == action, (command, both.runtime.reason)
     denied = forge_tools.call_answers(project, "bash", {"command": "cat /etc/hostname"})
-    assert [(c.permission, c.pattern) for c in denied.runtime.decision.checks][0] == (
+    assert next((c.permission, c.pattern) for c in denied.runtime.decision.checks) == (
         "external_directory", "/etc/*")
     read = forge_tools.call_answers(project, "read", {"filePath": str(project / ".env")})
     assert [c.pattern for c in read.runtime.decision.checks] == [".env"]
@@ -102,7 +102,7 @@ def test_check_expect_asserts_the_runtime_s_answer(project: Path, cli) -> None:
 
 def test_ft116_reports_the_spellings_that_get_around_a_deny(project: Path, cli) -> None:
     (project / "opencode.json").write_text(json.dumps(RM_DENY))
-    code, out, _ = cli("check", "--select", "FT116", "--format", "json")
+    _code, out, _ = cli("check", "--select", "FT116", "--format", "json")
     findings = json.loads(out)["findings"]
     assert [f["code"] for f in findings] == ["FT116"]
     assert findings[0]["location"]["line"] == 1
@@ -113,13 +113,13 @@ def test_ft116_reports_the_spellings_that_get_around_a_deny(project: Path, cli) 
 
 def test_ft116_finds_nothing_for_an_allow_list(project: Path, cli) -> None:
     (project / "opencode.json").write_text(json.dumps(ALLOW_LIST))
-    code, out, _ = cli("check", "--select", "FT116", "--format", "json")
+    _code, out, _ = cli("check", "--select", "FT116", "--format", "json")
     assert json.loads(out)["findings"] == []
 
 
 def test_ft116_under_the_gate_keeps_what_the_gate_resolves(project: Path, cli) -> None:
     (project / "opencode.json").write_text(json.dumps(RM_DENY))
-    code, out, _ = cli("check", "--select", "FT116", "--format", "json", "--runtime", "forge")
+    _code, out, _ = cli("check", "--select", "FT116", "--format", "json", "--runtime", "forge")
     assert json.loads(out)["findings"] == []
 
 

@@ -102,7 +102,8 @@ def record_case(opencode: str, case: dict[str, Any], scratch: Path) -> dict[str,
         canaries = sorted(set(_CANARY.findall(json.dumps(call))))
         own_home = worker_home()
         first, said = run_call(opencode, call, project, outside, own_home)
-        second = run_call(opencode, call, probe, outside, own_home)[0] if probing and first != "denied" else ""
+        probed = probing and first != "denied"
+        second = run_call(opencode, call, probe, outside, own_home)[0] if probed else ""
         action = "deny" if first == "denied" else ("ask" if second == "denied" else "allow")
         entry: dict[str, Any] = {**call, "opencode": action, "outcome": first}
         if canaries:
