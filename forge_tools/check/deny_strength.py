@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from forge_tools.check.context import is_user_rule
-from forge_tools.permission.calls import STRICTNESS
 from forge_tools.permission.wildcard import has_wildcard
 from forge_tools.report.findings import Finding
 
 if TYPE_CHECKING:
     from forge_tools.check.context import CheckContext
     from forge_tools.permission.model import Rule
+    from forge_tools.visibility.pipeline import PipelineResult
 
 #: wrappers that run their arguments as a command (no options needed)
 WRAPPERS = ("command", "exec", "env", "nice", "nohup", "timeout 10")
@@ -69,13 +69,40 @@ def other_spellings(command: str) -> list[str]:
     return forms
 
 
+NOTE_GATE_NOT_ASKED = ("FT116 (other spellings of bash deny/ask rules) was not checked: this config is "
+                       "forge-tools' own, whose gate resolves those spellings; `check --runtime forge` "
+                       "decides each with the gate, `--runtime opencode` as opencode 1.18.33 would")
+
+
+def _examined(rule: Rule) -> bool:
+    """A user's bash deny or ask rule naming a plain program."""
+    return (rule.permission == "bash" and rule.action != "allow" and is_user_rule(rule)
+            and example_command(rule.pattern) is not None)
+
+
 def deny_strength(ctx: CheckContext) -> list[Finding]:
     """FT116: the other spellings of a bash deny/ask rule's command that the runtime lets through."""
     chosen = ctx.runtime
     runtime = chosen.runtime
+    if runtime.name == "forge" and ctx.runtime_name is None:
+        # the gate's answers need the bash tool loaded (its model built), which `check` keeps off its
+        # start-up path; its lowering resolves these spellings by design, so it is asked only on request
+        if any(_examined(r) for agent in ctx.enabled_agents for r in agent.ruleset):
+            ctx.notes.append(NOTE_GATE_NOT_ASKED)
+        return []
+    from forge_tools.permission.calls import STRICTNESS  # the records of calls: only when deciding some
+
     root = Path(ctx.loaded.project_root)
     cwd = Path(ctx.loaded.cwd)
     through: dict[Rule, dict[str, tuple[str, list[str]]]] = {}  # rule -> command -> (action, agents)
+    decided: dict[tuple[tuple[Rule, ...], str], str] = {}  # agents with the same rules decide alike
+
+    def action_of(result: PipelineResult, rules: tuple[Rule, ...], command: str) -> str:
+        key = (rules, command)
+        if key not in decided:
+            decided[key] = runtime.decide(result, "bash", {"command": command}, root, cwd).action
+        return decided[key]
+
     for agent in ctx.enabled_agents:
         result = ctx.results.get(agent.name)
         if result is None:
@@ -83,19 +110,17 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
         verdict = result.get("bash")
         if verdict is None or not verdict.visible:
             continue
-        for rule in result.ruleset:
-            if rule.permission != "bash" or rule.action == "allow" or not is_user_rule(rule):
-                continue
-            command = example_command(rule.pattern)
+        rules = tuple(result.ruleset)
+        for rule in rules:
+            command = example_command(rule.pattern) if _examined(rule) else None
             if command is None:
                 continue
-            base = runtime.decide(result, "bash", {"command": command}, root, cwd)
-            if STRICTNESS[base.action] < STRICTNESS[rule.action]:
+            if STRICTNESS[action_of(result, rules, command)] < STRICTNESS[rule.action]:
                 continue  # a later rule already decides this command (other findings say so)
             for form in other_spellings(command):
-                answer = runtime.decide(result, "bash", {"command": form}, root, cwd)
-                if answer.action == "allow":  # runs with nobody asked (an ask still meets a person)
-                    seen = through.setdefault(rule, {}).setdefault(form, (answer.action, []))
+                action = action_of(result, rules, form)
+                if action == "allow":  # runs with nobody asked (an ask still meets a person)
+                    seen = through.setdefault(rule, {}).setdefault(form, (action, []))
                     seen[1].append(agent.name)
     findings = []
     for rule, forms in through.items():
