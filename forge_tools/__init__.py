@@ -7,6 +7,8 @@ Public API (imported lazily so `forge-tools` starts fast):
 - `load_project`: load a project's merged config as the CLI does.
 - `resolve`, `tool_visibility`: the visibility pipeline for an agent; is a tool visible, and why.
 - `decide_call`: how the permission gate decides a whole call (nothing runs).
+- `call_answers`: both answers about a call: the runtime's (what the agent, e.g. opencode 1.18.33,
+  does) and the gate's (what `run` enforces), with the line saying where they differ.
 - `run_call`: run one call through the real wrapper and the gate; `new_session` shares `always` answers.
 - `PermissionSession`, `Answer`, `Question`, `CallDecision`, `PatternDecision`: the gate's records.
 - `LoadedConfig`, `PipelineResult`, `ToolVerdict`, `LayerVerdict`, `RunOutcome`: what they return
@@ -33,6 +35,7 @@ _LAZY = {
     "resolve": ("forge_tools.api", "resolve"),
     "tool_visibility": ("forge_tools.api", "tool_visibility"),
     "decide_call": ("forge_tools.api", "decide_call"),
+    "call_answers": ("forge_tools.api", "call_answers"),
     "run_call": ("forge_tools.api", "run_call"),
     "new_session": ("forge_tools.api", "new_session"),
     "PermissionSession": ("forge_tools.permission.gate", "PermissionSession"),
@@ -60,6 +63,7 @@ _LAZY = {
 __all__ = [*_LAZY, "__version__"]
 
 if TYPE_CHECKING:
+    from forge_tools.api import call_answers as call_answers
     from forge_tools.api import decide_call as decide_call
     from forge_tools.api import new_session as new_session
     from forge_tools.api import resolve as resolve

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.calls import CallDecision
     from forge_tools.permission.gate import Approve, PermissionSession
+    from forge_tools.runtimes.compare import Answers
     from forge_tools.tools.call import RunOutcome
     from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
@@ -69,6 +70,25 @@ def decide_call(project: LoadedConfig | str | Path | None, tool_id: str, args: d
     loaded = _loaded(project)
     result = resolve(loaded, agent, load_code=load_code)
     return decide(result, tool_id, args, Path(loaded.project_root), dry_gate(result.ruleset, session))
+
+
+def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],
+                 agent: str | None = None, *, runtime: str | None = None,
+                 session: PermissionSession | None = None, load_code: bool = False) -> Answers:
+    """Both answers about a call, as `explain --call` gives them: `.runtime` (what the agent the config
+    belongs to does: opencode 1.18.33 for opencode's files, forge-tools' gate for forge's; `runtime`
+    names one instead), `.gate` (`decide_call`'s decision, what `run_call` enforces), `.chosen` (which
+    runtime and why) and `.difference` (the one line saying where they differ, or None)."""
+    from forge_tools.permission.gate import dry_gate
+    from forge_tools.runtimes import runtime_for
+    from forge_tools.runtimes.compare import answers
+    from forge_tools.visibility.call_decision import decide_call as decide
+
+    loaded = _loaded(project)
+    result = resolve(loaded, agent, load_code=load_code)
+    root = Path(loaded.project_root)
+    gate = decide(result, tool_id, args, root, dry_gate(result.ruleset, session))
+    return answers(result, tool_id, args, root, runtime_for(loaded, runtime), gate, Path(loaded.cwd))
 
 
 def new_session(project: LoadedConfig | str | Path | None = None, agent: str | None = None, *,

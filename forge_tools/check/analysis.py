@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
+from forge_tools.check.deny_strength import deny_strength
 from forge_tools.check.global_overrides import project_loosens_global_deny
 from forge_tools.config.formats import ConfigFormat
 from forge_tools.origin import Node, Origin, format_key_path
@@ -612,6 +613,7 @@ CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
     _absolute_path_patterns,
     code_notes,
     project_loosens_global_deny,
+    deny_strength,
 )
 
 

@@ -87,6 +87,12 @@ _TABLE: tuple[CodeInfo, ...] = (
              "keys to the model as options, so the misspelt setting does nothing.",
              "Rename the key to the setting it names (the message says which), or leave it if it is a "
              "model option."),
+    CodeInfo("FT116", "deny-rule-spelled-around", "warning",
+             "A bash deny or ask rule is got around by another spelling of the same command (`/bin/rm`, "
+             "`command rm`, `env rm`, `bash -c 'rm ...'`, ...) under the agent's runtime: it matches "
+             "the rule's text, not the program.",
+             "Make the bash rules an allow-list (`\"*\": \"deny\"` first, then the allowed commands), or "
+             "run the agent's calls through forge-tools, whose gate resolves these spellings."),
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
     CodeInfo("FT202", "expectations-invalid", "error",

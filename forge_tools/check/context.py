@@ -16,6 +16,7 @@ from forge_tools.permission.names import known_names
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
     from forge_tools.permission.agents import Agent
+    from forge_tools.runtimes import Chosen
 
 USER_KINDS = frozenset({"file", "env", "cli"})
 TOP = ""  # the scope name of the top-level config rules
@@ -53,9 +54,17 @@ class CheckContext:
     # each config file's own tree by path (set by `run_check`): whether a key is repeated in one file's
     # map cannot be read from the merged tree, where a later file may have replaced the key
     source_trees: dict[str, Node] = field(default_factory=dict)
+    runtime_name: str | None = None  # --runtime; None: the config's files choose (`runtimes.runtime_for`)
     _rule_sets: dict[str, frozenset[Rule]] = field(default_factory=dict, repr=False)
     _scope_by_rule: dict[Rule, str] | None = field(default=None, repr=False)
     _unique_user_rules: list[tuple[str, Rule]] | None = field(default=None, repr=False)
+
+    @property
+    def runtime(self) -> Chosen:
+        """Whose answers the checks about calls use: the chosen runtime (see `runtimes.runtime_for`)."""
+        from forge_tools.runtimes import runtime_for
+
+        return runtime_for(self.loaded, self.runtime_name)
 
     def rule_set(self, agent: str) -> frozenset[Rule]:
         """The agent's rules as a set: membership tests stay cheap on large configs."""

@@ -29,9 +29,10 @@ from forge_tools.visibility.call_decision import (
 )
 
 if TYPE_CHECKING:
+    from forge_tools.runtimes import Chosen
     from forge_tools.visibility.pipeline import PipelineResult
 
-_KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model")
+_KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model", "runtime")
 
 
 class Call(NamedTuple):
@@ -53,6 +54,7 @@ class Assertion:
     expect: Action | None = None
     name: str | None = None
     model: str | None = None
+    runtime: str | None = None  # whose answer `expect` is about (default: the check's runtime)
     agent_origin: Origin | None = None
     tool_origin: Origin | None = None  # the call's `tool` value
     args_origin: Origin | None = None  # the call's `args` (or the call itself)
@@ -157,6 +159,15 @@ def _assertion(node: Node) -> Assertion | None:
     names_ok = len(problems) == before
     if (n := node.get("name")) is not None:
         a.name = _str(n, "name", problems)
+    if (r := node.get("runtime")) is not None:
+        from forge_tools.runtimes import RUNTIMES
+
+        name = _str(r, "runtime", problems)
+        if name is not None and name not in RUNTIMES:
+            problems.append((f"unknown runtime {name!r}{_hint(name, list(RUNTIMES))}; known: "
+                             f"{', '.join(RUNTIMES)}", r.origin))
+        elif name is not None:
+            a.runtime = name
     if (m := node.get("model")) is not None:
         a.model = _str(m, "model", problems)
     call, expect = node.get("call"), node.get("expect")
@@ -281,8 +292,11 @@ def tool_state(result: PipelineResult, tool_id: str, root: Path) -> tuple[bool, 
 ResultFor = Callable[[str, str | None], Any]
 
 
-def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path) -> tuple[bool, str]:
-    """Whether `a` holds for one agent, and the actual verdicts that say why."""
+def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
+              chosen: Chosen | None = None) -> tuple[bool, str]:
+    """Whether `a` holds for one agent, and the actual verdicts that say why. A call's `expect` is
+    about the runtime's answer (the assertion's `runtime:`, else `chosen`, else the config's); where
+    the gate's differs, the one difference line is said beside it."""
     result = result_for(agent, a.model)
     holds = True
     words: list[str] = []
@@ -291,13 +305,29 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path) -> tu
         holds = holds and visible == want_visible
         words.append(why)
     if a.call is not None and a.expect is not None:
+        from forge_tools.runtimes import get_runtime, runtime_for
+        from forge_tools.runtimes.compare import answers
+        from forge_tools.runtimes.forge.runtime import ForgeRuntime
+
         d = decide_call(result, a.call.tool, a.call.args, root)
-        explanation = call_words(d, a.call.tool, root)
-        if d.action == a.expect:
-            words.append(f"{a.call.tool} call: {d.action}: {explanation}")
+        if a.runtime is not None:
+            from forge_tools.runtimes import Chosen as Picked
+
+            chosen = Picked(get_runtime(a.runtime), "the expectation's runtime:")
+        both = answers(result, a.call.tool, a.call.args, root, chosen or runtime_for(None), d)
+        got = both.runtime.action
+        if isinstance(both.chosen.runtime, ForgeRuntime):
+            explanation = call_words(d, a.call.tool, root)
+        else:
+            explanation = f"{both.runtime.label}: {both.runtime.reason}"
+        difference = both.difference
+        if difference is not None:
+            explanation += f"; {difference}"
+        if got == a.expect:
+            words.append(f"{a.call.tool} call: {got}: {explanation}")
         else:
             holds = False
-            words.append(f"{a.call.tool} call: expected {a.expect}, got {d.action}: {explanation}")
+            words.append(f"{a.call.tool} call: expected {a.expect}, got {got}: {explanation}")
     return holds, "; ".join(words)
 
 
@@ -335,8 +365,8 @@ def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
 
 
 def check_expectations(assertions: list[Assertion], agents: list[str], result_for: ResultFor,
-                       project_root: Path, plugin_tools_known: bool = True
-                       ) -> tuple[list[ExpectationOutcome], list[Finding]]:
+                       project_root: Path, plugin_tools_known: bool = True,
+                       runtime: Chosen | None = None) -> tuple[list[ExpectationOutcome], list[Finding]]:
     """Each assertion's outcome with the actual verdicts; an FT201 finding (at the assertion) for each
     one that fails, and an FT202 finding (at the name) for an unknown agent or tool or unfit args.
     An assertion with problems of form (`Assertion.problems`, reported by the caller when the file is
@@ -354,7 +384,7 @@ def check_expectations(assertions: list[Assertion], agents: list[str], result_fo
                 a.describe(), False, "not checked: " + "; ".join(m for m, _ in problems), a.origin))
             continue
         targets = agents if a.agent == "*" else [a.agent]
-        verdicts = [(agent, *_verdicts(a, agent, result_for, project_root)) for agent in targets]
+        verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, runtime)) for agent in targets]
         failing = [(agent, words) for agent, holds, words in verdicts if not holds]
         if failing:
             text = _grouped(failing)

@@ -95,6 +95,16 @@ _DOCS: dict[str, RuleDoc] = {
                      "has no effect.",
                      '{"agent": {"build": {"temprature": 0.2}}}',
                      '{"agent": {"build": {"temperature": 0.2}}}'),
+    "FT116": RuleDoc("opencode 1.18.33 matches a bash rule against each command's text as written, so "
+                     "`\"rm *\": \"deny\"` does not stop `/bin/rm x`, `command rm x`, `env rm x`, "
+                     "`bash -c 'rm x'`, `'rm' x` or `FOO=1 rm x`: they run rm and opencode allows them "
+                     "under `\"*\": \"allow\"`. `check` writes the rule's command each known other way "
+                     "(path-qualified names, wrappers, nested shells, `eval`, quoting, `$(...)`, "
+                     "options before a subcommand) and decides each with the agent's runtime, without "
+                     "running anything; each spelling that gets through is listed. An allow-list has "
+                     "nothing to get around: what is not listed is denied.",
+                     '{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}',
+                     '{"permission": {"bash": {"*": "deny", "ls *": "allow", "git status": "allow"}}}'),
     "FT201": RuleDoc("An assertion of the --expect file states what the team relies on (a tool hidden, "
                      "a call denied); a config change broke it."),
     "FT202": RuleDoc("An assertion that cannot be evaluated checks nothing, so the file is refused at the "

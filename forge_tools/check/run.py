@@ -33,6 +33,7 @@ class CheckOptions(NamedTuple):
     load_code: bool = False
     select: tuple[str, ...] | None = None  # --select: replaces the config's `check.select`
     ignore: tuple[str, ...] = ()  # --ignore: added to the config's `check.ignore`
+    runtime: str | None = None  # --runtime: whose answers expectations and FT116 use (default: config's)
 
 
 def project_paths(project: Path | None, cwd: Path | None = None) -> tuple[Path, Path | None]:
@@ -97,6 +98,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
         read = {(s.step, s.where): s.tree for s in scan.sources if s.tree is not None and not s.errors}
         loaded = load_config(LoadOptions(cwd=opts.cwd, project=opts.project, overlays=opts.overlays), read)
         ctx = build_context(loaded, load_code=opts.load_code)
+        ctx.runtime_name = opts.runtime
     except ConfigError as exc:
         report.findings.append(redact(finding_for(exc), scan.substituted))
         _not_checked(assertions, report, "not checked: the config has errors")
@@ -170,7 +172,7 @@ def _check_assertions(assertions: list[Any], ctx: Any, report: CheckReport, load
 
     names = [a.name for a in ctx.enabled_agents]
     outcomes, findings = check_expectations(assertions, names, result_for, ctx.loaded.project_root,
-                                            ctx.plugin_tools_known)
+                                            ctx.plugin_tools_known, ctx.runtime)
     report.expectations += outcomes
     report.findings += findings
 

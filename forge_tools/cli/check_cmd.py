@@ -9,7 +9,7 @@ from typing import Annotated, Literal, get_args
 
 import typer
 
-from forge_tools.cli.common import ConfigOpt, ProjectOpt, json_errors
+from forge_tools.cli.common import ConfigOpt, ProjectOpt, RuntimeOpt, json_errors
 
 ExpectOpt = Annotated[
     Path | None,
@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the check too.")] = False,
         expect: ExpectOpt = None,
+        runtime: RuntimeOpt = None,
         fmt: Annotated[CheckFormat, typer.Option(
             "--format", "-f",
             help="auto (github under GitHub Actions, else text), text, concise (one line a finding), "
@@ -84,13 +85,17 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--statistics prints text or json; use --format text or json",
                              where="--statistics")
         selected = parse_codes(select, "--select")
+        if runtime is not None:
+            from forge_tools.runtimes import get_runtime
+
+            get_runtime(runtime)
         ignored = parse_codes(ignore, "--ignore") or []
         cwd, root = project_paths(project_arg or project)
         overlays = tuple(p if p.is_absolute() else Path.cwd() / p for p in (config or ()))
         expect_path = (expect if expect.is_absolute() else Path.cwd() / expect) if expect else None
         opts = CheckOptions(cwd=cwd, project=root, overlays=overlays, expect=expect_path,
                             load_code=load_code, select=tuple(selected) if selected is not None else None,
-                            ignore=tuple(ignored))
+                            ignore=tuple(ignored), runtime=runtime)
         if fix:
             from forge_tools.check.fix import apply_fixes
 

@@ -23,6 +23,12 @@ ProjectOpt = Annotated[
                  help="Project root (default: the enclosing git worktree, else the cwd).",
                  show_default=False),
 ]
+RuntimeOpt = Annotated[
+    str | None, typer.Option("--runtime", metavar="NAME",
+                             help="Whose answer leads: opencode or forge (default: the config's files "
+                                  "decide: opencode's only -> opencode, any forge file -> forge).",
+                             show_default=False)
+]
 AgentOpt = Annotated[
     str | None, typer.Option("--agent", metavar="NAME",
                              help="Agent name (default: config default_agent, else build).")

@@ -16,6 +16,7 @@ from forge_tools.cli.common import (
     ModelOpt,
     ProjectOpt,
     PureOpt,
+    RuntimeOpt,
     SessionPermissionOpt,
     ToolsOpt,
     json_errors,
@@ -53,20 +54,26 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         project: ProjectOpt = None,
         pure: PureOpt = False,
+        runtime: RuntimeOpt = None,
     ) -> int:
         """The verdict on TOOL, the deciding rule and a fix first; then where it came from and each layer."""
         from forge_tools.cli.common import check_format
         from forge_tools.cli.layers_cmd import report_problems
         from forge_tools.cli.pipeline_opts import options, resolve_options
-        from forge_tools.visibility.explain import call_decision, explanation
+        from forge_tools.visibility.explain import call_answers, call_decision, explanation
 
         check_format(fmt, ("text", "json"))
+        if runtime is not None:
+            from forge_tools.runtimes import get_runtime
+
+            get_runtime(runtime)
         raw_call = _parse_call(call)
         opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
         loaded, result = resolve_options(opts, focus=tool)
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
-        data = explanation(result, verdict, loaded, decision)
+        both = call_answers(result, verdict, decision, loaded, runtime) if decision is not None else None
+        data = explanation(result, verdict, loaded, decision, both)
         if verdict.id in SANDBOXED_TOOLS:
             data["sandbox"] = sandbox_boundary(loaded, result)
         report_problems(result)
@@ -158,6 +165,8 @@ def render_text(data: dict[str, Any], definition: bool = False) -> str:
     """The verdict, the deciding rule and the fix first; then numbered sections in pipeline order. The
     definition sent to the model (long: a JSON Schema) only with `definition`."""
     out: list[str] = []
+    if data.get("call") is not None:  # a call's answer leads: the agent's own, then the gate where it differs
+        out.extend(_call_summary(data))
     state = "VISIBLE" if data["visible"] else f"HIDDEN (at the {data['hidden_at']} layer)"
     flags = ", ".join(data["flags"]) or "none"
     out.append(f"{data['tool']}: {state}, by {_rule_text(data['deciding_rule'])}")
@@ -212,17 +221,8 @@ def render_text(data: dict[str, Any], definition: bool = False) -> str:
     for problem in data.get("definition_problems", []):
         out.append(f"   HOOK FAILED: {problem['text']}")
     if data.get("call") is not None:
-        call = data["call"]
         out.append("")
-        out.append(f"5. Call decision: {call['action'].upper()} for {_compact(call['args'])}")
-        if call.get("refused"):
-            out.append(f"   refused: {call['refused']}")
-        if not data["visible"]:
-            out.append("   (the tool is hidden, so the model cannot make this call in this turn)")
-        if data.get("call_if_visible") is not None:
-            out.append("   if the tool were visible:")
-            out.extend(f"  {line}" for line in _check_lines(data["call_if_visible"]["checks"]))
-        out.extend(_check_lines(call["checks"]))
+        out.extend(_call_lines(data))
     if data.get("sandbox") is not None:
         out.append("")
         out.extend(sandbox_section(data["sandbox"]))
@@ -231,6 +231,50 @@ def render_text(data: dict[str, Any], definition: bool = False) -> str:
     for override in data.get("overrides", []):
         out.append(f"note: {override['text']}")
     return "\n".join(out)
+
+
+def _call_summary(data: dict[str, Any]) -> list[str]:
+    """The first lines of `explain --call`: whose answer, the answer, and the gate's where it differs."""
+    call = data["call"]
+    runtime = call.get("runtime")
+    if runtime is None or runtime["runtime"] == "forge":
+        return [f"Call: {call['action'].upper()} (forge-tools' gate, what forge-tools run enforces)"]
+    lines = [f"Call: {runtime['action'].upper()} ({runtime['runtime']} {runtime['version']}'s answer)"]
+    if call.get("difference"):
+        lines.append(f"  {call['difference']}")
+    return lines
+
+
+def _call_lines(data: dict[str, Any]) -> list[str]:
+    """Section 5: the runtime's answer first (what the agent does), then, where it differs, the one
+    line saying what forge-tools' gate (`forge-tools run`) would do, and each answer's checks."""
+    call = data["call"]
+    runtime = call.get("runtime")
+    gate_words = "forge-tools' gate, what forge-tools run enforces"
+    if runtime is None or runtime["runtime"] == "forge":
+        whose = f" ({gate_words})" if runtime is not None else ""
+        out = [f"5. Call decision: {call['action'].upper()} for {_compact(call['args'])}{whose}"]
+    else:
+        label = f"{runtime['runtime']} {runtime['version']}"
+        out = [f"5. Call decision: {runtime['action'].upper()} for {_compact(call['args'])} "
+               f"({label}'s answer; runtime {data['runtime']['chosen_by']})"]
+        if call.get("difference"):
+            out.append(f"   {call['difference']}")
+        else:
+            out.append(f"   forge-tools run gives the same answer ({gate_words})")
+        out.append(f"   {label}: {runtime['reason']}")
+        out.extend(f"  {line}" for line in _check_lines(runtime["checks"]))
+        out.append(f"   forge-tools gate: {call['action'].upper()}")
+    indent = "  " if runtime is not None and runtime["runtime"] != "forge" else ""
+    if call.get("refused"):
+        out.append(f"   refused: {call['refused']}")
+    if not data["visible"]:
+        out.append("   (the tool is hidden, so the model cannot make this call in this turn)")
+    if data.get("call_if_visible") is not None:
+        out.append("   if the tool were visible:")
+        out.extend(f"  {line}" for line in _check_lines(data["call_if_visible"]["checks"]))
+    out.extend(f"{indent}{line}" for line in _check_lines(call["checks"]))
+    return out
 
 
 def _compact(value: Any) -> str:

@@ -33,14 +33,11 @@ def decide_call(result: PipelineResult, tool_id: str, args: dict[str, Any], proj
     from forge_tools.tools.contract import ToolContext
     from forge_tools.tools.wrapper import default_permission_requests, permission_requests_for
 
+    refusal = refused_call(result, tool_id, args, project_root, as_if_visible=as_if_visible)
+    if refusal is not None:
+        return refusal
     verdict = result.get(tool_id)
-    if verdict is None:
-        unknown = f"unknown tool {tool_id!r}{did_you_mean(tool_id, result.ids)}"
-        return CallDecision(args=args, refused=unknown)
-    if not verdict.visible and not as_if_visible:
-        deciding = verdict.deciding
-        rule = deciding.rule if deciding is not None and isinstance(deciding.rule, Rule) else None
-        return CallDecision(args=args, refused=hidden_words(verdict, project_root), refused_by=rule)
+    assert verdict is not None
     tool = verdict.tool
     requests: list[PermissionRequest]
     if tool is not None and tool.permission_requests is not None:
@@ -59,6 +56,21 @@ def decide_call(result: PipelineResult, tool_id: str, args: dict[str, Any], proj
     else:
         requests = [PermissionRequest(verdict.permission, ("*",))]
     return dry_decide(gate if gate is not None else dry_gate(result.ruleset), requests, args)
+
+
+def refused_call(result: PipelineResult, tool_id: str, args: dict[str, Any], project_root: Path, *,
+                 as_if_visible: bool = False) -> CallDecision | None:
+    """The deny of a call that cannot be made in this turn (an unknown or hidden tool: the model is not
+    offered it), or None. Every runtime refuses these alike (`runtimes/*` ask it too)."""
+    verdict = result.get(tool_id)
+    if verdict is None:
+        unknown = f"unknown tool {tool_id!r}{did_you_mean(tool_id, result.ids)}"
+        return CallDecision(args=args, refused=unknown)
+    if not verdict.visible and not as_if_visible:
+        deciding = verdict.deciding
+        rule = deciding.rule if deciding is not None and isinstance(deciding.rule, Rule) else None
+        return CallDecision(args=args, refused=hidden_words(verdict, project_root), refused_by=rule)
+    return None
 
 
 def args_problem(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> str | None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.gate import PermissionGate
     from forge_tools.permission.model import Rule
+    from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.permission_layer import PermissionVerdicts
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
 
@@ -282,12 +283,24 @@ def call_decision(
     return decide_call(result, verdict.id, raw_args, _project_root(loaded), gate)
 
 
+def call_answers(result: PipelineResult, verdict: ToolVerdict, decision: CallDecision,
+                 loaded: LoadedConfig | None, runtime: str | None = None) -> Answers:
+    """`explain --call`'s two answers: the runtime's (chosen by the config, or `runtime`: what the
+    agent does) beside the gate's `decision` (what `forge-tools run` enforces)."""
+    from forge_tools.runtimes import runtime_for
+    from forge_tools.runtimes.compare import answers
+
+    cwd = Path(loaded.cwd) if loaded is not None else None
+    return answers(result, verdict.id, decision.args, _project_root(loaded), runtime_for(loaded, runtime),
+                   decision, cwd)
+
+
 def _project_root(loaded: LoadedConfig | None) -> Path:
     return Path(loaded.project_root) if loaded is not None else Path.cwd()
 
 
 def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConfig | None = None,
-                call: CallDecision | None = None) -> dict[str, Any]:
+                call: CallDecision | None = None, both: Answers | None = None) -> dict[str, Any]:
     """The whole story of one tool as plain data (the `explain --format json` document)."""
     from forge_tools.permission.evaluate import evaluate
     from forge_tools.visibility.definition_layer import base_definition
@@ -326,7 +339,8 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConf
         "definition_changes": [{"by": who, "diff": diff} for who, diff in verdict.definition_changes],
         "definition_problems": problems_json(list(verdict.definition_outcome.problems)),
         "fix": fix_suggestion(result, verdict, loaded),
-        "call": call.to_json() if call is not None else None,
+        "runtime": both.chosen.to_json() if both is not None else None,
+        "call": (both.to_json() if both is not None else call.to_json()) if call is not None else None,
         "call_if_visible": if_visible.to_json() if if_visible is not None else None,
         "problems": problems_json(result.problems),
         "notes": [*result.notes, *builtin_overrides(result, verdict)],

@@ -32,7 +32,8 @@ def explain_action(cli: Any, tool: str, args: dict[str, Any]) -> str:
 
 def expect_holds(cli: Any, project: Path, tool: str, args: dict[str, Any], action: str) -> bool:
     expect = project / "expect.json"
-    assertion = {"agent": "build", "call": {"tool": tool, "args": args}, "expect": action}
+    # the gate's answer (what run enforces), whatever runtime the config belongs to
+    assertion = {"agent": "build", "call": {"tool": tool, "args": args}, "expect": action, "runtime": "forge"}
     expect.write_text(json.dumps([assertion]))
     _, out, err = cli("check", "--expect", str(expect), "--format", "json")
     results = json.loads(out)["expectations"]["results"]

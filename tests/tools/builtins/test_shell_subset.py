@@ -109,5 +109,8 @@ def test_explain_says_why_an_agent_config_write_is_asked(cli, project) -> None: 
     (project / "opencode.json").write_text(json.dumps({"permission": {"bash": "allow", "edit": "allow"}}))
     code, out, err = cli("explain", "bash", "--call", json.dumps({"command": "echo x > opencode.json"}))
     assert code == 0, err
-    assert "Call decision: ASK" in out and "the project's agent config" in out
+    # opencode itself runs it (its `bash: allow` matches); forge-tools' gate asks, and says why
+    assert "Call decision: ALLOW" in out and "opencode 1.18.33's answer" in out
+    assert "forge-tools run would ask first" in out and "the project's agent config" in out
+    assert "forge-tools gate: ASK" in out
     assert "known only when it runs" not in out

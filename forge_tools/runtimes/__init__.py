@@ -1,0 +1,68 @@
+"""The runtimes: whose answer a call decision is (issue 17). See `base.Runtime` for the seam.
+
+`RUNTIMES` names each runtime's package (imported only when chosen). `runtime_for(loaded, name)`
+picks one: `--runtime NAME` (or the library's `runtime=`) when given, else the config decides: a
+config read only from opencode's files belongs to opencode (its answers are opencode 1.18.33's); any
+forge-tools file (`forge.*`, `.forge/`, `FORGE_*`) makes it forge-tools' own (the gate's answers).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import ConfigSource, LoadedConfig
+    from forge_tools.runtimes.base import Runtime
+
+#: runtime name -> the module whose `RUNTIME` it is
+RUNTIMES: dict[str, str] = {
+    "opencode": "forge_tools.runtimes.opencode",
+    "forge": "forge_tools.runtimes.forge",
+}
+
+
+class Chosen(NamedTuple):
+    """The runtime used and why: `--runtime`, or what the config's files are."""
+
+    runtime: Runtime
+    chosen_by: str  # "--runtime", "config: opencode files only", "config: forge file PATH", ...
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.runtime.name, "version": self.runtime.version, "chosen_by": self.chosen_by}
+
+
+def get_runtime(name: str, where: str = "--runtime") -> Runtime:
+    """The runtime called `name`; an unknown name is a usage error naming the known ones."""
+    module = RUNTIMES.get(name)
+    if module is None:
+        from forge_tools.errors import UsageError
+        from forge_tools.visibility.call_decision import did_you_mean
+
+        known = ", ".join(RUNTIMES)
+        raise UsageError(f"unknown runtime {name!r}{did_you_mean(name, list(RUNTIMES))}; known: {known}",
+                         where=where)
+    runtime: Runtime = import_module(module).RUNTIME
+    return runtime
+
+
+def is_forge_source(source: ConfigSource) -> bool:
+    """A source opencode does not read: a forge-tools file, dir or variable."""
+    if source.step.startswith("FORGE_"):
+        return True
+    path = source.path
+    if path is None:
+        return False
+    return path.name.startswith("forge.") or ".forge" in path.parts or "forge-tools" in path.parts
+
+
+def runtime_for(loaded: LoadedConfig | None, name: str | None = None) -> Chosen:
+    """`name`'s runtime when given; else forge when any source is forge-tools', else opencode."""
+    if name is not None:
+        return Chosen(get_runtime(name), "--runtime")
+    sources = loaded.sources if loaded is not None else []
+    forge = next((s for s in sources if is_forge_source(s)), None)
+    if forge is not None:
+        return Chosen(get_runtime("forge"), f"config: forge-tools source {forge.describe()}")
+    return Chosen(get_runtime("opencode"), "config: opencode's files only" if sources
+                  else "config: no config file (opencode's defaults)")

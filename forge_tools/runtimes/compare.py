@@ -1,0 +1,109 @@
+"""The one line that says where the runtime's answer and forge-tools' gate differ (explain, check)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from forge_tools.permission.calls import STRICTNESS
+from forge_tools.runtimes import Chosen
+from forge_tools.runtimes.base import RuntimeAnswer
+
+if TYPE_CHECKING:
+    from forge_tools.permission.calls import CallDecision, PatternDecision
+    from forge_tools.visibility.pipeline import PipelineResult
+
+_RUNTIME_VERB = {"allow": "runs this", "ask": "asks before running this", "deny": "refuses this"}
+_GATE_VERB = {"allow": "run it", "ask": "ask first", "deny": "deny it"}
+
+
+def differs(answer: RuntimeAnswer, gate: CallDecision) -> bool:
+    return answer.action != gate.action
+
+
+def difference(answer: RuntimeAnswer, gate: CallDecision) -> str | None:
+    """`opencode 1.18.33 runs this: its rule "rm *" does not match "/bin/rm v2.txt"; forge-tools run
+    would deny it (the gate checks "rm v2.txt")`, or None when both give the same action."""
+    if not differs(answer, gate):
+        return None
+    head = f"{answer.label} {_RUNTIME_VERB[answer.action]}"
+    tail = f"forge-tools run would {_GATE_VERB[gate.action]}"
+    if STRICTNESS[answer.action] < STRICTNESS[gate.action]:
+        return f"{head}: {_looser_why(answer, gate)}; {tail}{_gate_why(answer, gate)}"
+    return f"{head}: {answer.reason}; {tail}{_gate_why(answer, gate)}"
+
+
+def _looser_why(answer: RuntimeAnswer, gate: CallDecision) -> str:
+    """Why the runtime lets through what the gate stops: the gate's rule and the text the runtime
+    matched instead."""
+    strict = gate.deciding
+    if strict is None or gate.refused is not None:
+        return answer.reason
+    rule = strict.deciding_rule
+    seen = _closest(answer.decision.checks, strict)
+    if rule is None:
+        return answer.reason
+    if seen is None:
+        return (f"it makes no {strict.permission} check here, so its {strict.permission} rule "
+                f"{json.dumps(rule.pattern)} "
+                "never applies")
+    if seen.rule == rule:
+        return f"its rule {json.dumps(rule.pattern)} matches {json.dumps(seen.pattern)}, as the gate's does"
+    return f"its rule {json.dumps(rule.pattern)} does not match {json.dumps(seen.pattern)}"
+
+
+def _gate_why(answer: RuntimeAnswer, gate: CallDecision) -> str:
+    strict = gate.deciding
+    if gate.refused is not None:
+        return f" ({gate.refused})"
+    if strict is None:
+        return ""
+    if strict.escalated_by is not None and strict.note:
+        return f" ({strict.note})"
+    texts = {c.pattern for c in answer.decision.checks}
+    if strict.pattern not in texts:
+        return f" (the gate checks {strict.permission} {json.dumps(strict.pattern)})"
+    rule = strict.deciding_rule
+    return f" (by its rule {json.dumps(rule.pattern)})" if rule is not None else ""
+
+
+def _closest(checks: tuple[PatternDecision, ...], strict: PatternDecision) -> PatternDecision | None:
+    """The runtime's check of the same permission most like the gate's strictest one."""
+    same = [c for c in checks if c.permission == strict.permission]
+    if not same:
+        return None
+    return max(same, key=lambda c: difflib.SequenceMatcher(None, c.pattern, strict.pattern).ratio())
+
+
+class Answers(NamedTuple):
+    """Both answers about one call: the runtime's (what the agent does) and the gate's (what
+    `forge-tools run` enforces), and which runtime was used."""
+
+    chosen: Chosen
+    runtime: RuntimeAnswer
+    gate: CallDecision
+
+    @property
+    def difference(self) -> str | None:
+        return difference(self.runtime, self.gate)
+
+    def to_json(self) -> dict[str, Any]:
+        """The gate's decision (its flat fields, as before issue 17) with both answers beside it."""
+        return {**self.gate.to_json(), "runtime": self.runtime.to_json(), "gate": self.gate.to_json(),
+                "differs": differs(self.runtime, self.gate), "difference": self.difference}
+
+
+def answers(result: PipelineResult, tool_id: str, args: dict[str, Any], project_root: Path,
+            chosen: Chosen, gate: CallDecision, cwd: Path | None = None) -> Answers:
+    """The chosen runtime's answer beside the gate's decision `gate` (already made by
+    `call_decision.decide_call`); the forge runtime's answer *is* that decision, not a second one."""
+    from forge_tools.runtimes.forge.runtime import ForgeRuntime
+
+    runtime = chosen.runtime
+    if isinstance(runtime, ForgeRuntime):
+        answer = runtime.answer(gate, project_root)
+    else:
+        answer = runtime.decide(result, tool_id, args, project_root, cwd)
+    return Answers(chosen, answer, gate)

@@ -1,0 +1,54 @@
+"""The `opencode` runtime: opencode 1.18.33's reader and resolver (forge-tools' opencode-compatible
+`config.loader` and `permission.agents`, which are checked against its binary in tests/compat) and
+its decider, `decide.decide` (with `shell.py`, its bash lowering)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from forge_tools.runtimes.base import RuntimeAnswer
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig, LoadOptions
+    from forge_tools.permission.agents import Agent
+    from forge_tools.visibility.pipeline import PipelineResult, Request
+
+VERSION = "1.18.33"
+
+
+class OpencodeRuntime:
+    """opencode 1.18.33, reproduced exactly (weaknesses included)."""
+
+    name = "opencode"
+    version = VERSION
+
+    def read_config(self, opts: LoadOptions) -> LoadedConfig:
+        from forge_tools.config.loader import load_config
+
+        return load_config(opts)
+
+    def agents(self, loaded: LoadedConfig) -> dict[str, Agent]:
+        from forge_tools.permission.agents import load_agents
+
+        return load_agents(loaded)
+
+    def resolve(self, loaded: LoadedConfig, request: Request) -> PipelineResult:
+        from forge_tools.visibility.pipeline import resolve
+
+        return resolve(loaded, request)
+
+    def lower(self, line: str) -> list[str]:
+        from forge_tools.runtimes.opencode.shell import bash_patterns
+
+        return bash_patterns(line)
+
+    def decide(self, result: PipelineResult, tool_id: str, args: dict[str, Any],
+               project_root: Path, cwd: Path | None = None) -> RuntimeAnswer:
+        from forge_tools.runtimes.opencode.decide import decide
+
+        decision, reason = decide(result, tool_id, args, project_root, cwd or project_root)
+        return RuntimeAnswer(self.name, self.version, decision, reason)
+
+
+RUNTIME = OpencodeRuntime()

@@ -1,0 +1,128 @@
+"""The runtime seam (issue 17): which runtime answers, opencode 1.18.33's lowering and decisions, the
+gate beside it, `check --expect` on the runtime's answer, and FT116."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import forge_tools
+from forge_tools.runtimes import RUNTIMES, get_runtime, runtime_for
+from forge_tools.runtimes.opencode.shell import bash_patterns, lower
+
+RM_DENY = {"permission": {"bash": {"*": "allow", "rm *": "deny"}}}
+ALLOW_LIST = {"permission": {"bash": {"*": "deny", "ls *": "allow", "git status": "allow",
+                                      "rm *": "deny"}}}
+
+
+@pytest.mark.parametrize(("line", "patterns"), [
+    ("/bin/rm v2.txt", ["/bin/rm v2.txt"]),
+    ("command rm v3.txt", ["command rm v3.txt"]),
+    ('bash -c "rm v5.txt"', ['bash -c "rm v5.txt"']),
+    ("echo hi > /tmp/x/f", ["echo hi > /tmp/x/f"]),
+    ("FOO=1 rm x", ["FOO=1 rm x"]),
+    ("git status && rm -rf build", ["git status", "rm -rf build"]),
+    ("echo $(rm a)", ["echo $(rm a)", "rm a"]),
+    ("cd /tmp && ls", ["ls"]),
+])
+def test_opencode_matches_each_command_as_written(line: str, patterns: list[str]) -> None:
+    assert bash_patterns(line) == patterns
+
+
+def test_opencode_path_checks_only_its_own_commands() -> None:
+    args = {c.words[0]: c.path_args for c in lower("head -1 /etc/a; ls /tmp/x; cat /etc/b; chmod +x /c")}
+    assert args == {"head": (), "ls": (), "cat": ("/etc/b",), "chmod": ("/c",)}
+
+
+def test_the_config_chooses_the_runtime_and_the_flag_overrides(project: Path) -> None:
+    (project / "opencode.json").write_text(json.dumps(RM_DENY))
+    loaded = forge_tools.load_project(project)
+    assert runtime_for(loaded).runtime.name == "opencode"
+    assert runtime_for(loaded, "forge").runtime.name == "forge"
+    (project / "forge.json").write_text("{}")
+    chosen = runtime_for(forge_tools.load_project(project))
+    assert chosen.runtime.name == "forge" and "forge.json" in chosen.chosen_by
+    assert set(RUNTIMES) == {"opencode", "forge"}
+    with pytest.raises(forge_tools.errors.UsageError, match="did you mean 'forge'"):
+        get_runtime("forj")
+
+
+@pytest.mark.parametrize(("command", "opencode", "gate"), [
+    ("/bin/rm v2.txt", "allow", "deny"),
+    ("command rm v3.txt", "allow", "deny"),
+    ("env rm v4.txt", "allow", "deny"),
+    ('bash -c "rm v5.txt"', "allow", "deny"),
+    ("rm v1.txt", "deny", "deny"),
+    ("ls", "allow", "allow"),
+])
+def test_both_answers_are_given(project: Path, command: str, opencode: str, gate: str) -> None:
+    (project / "opencode.json").write_text(json.dumps(RM_DENY))
+    both = forge_tools.call_answers(project, "bash", {"command": command})
+    assert (both.runtime.action, both.gate.action) == (opencode, gate)
+    assert (both.difference is not None) == (opencode != gate)
+    assert forge_tools.decide_call(project, "bash", {"command": command}).action == gate
+    assert forge_tools.call_answers(project, "bash", {"command": command},
+                                    runtime="forge").runtime.action == gate
+
+
+def test_external_directory_is_asked_only_where_opencode_asks(project: Path, tmp_path: Path) -> None:
+    (project / "opencode.json").write_text(json.dumps({"permission": {"external_directory": "deny"}}))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for command, action in [("head -1 /etc/hostname", "allow"), (f"ls {outside}", "allow"),
+                            (f"echo hi > {outside}/f", "allow"), ("cat /etc/hostname", "deny"),
+                            (f"cp x {outside}/", "deny"), ("cat ~/x", "deny"), ("cat README.md", "allow")]:
+        both = forge_tools.call_answers(project, "bash", {"command": command})
+        assert both.runtime.action == action, (command, both.runtime.reason)
+    denied = forge_tools.call_answers(project, "bash", {"command": "cat /etc/hostname"})
+    assert next((c.permission, c.pattern) for c in denied.runtime.decision.checks) == (
+        "external_directory", "/etc/*")
+    read = forge_tools.call_answers(project, "read", {"filePath": str(project / ".env")})
+    assert [c.pattern for c in read.runtime.decision.checks] == [".env"]
+
+
+def test_check_expect_asserts_the_runtime_s_answer(project: Path, cli) -> None:
+    (project / "opencode.json").write_text(json.dumps(RM_DENY))
+    (project / "expect.yaml").write_text(
+        '- agent: build\n  call: {tool: bash, args: {command: "/bin/rm -rf build"}}\n  expect: deny\n'
+        '- agent: build\n  call: {tool: bash, args: {command: "/bin/rm -rf build"}}\n  expect: deny\n'
+        "  runtime: forge\n"
+        '- agent: build\n  call: {tool: bash, args: {command: "rm -rf build"}}\n  expect: deny\n')
+    code, out, _ = cli("check", "--expect", "expect.yaml", "--select", "FT2", "--format", "json")
+    results = json.loads(out)["expectations"]["results"]
+    assert [r["passed"] for r in results] == [False, True, True]
+    assert ('opencode 1.18.33 runs this: its rule "rm *" does not match "/bin/rm -rf build"; '
+            "forge-tools run would deny it") in results[0]["explanation"]
+    assert code == 1
+    code, out, _ = cli("check", "--expect", "expect.yaml", "--select", "FT2", "--runtime", "forge")
+    assert code == 0, out
+
+
+def test_ft116_reports_the_spellings_that_get_around_a_deny(project: Path, cli) -> None:
+    (project / "opencode.json").write_text(json.dumps(RM_DENY))
+    _code, out, _ = cli("check", "--select", "FT116", "--format", "json")
+    findings = json.loads(out)["findings"]
+    assert [f["code"] for f in findings] == ["FT116"]
+    assert findings[0]["location"]["line"] == 1
+    forms = {f["command"] for f in findings[0]["data"]["forms"]}
+    assert {"/bin/rm x", "command rm x", "env rm x", "bash -c 'rm x'"} <= forms
+    assert "rm x" not in forms and findings[0]["data"]["runtime"]["name"] == "opencode"
+
+
+def test_ft116_finds_nothing_for_an_allow_list(project: Path, cli) -> None:
+    (project / "opencode.json").write_text(json.dumps(ALLOW_LIST))
+    _code, out, _ = cli("check", "--select", "FT116", "--format", "json")
+    assert json.loads(out)["findings"] == []
+
+
+def test_ft116_under_the_gate_keeps_what_the_gate_resolves(project: Path, cli) -> None:
+    (project / "opencode.json").write_text(json.dumps(RM_DENY))
+    _code, out, _ = cli("check", "--select", "FT116", "--format", "json", "--runtime", "forge")
+    assert json.loads(out)["findings"] == []
+
+
+def test_rule_ft116_is_documented_with_an_example(cli) -> None:
+    code, out, _ = cli("rule", "FT116")
+    assert code == 0 and '"rm *": "deny"' in out and "allow-list" in out.lower()
