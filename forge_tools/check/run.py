@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from forge_tools.check.codes import CODES
-from forge_tools.check.config_errors import echoed_substitutions, finding_for, redact, scan_config, scrub
+from forge_tools.check.config_errors import (
+    echoed_substitutions,
+    finding_for,
+    ignored_finding,
+    redact,
+    scan_config,
+    scrub,
+)
 from forge_tools.errors import ConfigError, ExitCode
 from forge_tools.origin import Node, Origin
 from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
@@ -66,6 +73,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
                          expect_file=opts.expect, repo_root=enclosing_repo(scan.project_root))
     trees = [source.tree for source in scan.sources if source.tree is not None and not source.errors]
     report.findings += [redact(finding_for(e), scan.substituted) for e in scan.errors]
+    report.findings += [redact(ignored_finding(e), scan.substituted) for e in scan.ignored]
     for source in scan.sources:
         if isinstance(source.where, Path) and source.tree is not None:
             report.findings += action_only_maps(source.tree, source.where.name)

@@ -70,7 +70,6 @@ guarantees).
 
 from __future__ import annotations
 
-
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple

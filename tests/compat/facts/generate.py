@@ -26,13 +26,22 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from opencode_run import normalise, opencode_env, run, version  # noqa: E402
+from opencode_run import _ANSI, normalise, opencode_env, version  # noqa: E402
 
 # The table sits right after the `prefix` function of opencode's `BashArity` module: `var X={cat:1,...}`
 _ARITY_TABLE = re.compile(rb"BashArity:\(\)=>\w+\}\);function \w+\(\w+\)\{.{0,300}?\}var \w+=(\{[^}]*\})",
                           re.DOTALL)
 _ENTRY = re.compile(r'(?:"([^"]+)"|([A-Za-z0-9_-]+)):(\d+)')
 _OUTPUT_FILE = re.compile(r"\$HOME/\.local/share/opencode/tool-output/tool_[A-Za-z0-9]+")
+
+
+def run_long(program: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """`opencode_run.run` with a longer timeout: with a script tool and no network, opencode first
+    waits for `.opencode`'s dependency install to give up (over a minute on the recording machine)."""
+    done = subprocess.run([program, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=900, check=False)
+    text = done.stdout if done.returncode == 0 else done.stdout + done.stderr
+    return done.returncode, _ANSI.sub("", text)
 
 
 def arity_table(binary: str) -> dict[str, int]:
@@ -54,7 +63,7 @@ def record_truncation(opencode: str, scratch: Path, opencode_version: str) -> di
     env = opencode_env(home, {"OPENCODE_DISABLE_MODELS_FETCH": "1"})
     calls = []
     for call in spec["calls"]:
-        code, out = run("unshare", ["-n", opencode, "debug", "agent", call["agent"], "--tool",
+        code, out = run_long("unshare", ["-n", opencode, "debug", "agent", call["agent"], "--tool",
                                     call["tool"], "--params", json.dumps(call["params"])], project, env)
         if code != 0:
             raise SystemExit(f"opencode failed on {call}: {out[-2000:]}")
