@@ -124,6 +124,7 @@ def read_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
         tree.value["permission"].key_origin = label
     if opencode_source(step, where):  # opencode drops the keys it does not know: load as it loads
         result.ignored = drop_unknown_keys(tree)
+        _accept_bare_models(tree)
     # a value whose substitution failed is reported once (at its token, on the same line)
     failed = {(e.origin.path, e.origin.line) for e in result.errors if e.origin is not None}
     result.errors.extend(e for e in validation_errors(tree)
@@ -146,6 +147,27 @@ def opencode_source(step: str, where: Path | str) -> bool:
         return True
     return (isinstance(where, Path) and step not in ("--config", "FORGE_CONFIG")
             and where.name in _OPENCODE_NAMES)
+
+
+def _accept_bare_models(tree: Node) -> None:
+    """opencode loads a `model` that is not PROVIDER/MODEL (`"model": "big-pickle"` is provider
+    `big-pickle` with an empty model id): mark such values in its own files so the schema lets them
+    through (`validation.located_errors`); forge's own files keep the check."""
+    from forge_tools.config.validators import model_id_problem
+
+    def mark(node: Node | None) -> None:
+        if node is not None and isinstance(node.value, str) and model_id_problem(node.value):
+            node.meta["opencode_model"] = True
+
+    if not tree.is_map:
+        return
+    mark(tree.get("model"))
+    mark(tree.get("small_model"))
+    agents = tree.get("agent")
+    if agents is not None and agents.is_map:
+        for _name, agent in agents.items():
+            if agent.is_map:
+                mark(agent.get("model"))
 
 
 def _substituted_spots(node: Node, substituted: dict[Spot, str]) -> None:

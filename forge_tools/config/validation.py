@@ -130,6 +130,8 @@ def located_errors(exc: ValidationError, tree: Node) -> list[ConfigError]:
     errors: list[ConfigError] = []
     for keys, group in by_node.items():
         err, node, model_path = group[0]
+        if node.meta.get("opencode_model") and keys and keys[-1] in ("model", "small_model"):
+            continue  # opencode's own file: a model without a provider loads there (reader)
         type_errors = [e["type"] for e, _, _ in group if e["type"] in _TYPE_WORDS]
         if len(type_errors) > 1 and len(type_errors) == len(group):
             wanted = " or ".join(dict.fromkeys(_TYPE_WORDS[t] for t in type_errors))

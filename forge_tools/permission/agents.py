@@ -109,10 +109,17 @@ class Agent(NamedTuple):
     disabled: bool = False
     model: str | None = None
     config_origin: Origin | None = None  # where config changed or defined the agent, if it did
+    shown_name: str | None = None  # config `agent.<key>.name`: the name opencode shows (and lists by)
+
+    @property
+    def shown(self) -> str:
+        """The name opencode 1.18.33 shows for the agent: its config `name:` if set, else its key."""
+        return self.shown_name or self.name
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "shown_name": self.shown,
             "mode": self.mode,
             "description": self.description,
             "builtin": self.builtin,
@@ -340,8 +347,16 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
             disabled=bool(_bool(_get(node, "disable"), format_key_path(("agent", name, "disable")))),
             model=_str(_get(node, "model"), format_key_path(("agent", name, "model"))),
             config_origin=where,
+            shown_name=_str(_get(node, "name"), format_key_path(("agent", name, "name"))),
         )
     return agents
+
+
+def listing_order(agents: Mapping[str, Agent]) -> list[Agent]:
+    """The agents in the order `opencode agent list` (1.18.33) gives them: builtin agents first, then
+    the others, each group by shown name (compared as `localeCompare` does for these names: letters
+    before case, so `Alpha`, `beta`, `broken`)."""
+    return sorted(agents.values(), key=lambda a: (not a.builtin, a.shown.casefold(), a.shown.swapcase()))
 
 
 def _suggest(name: str, names: list[str]) -> list[str]:
