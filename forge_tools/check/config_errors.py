@@ -53,7 +53,8 @@ def classify(error: ConfigError) -> str:
 
 def ignored_finding(error: ConfigError) -> Finding:
     """FT117: something opencode ignores in its own config, which forge-tools ignored as well."""
-    hint = ("give OPENCODE_PERMISSION a JSON object" if error.origin is not None and error.origin.kind == "env"
+    env = error.origin is not None and error.origin.kind == "env"
+    hint = ("give OPENCODE_PERMISSION a JSON object" if env
             else "fix the key's spelling or remove it; opencode ignores it, and so does forge-tools")
     return Finding("FT117", "warning", error.message, hint, error.origin)
 

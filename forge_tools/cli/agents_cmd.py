@@ -56,6 +56,7 @@ def register(app: typer.Typer) -> None:
             origin = "builtin" if a.builtin else str(a.origin)
             if a.builtin and a.config_origin is not None:
                 origin += f", configured at {a.config_origin}"
-            rows.append((a.name if a.shown == a.name else f"{a.name} (shown as {a.shown})", a.mode, status or "-", origin, a.description or "-"))
+            name = a.name if a.shown == a.name else f"{a.name} (shown as {a.shown})"
+            rows.append((name, a.mode, status or "-", origin, a.description or "-"))
         typer.echo(format_table(("AGENT", "MODE", "STATUS", "ORIGIN", "DESCRIPTION"), rows))
         return 0

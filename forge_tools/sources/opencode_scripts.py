@@ -132,7 +132,8 @@ def _object_keys(obj: Node) -> set[str] | None:
     for child in obj.named_children:
         if child.type == "pair":
             key = child.child_by_field_name("key")
-            name = _text(key) if key is not None and key.type == "property_identifier" else literal_string(key)
+            plain = key is not None and key.type == "property_identifier"
+            name = _text(key) if plain else literal_string(key)
             if name is None:
                 return None
             keys.add(name)
@@ -168,7 +169,7 @@ def may_be_tool(where: Node, value: Node | None) -> bool:
         node = first
     if node.type == "object":
         keys = _object_keys(node)
-        return keys is None or TOOL_KEYS <= keys
+        return keys is None or keys >= TOOL_KEYS
     return True
 
 

@@ -71,7 +71,7 @@ guarantees).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.tools.shell_wrappers import GRAMMARS, OPAQUE_WRAPPERS
@@ -895,7 +895,7 @@ def _unescape_double(text: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _arity() -> dict[str, int]:
     """opencode 1.18.33's command-prefix table (`forge_tools/data/opencode_arity.json`, with a note
     of where it was observed): how many leading words name "the command" for an `always` answer."""

@@ -1,7 +1,8 @@
 """Re-record what opencode answers for each layout case (not run by the test suite).
 
 A case is a folder with `case.json` (`cwd` under the project, `env` with `$PROJECT`/`$HOME` standing
-for the two trees, `agents` to describe, `calls` to try, `"git": false` for a project outside git), a `project/` tree and an optional `home/`
+for the two trees, `agents` to describe, `calls` to try, `"git": false` for a project outside
+git), a `project/` tree and an optional `home/`
 tree. Usage: OPENCODE=/path/to/opencode python tests/compat/layouts/generate.py [CASE ...]
 See ../fixtures/README.md ("Layouts") for how the records were made.
 """
