@@ -133,7 +133,7 @@ def _object_keys(obj: Node) -> set[str] | None:
         if child.type == "pair":
             key = child.child_by_field_name("key")
             plain = key is not None and key.type == "property_identifier"
-            name = _text(key) if plain else literal_string(key)
+            name = _text(key) if plain and key is not None else literal_string(key)
             if name is None:
                 return None
             keys.add(name)
