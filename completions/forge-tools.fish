@@ -4,7 +4,7 @@ function __forge_tools_project  # --project DIR already on the line, for __compl
     set -l i (contains -i -- --project $words); and set -q words[(math $i + 1)]; and printf '%s\n' --project $words[(math $i + 1)]
 end
 complete -c forge-tools -n '__fish_use_subcommand' -f
-complete -c forge-tools -n '__fish_use_subcommand' -a 'agents' -d 'List the agents (builtin first, then custom in config order), the default one marked.'
+complete -c forge-tools -n '__fish_use_subcommand' -a 'agents' -d 'List the agents in opencode'\''s order (builtin first, then custom, each by name), the default one marked.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'check' -d 'Check every config file that applies, for CI.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'completions' -d 'Print a shell completion script (bash, zsh, fish), or write all three with --write DIR.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'config' -d 'Print the merged config: every config file and variable in load order, then --config overlays.'

@@ -14,7 +14,8 @@ _TABLE: tuple[CodeInfo, ...] = (
              "Give the value the type the message names (e.g. a permission is an action or a map)."),
     CodeInfo("FT003", "unknown-action", "error", "A permission action is not allow, ask or deny.",
              "Use one of allow, ask, deny."),
-    CodeInfo("FT004", "unknown-key", "error", "A config key is not known.",
+    CodeInfo("FT004", "unknown-key", "error",
+             "A key of one of forge's own config files is not known (opencode's files: FT117).",
              "Remove the key or fix its spelling (the message suggests the closest known key)."),
     CodeInfo("FT005", "file-reference", "error",
              "A {file:...} substitution names a file that cannot be read.",
@@ -93,6 +94,12 @@ _TABLE: tuple[CodeInfo, ...] = (
              "the rule's text, not the program.",
              "Make the bash rules an allow-list (`\"*\": \"deny\"` first, then the allowed commands), or "
              "run the agent's calls through forge-tools, whose gate resolves these spellings."),
+    CodeInfo("FT117", "ignored-by-opencode", "warning",
+             "opencode ignores part of its own config: a key it does not know (it drops it silently), or an "
+             "OPENCODE_PERMISSION that is not JSON (it warns and goes on). forge-tools loads the config as "
+             "opencode does and says so here; in forge's own files an unknown key is the error FT004.",
+             "Fix the key's spelling (the message suggests the closest known key) or remove it; give "
+             "OPENCODE_PERMISSION a JSON object."),
     CodeInfo("FT201", "expectation-failed", "error", "A --expect assertion does not hold.",
              "Change the config so the assertion holds, or update the expectation if the change was meant."),
     CodeInfo("FT202", "expectations-invalid", "error",

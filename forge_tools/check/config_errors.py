@@ -51,6 +51,14 @@ def classify(error: ConfigError) -> str:
     return "FT008"
 
 
+def ignored_finding(error: ConfigError) -> Finding:
+    """FT117: something opencode ignores in its own config, which forge-tools ignored as well."""
+    env = error.origin is not None and error.origin.kind == "env"
+    hint = ("give OPENCODE_PERMISSION a JSON object" if env
+            else "fix the key's spelling or remove it; opencode ignores it, and so does forge-tools")
+    return Finding("FT117", "warning", error.message, hint, error.origin)
+
+
 def finding_for(error: ConfigError) -> Finding:
     code = classify(error)
     return Finding(code, "error", error.message, _HINTS[code], error.origin)
@@ -145,6 +153,11 @@ class ConfigScan(NamedTuple):
     @property
     def errors(self) -> list[ConfigError]:
         return [e for s in self.sources for e in s.errors]
+
+    @property
+    def ignored(self) -> list[ConfigError]:
+        """What opencode ignores in its own sources (unknown keys, a non-JSON OPENCODE_PERMISSION)."""
+        return [e for s in self.sources for e in s.ignored]
 
     @property
     def substituted(self) -> dict[Spot, str]:

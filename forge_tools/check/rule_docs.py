@@ -105,6 +105,13 @@ _DOCS: dict[str, RuleDoc] = {
                      "nothing to get around: what is not listed is denied.",
                      '{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}',
                      '{"permission": {"bash": {"*": "deny", "ls *": "allow", "git status": "allow"}}}'),
+    "FT117": RuleDoc("opencode 1.18.33 drops every key it does not know from its files without a word, so "
+                     "a misspelt setting (`permisions`) silently does nothing; forge-tools loads the file "
+                     "the same way (the key is ignored, every command runs) and `check` names the key "
+                     "with the closest known one. forge's own files (forge.json, forge.yaml, ...) stay "
+                     "strict: there an unknown key is FT004 and stops the load.",
+                     '{"permisions": {"bash": "deny"}}  // in opencode.json',
+                     '{"permission": {"bash": "deny"}}'),
     "FT201": RuleDoc("An assertion of the --expect file states what the team relies on (a tool hidden, "
                      "a call denied); a config change broke it."),
     "FT202": RuleDoc("An assertion that cannot be evaluated checks nothing, so the file is refused at the "

@@ -13,6 +13,7 @@ from forge_tools.check.codes import CODES
 from forge_tools.check.config_errors import (
     echoed_substitutions,
     finding_for,
+    ignored_finding,
     redact,
     scan_config,
     scrub,
@@ -74,6 +75,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
                          expect_file=opts.expect, repo_root=enclosing_repo(scan.project_root))
     trees = [source.tree for source in scan.sources if source.tree is not None and not source.errors]
     report.findings += [redact(finding_for(e), scan.substituted) for e in scan.errors]
+    report.findings += [redact(ignored_finding(e), scan.substituted) for e in scan.ignored]
     for source in scan.sources:
         if isinstance(source.where, Path) and source.tree is not None:
             report.findings += action_only_maps(source.tree, source.where.name)

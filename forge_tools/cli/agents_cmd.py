@@ -20,30 +20,43 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         project: ProjectOpt = None,
     ) -> int:
-        """List the agents (builtin first, then custom in config order), the default one marked."""
+        """List the agents in opencode's order (builtin first, then custom, each by name), the default
+        one marked."""
         import json
 
         from forge_tools.cli.common import check_format, format_table, load
-        from forge_tools.permission.agents import default_agent_name, load_agents
+        from forge_tools.errors import ConfigError
+        from forge_tools.permission.agents import default_agent_name, listing_order, load_agents
 
         check_format(fmt, ("text", "json"))
         loaded = load(config, project)
         agents = load_agents(loaded)
-        default = default_agent_name(loaded, agents)
+        # a default_agent that names no usable agent does not stop the listing (opencode 1.18.33 lists
+        # its agents and refuses only when a session needs the default): said, and no agent is marked
+        problem: str | None = None
+        try:
+            default: str | None = default_agent_name(loaded, agents)
+        except ConfigError as exc:
+            default, problem = None, exc.one_line()
+            typer.echo(f"forge-tools: warning: {problem}", err=True)
+        ordered = listing_order(agents)
         if fmt == "json":
-            payload = {
+            payload: dict[str, object] = {
                 "default_agent": default,
-                "agents": [{**a.to_json(), "default": a.name == default} for a in agents.values()],
+                "agents": [{**a.to_json(), "default": a.name == default} for a in ordered],
             }
+            if problem is not None:
+                payload["default_agent_problem"] = problem
             typer.echo(json.dumps(payload, indent=2))
             return 0
         rows = []
-        for a in agents.values():
+        for a in ordered:
             marks = (("default", a.name == default), ("disabled", a.disabled), ("hidden", a.hidden))
             status = ", ".join(s for s, on in marks if on)
             origin = "builtin" if a.builtin else str(a.origin)
             if a.builtin and a.config_origin is not None:
                 origin += f", configured at {a.config_origin}"
-            rows.append((a.name, a.mode, status or "-", origin, a.description or "-"))
+            name = a.name if a.shown == a.name else f"{a.name} (shown as {a.shown})"
+            rows.append((name, a.mode, status or "-", origin, a.description or "-"))
         typer.echo(format_table(("AGENT", "MODE", "STATUS", "ORIGIN", "DESCRIPTION"), rows))
         return 0

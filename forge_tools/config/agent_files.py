@@ -9,6 +9,7 @@ Nothing in the file is run: the frontmatter goes through the same safe YAML read
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from forge_tools.errors import ConfigError
@@ -107,6 +108,26 @@ def _tools_as_permission(values: dict[str, Node], name: str) -> None:
     values["permission"] = permission
 
 
+_TOP_LEVEL_VALUE = re.compile(r"^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$")
+
+
+def sanitized_frontmatter(front: str) -> str:
+    """The frontmatter with each top-level `key: value` whose plain value holds a `:` quoted as one
+    string (line for line, so positions stay), as opencode's fallback reads it."""
+    out = []
+    for line in front.split("\n"):
+        found = _TOP_LEVEL_VALUE.match(line)
+        if found is None or line.lstrip().startswith("#") or line[:1].isspace():
+            out.append(line)
+            continue
+        value = found.group(2).strip()
+        if not value or value in (">", "|") or value.startswith(("'", '"')) or ":" not in value:
+            out.append(line)
+            continue
+        out.append(f"{found.group(1)}: '" + value.replace("'", "''") + "'")
+    return "\n".join(out)
+
+
 def parse_agent_file(text: str, path: Path, name: str, primary: bool = False) -> Node:
     """The config tree one agent file stands for: `{"agent": {name: frontmatter + prompt}}`.
 
@@ -116,7 +137,16 @@ def parse_agent_file(text: str, path: Path, name: str, primary: bool = False) ->
     from forge_tools.config.formats.yaml_format import parse_yaml
 
     front, body, body_line = _frontmatter(text, Origin("file", str(path), 1, 1))
-    settings = parse_yaml(front, Origin("file", path=str(path), key_path=("agent", name)))
+    where = Origin("file", path=str(path), key_path=("agent", name))
+    try:
+        settings = parse_yaml(front, where)
+    except ConfigError:
+        # opencode 1.18.33 retries a frontmatter YAML refuses with each plain top-level value that
+        # holds a colon (`description: Reviews code: carefully`) taken as text; so does forge-tools
+        fixed = sanitized_frontmatter(front)
+        if fixed == front:
+            raise
+        settings = parse_yaml(fixed, where)
     if not settings.is_map:
         raise ConfigError("the frontmatter must be a mapping of agent settings (description: ..., "
                           "mode: ...)", settings.origin)

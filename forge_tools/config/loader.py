@@ -39,7 +39,7 @@ OPENCODE_GLOBAL_FILES: tuple[str, ...] = ("config.json", "opencode.json", "openc
 
 Step = Literal["global", "OPENCODE_CONFIG", "FORGE_CONFIG", "project", "config-dir", "OPENCODE_CONFIG_DIR",
                "FORGE_CONFIG_DIR", "agent-file", "mode-file", "OPENCODE_CONFIG_CONTENT",
-               "FORGE_CONFIG_CONTENT", "--config", "OPENCODE_PERMISSION", "FORGE_PERMISSION"]
+               "FORGE_CONFIG_CONTENT", "--config", "managed", "OPENCODE_PERMISSION", "FORGE_PERMISSION"]
 #: the steps whose source is an environment variable holding JSON merged into `permission`
 ENV_PERMISSION: tuple[str, ...] = ("OPENCODE_PERMISSION", "FORGE_PERMISSION")
 #: the person's own config (not the project's): the global config dirs' files and `FORGE_CONFIG`
@@ -121,6 +121,25 @@ class LoadedConfig:
         return node.origin if node is not None else None
 
 
+#: the files opencode 1.18.33 reads in its managed config dir, in its order
+MANAGED_FILES: tuple[str, ...] = ("opencode.json", "opencode.jsonc")
+
+
+def managed_config_dir(env: Mapping[str, str]) -> Path:
+    """opencode's managed config dir: `OPENCODE_TEST_MANAGED_CONFIG_DIR` (what opencode 1.18.33 itself
+    honours, for tests), else `/etc/opencode` (macOS: `/Library/Application Support/opencode`,
+    Windows: `%ProgramData%\\opencode`)."""
+    import sys
+
+    if env.get("OPENCODE_TEST_MANAGED_CONFIG_DIR"):
+        return Path(env["OPENCODE_TEST_MANAGED_CONFIG_DIR"])
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support/opencode")
+    if sys.platform == "win32":
+        return Path(env.get("ProgramData") or "C:\\ProgramData") / "opencode"
+    return Path("/etc/opencode")
+
+
 def _flag(env: Mapping[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
 
@@ -143,12 +162,22 @@ def find_project_root(cwd: Path, project: Path | None = None) -> Path:
     return cwd
 
 
+def _git_top(start: Path) -> Path | None:
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
 def _levels(root: Path, cwd: Path) -> list[Path]:
-    """Directories from the project root down to the cwd (just the root if the cwd is outside it)."""
-    if cwd != root and root not in cwd.parents:
-        return [root]
-    levels = [cwd]
-    while levels[-1] != root:
+    """The directories whose config files and `.opencode/`/`.forge/` dirs apply, top first: as opencode
+    1.18.33 searches them, from where it runs (the cwd, or the project dir when the cwd is outside it)
+    up to the top of the enclosing git worktree, or up to `/` outside any git repo. So the root's
+    opencode.jsonc applies in `services/api` (`check services/api` included)."""
+    start = cwd if cwd == root or root in cwd.parents else root
+    top = _git_top(start) or Path(start.anchor or "/")
+    levels = [start]
+    while levels[-1] != top and levels[-1].parent != levels[-1]:
         levels.append(levels[-1].parent)
     return list(reversed(levels))
 
@@ -168,7 +197,8 @@ def discover(opts: LoadOptions, agent_files: bool = False
     `OPENCODE_CONFIG` / `FORGE_CONFIG` file; project files from the root down to the cwd; then the
     config directories: the global dirs, each `.opencode/` from the cwd up to the root (the root's
     wins, as in opencode), each `.forge/` from the root down to the cwd, `~/.opencode/`, `~/.forge/`,
-    `OPENCODE_CONFIG_DIR`, `FORGE_CONFIG_DIR`; then `*_CONFIG_CONTENT`, `--config`, `*_PERMISSION`.
+    `OPENCODE_CONFIG_DIR`, `FORGE_CONFIG_DIR`; then `*_CONFIG_CONTENT`, `--config`, opencode's managed
+    config dir (`managed_config_dir`), `*_PERMISSION`.
 
     With `agent_files`, the Markdown agents of each config directory are sources too, each right
     after its directory's config files: opencode reads every directory's agents after the config
@@ -223,6 +253,8 @@ def discover(opts: LoadOptions, agent_files: bool = False
         if env.get(name):
             sources.append((cast(Step, name), name))
     sources += [("--config", _absolute(p, cwd)) for p in opts.overlays]
+    # opencode's managed (admin) config dir, read after every other file, before OPENCODE_PERMISSION
+    sources += [("managed", p) for p in _files_in(managed_config_dir(env), MANAGED_FILES)]
     for name in ENV_PERMISSION:
         if env.get(name):
             sources.append((cast(Step, name), name))

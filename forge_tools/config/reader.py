@@ -69,6 +69,9 @@ class SourceRead:
     tree: Node | None = None
     errors: list[ConfigError] = field(default_factory=list)
     substituted: dict[Spot, str] = field(default_factory=dict)
+    #: what opencode ignores in its own sources and so forge-tools ignored too, each at its place
+    #: (`check`: FT117): a key it does not know (dropped), an `OPENCODE_PERMISSION` that is not JSON
+    ignored: list[ConfigError] = field(default_factory=list)
 
     def tree_or_raise(self) -> Node:
         """The tree, or the first problem as the `ConfigError` to stop at."""
@@ -86,7 +89,7 @@ def read_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
     from forge_tools.config.formats import format_of
     from forge_tools.config.loader import ENV_PERMISSION, substitutes
     from forge_tools.config.substitute import parse_substituted
-    from forge_tools.config.validation import validation_errors
+    from forge_tools.config.validation import drop_unknown_keys, validation_errors
 
     result = SourceRead(step, where)
     try:
@@ -107,19 +110,64 @@ def read_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
 
             tree = parse_text(text, fmt, base)
     except ConfigError as exc:
-        result.errors.append(exc)
+        if step == "OPENCODE_PERMISSION":  # opencode warns and goes on without it
+            result.ignored.append(ConfigError(f"{exc.message}; opencode warns and ignores the variable",
+                                              Origin("env", name=str(where))))
+            result.tree = Node({}, Origin("env", name=str(where)))
+        else:
+            result.errors.append(exc)
         return result
     _substituted_spots(tree, result.substituted)
     if step in ENV_PERMISSION:
         label = Origin("env", name=str(where))
         tree = Node({"permission": tree}, label, None)
         tree.value["permission"].key_origin = label
+    if opencode_source(step, where):  # opencode drops the keys it does not know: load as it loads
+        result.ignored = drop_unknown_keys(tree)
+        _accept_bare_models(tree)
     # a value whose substitution failed is reported once (at its token, on the same line)
     failed = {(e.origin.path, e.origin.line) for e in result.errors if e.origin is not None}
     result.errors.extend(e for e in validation_errors(tree)
                          if e.origin is None or (e.origin.path, e.origin.line) not in failed)
     result.tree = tree
     return result
+
+
+#: the steps whose source is opencode's own whatever its name
+_OPENCODE_STEPS = frozenset({"OPENCODE_CONFIG", "OPENCODE_CONFIG_CONTENT", "OPENCODE_PERMISSION"})
+#: opencode's file names (`config.json` is its global dir's legacy name)
+_OPENCODE_NAMES = frozenset({"opencode.json", "opencode.jsonc", "config.json"})
+
+
+def opencode_source(step: str, where: Path | str) -> bool:
+    """Whether a source is one of opencode's files or variables, which opencode reads leniently
+    (unknown keys dropped). forge's own files (`forge.*`, `FORGE_*`, `--config`) stay strict: an
+    unknown key there is an error (SPEC 6.3)."""
+    if step in _OPENCODE_STEPS:
+        return True
+    return (isinstance(where, Path) and step not in ("--config", "FORGE_CONFIG")
+            and where.name in _OPENCODE_NAMES)
+
+
+def _accept_bare_models(tree: Node) -> None:
+    """opencode loads a `model` that is not PROVIDER/MODEL (`"model": "big-pickle"` is provider
+    `big-pickle` with an empty model id): mark such values in its own files so the schema lets them
+    through (`validation.located_errors`); forge's own files keep the check."""
+    from forge_tools.config.validators import model_id_problem
+
+    def mark(node: Node | None) -> None:
+        if node is not None and isinstance(node.value, str) and model_id_problem(node.value):
+            node.meta["opencode_model"] = True
+
+    if not tree.is_map:
+        return
+    mark(tree.get("model"))
+    mark(tree.get("small_model"))
+    agents = tree.get("agent")
+    if agents is not None and agents.is_map:
+        for _name, agent in agents.items():
+            if agent.is_map:
+                mark(agent.get("model"))
 
 
 def _substituted_spots(node: Node, substituted: dict[Spot, str]) -> None:

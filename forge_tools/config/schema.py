@@ -142,3 +142,10 @@ class ConfigModel(_Strict):
     compaction: dict[str, Any] | None = None
     experimental: dict[str, Any] | None = None
     skills: Any = None
+    # opencode 1.18.33 also accepts these (tests/compat/layouts/config-keys); `references` dirs are
+    # external_directory allows (permission.agents.reference_globs), the others change nothing here
+    references: dict[str, Any] | None = None
+    reference: dict[str, Any] | None = None  # opencode's deprecated name for `references`
+    attachment: dict[str, Any] | None = None
+    shell: str | None = None
+    subagent_depth: int | None = None

@@ -84,6 +84,40 @@ def validation_errors(tree: Node) -> list[ConfigError]:
     return []
 
 
+def drop_unknown_keys(tree: Node) -> list[ConfigError]:
+    """Remove every key the schema does not know from one source's tree, as opencode 1.18.33 does with
+    its own files (it drops unknown keys silently), and say which: one `ConfigError` per key, at the
+    key, in file order (`check` reports them as FT117 warnings). A value of a known key that is wrong
+    is left for `validation_errors`."""
+    if not tree.is_map:
+        return []
+    try:
+        _schema().validator.validate_python(tree.plain())
+    except ValidationError as exc:
+        dropped: list[ConfigError] = []
+        for err in exc.errors():
+            if err["type"] != "extra_forbidden":
+                continue
+            node, keys, model_path = _walk(tree, err["loc"])
+            parent = tree
+            for key in keys[:-1]:
+                child = parent.value.get(key) if isinstance(parent.value, dict) else None
+                if child is None:
+                    break
+                parent = child
+            if not keys or not isinstance(parent.value, dict) or parent.value.get(keys[-1]) is not node:
+                continue
+            dropped.append(_translate(err, node, keys, model_path))
+            del parent.value[keys[-1]]
+        return sorted(dropped, key=_position)
+    return []
+
+
+def _position(e: ConfigError) -> tuple[int, int]:
+    o = e.origin
+    return (o.line or 10**9, o.column or 0) if o is not None else (10**9, 0)
+
+
 def located_errors(exc: ValidationError, tree: Node) -> list[ConfigError]:
     """pydantic's errors pointed at the nodes they are about, in file order.
 
@@ -96,18 +130,15 @@ def located_errors(exc: ValidationError, tree: Node) -> list[ConfigError]:
     errors: list[ConfigError] = []
     for keys, group in by_node.items():
         err, node, model_path = group[0]
+        if node.meta.get("opencode_model") and keys and keys[-1] in ("model", "small_model"):
+            continue  # opencode's own file: a model without a provider loads there (reader)
         type_errors = [e["type"] for e, _, _ in group if e["type"] in _TYPE_WORDS]
         if len(type_errors) > 1 and len(type_errors) == len(group):
             wanted = " or ".join(dict.fromkeys(_TYPE_WORDS[t] for t in type_errors))
             errors.append(_located(keys, f"expected {wanted}, got {_describe(node.value)}", node.origin))
         else:
             errors.append(_translate(err, node, keys, model_path))
-
-    def position(e: ConfigError) -> tuple[int, int]:
-        o = e.origin
-        return (o.line or 10**9, o.column or 0) if o is not None else (10**9, 0)
-
-    return sorted(errors, key=position)
+    return sorted(errors, key=_position)
 
 
 def _walk(tree: Node, loc: tuple[Any, ...]) -> tuple[Node, tuple[str, ...], tuple[str, ...]]:

@@ -109,10 +109,17 @@ class Agent(NamedTuple):
     disabled: bool = False
     model: str | None = None
     config_origin: Origin | None = None  # where config changed or defined the agent, if it did
+    shown_name: str | None = None  # config `agent.<key>.name`: the name opencode shows (and lists by)
+
+    @property
+    def shown(self) -> str:
+        """The name opencode 1.18.33 shows for the agent: its config `name:` if set, else its key."""
+        return self.shown_name or self.name
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "shown_name": self.shown,
             "mode": self.mode,
             "description": self.description,
             "builtin": self.builtin,
@@ -208,6 +215,54 @@ def _opencode_plans(loaded: Any, env: Mapping[str, str] | None) -> dict[str, lis
             OPENCODE_PLAN_FILES: [OPENCODE_PLAN_FILES], OPENCODE_PLANS_EDIT: [relative + "/*.md"]}
 
 
+def opencode_tmp_glob() -> str:
+    """opencode's global temp dir as an `external_directory` pattern: `<system temp>/opencode/*`
+    (`/tmp/opencode/*`), which opencode 1.18.33 allows right after its truncation dir."""
+    from forge_tools.paths import system_temp_dir
+
+    return system_temp_dir().replace("\\", "/").rstrip("/") + "/opencode/*"
+
+
+def reference_globs(loaded: Any, env: Mapping[str, str] | None = None) -> list[str]:
+    """`<dir>/*` for each local directory of the config's `references` (opencode 1.18.33: a name
+    without `/`, space, backquote or comma, and a value that starts with `.`, `/` or `~` or is an
+    object with `path`; relative to the file it is written in, `~/` to the home dir). opencode lets
+    its agents read them (external_directory allows after the skill dirs); they define no agents. A git
+    reference is cloned by opencode into its cache, which forge-tools does not model."""
+    import os
+    import re
+
+    node = _get(_tree(loaded), "references")
+    if node is None or not node.is_map:
+        return []
+    home = str(home_dir(env))
+    globs: list[str] = []
+    for name, value in node.items():
+        if not name or re.search(r"[/\s`,]", name):
+            continue
+        raw = value.value
+        if isinstance(raw, dict):
+            path_node = raw.get("path")
+            path = path_node.value if isinstance(path_node, Node) else None
+        elif isinstance(raw, str) and raw.startswith((".", "/", "~")):
+            path = raw
+        else:
+            path = None
+        if not isinstance(path, str):
+            continue
+        origin = value.origin
+        base = os.path.dirname(origin.path) if origin.kind == "file" and origin.path else \
+            str(getattr(loaded, "cwd", "") or os.getcwd())
+        if path.startswith("~/"):
+            full = os.path.join(home, path[2:])
+        else:
+            full = path if os.path.isabs(path) else os.path.normpath(os.path.join(base, path))
+        glob = full.replace("\\", "/") + "/*"
+        if glob not in globs:
+            globs.append(glob)
+    return globs
+
+
 def _rules(specs: tuple[RuleSpec, ...], origin: Origin, truncation: list[str],
            places: Mapping[str, list[str]] | None = None) -> list[Rule]:
     """The table's rules, the truncation-dir placeholder standing for each of the tool's output dirs
@@ -246,12 +301,22 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
     truncation = truncation_globs(env)
     # then each discovered skill's directory, as opencode 1.18.33 allows them right after its own
     # output dirs (where its defaults and explore name the truncation dir), so skills can read their files
-    allowed_dirs = truncation + _skill_globs(loaded)
+    # in an opencode project, also opencode's global temp dir right after them and each local
+    # `references` dir after the skills, where opencode 1.18.33 puts them
+    opencode = is_opencode_project(loaded, env)
+    allowed_dirs = [*truncation, *([opencode_tmp_glob()] if opencode else []), *_skill_globs(loaded),
+                    *(reference_globs(loaded, env) if opencode else [])]
     defaults = _rules(_default_specs(), Origin("default"), allowed_dirs)
     plans = _opencode_plans(loaded, env)
     top = rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
     tail = [Rule("external_directory", glob, "allow", Origin("default", name="truncation directory"))
             for glob in truncation]
+
+    def with_tail(rules: list[Rule]) -> tuple[Rule, ...]:
+        """The rules plus the last truncation-dir allow, unless a rule explicitly denies that very
+        glob: as opencode 1.18.33 does, such a deny is kept (no allow appended after it)."""
+        denied = {r.pattern for r in rules if r.permission == "external_directory" and r.action == "deny"}
+        return (*rules, *(r for r in tail if r.pattern not in denied))
 
     configured = _get(tree, "agent")
     if configured is not None and not configured.is_map:
@@ -276,14 +341,22 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
             description=_str(_get(node, "description"), format_key_path(("agent", name, "description")))
             or (spec.description if spec else ""),
             origin=Origin("builtin-agent", name=name) if spec else cast(Origin, where),
-            ruleset=(*defaults, *own, *top, *agent_rules, *tail),
+            ruleset=with_tail([*defaults, *own, *top, *agent_rules]),
             builtin=spec is not None,
             hidden=bool(_bool(_get(node, "hidden"), format_key_path(("agent", name, "hidden")))),
             disabled=bool(_bool(_get(node, "disable"), format_key_path(("agent", name, "disable")))),
             model=_str(_get(node, "model"), format_key_path(("agent", name, "model"))),
             config_origin=where,
+            shown_name=_str(_get(node, "name"), format_key_path(("agent", name, "name"))),
         )
     return agents
+
+
+def listing_order(agents: Mapping[str, Agent]) -> list[Agent]:
+    """The agents in the order `opencode agent list` (1.18.33) gives them: builtin agents first, then
+    the others, each group by shown name (compared as `localeCompare` does for these names: letters
+    before case, so `Alpha`, `beta`, `broken`)."""
+    return sorted(agents.values(), key=lambda a: (not a.builtin, a.shown.casefold(), a.shown.swapcase()))
 
 
 def _suggest(name: str, names: list[str]) -> list[str]:

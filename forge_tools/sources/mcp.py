@@ -165,7 +165,13 @@ def _server(name: str, entry: Node, where: Origin, cwd: Path) -> McpServer | Non
             raise _bad(name, "a local server needs `command`: a non-empty list of strings, e.g. "
                        '["npx", "-y", "@modelcontextprotocol/server-filesystem", "."]',
                        (command.origin if command is not None else where))
-        return McpServer(name, "local", where, cwd, command=tuple(p.value for p in command.value),
+        # `cwd`: where opencode 1.18.33 starts the server ("relative paths resolve from the workspace
+        # directory"); the project's cwd when unset
+        cwd_node = entry.get("cwd")
+        if cwd_node is not None and not isinstance(cwd_node.value, str):
+            raise _bad(name, "`cwd` must be a directory path (a string)", cwd_node.origin)
+        server_cwd = cwd / cwd_node.value if cwd_node is not None else cwd
+        return McpServer(name, "local", where, server_cwd, command=tuple(p.value for p in command.value),
                          environment=_str_map(name, entry, "environment"), timeout_ms=timeout)
     if kind == "remote":
         url = entry.get("url")

@@ -119,6 +119,60 @@ def _description_of(value: Node | None) -> str | None:
     return None
 
 
+#: the keys opencode 1.18.33 requires of an export for it to be a tool (it skips any other export)
+TOOL_KEYS = frozenset({"args", "description", "execute"})
+#: values that are never an object with those keys
+_NOT_TOOLS = frozenset({"string", "template_string", "number", "true", "false", "null", "undefined",
+                        "array", "arrow_function", "function_expression", "function", "class", "regex"})
+
+
+def _object_keys(obj: Node) -> set[str] | None:
+    """The keys an object literal surely has; None when a spread or computed key could add any."""
+    keys: set[str] = set()
+    for child in obj.named_children:
+        if child.type == "pair":
+            key = child.child_by_field_name("key")
+            plain = key is not None and key.type == "property_identifier"
+            name = _text(key) if plain and key is not None else literal_string(key)
+            if name is None:
+                return None
+            keys.add(name)
+        elif child.type in ("method_definition", "shorthand_property_identifier"):
+            name_node = child.child_by_field_name("name") if child.type == "method_definition" else child
+            if name_node is not None:
+                keys.add(_text(name_node))
+        elif child.type != "comment":
+            return None
+    return keys
+
+
+def may_be_tool(where: Node, value: Node | None) -> bool:
+    """Whether opencode could make a tool of this export: only an object with `args`, `description`
+    and `execute` is one. A function, class or literal declaration, or an object literal (also inside
+    `tool({...})`) without those keys, surely is not; a value the syntax cannot tell (an import, another
+    call) is kept, as opencode may find a tool there."""
+    if where.type in ("function_declaration", "generator_function_declaration", "class_declaration"):
+        return False
+    if value is None:
+        return where.type not in ("function_declaration", "class_declaration")
+    node = value
+    while node.type in ("parenthesized_expression", "as_expression", "satisfies_expression") \
+            and node.named_child_count:
+        node = node.named_children[0]
+    if node.type in _NOT_TOOLS:
+        return False
+    if node.type == "call_expression":
+        args = node.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if first is None or first.type != "object":
+            return True
+        node = first
+    if node.type == "object":
+        keys = _object_keys(node)
+        return keys is None or keys >= TOOL_KEYS
+    return True
+
+
 def _top_level_values(root: Node) -> dict[str, Node | None]:
     """Module-level `const/let/var x = value` (and function/class names) for `export { x }`."""
     values: dict[str, Node | None] = {}
@@ -214,6 +268,8 @@ def scan_opencode_script(path: Path) -> tuple[list[OpencodeScriptTool], list[Ope
     tools = []
     for export in sorted(found):
         where, value = found[export]
+        if not may_be_tool(where, value):
+            continue
         line, col = where.start_point
         tool_id = stem if export == "default" else f"{stem}_{export}"
         tools.append(OpencodeScriptTool(tool_id, path, line + 1, col + 1, export, _description_of(value)))

@@ -48,15 +48,30 @@ class ScriptLoadResult(NamedTuple):
     errors: list[ScriptError]
 
 
+def is_opencode_dir(directory: Path) -> bool:
+    """One of opencode's config dirs (a `.opencode/` dir, or opencode's global `~/.config/opencode/`),
+    where opencode 1.18.33 reads only `tool/*.ts|.js`: a `.py` there is no tool of the agent."""
+    from forge_tools.paths import opencode_global_dir
+
+    if directory.name == ".opencode":
+        return True
+    try:
+        return directory.resolve() == opencode_global_dir().resolve()
+    except OSError:
+        return False
+
+
 def script_files(config_dirs: Iterable[Path], suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
     """Every `*.py` (or other `suffixes`) directly inside `tool/` or `tools/` of each dir (not
-    recursive; dotfiles included).
+    recursive; dotfiles included); `.py` files only in forge's dirs, not opencode's (`is_opencode_dir`).
 
     Order: config dir order, then file name (then folder); a file reachable twice is listed once.
     """
     seen: set[Path] = set()
     found: list[Path] = []
     for config_dir in config_dirs:
+        if ".py" in suffixes and is_opencode_dir(Path(config_dir)):
+            continue  # opencode lists only tool/*.ts|.js there; forge's Python tools live in .forge/
         here: list[tuple[str, str, Path]] = []
         for folder in TOOL_FOLDERS:
             directory = Path(config_dir) / folder

@@ -71,7 +71,7 @@ guarantees).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.tools.shell_wrappers import GRAMMARS, OPAQUE_WRAPPERS
@@ -1140,22 +1140,34 @@ def _unescape_double(text: str) -> str:
     return "".join(out)
 
 
-# How many leading words name "the command" for an `always` answer (`git commit *`, not `git *`).
-_ARITY: dict[str, int] = {
-    "git": 2, "npm": 2, "pnpm": 2, "yarn": 2, "bun": 2, "cargo": 2, "go": 2, "docker": 2, "kubectl": 2,
-    "pip": 2, "pip3": 2, "uv": 2, "poetry": 2, "make": 2, "gh": 2, "brew": 2, "apt": 2, "apt-get": 2,
-    "dotnet": 2, "deno": 2, "systemctl": 2, "terraform": 2, "helm": 2, "conda": 2, "mvn": 2, "gradle": 2,
-}
+@cache
+def _arity() -> dict[str, int]:
+    """opencode 1.18.33's command-prefix table (`forge_tools/data/opencode_arity.json`, with a note
+    of where it was observed): how many leading words name "the command" for an `always` answer."""
+    import json
+    from importlib.resources import files
+
+    text = (files("forge_tools") / "data" / "opencode_arity.json").read_text(encoding="utf-8")
+    prefixes: dict[str, int] = json.loads(text)["prefixes"]
+    return prefixes
 
 
 def always_pattern(command: str) -> str:
-    """The pattern an `always` answer allows for one command: its leading words plus ` *`."""
+    """The pattern an `always` answer allows for one command, as opencode 1.18.33 makes it: the
+    longest leading run of its words that the arity table lists gives how many words to keep
+    (`npm run dev --port 3` -> `npm run dev *`, `git -C . push` -> `git -C *`); a command the table
+    does not list keeps its first word. Then ` *`."""
     words = command.split(" ")
     if not words or not words[0]:
         return command
-    arity = _ARITY.get(words[0], 1)
-    head = [w for w in words[:arity] if not w.startswith("-")] or words[:1]
-    return " ".join(head) + " *"
+    table = _arity()
+    keep = 1
+    for n in range(len(words), 0, -1):
+        found = table.get(" ".join(words[:n]))
+        if found is not None:
+            keep = found
+            break
+    return " ".join(words[:keep]) + " *"
 
 
 def describe(line: str) -> dict[str, Any]:

@@ -115,30 +115,32 @@ def preview_lines(
     return kept, len(lines) - len(kept), "lines"
 
 
+#: opencode 1.18.33's own wording (recorded from its binary: tests/compat/facts/truncation): the
+#: first line of every hint, then the advice for an agent that may dispatch subtasks or one that may not.
+SAVED_TO = "The tool call succeeded but the output was truncated. Full output saved to: {path}"
+SUBAGENT_ADVICE = ("Use the Task tool to have explore agent process this file with Grep and Read (with "
+                   "offset/limit). Do NOT read the full file yourself - delegate to save context.")
+SEARCH_ADVICE = "Use Grep to search the full content or Read with offset/limit to view specific sections."
+#: the bash tool's own notice in opencode 1.18.33, put before the tail it keeps
+SHELL_NOTICE = "...output truncated...\n\nFull output saved to: {path}"
+
+
 def hint_text(kind: str, output_path: str | None) -> str:
-    """The follow-up advice after a cut (SPEC 5.3): delegate to a subagent, or search / page."""
-    if output_path is None:
+    """The follow-up advice after a cut (SPEC 5.3) in opencode's words: delegate to the explore
+    subagent through the Task tool, or search / page with Grep and Read."""
+    if output_path is None:  # opencode always saves; forge-tools says so when it could not
         return (
             "The complete output could not be saved. Run the call again with a narrower scope if you "
             "need the missing part."
         )
-    where = f"The complete output is in {output_path}."
-    if kind == "subagent":
-        return (
-            f"{where} Rather than reading that file into this conversation, give its path to an explore "
-            "subagent (task tool) and ask it for the specific part you need."
-        )
-    return (
-        f"{where} Search it for what you need (grep on that path), or read it piece by piece with the "
-        "read tool's offset and limit instead of all at once."
-    )
+    advice = SUBAGENT_ADVICE if kind == "subagent" else SEARCH_ADVICE
+    return f"{SAVED_TO.format(path=output_path)}\n{advice}"
 
 
-def marker_text(removed: int, unit: str, direction: Direction) -> str:
-    """The line that says how much of the output is not shown, and from which end."""
-    where = "end" if direction == "head" else "start"
-    word = unit if removed != 1 else unit.rstrip("s")
-    return f"[output cut: {removed} {word} omitted from the {where}]"
+def marker_text(removed: int, unit: str, direction: Direction = "head") -> str:
+    """The line that says how much of the output is not shown, as opencode writes it
+    (`...3001 lines truncated...`, the unit always plural; the same at either end)."""
+    return f"...{removed} {unit} truncated..."
 
 
 class Truncated(NamedTuple):
@@ -178,13 +180,23 @@ def render_truncated(
     hint: HintKind,
     output_path: str | None,
     note: str | None = None,
+    shell: bool = False,
 ) -> Truncated:
-    """Assemble preview, marker and hint (head: marker after the preview; tail: before it)."""
-    parts = [marker_text(removed, unit, direction), hint_text(hint, output_path)]
+    """Assemble preview, marker and hint as opencode 1.18.33 does: head keeps
+    `preview, marker, hint`; tail keeps `marker, hint, preview` (blank lines between). `shell` is the
+    bash tool's own form: `...output truncated...`, the saved path, then the kept tail."""
+    if shell and output_path is not None:
+        notice = SHELL_NOTICE.format(path=output_path)
+        if note:
+            notice += f"\nNote: {note}."
+        content = f"{notice}\n\n{preview}"
+        return Truncated(content, True, removed, unit, direction, output_path, hint, note)
+    hint_part = hint_text(hint, output_path)
     if note:
-        parts.append(f"Note: {note}.")
-    notice = "\n".join(parts)
-    content = f"{preview}\n\n{notice}" if direction == "head" else f"{notice}\n\n{preview}"
+        hint_part += f"\nNote: {note}."
+    marker = marker_text(removed, unit, direction)
+    content = (f"{preview}\n\n{marker}\n\n{hint_part}" if direction == "head"
+               else f"{marker}\n\n{hint_part}\n\n{preview}")
     return Truncated(content, True, removed, unit, direction, output_path, hint, note)
 
 

@@ -285,9 +285,24 @@ def problems_json(problems: list[ForgeToolsError]) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------------------- inputs
 
 
+#: the model opencode 1.18.33 uses when none is configured, with no provider credentials and its
+#: bundled model list: the first available provider (`opencode`, free) and, by its priority list, its
+#: `big-pickle` (tests/compat/layouts/no-model: it keeps `websearch`, `edit` and `write`)
+OPENCODE_DEFAULT_MODEL = "opencode/big-pickle"
+
+
 def config_model(loaded: Any) -> str | None:
+    """The config's `model`; in an opencode project without one, the model opencode itself falls back
+    to (`OPENCODE_DEFAULT_MODEL`: what opencode picks where no provider is logged in)."""
     node = loaded.tree.get("model") if loaded is not None else None
-    return node.value if node is not None and isinstance(node.value, str) else None
+    if node is not None and isinstance(node.value, str):
+        return node.value
+    if loaded is not None and getattr(loaded, "sources", None) is not None:
+        from forge_tools.permission.agents import is_opencode_project
+
+        if is_opencode_project(loaded):
+            return OPENCODE_DEFAULT_MODEL
+    return None
 
 
 SESSION_OPTION = "--session-permission"

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_AGENT_LINE = re.compile(r"^(\S+) \((\w+)\)$", re.MULTILINE)
+_AGENT_LINE = re.compile(r"^(\S.*?) \((\w+)\)$", re.MULTILINE)  # a shown name may hold spaces
 
 
 def opencode_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -24,7 +24,7 @@ def opencode_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, s
 def run(opencode: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
     """(exit status, stdout; stdout and stderr when it failed), colour codes removed."""
     done = subprocess.run([opencode, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+                          timeout=900, check=False)
     text = done.stdout if done.returncode == 0 else done.stdout + done.stderr
     return done.returncode, _ANSI.sub("", text)
 

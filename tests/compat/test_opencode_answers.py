@@ -26,6 +26,7 @@ OPENCODE_INTERNAL_AGENTS = {"compaction", "summary", "title"}
 # opencode 1.18.33 registers no `list` tool; SPEC 2 keeps it as a builtin.
 FORGE_ONLY_BUILTINS = {"list"}
 TRUNC, HOME_REL = "<truncation dir>", "<home, relative to the project>"
+OPENCODE_TMP = "<opencode tmp>"  # opencode's global temp dir glob, `/tmp/opencode/*` where recorded
 # forge-tools' own plan files: plan may write them too (README: opencode projects)
 FORGE_PLANS = ".forge/plans/*.md"
 
@@ -62,24 +63,28 @@ def json_out(cli: Any, *args: str) -> Any:
 
 
 def opencode_rules(rules: list[dict[str, str]]) -> list[tuple[str, str, str]]:
-    """opencode's rules with its machine paths named; its `/tmp/opencode` rule left out."""
+    """opencode's rules with its machine paths named."""
     out = []
     for r in rules:
         pattern = r["pattern"]
         if pattern.startswith("$HOME/.local/share/opencode/tool-output/"):
             pattern = TRUNC
         elif pattern == "/tmp/opencode/*":
-            continue
+            pattern = OPENCODE_TMP
         out.append((r["permission"], _paths(pattern), r["action"]))
     return out
 
 
 def forge_rules(rules: list[dict[str, Any]], home: Path) -> list[tuple[str, str, str]]:
+    from forge_tools.permission.agents import opencode_tmp_glob
+
     out = []
     for r in rules:
         pattern = r["pattern"]
         if pattern.endswith("/tool-output/*"):
             pattern = TRUNC
+        elif pattern == opencode_tmp_glob():
+            pattern = OPENCODE_TMP
         elif pattern == FORGE_PLANS:
             continue
         pattern = pattern.replace(str(home), "$HOME")

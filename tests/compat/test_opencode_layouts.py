@@ -34,6 +34,8 @@ def setup(project: Path, isolated_env: dict[str, Path], monkeypatch: pytest.Monk
         here = LAYOUTS / case
         spec = json.loads((here / "case.json").read_text())
         shutil.copytree(here / "project", project, dirs_exist_ok=True)
+        if not spec.get("git", True):  # recorded outside any git repo: walk up to / as opencode does
+            shutil.rmtree(project / ".git")
         if (here / "home").is_dir():
             shutil.copytree(here / "home", home, dirs_exist_ok=True)
         for name, value in spec.get("env", {}).items():
@@ -62,8 +64,12 @@ def test_the_same_agents(case: str, setup: Any, cli: Any) -> None:
     setup(case)
     theirs = {a["name"]: a["mode"] for a in record(case)["agent_list"]
               if a["name"] not in OPENCODE_INTERNAL_AGENTS}
-    ours = {a["name"]: a["mode"] for a in json_out(cli, "agents")["agents"] if not a["disabled"]}
+    listed = [a for a in json_out(cli, "agents")["agents"] if not a["disabled"]]
+    ours = {a["shown_name"]: a["mode"] for a in listed}
     assert ours == theirs
+    # in opencode's order too
+    order = [a["name"] for a in record(case)["agent_list"] if a["name"] not in OPENCODE_INTERNAL_AGENTS]
+    assert [a["shown_name"] for a in listed] == order
 
 
 @pytest.mark.parametrize(("case", "agent"), agent_cases())

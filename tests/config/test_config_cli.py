@@ -65,11 +65,25 @@ def test_unknown_action_has_did_you_mean(cli: Cli, project: Path, name: str, tex
     assert "did you mean 'allow'" in message
 
 
-def test_unknown_top_level_key(cli: Cli, project: Path) -> None:
-    path = write(project / "opencode.json", '{\n  "$schema": "https://opencode.ai/config.json",\n'
-                                             '  "permisions": {}\n}\n')
+def test_unknown_top_level_key_in_forges_own_file_is_an_error(cli: Cli, project: Path) -> None:
+    path = write(project / "forge.json", '{\n  "$schema": "https://opencode.ai/config.json",\n'
+                                          '  "permisions": {}\n}\n')
     assert_config_error(cli, path, 3, 3, "unknown top-level key 'permisions'",
                         "did you mean 'permission'")
+
+
+def test_unknown_key_in_opencode_json_is_dropped_as_opencode_drops_it(cli: Cli, project: Path) -> None:
+    """issue 17: opencode 1.18.33 drops unknown keys of its files silently (tests/compat/layouts/
+    config-keys); forge-tools loads the file the same way and `check` names the key (FT117)."""
+    write(project / "opencode.json", '{\n  "permisions": {"bash": "deny"},\n'
+                                      '  "permission": {"webfetch": "ask"}\n}\n')
+    code, out, err = cli("config", "--format", "json")
+    assert code == 0, err
+    assert "permisions" not in json.loads(out) and json.loads(out)["permission"] == {"webfetch": "ask"}
+    code, out, _ = cli("check", "--format", "json")
+    found = [f for f in json.loads(out)["findings"] if f["code"] == "FT117"]
+    assert len(found) == 1 and "did you mean 'permission'" in found[0]["message"]
+    assert found[0]["level"] == "warning" and found[0]["location"]["line"] == 2
 
 
 def test_unknown_agent_key_is_a_model_option_as_in_opencode(cli: Cli, project: Path) -> None:

@@ -69,7 +69,7 @@ def test_agents_text(cli, configured: str) -> None:
     lines = out.splitlines()
     assert lines[0].split() == ["AGENT", "MODE", "STATUS", "ORIGIN", "DESCRIPTION"]
     names = [line.split()[0] for line in lines[1:]]
-    assert names == ["build", "plan", "general", "explore", "reviewer"]
+    assert names == ["build", "explore", "general", "plan", "reviewer"]  # opencode agent list's order
     build = lines[1]
     assert "primary" in build and "default" in build and "builtin" in build
     reviewer = lines[5]
@@ -159,9 +159,14 @@ def test_bad_format_is_a_usage_error(cli) -> None:
     assert code == 2 and "--format" in err
 
 
-def test_bad_agent_config_is_a_config_error(cli, project: Path) -> None:
+def test_bad_default_agent_is_a_config_error_where_the_default_is_needed(cli, project: Path) -> None:
+    """issue 17: like opencode 1.18.33 (tests/compat/layouts/agent-files), `agents` still lists the
+    agents and warns; a command that runs as the default agent stops."""
     (project / "forge.json").write_text('{\n  "default_agent": "explore"\n}\n')
-    code, _, err = cli("agents")
+    code, out, err = cli("agents", "--format", "json")
+    assert code == 0 and "forge.json:2:" in err and "subagent" in err
+    assert json.loads(out)["default_agent"] is None and "subagent" in json.loads(out)["default_agent_problem"]
+    code, _, err = cli("layers")
     assert code == 3
     assert "forge.json:2:" in err and "subagent" in err
 

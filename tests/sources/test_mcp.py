@@ -274,3 +274,12 @@ def test_config_agents_rules_never_start_servers(project: Path, cli, tmp_path: P
     for command in (("config",), ("agents",), ("rules",)):
         assert cli(*command)[0] == 0
     assert starts(log) == 0
+
+
+def test_a_local_server_starts_in_its_cwd(project: Path, cli) -> None:
+    """opencode 1.18.33's `cwd` of a local server: where the process starts, relative paths from the
+    workspace dir (issue 17). The demo server writes its relative DEMO_LOG in its own cwd."""
+    (project / "srv").mkdir()
+    write_config(project, {"mcp": {"demo": local(cwd="srv", environment={"DEMO_LOG": "started.log"})}})
+    assert "demo_echo" in by_id(layers(cli))
+    assert starts(project / "srv" / "started.log") == 1 and not (project / "started.log").exists()

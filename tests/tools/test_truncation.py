@@ -85,7 +85,7 @@ def test_tail_marker_comes_before_the_preview(store: OutputStore) -> None:
     text = "\n".join(str(i) for i in range(100))
     result = truncate_output(text, TruncationPolicy(max_lines=5, direction="tail"), store=store)
     assert result.content.endswith("\n".join(str(i) for i in range(95, 100)))
-    assert result.content.index("omitted") < result.content.rindex("\n95\n")
+    assert result.content.index("lines truncated...") < result.content.rindex("\n95\n")
     assert result.direction == "tail"
 
 

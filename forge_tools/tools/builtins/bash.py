@@ -582,7 +582,7 @@ def _result(
             metadata["truncated"] = False
         else:
             path, note = _save_whole(ctx, data)
-            out = render_truncated("\n".join(kept), removed, unit, "tail", hint, path, note)
+            out = render_truncated("\n".join(kept), removed, unit, "tail", hint, path, note, shell=True)
             body = out.content
             metadata.update(out.metadata())
     else:
@@ -599,7 +599,7 @@ def _result(
         removed = capture.total - kept_bytes if unit == "bytes" else total_lines - len(kept)
         path = posix(capture.file.path) if capture.file is not None else None
         note = capture.file.fallback_note if capture.file is not None else capture.file_error
-        out = render_truncated("\n".join(kept), removed, unit, "tail", hint, path, note)
+        out = render_truncated("\n".join(kept), removed, unit, "tail", hint, path, note, shell=True)
         body = out.content
         metadata.update(out.metadata())
     status = _status_line(code, ended_by, timeout)

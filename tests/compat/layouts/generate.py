@@ -1,7 +1,8 @@
 """Re-record what opencode answers for each layout case (not run by the test suite).
 
 A case is a folder with `case.json` (`cwd` under the project, `env` with `$PROJECT`/`$HOME` standing
-for the two trees, `agents` to describe, `calls` to try), a `project/` tree and an optional `home/`
+for the two trees, `agents` to describe, `calls` to try, `"git": false` for a project outside
+git), a `project/` tree and an optional `home/`
 tree. Usage: OPENCODE=/path/to/opencode python tests/compat/layouts/generate.py [CASE ...]
 See ../fixtures/README.md ("Layouts") for how the records were made.
 """
@@ -25,6 +26,11 @@ def expand(value: str, project: Path, home: Path) -> str:
     return value.replace("$PROJECT", str(project)).replace("$HOME", str(home))
 
 
+def offline(opencode: str) -> tuple[str, list[str]]:
+    """The command that runs opencode without network: `unshare -n opencode` where unshare exists."""
+    return ("unshare", ["-n", opencode]) if shutil.which("unshare") else (opencode, [])
+
+
 def record(opencode: str, case: Path, scratch: Path, opencode_version: str) -> dict[str, object]:
     spec = json.loads((case / "case.json").read_text())
     project, home = scratch / "work" / case.name, scratch / "home"
@@ -32,23 +38,27 @@ def record(opencode: str, case: Path, scratch: Path, opencode_version: str) -> d
     if (case / "home").is_dir():
         shutil.copytree(case / "home", home)
     home.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    env = opencode_env(home, {k: expand(v, project, home) for k, v in spec.get("env", {}).items()})
+    if spec.get("git", True):  # `"git": false`: a project outside any git repo
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+    # no network (`unshare -n` where it exists) and no models.dev fetch: the bundled model list
+    env = opencode_env(home, {"OPENCODE_DISABLE_MODELS_FETCH": "1",
+                              **{k: expand(v, project, home) for k, v in spec.get("env", {}).items()}})
     cwd = project / spec.get("cwd", ".")
 
-    code, listing = run(opencode, ["agent", "list"], cwd, env)
+    program, prefix = offline(opencode)
+    code, listing = run(program, [*prefix, "agent", "list"], cwd, env)
     if code != 0:
         return {"opencode_version": opencode_version,
                 "error": normalise(listing, project, home).splitlines()[:3]}
     agents = agent_list(listing)
     details = {}
     for name in spec.get("agents", []):
-        out = run(opencode, ["debug", "agent", name], cwd, env)[1]
+        out = run(program, [*prefix, "debug", "agent", name], cwd, env)[1]
         details[name] = json.loads(normalise(out, project, home))
     calls = []
     for call in spec.get("calls", []):
         params = json.loads(expand(json.dumps(call["params"]), project, home))
-        code, out = run(opencode, ["debug", "agent", call["agent"], "--tool", call["tool"],
+        code, out = run(program, [*prefix, "debug", "agent", call["agent"], "--tool", call["tool"],
                                    "--params", json.dumps(params)], cwd, env)
         denied = code != 0 and "prevents you from using this specific tool call" in out
         calls.append({**call, "opencode": "denied" if denied else ("ran" if code == 0 else "failed")})

@@ -111,8 +111,10 @@ def test_no_duplicates() -> None:
 
 @pytest.mark.parametrize(
     ("command", "expected"),
-    [("ls -la", "ls *"), ("git commit -m x", "git commit *"), ("npm run build", "npm run *"),
-     ("git -C x status", "git *")],
+    [("ls -la", "ls *"), ("git commit -m x", "git commit *"), ("npm run build", "npm run build *"),
+     ("git -C x status", "git -C *"), ("npm run dev --port 3", "npm run dev *"),
+     ("docker compose up -d", "docker compose up *"), ("aws s3 ls x", "aws s3 ls *"),
+     ("consul kv get a/b", "consul kv get *"), ("unlisted-tool a b", "unlisted-tool *"), ("make", "make *")],
 )
 def test_always_pattern(command: str, expected: str) -> None:
     assert always_pattern(command) == expected

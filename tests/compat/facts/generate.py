@@ -1,0 +1,93 @@
+"""Re-record single opencode facts (not run by the test suite): what the real binary prints, or holds.
+
+- `truncation/`: a project with a script tool that prints many lines and a `tool_output` limit;
+  each call of `case.json` is run with `opencode debug agent AGENT --tool T --params P` and its
+  `output` and `metadata.truncated` are recorded (the saved file's path written as `$OUTPUT`).
+- `arity-<version>.json`: the command-prefix ("arity") table opencode uses for the patterns of an
+  `always` answer to a bash question, read from the JavaScript embedded in the binary (opencode's
+  `debug agent` never asks, so the `always` patterns cannot be seen from outside; the binary's own
+  table is the record). `unshare -n` keeps opencode off the network.
+
+Usage: OPENCODE=/path/to/opencode python tests/compat/facts/generate.py
+(`OPENCODE` must be the platform binary, e.g. node_modules/opencode-linux-x64/bin/opencode, for the
+arity table; the `opencode` wrapper script holds no source.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from opencode_run import _ANSI, normalise, opencode_env, version  # noqa: E402
+
+# The table sits right after the `prefix` function of opencode's `BashArity` module: `var X={cat:1,...}`
+_ARITY_TABLE = re.compile(rb"BashArity:\(\)=>\w+\}\);function \w+\(\w+\)\{.{0,300}?\}var \w+=(\{[^}]*\})",
+                          re.DOTALL)
+_ENTRY = re.compile(r'(?:"([^"]+)"|([A-Za-z0-9_-]+)):(\d+)')
+_OUTPUT_FILE = re.compile(r"\$HOME/\.local/share/opencode/tool-output/tool_[A-Za-z0-9]+")
+
+
+def run_long(program: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """`opencode_run.run` with a longer timeout: with a script tool and no network, opencode first
+    waits for `.opencode`'s dependency install to give up (over a minute on the recording machine)."""
+    done = subprocess.run([program, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=900, check=False)
+    text = done.stdout if done.returncode == 0 else done.stdout + done.stderr
+    return done.returncode, _ANSI.sub("", text)
+
+
+def arity_table(binary: str) -> dict[str, int]:
+    data = Path(binary).read_bytes()
+    found = _ARITY_TABLE.search(data)
+    if found is None:
+        raise SystemExit(f"no BashArity table found in {binary}")
+    text = found.group(1).decode()
+    return {quoted or bare: int(n) for quoted, bare, n in _ENTRY.findall(text)}
+
+
+def record_truncation(opencode: str, scratch: Path, opencode_version: str) -> dict[str, object]:
+    case = HERE / "truncation"
+    spec = json.loads((case / "case.json").read_text())
+    project, home = scratch / "truncation", scratch / "home"
+    shutil.copytree(case, project, ignore=shutil.ignore_patterns("case.json", "opencode-*.json"))
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    env = opencode_env(home, {"OPENCODE_DISABLE_MODELS_FETCH": "1"})
+    calls = []
+    for call in spec["calls"]:
+        code, out = run_long("unshare", ["-n", opencode, "debug", "agent", call["agent"], "--tool",
+                                    call["tool"], "--params", json.dumps(call["params"])], project, env)
+        if code != 0:
+            raise SystemExit(f"opencode failed on {call}: {out[-2000:]}")
+        result = json.loads(out)["result"]
+        text = _OUTPUT_FILE.sub("$OUTPUT", normalise(result["output"], project, home))
+        calls.append({**call, "output": text, "truncated": result["metadata"].get("truncated")})
+    return {"opencode_version": opencode_version, "calls": calls}
+
+
+def main() -> int:
+    opencode = os.environ.get("OPENCODE", "opencode")
+    recorded_with = version(opencode)
+    table = arity_table(opencode)
+    (HERE / f"arity-{recorded_with}.json").write_text(json.dumps({
+        "opencode_version": recorded_with,
+        "observed": "read from the JavaScript embedded in the opencode binary (its BashArity table)",
+        "count": len(table), "prefixes": table}, indent=1) + "\n")
+    print(f"recorded arity ({len(table)} prefixes)")
+    with tempfile.TemporaryDirectory() as tmp:
+        data = record_truncation(opencode, Path(tmp), recorded_with)
+    (HERE / "truncation" / f"opencode-{recorded_with}.json").write_text(json.dumps(data, indent=1) + "\n")
+    print("recorded truncation")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
