@@ -95,7 +95,8 @@ def test_layers_rows_stay_on_one_line_on_a_narrow_colour_terminal(cli, project: 
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
-    (project / "opencode.json").write_text('{"model": "anthropic/claude-sonnet-4", "permission": {"todowrite": "deny"}}\n')
+    (project / "opencode.json").write_text(
+        '{"model": "anthropic/claude-sonnet-4", "permission": {"todowrite": "deny"}}\n')
     code, out, _ = cli("layers")
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
     lines = plain.splitlines()
