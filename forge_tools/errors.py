@@ -72,6 +72,11 @@ class ConfigError(ForgeToolsError):
         return f"{self.origin}: {self.message}" if self.origin is not None else self.message
 
 
+class McpServerUnavailable(ConfigError):
+    """A well-formed MCP server that could not be started, reached or listed: an outage, not a config
+    mistake (`check --load-code` reports it as FT011, a warning that can be ignored)."""
+
+
 class PluginError(ForgeToolsError):
     """A plugin that could not be loaded or misbehaved; named by plugin and origin."""
 

@@ -14,6 +14,7 @@ from forge_tools.cli.common import (
     FlagOpt,
     FormatOpt,
     ModelOpt,
+    NoMcpOpt,
     ProjectOpt,
     PureOpt,
     SessionPermissionOpt,
@@ -46,6 +47,7 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         project: ProjectOpt = None,
         pure: PureOpt = False,
+        no_mcp: NoMcpOpt = False,
     ) -> int:
         """Where TOOL came from, each layer's verdict, the deciding rule, its definition, and a fix."""
         from forge_tools.cli.common import check_format
@@ -55,8 +57,8 @@ def register(app: typer.Typer) -> None:
 
         check_format(fmt, ("text", "json"))
         raw_call = _parse_call(call)
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
-        loaded, result = resolve_options(opts, focus=tool)
+        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
+        loaded, result = resolve_options(opts, focus=tool, fmt=fmt)
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         data = explanation(result, verdict, loaded, decision)
