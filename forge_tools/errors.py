@@ -51,12 +51,13 @@ class UnknownNameError(ForgeToolsError):
 
     exit_code = ExitCode.FINDINGS
 
-    def __init__(self, kind: str, name: str, suggestions: list[str] | None = None) -> None:
+    def __init__(self, kind: str, name: str, suggestions: list[str] | None = None,
+                 why: str | None = None) -> None:
         self.kind = kind
         self.name = name
         self.suggestions = list(suggestions or [])
         hint = f" (did you mean {', '.join(repr(s) for s in self.suggestions)}?)" if self.suggestions else ""
-        super().__init__(f"unknown {kind} {name!r}{hint}")
+        super().__init__(f"unknown {kind} {name!r}{hint}" + (f": {why}" if why else ""))
 
 
 class ConfigError(ForgeToolsError):

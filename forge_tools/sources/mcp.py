@@ -627,11 +627,20 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
 
 
 class McpSource(NamedTuple):
-    """The MCP source of a config: its tools, the servers' problems, and notes."""
+    """The MCP source of a config: its tools, the servers' problems, notes, and why the servers that
+    failed listed nothing (by tool-id prefix, `<server>_`: an unknown id with it gets the reason)."""
 
     tools: list[Tool]
     problems: list[ConfigError]
     notes: list[str]
+    unlisted: dict[str, str]
+
+
+def unlisted_servers(tree: Node | None, why: str) -> dict[str, str]:
+    """Every configured server's tool-id prefix with one reason its tools are unknown ({server} is
+    filled in)."""
+    return {f"{sanitize(name)}_": why.format(server=format_key_path(("mcp", name)))
+            for name in configured_server_names(tree)}
 
 
 def servers_needed(servers: Sequence[McpServer], tool_id: str | None) -> list[McpServer]:
@@ -656,11 +665,13 @@ def load_mcp_tools(tree: Node | None, cwd: Path, cache: ListingCache | None = No
         notes.append(f"MCP server{'s' if len(skipped) > 1 else ''} {', '.join(skipped)} not started: "
                      f"{tool_id!r} cannot be one of their tools")
     if not needed:
-        return McpSource([], problems, notes)
+        return McpSource([], problems, notes, {})
     listings, failures = list_servers(needed, cache if cache is not None else ListingCache.from_env(),
                                       start_s=start_s, start_by=start_by, progress=progress)
     cached = [lst.server.name for lst in listings if lst.cached]
     if cached:
         notes.append(f"MCP tools of {', '.join(cached)} from the listing cache (set {REFRESH_ENV}=1 to "
                      "connect again)")
-    return McpSource(mcp_tools(listings), [*problems, *failures], notes)
+    unlisted = {s.prefix: f.message for s in needed for f in failures
+                if f.message.startswith(f"MCP server {s.key}:")}
+    return McpSource(mcp_tools(listings), [*problems, *failures], notes, unlisted)

@@ -159,6 +159,7 @@ class Sources(NamedTuple):
     hooks: PluginHooks | None
     problems: list[ForgeToolsError]
     notes: list[str]
+    unlisted: Mapping[str, str]  # why MCP tools of `<server>_` are unknown (no code, ...)
 
 
 class ToolHidden(PermissionDenied):
@@ -183,6 +184,7 @@ class PipelineResult:
     hooks: PluginHooks | None  # for the tool wrapper's before/after hooks (`run`)
     session_rules: tuple[Rule, ...] = ()
     request_rules: tuple[Rule, ...] = ()
+    unlisted: Mapping[str, str] = field(default_factory=dict)  # see `Sources.unlisted`
 
     @property
     def disabled_note(self) -> str | None:
@@ -219,7 +221,9 @@ class PipelineResult:
             raise ForgeToolsError(f"tool {tool_id!r} is not a candidate for this turn: "
                                   f"{REGISTRATION_GATES[tool_id]}")
         if verdict is None:
-            raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, self.ids, n=3, cutoff=0.5))
+            why = next((text for prefix, text in self.unlisted.items() if tool_id.startswith(prefix)), None)
+            raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, self.ids, n=3, cutoff=0.5),
+                                   why=why)
         if not verdict.visible and not allow_hidden:
             raise ToolHidden(self._hidden_message(verdict))
         return verdict
@@ -400,6 +404,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
 
     problems: list[ForgeToolsError] = []
     notes: list[str] = []
+    unlisted: dict[str, str] = {}
     config_dirs = list(getattr(loaded, "config_dirs", []) or [])
     builtins = builtin_tools(frozenset(request.flags), request.client, config_dirs=config_dirs)
     hooks = None
@@ -427,9 +432,10 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
             notes.extend(plugin_notes)
         mcp_entries: list[tuple[str, Tool | None, ToolSource]] = []
         if mcp_configured(loaded) and request.no_mcp:
-            from forge_tools.sources.mcp import configured_server_names
+            from forge_tools.sources.mcp import configured_server_names, unlisted_servers
 
             notes.append(NOTE_NO_MCP.format(servers=", ".join(configured_server_names(loaded.tree))))
+            unlisted = unlisted_servers(loaded.tree, "MCP server {server} was not started (--no-mcp)")
         elif mcp_configured(loaded):
             from forge_tools.sources.mcp import load_mcp_tools
 
@@ -441,6 +447,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
                                     progress=scope.progress)
             problems.extend(source.problems)
             notes.extend(source.notes)
+            unlisted = dict(source.unlisted)
             mcp_entries = entries_of(source.tools)
         candidates = build_candidates(
             entries_of(builtins), entries_of(scripts.tools), opencode_scripts, entries_of(plugin_tools),
@@ -460,14 +467,17 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
         if not request.pure:
             notes.append(NOTE_PLUGINS_UNKNOWN)
         if mcp_configured(loaded):
-            from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names
+            from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names, unlisted_servers
 
             notes.append(NOTE_NOT_CONNECTED.format(servers=", ".join(configured_server_names(loaded.tree))))
+            unlisted = unlisted_servers(loaded.tree, "the tools of MCP server {server} are listed only when "
+                                        "code is loaded (load_code=True; the CLI's explain, layers and run "
+                                        "do), and no server was started")
         candidates = build_candidates(entries_of(builtins), static, opencode_scripts)
     problems.extend(candidates.problems)
     if request.pure:
         notes.append("--pure: no external plugin was loaded")
-    return Sources(candidates, hooks, problems, notes)
+    return Sources(candidates, hooks, problems, notes, unlisted)
 
 
 def mcp_configured(loaded: Any) -> bool:
@@ -558,7 +568,7 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
         request=request, agent=agent, agents=agents, model=model, client=request.client,
         flags=frozenset(request.flags), ruleset=(*configured, *req_rules), tools=tools,
         problems=problems, notes=list(sources.notes), shadowings=list(sources.candidates.shadowings),
-        hooks=sources.hooks, session_rules=session, request_rules=req_rules,
+        hooks=sources.hooks, session_rules=session, request_rules=req_rules, unlisted=sources.unlisted,
     )
 
 
