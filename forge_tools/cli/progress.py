@@ -49,12 +49,18 @@ class TerminalStatus:
         return self
 
     def _show(self) -> None:
-        from forge_tools.cli.common import console
+        from rich.console import Console
+
+        from forge_tools.report.colour import use_colour
 
         with self._lock:
             if self._done or self._status is not None:
                 return
-            self._status = console(stderr=True).status(self.text)
+            # a terminal (checked by `wants_progress`) even under NO_COLOR, which only drops the colour
+            colour = use_colour(sys.stderr)
+            console = Console(file=sys.stderr, force_terminal=True, no_color=not colour,
+                              color_system="auto" if colour else None, highlight=False)
+            self._status = console.status(self.text)
             self._status.start()
 
     def update(self, text: str) -> None:
