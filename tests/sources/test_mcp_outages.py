@@ -318,3 +318,21 @@ def test_an_outage_can_be_suppressed_inline(project: Path, cli) -> None:
 def test_ft011_is_documented(cli) -> None:
     code, out, _err = cli("rule", "FT011")
     assert code == 0 and "MCP server" in out and "warning" in out
+
+
+# -- the library ---------------------------------------------------------------------------------------
+
+
+def test_the_library_says_why_an_mcp_tool_is_unknown_without_load_code(project: Path, tmp_path: Path) -> None:
+    from forge_tools.api import tool_visibility
+    from forge_tools.errors import UnknownNameError
+
+    log = tmp_path / "starts.log"
+    write_config(project, {"mcp": {"slow": never_answers(log)}})
+    with pytest.raises(UnknownNameError) as caught:
+        tool_visibility(project, "slow_query")
+    text = str(caught.value)
+    assert text.startswith("unknown tool 'slow_query': ")
+    assert "mcp.slow" in text and "load_code=True" in text
+    assert tool_visibility(project, "bash").visible  # a builtin needs no server
+    assert lines(log) == []
