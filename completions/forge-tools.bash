@@ -55,7 +55,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --agent --format -f --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --agent --format -f --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit $(forge-tools __complete tools 2>/dev/null)" -- "$cur"));
       fi
       ;;
@@ -66,7 +66,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --format -f --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --format -f --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       fi
       ;;
     "outputs")
@@ -117,7 +117,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--args -a --agent --format -f --timeout --yes -y --approve --audit --force-hidden --model --flag --client --session-permission --tools --config -c --project --pure --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--args -a --agent --format -f --timeout --yes -y --approve --audit --force-hidden --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit $(forge-tools __complete tools 2>/dev/null)" -- "$cur"));
       fi
       ;;
