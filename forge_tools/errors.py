@@ -51,12 +51,13 @@ class UnknownNameError(ForgeToolsError):
 
     exit_code = ExitCode.FINDINGS
 
-    def __init__(self, kind: str, name: str, suggestions: list[str] | None = None) -> None:
+    def __init__(self, kind: str, name: str, suggestions: list[str] | None = None,
+                 why: str | None = None) -> None:
         self.kind = kind
         self.name = name
         self.suggestions = list(suggestions or [])
         hint = f" (did you mean {', '.join(repr(s) for s in self.suggestions)}?)" if self.suggestions else ""
-        super().__init__(f"unknown {kind} {name!r}{hint}")
+        super().__init__(f"unknown {kind} {name!r}{hint}" + (f": {why}" if why else ""))
 
 
 class ConfigError(ForgeToolsError):
@@ -70,6 +71,11 @@ class ConfigError(ForgeToolsError):
 
     def one_line(self) -> str:
         return f"{self.origin}: {self.message}" if self.origin is not None else self.message
+
+
+class McpServerUnavailable(ConfigError):
+    """A well-formed MCP server that could not be started, reached or listed: an outage, not a config
+    mistake (`check --load-code` reports it as FT011, a warning that can be ignored)."""
 
 
 class PluginError(ForgeToolsError):

@@ -1,5 +1,6 @@
-"""Findings for project code that `check --load-code` imported: tool scripts (FT009) and plugins
-(FT010), each at the file and line concerned when that can be known.
+"""Findings for project code that `check --load-code` imported or started: tool scripts (FT009),
+plugins (FT010) and MCP servers that could not be used (FT011), each at the file and line concerned
+when that can be known.
 
 A plugin problem is an error, not a warning like a broken script: a script that fails only takes its
 tools away, but a plugin may hold `tool_execute_before` hooks that block calls, and a plugin that does
@@ -13,18 +14,21 @@ from pathlib import Path
 from typing import Any
 
 from forge_tools.check.config_errors import finding_for
-from forge_tools.errors import ConfigError, ForgeToolsError, PluginError
+from forge_tools.errors import ConfigError, ForgeToolsError, McpServerUnavailable, PluginError
 from forge_tools.origin import Origin
 from forge_tools.report.findings import Finding, Related
 
 SCRIPT_HINT = "fix the script; until then it registers no tool"
 PLUGIN_HINT = "fix the plugin; until then forge-tools runs without its tools and hooks"
+MCP_HINT = ("start or fix the server; until then its tools are missing (ignore FT011 where an outage must "
+            "not fail the check)")
 MISSING_PLUGIN_HINT = ("create the file or fix the entry (a relative path starts at the folder of the config "
                        "file that lists it); until then forge-tools runs without its tools and hooks")
 
 
 def problem_findings(problems: list[ForgeToolsError], loaded: Any) -> list[Finding]:
-    """One finding per problem: FT010 for plugins, FT009 for tool scripts, a config code otherwise."""
+    """One finding per problem: FT010 for plugins, FT009 for tool scripts, FT011 for an MCP server
+    that could not be used, a config code otherwise."""
     refs = _plugin_refs(loaded) if any(isinstance(p, PluginError) for p in problems) else {}
     written = {s.origin: s.spec for s in getattr(loaded, "plugin_specs", ())}
     findings: list[Finding] = []
@@ -32,6 +36,8 @@ def problem_findings(problems: list[ForgeToolsError], loaded: Any) -> list[Findi
         if isinstance(problem, PluginError):
             ref = refs.get((problem.plugin, problem.origin)) or refs.get((problem.plugin, None))
             findings.append(plugin_finding(problem, ref, written.get(problem.origin)))
+        elif isinstance(problem, McpServerUnavailable):
+            findings.append(Finding("FT011", "warning", problem.message, MCP_HINT, problem.origin))
         elif isinstance(problem, ConfigError) and _is_script(problem.origin):
             findings.append(script_finding(problem))
         elif isinstance(problem, ConfigError):

@@ -33,6 +33,10 @@ _TABLE: tuple[CodeInfo, ...] = (
              "A plugin cannot be loaded or misbehaves (checked with --load-code).",
              "Fix the plugin at the reported location; until then forge-tools runs without it, and without "
              "hooks of it that would block calls."),
+    CodeInfo("FT011", "mcp-server-unavailable", "warning",
+             "An MCP server could not be started, reached or listed (checked with --load-code).",
+             "Start or fix the server (the message has its error and the tail of its stderr), or ignore "
+             "FT011 where an outage must not fail the check; until then its tools are missing."),
     CodeInfo("FT101", "unknown-permission", "error",
              "A permission name matches no tool and no known permission (a warning while plugin tools are "
              "unknown, i.e. plugins are configured and --load-code is not given).",

@@ -4,6 +4,7 @@ tools each agent's pipeline sees (found without importing project code unless as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -129,7 +130,8 @@ def agent_nodes(tree: Node) -> dict[str, Node]:
     return {name: node for name, node in nodes.items() if node.is_map}
 
 
-def build_context(loaded: LoadedConfig, load_code: bool = False) -> CheckContext:
+def build_context(loaded: LoadedConfig, load_code: bool = False,
+                  progress: Callable[[str], None] | None = None) -> CheckContext:
     """Agents and per-level rules from the merged config, and each agent's tools from the pipeline."""
     from forge_tools.paths import home_dir
     from forge_tools.permission.agents import load_agents
@@ -141,18 +143,18 @@ def build_context(loaded: LoadedConfig, load_code: bool = False) -> CheckContext
     for name, node in agent_nodes(tree).items():
         scopes[name] = rules_from_config(node.get("permission"), node.get("tools"), home)
     ctx = CheckContext(loaded, home, load_agents(loaded), scopes)
-    _add_tools(ctx, load_code)
+    _add_tools(ctx, load_code, progress)
     return ctx
 
 
-def _add_tools(ctx: CheckContext, load_code: bool) -> None:
-    from forge_tools.visibility.pipeline import Request, resolve_all
+def _add_tools(ctx: CheckContext, load_code: bool, progress: Callable[[str], None] | None = None) -> None:
+    from forge_tools.visibility.pipeline import McpScope, Request, resolve_all
     from forge_tools.visibility.switches import turn_switches
 
     ids: dict[str, None] = {}
     client, flags = turn_switches()  # opencode's environment, as layers and explain read it
     results = resolve_all(ctx.loaded, Request(client=client, flags=flags), load_code=load_code,
-                          agents=ctx.agents, problems=ctx.problems)
+                          agents=ctx.agents, problems=ctx.problems, mcp=McpScope(progress=progress))
     said = {p.one_line() for p in ctx.problems}
     notes = set(ctx.notes)
     for name, result in results.items():

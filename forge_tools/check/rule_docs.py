@@ -47,6 +47,14 @@ _DOCS: dict[str, RuleDoc] = {
                      "tool the agent expects is missing."),
     "FT010": RuleDoc("A plugin that fails to load or misbehaves is left out; its tools and hooks are "
                      "missing from the pipeline."),
+    "FT011": RuleDoc("With --load-code, check starts every configured MCP server to list its tools. A "
+                     "server that does not start in time, crashes or answers nothing is an outage rather "
+                     "than a config mistake: its tools are missing from this check (names that only it "
+                     "defines may then look unknown). A warning, so `--ignore FT011` or an inline "
+                     "`forge-tools: ignore FT011 -- reason` at the server's entry keeps one flaky server "
+                     "from failing CI; the failure is remembered for 5 minutes.",
+                     '{"mcp": {"db": {"type": "local", "command": ["db-mcp", "--no-such-flag"]}}}',
+                     '{"mcp": {"db": {"type": "local", "command": ["db-mcp"]}}}'),
     "FT101": RuleDoc("A permission name that matches no tool never applies: the tool it was meant for "
                      "keeps its default action.",
                      '{"permission": {"grpe": "deny"}}', '{"permission": {"grep": "deny"}}', autofix=True),

@@ -6,6 +6,7 @@ and plugins are not loaded (the report says so).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -35,6 +36,7 @@ class CheckOptions(NamedTuple):
     select: tuple[str, ...] | None = None  # --select: replaces the config's `check.select`
     ignore: tuple[str, ...] = ()  # --ignore: added to the config's `check.ignore`
     runtime: str | None = None  # --runtime: whose answers expectations and FT116 use (default: config's)
+    progress: Callable[[str], None] | None = None  # hears what check is doing (a status line)
 
 
 def project_paths(project: Path | None, cwd: Path | None = None) -> tuple[Path, Path | None]:
@@ -70,6 +72,11 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     from forge_tools.sources.static_scripts import scan_static_scripts
     from forge_tools.visibility.pipeline import NOTE_PLUGINS_UNKNOWN
 
+    def tell(text: str) -> None:
+        if opts.progress is not None:
+            opts.progress(text)
+
+    tell("reading the config files")
     scan = scan_config(opts.cwd, opts.project, opts.overlays)
     report = CheckReport(project_root=scan.project_root, codes=dict(CODES), files=scan.files,
                          expect_file=opts.expect, repo_root=enclosing_repo(scan.project_root))
@@ -99,7 +106,8 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     try:
         read = {(s.step, s.where): s.tree for s in scan.sources if s.tree is not None and not s.errors}
         loaded = load_config(LoadOptions(cwd=opts.cwd, project=opts.project, overlays=opts.overlays), read)
-        ctx = build_context(loaded, load_code=opts.load_code)
+        tell("resolving the agents' tools")
+        ctx = build_context(loaded, load_code=opts.load_code, progress=opts.progress)
         ctx.runtime_name = opts.runtime
     except ConfigError as exc:
         report.findings.append(redact(finding_for(exc), scan.substituted))
@@ -108,6 +116,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     ctx.source_trees = {key: source.tree for source in scan.sources
                         if isinstance(source.where, Path) and source.tree is not None
                         for key in (str(source.where), str(source.where.resolve()))}
+    tell("analysing the rules")
     report.findings += analyse(ctx)
     # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
     # there are some (a project without plugins misses nothing)
@@ -117,6 +126,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
 
         report.findings += problem_findings(ctx.problems, loaded)
     if assertions:
+        tell("testing the expectations")
         _check_assertions(assertions, ctx, report, opts.load_code)
     return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees
 

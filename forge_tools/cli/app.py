@@ -46,6 +46,15 @@ _COMMAND_MODULES = {
 }
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (the console script's handler raises it): handled as Ctrl-C is, so the MCP servers and
+    tool processes a command started are ended (they run in sessions of their own, which the signal
+    does not reach), then the command exits 143."""
+
+
+TERMINATED_EXIT = 128 + 15
+
+
 class ClosedPipe(Exception):
     """stdout was closed by the reader (`forge-tools layers | head -1`): not an error, exit 0.
 
@@ -216,12 +225,18 @@ def run(argv: Sequence[str] | None = None) -> int:
         return int(exc.exit_code)
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
-    except typer.Abort:
+    except typer.Abort as exc:
+        if isinstance(exc.__cause__, Terminated):
+            typer.echo("forge-tools: terminated", err=True)
+            return TERMINATED_EXIT
         typer.echo("forge-tools: interrupted", err=True)
         return int(ExitCode.INTERRUPTED)
     except usage_error as exc:
         typer.echo(f"forge-tools: error: {usage_line(exc)}", err=True)
         return int(ExitCode.USAGE)
+    except Terminated:
+        typer.echo("forge-tools: terminated", err=True)
+        return TERMINATED_EXIT
     except KeyboardInterrupt:
         typer.echo("forge-tools: interrupted", err=True)
         return int(ExitCode.INTERRUPTED)

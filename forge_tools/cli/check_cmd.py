@@ -93,18 +93,23 @@ def register(app: typer.Typer) -> None:
         cwd, root = project_paths(project_arg or project)
         overlays = tuple(p if p.is_absolute() else Path.cwd() / p for p in (config or ()))
         expect_path = (expect if expect.is_absolute() else Path.cwd() / expect) if expect else None
+        from forge_tools.cli.progress import TerminalStatus, wants_progress
+
+        status = TerminalStatus("checking", wants_progress("json" if chosen in ("json", "sarif") else "text"))
         opts = CheckOptions(cwd=cwd, project=root, overlays=overlays, expect=expect_path,
                             load_code=load_code, select=tuple(selected) if selected is not None else None,
-                            ignore=tuple(ignored), runtime=runtime)
+                            ignore=tuple(ignored), runtime=runtime, progress=status.update)
         if fix:
             from forge_tools.check.fix import apply_fixes
 
-            outcome = apply_fixes(lambda: run_check(opts), write=not diff, stream=sys.stdout)
+            with status:
+                outcome = apply_fixes(lambda: run_check(opts), write=not diff, stream=sys.stdout)
             if diff:
                 return int(ExitCode.FINDINGS if outcome.made else ExitCode.OK)
             report = outcome.report
         else:
-            report = run_check(opts)
+            with status:
+                report = run_check(opts)
         if statistics:
             from forge_tools.report.concise import render_statistics
 

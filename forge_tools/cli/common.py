@@ -59,6 +59,7 @@ ToolsOpt = Annotated[
                              show_default=False)
 ]
 PureOpt = Annotated[bool, typer.Option("--pure", help="Load no external plugins.")]
+NoMcpOpt = Annotated[bool, typer.Option("--no-mcp", help="Start no MCP server (their tools are left out).")]
 FormatOpt = Annotated[Literal["text", "json"], typer.Option("--format", "-f",
                                                              help="Output format: text or json.")]
 

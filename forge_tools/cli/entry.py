@@ -16,16 +16,27 @@ runs: a call may run for hours, and its garbage is then collected as usual.
 from __future__ import annotations
 
 import gc
+import signal
 import sys
+from typing import Any
 
 
 def main() -> None:
     gc.disable()
     try:
-        from forge_tools.cli.app import run
+        from forge_tools.cli.app import TERMINATED_EXIT, Terminated, run
     finally:
         gc.freeze()
+    terminated: list[int] = []
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        terminated.append(signum)
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, on_sigterm)
     code = run()
+    if terminated:  # whatever the interrupted command made of it (asyncio re-raises a plain Ctrl-C)
+        code = TERMINATED_EXIT
     gc.freeze()
     sys.exit(code)
 

@@ -14,6 +14,7 @@ from forge_tools.cli.common import (
     FlagOpt,
     FormatOpt,
     ModelOpt,
+    NoMcpOpt,
     ProjectOpt,
     PureOpt,
     RuntimeOpt,
@@ -55,6 +56,7 @@ def register(app: typer.Typer) -> None:
         project: ProjectOpt = None,
         pure: PureOpt = False,
         runtime: RuntimeOpt = None,
+        no_mcp: NoMcpOpt = False,
     ) -> int:
         """The verdict on TOOL, the deciding rule and a fix first; then where it came from and each layer."""
         from forge_tools.cli.common import check_format
@@ -68,8 +70,8 @@ def register(app: typer.Typer) -> None:
 
             get_runtime(runtime)
         raw_call = _parse_call(call)
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
-        loaded, result = resolve_options(opts, focus=tool)
+        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
+        loaded, result = resolve_options(opts, focus=tool, fmt=fmt)
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         both = call_answers(result, verdict, decision, loaded, runtime) if decision is not None else None

@@ -14,6 +14,7 @@ from forge_tools.cli.common import (
     FlagOpt,
     FormatOpt,
     ModelOpt,
+    NoMcpOpt,
     ProjectOpt,
     PureOpt,
     SessionPermissionOpt,
@@ -51,13 +52,14 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         project: ProjectOpt = None,
         pure: PureOpt = False,
+        no_mcp: NoMcpOpt = False,
     ) -> int:
         """Show each candidate tool, its source, every layer's verdict and whether the model sees it."""
         from forge_tools.cli.common import check_format
         from forge_tools.cli.pipeline_opts import options
 
         check_format(fmt, ("text", "json"))
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
+        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
         if matrix:
             return show_matrix(opts, fmt)
         return show_layers(opts, fmt, wide=wide)
@@ -70,7 +72,7 @@ def show_layers(opts: Any, fmt: str, default_banner: bool = False, wide: bool = 
     from forge_tools.cli.explain_cmd import sandbox_boundary, sandbox_section
     from forge_tools.cli.pipeline_opts import resolve_options
 
-    loaded, result = resolve_options(opts)
+    loaded, result = resolve_options(opts, fmt=fmt)
     report_problems(result)
     sandbox = sandbox_boundary(loaded, result)
     if fmt == "json":
@@ -277,15 +279,19 @@ def matrix_state(result: "PipelineResult", verdict: "ToolVerdict") -> str:
 
 def show_matrix(opts: Any, fmt: str) -> int:
     from forge_tools.cli.pipeline_opts import build_request, load_for, warn_unknown_tools
+    from forge_tools.cli.progress import TerminalStatus, wants_progress
     from forge_tools.permission.agents import load_agents, select_agent
-    from forge_tools.visibility.pipeline import resolve_all
+    from forge_tools.visibility.pipeline import McpScope, resolve_all
 
     loaded = load_for(opts.config, opts.project)
     request = build_request(loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
-                            session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure)
+                            session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure,
+                            no_mcp=opts.no_mcp)
     agents = load_agents(loaded)
     only = [select_agent(agents, opts.agent, loaded).name] if opts.agent is not None else None
-    results = resolve_all(loaded, request, agents=agents, names=only)
+    with TerminalStatus("loading the tools", wants_progress(fmt)) as status:
+        results = resolve_all(loaded, request, agents=agents, names=only,
+                              mcp=McpScope(progress=status.update))
     names = list(results)
     first = next(iter(results.values()))
     report_problems(first)

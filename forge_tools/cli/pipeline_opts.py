@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
-    from forge_tools.visibility.pipeline import PipelineResult, Request
+    from forge_tools.visibility.pipeline import McpScope, PipelineResult, Request
 
 
 class PipelineOptions(NamedTuple):
@@ -27,6 +27,7 @@ class PipelineOptions(NamedTuple):
     config: tuple[Path, ...] = ()
     project: Path | None = None
     pure: bool = False
+    no_mcp: bool = False
 
 
 def load_for(config: Iterable[Path] | None, project: Path | None) -> LoadedConfig:
@@ -58,6 +59,7 @@ def build_request(
     session_permission: Path | None = None,
     tools: str | None = None,
     pure: bool = False,
+    no_mcp: bool = False,
 ) -> Request:
     """A pipeline `Request` from option values; bad `--tools`/`--model` values are usage errors (exit 2)."""
     from forge_tools.errors import UsageError
@@ -76,6 +78,7 @@ def build_request(
         session_permission=session_permission,
         tool_overrides=parse_tool_overrides(tools),
         pure=pure,
+        no_mcp=no_mcp,
     )
 
 
@@ -143,17 +146,21 @@ def warn_unknown_tools(result: PipelineResult) -> None:
                    "it changes nothing here", err=True)
 
 
-def resolve_options(opts: PipelineOptions, load_code: bool = True,
-                    focus: str | None = None) -> tuple[LoadedConfig, PipelineResult]:
-    """Load the config, build the request and run the pipeline: `(loaded, result)`."""
-    from forge_tools.visibility.pipeline import resolve
+def resolve_options(opts: PipelineOptions, load_code: bool = True, focus: str | None = None,
+                    mcp: McpScope | None = None, fmt: str = "text") -> tuple[LoadedConfig, PipelineResult]:
+    """Load the config, build the request and run the pipeline: `(loaded, result)`. While MCP servers
+    start, a person on a terminal sees which (not with `fmt` json)."""
+    from forge_tools.cli.progress import TerminalStatus, wants_progress
+    from forge_tools.visibility.pipeline import McpScope, resolve
 
     loaded = load_for(opts.config, opts.project)
     request = build_request(
         loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
-        session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure,
+        session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure, no_mcp=opts.no_mcp,
     )
-    result = resolve(loaded, request, load_code=load_code, focus=focus)
+    with TerminalStatus("loading the tools", wants_progress(fmt)) as status:
+        scope = (mcp if mcp is not None else McpScope())._replace(progress=status.update)
+        result = resolve(loaded, request, load_code=load_code, focus=focus, mcp=scope)
     warn_unknown_tools(result)
     return loaded, result
 
@@ -161,8 +168,8 @@ def resolve_options(opts: PipelineOptions, load_code: bool = True,
 def options(
     agent: str | None, model: str | None, flag: list[str] | None, client: str | None,
     session_permission: Path | None, tools: str | None, config: list[Path] | None,
-    project: Path | None, pure: bool,
+    project: Path | None, pure: bool, no_mcp: bool = False,
 ) -> PipelineOptions:
     """Pack the typer option values (in the order commands declare them)."""
     return PipelineOptions(agent, model, tuple(flag or ()), client, session_permission, tools,
-                           tuple(config or ()), project, pure)
+                           tuple(config or ()), project, pure, no_mcp)

@@ -20,6 +20,7 @@ from forge_tools.cli.common import (
     FlagOpt,
     FormatOpt,
     ModelOpt,
+    NoMcpOpt,
     ProjectOpt,
     PureOpt,
     SessionPermissionOpt,
@@ -97,11 +98,12 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         project: ProjectOpt = None,
         pure: PureOpt = False,
+        no_mcp: NoMcpOpt = False,
     ) -> int:
         """Run one tool call as an agent would: visibility, validation, permission, execute, truncation."""
         from forge_tools.cli.pipeline_opts import options
 
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure)
+        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
         setting = _sandbox_setting(sandbox, no_sandbox)
         return _run(tool, args, fmt, timeout, yes, approve or [], audit, force_hidden, opts, setting)
 
@@ -197,6 +199,7 @@ def _run_checked(
     from forge_tools.cli.args import parse_args_option, unknown_permission_warnings
     from forge_tools.cli.entry import collection_for_a_long_call
     from forge_tools.cli.pipeline_opts import resolve_options
+    from forge_tools.cli.progress import wants_progress
     from forge_tools.cli.prompt import LiveStatus, PolicyApprover, TerminalPrompt, answer_stream
     from forge_tools.cli.relay import BackgroundRun
     from forge_tools.errors import ExitCode
@@ -204,6 +207,7 @@ def _run_checked(
     from forge_tools.permission.gate import INTERRUPTED_QUESTION
     from forge_tools.tools.call import RunSpec, run_call, runnable_tool, selection_notes
     from forge_tools.tools.contract import AbortSignal
+    from forge_tools.visibility.pipeline import McpScope
 
     if timeout is not None:
         from forge_tools.cli.common import number_in_range
@@ -215,7 +219,9 @@ def _run_checked(
     state["input"] = raw_args
     audit = AuditLog(audit_path) if audit_path is not None else None
 
-    loaded, result = resolve_options(opts)
+    # only the servers that could list this tool start, within --timeout (which covers connecting too)
+    mcp = McpScope(tool_id=tool_id, start_s=timeout, start_by="the run's --timeout")
+    loaded, result = resolve_options(opts, mcp=mcp, fmt=fmt)
     state["agent"] = result.agent.name
     tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
     if result.agent.disabled:
@@ -235,7 +241,7 @@ def _run_checked(
     try:
         interactive = answers is not None
         # `question` talks to the person itself; a status line would write over its prompt
-        live = interactive and fmt == "text" and tool.id not in TALKS_TO_TERMINAL
+        live = (interactive or wants_progress(fmt)) and fmt == "text" and tool.id not in TALKS_TO_TERMINAL
         status = LiveStatus(sys.stderr, _label(tool.id, raw_args), enabled=live)
         prompt = TerminalPrompt(answers, sys.stderr, status) if answers is not None else None
         approver = _Approver(policy, prompt)

@@ -1,13 +1,16 @@
 """MCP servers, the fourth source (SPEC 2): the `mcp` config's servers and their tools.
 
 Each enabled server is connected with the official `mcp` SDK (`local`: its `command` over stdio with its
-`environment`; `remote`: streamable HTTP, then SSE, with its `headers`), all at once, and its tools are
-listed within the server's `timeout` (milliseconds, default 5000, as opencode). A tool's id is the
-sanitised server name and tool name joined by `_`; its permission name is the id. A server that fails
-is one located problem naming its config key; the other servers' tools still load.
+`environment`; `remote`: streamable HTTP, then SSE, with its `headers`), all at once: it may take
+`start_timeout()` seconds to start (60, FORGE_MCP_START_TIMEOUT) and its `timeout` (milliseconds, default
+5000, as opencode) to list its tools. A tool's id is the sanitised server name and tool name joined by
+`_`; its permission name is the id. A server that fails is one located `McpServerUnavailable` naming its
+config key (with the tail of its stderr); the other servers' tools still load.
 
 Listings are cached (`ListingCache`) under a key made from the server's config, so a second `explain`
-starts nothing. The SDK is imported only when a server is really connected.
+starts nothing; a failure is remembered for `FAILURE_MAX_AGE_S` and shown again each time, as opencode
+shows a failed server, instead of being waited for again. `servers_needed` picks the servers that could
+list a given tool id (none for a builtin). The SDK is imported only when a server is really connected.
 """
 
 from __future__ import annotations
@@ -18,21 +21,24 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, McpServerUnavailable
 from forge_tools.origin import Node, Origin, format_key_path
 
 if TYPE_CHECKING:
     from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 DEFAULT_TIMEOUT_MS = 5000  # opencode's default for listing a server's tools
-CONNECT_TIMEOUT_S = 60.0  # starting a server (an `npx` download) may take long; the SDKs' request default
+START_TIMEOUT_S = 60.0  # starting a server (an `npx` download) may take long; the SDKs' request default
+START_TIMEOUT_ENV = "FORGE_MCP_START_TIMEOUT"
 CACHE_MAX_AGE_S = 24 * 3600
+FAILURE_MAX_AGE_S = 300.0  # a failed server is not tried again for this long (FORGE_MCP_REFRESH=1 does)
 REFRESH_ENV = "FORGE_MCP_REFRESH"
+Progress = Callable[[str], None]
 NOTE_NOT_CONNECTED = ("MCP server tools unknown without --load-code (no server was started): "
                       "configured servers: {servers}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -71,8 +77,21 @@ class McpServer:
                  "url": self.url, "headers": dict(self.headers), "cwd": str(self.cwd)}
         return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:32]
 
-    def problem(self, why: str) -> ConfigError:
-        return ConfigError(f"MCP server {self.key}: {why}; its tools were not loaded", self.origin)
+    @property
+    def prefix(self) -> str:
+        """What every tool id of this server starts with."""
+        return f"{sanitize(self.name)}_"
+
+    def problem(self, why: str, remembered: float | None = None) -> McpServerUnavailable:
+        """The outage as one located problem; `remembered`: when a remembered failure was recorded."""
+        note = ""
+        if remembered is not None:
+            ago = max(0, round(time.time() - remembered))
+            left = max(1, round(FAILURE_MAX_AGE_S - ago))
+            note = (f" (failed {ago} s ago and not tried again for {left} s; set {REFRESH_ENV}=1 to try "
+                    "now)")
+        return McpServerUnavailable(f"MCP server {self.key}: {why}; its tools were not loaded{note}",
+                                    self.origin)
 
 
 class McpToolDef(NamedTuple):
@@ -187,15 +206,39 @@ def _server(name: str, entry: Node, where: Origin, cwd: Path) -> McpServer | Non
 # --------------------------------------------------------------------------------------------- cache
 
 
-class ListingCache:
-    """Each server's tool listing as JSON in a private directory (0700, files 0600), keyed by
-    `McpServer.cache_key`; an entry older than a day, or any entry with FORGE_MCP_REFRESH=1 set, is
-    listed again."""
+def start_timeout(env: Mapping[str, str] | None = None) -> float:
+    """Seconds a server may take to start and answer `initialize`: FORGE_MCP_START_TIMEOUT, else 60."""
+    import math
 
-    def __init__(self, directory: Path, refresh: bool = False, max_age: float = CACHE_MAX_AGE_S) -> None:
+    env = os.environ if env is None else env
+    text = env.get(START_TIMEOUT_ENV, "").strip()
+    if not text:
+        return START_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (value > 0 and math.isfinite(value)):
+        raise ConfigError(f"{START_TIMEOUT_ENV} must be a positive number of seconds, not {text!r}")
+    return value
+
+
+class RememberedFailure(NamedTuple):
+    why: str
+    saved: float
+
+
+class ListingCache:
+    """Each server's tool listing, or its recent failure, as JSON in a private directory (0700, files
+    0600), keyed by `McpServer.cache_key`; a listing older than a day, a failure older than
+    `FAILURE_MAX_AGE_S`, or any entry with FORGE_MCP_REFRESH=1 set, is tried again."""
+
+    def __init__(self, directory: Path, refresh: bool = False, max_age: float = CACHE_MAX_AGE_S,
+                 failure_max_age: float = FAILURE_MAX_AGE_S) -> None:
         self.directory = directory
         self.refresh = refresh
         self.max_age = max_age
+        self.failure_max_age = failure_max_age
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ListingCache:
@@ -207,18 +250,36 @@ class ListingCache:
     def _path(self, server: McpServer) -> Path:
         return self.directory / f"{server.cache_key()}.json"
 
-    def get(self, server: McpServer) -> list[McpToolDef] | None:
+    def _entry(self, server: McpServer, max_age: float) -> dict[str, Any] | None:
         if self.refresh:
             return None
-        path = self._path(server)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if time.time() - float(data["saved"]) > self.max_age:
-                return None
-            return [McpToolDef(str(t["name"]), str(t["description"]), dict(t["input_schema"]))
-                    for t in data["tools"]]
+            data = json.loads(self._path(server).read_text(encoding="utf-8"))
+            age = time.time() - float(data["saved"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
+        return data if isinstance(data, dict) and 0 <= age <= max_age else None
+
+    def get(self, server: McpServer) -> list[McpToolDef] | None:
+        data = self._entry(server, self.max_age)
+        try:
+            return [McpToolDef(str(t["name"]), str(t["description"]), dict(t["input_schema"]))
+                    for t in data["tools"]] if data is not None else None
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def failure(self, server: McpServer) -> RememberedFailure | None:
+        """The server's failure when it failed less than `failure_max_age` ago."""
+        data = self._entry(server, self.failure_max_age)
+        if data is None or not isinstance(data.get("failed"), str):
+            return None
+        return RememberedFailure(data["failed"], float(data["saved"]))
+
+    def put_failure(self, server: McpServer, why: str) -> None:
+        from forge_tools.paths import write_private_cache
+
+        write_private_cache(self._path(server), json.dumps(
+            {"server": server.name, "saved": time.time(), "failed": why}))
 
     def put(self, server: McpServer, tools: Sequence[McpToolDef]) -> None:
         """Best effort: a cache that cannot be written only costs the next run a connection."""
@@ -239,13 +300,16 @@ def _message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _stderr_tail(handle: Any) -> str:
+def _stderr_tail(handle: Any, lines_kept: int = 3, limit: int = 400) -> str:
+    """The last few non-empty lines a server wrote to stderr, on one line (`|` between them)."""
     try:
+        handle.flush()
         handle.seek(0)
         lines = [ln.strip() for ln in handle.read().splitlines() if ln.strip()]
     except (OSError, ValueError):
         return ""
-    return lines[-1][:300] if lines else ""
+    tail = " | ".join(lines[-lines_kept:])
+    return tail if len(tail) <= limit else "..." + tail[-limit:]
 
 
 async def _open(server: McpServer, stack: Any) -> Any:
@@ -261,6 +325,7 @@ async def _open(server: McpServer, stack: Any) -> Any:
         errlog = stack.enter_context(
             tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
         stack.errlog = errlog
+        stack.callback(stack.keep_stderr_tail)  # runs once the server has exited, before errlog closes
         command, *args = server.command
         params = StdioServerParameters(command=command, args=args, cwd=str(server.cwd),
                                        env={**os.environ, **dict(server.environment)})
@@ -302,40 +367,60 @@ async def _open_remote(server: McpServer, stack: Any, client_session: Any) -> An
 
 
 class _Stack(contextlib.AsyncExitStack):
-    """The connection's contexts, and the stdio server's stderr file (for failure messages)."""
+    """The connection's contexts, and the stdio server's stderr file (for failure messages): its tail is
+    kept when the stack unwinds, after the server exited and before the file is closed."""
 
     errlog: Any = None
+    stderr_tail: str = ""
+
+    def keep_stderr_tail(self) -> None:
+        self.stderr_tail = _stderr_tail(self.errlog)
 
 
-def _fail_why(server: McpServer, exc: BaseException, stack: _Stack, stage: str) -> str:
+def _seconds(value: float) -> str:
+    return f"{value:g} s"
+
+
+def _fail_why(server: McpServer, exc: BaseException, stack: _Stack, stage: str, limit: str = "",
+              limit_by: str = "") -> str:
+    """Why a connection failed, in words, with the tail of the server's stderr. `limit` is the time
+    `stage` had ("300 ms") and `limit_by` what set it."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, TimeoutError):
         why = f"{stage} timed out"
-        if stage == "listing its tools":
-            why += f" after {server.timeout_ms} ms (raise `timeout` in {server.key})"
+        if limit:
+            why += f" after {limit}" + (f" ({limit_by})" if limit_by else "")
     elif server.kind == "local" and isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
         why = f"cannot start {server.command[0]!r}: {exc.strerror or exc}"
     else:
         why = f"{stage} failed: {_message(exc)}"
-    tail = _stderr_tail(stack.errlog) if stack.errlog is not None else ""
+    tail = stack.stderr_tail or (_stderr_tail(stack.errlog) if stack.errlog is not None else "")
     return f"{why} (server stderr: {tail})" if tail else why
 
 
-async def _list_one(server: McpServer) -> list[McpToolDef]:
-    """Connect (within CONNECT_TIMEOUT_S) and list (within the server's timeout). One cancel scope holds
-    the connection's whole life: the SDK's transports run task groups that must close inside it."""
+def _start_limit_by(start_s: float) -> str:
+    if start_s == START_TIMEOUT_S:
+        return f"the start limit; set {START_TIMEOUT_ENV} to change it"
+    return "the start limit"
+
+
+async def _list_one(server: McpServer, start_s: float, start_by: str = "") -> list[McpToolDef]:
+    """Connect (within `start_s`) and list (within the server's timeout). One cancel scope holds the
+    connection's whole life: the SDK's transports run task groups that must close inside it."""
     import anyio
 
     stack = _Stack()
     stage = "connecting"
+    limit, limit_by = _seconds(start_s), start_by or _start_limit_by(start_s)
     failure: BaseException | None = None
     tools: list[McpToolDef] = []
-    with anyio.CancelScope(deadline=anyio.current_time() + CONNECT_TIMEOUT_S) as scope:
+    with anyio.CancelScope(deadline=anyio.current_time() + start_s) as scope:
         try:
             async with stack:
                 session = await _open(server, stack)
                 stage = "listing its tools"
+                limit, limit_by = f"{server.timeout_ms} ms", f"raise `timeout` in {server.key}"
                 scope.deadline = anyio.current_time() + server.timeout_ms / 1000
                 cursor: str | None = None
                 while True:
@@ -355,7 +440,7 @@ async def _list_one(server: McpServer) -> list[McpToolDef]:
     if scope.cancelled_caught:
         failure = TimeoutError()
     if failure is not None:
-        raise ConnectionError(_fail_why(server, failure, stack, stage))
+        raise ConnectionError(_fail_why(server, failure, stack, stage, limit, limit_by))
     return tools
 
 
@@ -365,33 +450,56 @@ def _run_async(fn: Any, *args: Any) -> Any:
     return anyio.run(fn, *args)
 
 
-def list_servers(servers: Sequence[McpServer], cache: ListingCache | None = None
+def list_servers(servers: Sequence[McpServer], cache: ListingCache | None = None, *,
+                 start_s: float | None = None, start_by: str = "", progress: Progress | None = None,
                  ) -> tuple[list[McpListing], list[ConfigError]]:
     """Every server's tools (from the cache when it holds them, else connecting to all the others at
-    once), in config order, with one problem per server that failed."""
+    once), in config order, with one problem per server that failed (a failure remembered in the cache
+    is reported again without connecting). Each start may take `start_timeout()`, or `start_s` when
+    that is shorter (`start_by` says what set it); `progress` hears which servers are still awaited."""
     listings: dict[str, McpListing] = {}
     to_connect: list[McpServer] = []
+    failures: dict[str, ConfigError] = {}
     for server in servers:
         hit = cache.get(server) if cache is not None else None
+        remembered = cache.failure(server) if cache is not None and hit is None else None
         if hit is not None:
             listings[server.name] = McpListing(server, hit, cached=True)
+        elif remembered is not None:
+            failures[server.name] = server.problem(remembered.why, remembered.saved)
         else:
             to_connect.append(server)
-    failures: dict[str, ConfigError] = {}
     if to_connect:
+        limit = start_timeout()
+        if start_s is not None and start_s < limit:
+            limit = start_s
+        else:
+            start_by = ""
+        pending = [s.name for s in to_connect]
+
+        def tell() -> None:
+            if progress is not None and pending:
+                progress(f"listing the tools of MCP server{'s' if len(pending) > 1 else ''} "
+                         f"{', '.join(pending)}")
+
         async def connect_all() -> None:
             import anyio
 
             async def one(server: McpServer) -> None:
                 try:
-                    tools = await _list_one(server)
+                    tools = await _list_one(server, limit, start_by)
                 except ConnectionError as exc:
                     failures[server.name] = server.problem(str(exc))
-                    return
-                listings[server.name] = McpListing(server, tools)
-                if cache is not None:
-                    cache.put(server, tools)
+                    if cache is not None:
+                        cache.put_failure(server, str(exc))
+                else:
+                    listings[server.name] = McpListing(server, tools)
+                    if cache is not None:
+                        cache.put(server, tools)
+                pending.remove(server.name)
+                tell()
 
+            tell()
             async with anyio.create_task_group() as group:
                 for server in to_connect:
                     group.start_soon(one, server)
@@ -441,7 +549,12 @@ def _executor(server: McpServer, name: str) -> Any:
 async def call_server_tool(server: McpServer, name: str, arguments: dict[str, Any],
                            ctx: ToolContext) -> ToolResult:
     """Connect, call one tool, and turn its content into a result (text joined; other content named).
-    Ctrl-C (`ctx.abort`) and `ctx.timeout` cancel the call."""
+
+    `ctx.timeout` (`run --timeout`) bounds the whole call, connecting included. Without it connecting
+    may take `start_timeout()` and the call the server's `timeout`, counted again from each progress
+    notification the server sends (opencode's `resetTimeoutOnProgress`), so a server that never
+    answers cannot hang the run. Ctrl-C (`ctx.abort`) cancels the call.
+    """
     import anyio
 
     from forge_tools.tools.contract import ToolResult
@@ -450,6 +563,15 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
     outcome: dict[str, Any] = {}
     failure: BaseException | None = None
     stage = "connecting"
+    began = anyio.current_time()
+    whole = ctx.timeout if ctx.timeout else None
+    start_s = start_timeout()
+    connect_s = min(whole, start_s) if whole is not None else start_s
+    if whole is not None and whole <= start_s:
+        limit, limit_by = _seconds(whole), "the call's --timeout, connecting included"
+    else:
+        limit, limit_by = _seconds(start_s), _start_limit_by(start_s)
+    call_s = server.timeout_ms / 1000
 
     async def watch_abort(scope: Any) -> None:
         while not ctx.abort.aborted:
@@ -458,20 +580,33 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
 
     async with anyio.create_task_group() as group:
         group.start_soon(watch_abort, group.cancel_scope)
-        with anyio.CancelScope(deadline=anyio.current_time() + CONNECT_TIMEOUT_S) as scope:
+        with anyio.CancelScope(deadline=began + connect_s) as scope:
+
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                if whole is None:
+                    scope.deadline = anyio.current_time() + call_s
+
             try:
                 async with stack:
                     session = await _open(server, stack)
                     stage = "calling the tool"
-                    scope.deadline = (anyio.current_time() + ctx.timeout) if ctx.timeout else float("inf")
-                    outcome["result"] = await session.call_tool(name, arguments)
+                    if whole is not None:
+                        limit, limit_by = _seconds(whole), "the call's --timeout, connecting included"
+                        scope.deadline = began + whole
+                    else:
+                        limit = f"{server.timeout_ms} ms"
+                        limit_by = f"the server's `timeout`; raise it in {server.key}"
+                        scope.deadline = anyio.current_time() + call_s
+                    outcome["result"] = await session.call_tool(name, arguments,
+                                                                progress_callback=on_progress)
             except Exception as exc:
                 failure = exc
         if scope.cancelled_caught and not ctx.abort.aborted:
             failure = TimeoutError()
         group.cancel_scope.cancel()
     if failure is not None:
-        raise RuntimeError(f"MCP server {server.key}: {_fail_why(server, failure, stack, stage)}")
+        why = _fail_why(server, failure, stack, stage, limit, limit_by)
+        raise RuntimeError(f"MCP server {server.key}: {why}")
     if "result" not in outcome:
         return ToolResult(output="The call was aborted.", title=name, metadata={"aborted": True},
                           is_error=True)
@@ -498,22 +633,51 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
 
 
 class McpSource(NamedTuple):
-    """The MCP source of a config: its tools, the servers' problems, and notes."""
+    """The MCP source of a config: its tools, the servers' problems, notes, and why the servers that
+    failed listed nothing (by tool-id prefix, `<server>_`: an unknown id with it gets the reason)."""
 
     tools: list[Tool]
     problems: list[ConfigError]
     notes: list[str]
+    unlisted: dict[str, str]
 
 
-def load_mcp_tools(tree: Node | None, cwd: Path, cache: ListingCache | None = None) -> McpSource:
-    """The fourth source for a loaded config: servers read, connected (or cached), as tools."""
+def unlisted_servers(tree: Node | None, why: str) -> dict[str, str]:
+    """Every configured server's tool-id prefix with one reason its tools are unknown ({server} is
+    filled in)."""
+    return {f"{sanitize(name)}_": why.format(server=format_key_path(("mcp", name)))
+            for name in configured_server_names(tree)}
+
+
+def servers_needed(servers: Sequence[McpServer], tool_id: str | None) -> list[McpServer]:
+    """The servers that could list `tool_id` (every server for None): an id that starts with no
+    server's `<name>_` (a builtin such as bash) needs none, so asking about it starts nothing."""
+    if tool_id is None:
+        return list(servers)
+    return [s for s in servers if tool_id.startswith(s.prefix)]
+
+
+def load_mcp_tools(tree: Node | None, cwd: Path, cache: ListingCache | None = None, *,
+                   tool_id: str | None = None, start_s: float | None = None, start_by: str = "",
+                   progress: Progress | None = None) -> McpSource:
+    """The fourth source for a loaded config: servers read, connected (or cached), as tools. With
+    `tool_id`, only the servers that could list it (`servers_needed`); `start_s`, `start_by` and
+    `progress` as `list_servers` takes them."""
     servers, problems = servers_from_config(tree, cwd)
-    if not servers:
-        return McpSource([], problems, [])
-    listings, failures = list_servers(servers, cache if cache is not None else ListingCache.from_env())
+    needed = servers_needed(servers, tool_id)
     notes = []
+    skipped = [s.name for s in servers if s not in needed]
+    if skipped:
+        notes.append(f"MCP server{'s' if len(skipped) > 1 else ''} {', '.join(skipped)} not started: "
+                     f"{tool_id!r} cannot be one of their tools")
+    if not needed:
+        return McpSource([], problems, notes, {})
+    listings, failures = list_servers(needed, cache if cache is not None else ListingCache.from_env(),
+                                      start_s=start_s, start_by=start_by, progress=progress)
     cached = [lst.server.name for lst in listings if lst.cached]
     if cached:
         notes.append(f"MCP tools of {', '.join(cached)} from the listing cache (set {REFRESH_ENV}=1 to "
                      "connect again)")
-    return McpSource(mcp_tools(listings), [*problems, *failures], notes)
+    unlisted = {s.prefix: f.message for s in needed for f in failures
+                if f.message.startswith(f"MCP server {s.key}:")}
+    return McpSource(mcp_tools(listings), [*problems, *failures], notes, unlisted)

@@ -7,7 +7,7 @@ it), the definition that would be sent and who changed it, and what it shadowed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -73,6 +73,18 @@ class Request(NamedTuple):
     session_permission: Path | None = None
     tool_overrides: Mapping[str, bool] = _NO_OVERRIDES  # read-only: one shared empty default
     pure: bool = False
+    no_mcp: bool = False  # `--no-mcp`: start no MCP server (opencode's --pure still starts them)
+
+
+class McpScope(NamedTuple):
+    """How one question uses the MCP servers (`sources.mcp.load_mcp_tools`): the one tool it is about
+    (None: every tool, so every server; `resolve`'s `focus` fills it in), how long each server may take
+    to start (None: `sources.mcp.start_timeout()`) and what set that limit, and who hears progress."""
+
+    tool_id: str | None = None
+    start_s: float | None = None
+    start_by: str = ""
+    progress: Callable[[str], None] | None = None
 
 
 class LayerVerdict(NamedTuple):
@@ -147,6 +159,7 @@ class Sources(NamedTuple):
     hooks: PluginHooks | None
     problems: list[ForgeToolsError]
     notes: list[str]
+    unlisted: Mapping[str, str]  # why MCP tools of `<server>_` are unknown (no code, ...)
 
 
 class ToolHidden(PermissionDenied):
@@ -171,6 +184,7 @@ class PipelineResult:
     hooks: PluginHooks | None  # for the tool wrapper's before/after hooks (`run`)
     session_rules: tuple[Rule, ...] = ()
     request_rules: tuple[Rule, ...] = ()
+    unlisted: Mapping[str, str] = field(default_factory=dict)  # see `Sources.unlisted`
 
     @property
     def disabled_note(self) -> str | None:
@@ -207,7 +221,9 @@ class PipelineResult:
             raise ForgeToolsError(f"tool {tool_id!r} is not a candidate for this turn: "
                                   f"{REGISTRATION_GATES[tool_id]}")
         if verdict is None:
-            raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, self.ids, n=3, cutoff=0.5))
+            why = next((text for prefix, text in self.unlisted.items() if tool_id.startswith(prefix)), None)
+            raise UnknownNameError("tool", tool_id, get_close_matches(tool_id, self.ids, n=3, cutoff=0.5),
+                                   why=why)
         if not verdict.visible and not allow_hidden:
             raise ToolHidden(self._hidden_message(verdict))
         return verdict
@@ -390,14 +406,20 @@ def parse_tool_overrides(text: str | None) -> dict[str, bool]:
 # ------------------------------------------------------------------------------------------ sources
 
 
-def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True) -> Sources:
-    """Candidates from builtins, then config-dir scripts, then plugins (SPEC 2), with their problems."""
+NOTE_NO_MCP = "--no-mcp: no MCP server was started (configured: {servers})"
+
+
+def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
+                 mcp: McpScope | None = None, focus: str | None = None) -> Sources:
+    """Candidates from builtins, then config-dir scripts, then plugins, then MCP servers (SPEC 2), with
+    their problems. A question about one tool (`focus`) starts only the servers that could list it."""
     from forge_tools.sources.candidates import build_candidates, entries_of, script_problem
     from forge_tools.tools.builtins import builtin_tools
     from forge_tools.tools.contract import ToolSource
 
     problems: list[ForgeToolsError] = []
     notes: list[str] = []
+    unlisted: dict[str, str] = {}
     config_dirs = list(getattr(loaded, "config_dirs", []) or [])
     builtins = builtin_tools(frozenset(request.flags), request.client, config_dirs=config_dirs)
     hooks = None
@@ -424,13 +446,24 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
             problems.extend(plugin_problems)
             notes.extend(plugin_notes)
         mcp_entries: list[tuple[str, Tool | None, ToolSource]] = []
-        if mcp_configured(loaded):
+        if mcp_configured(loaded) and request.no_mcp:
+            from forge_tools.sources.mcp import configured_server_names, unlisted_servers
+
+            notes.append(NOTE_NO_MCP.format(servers=", ".join(configured_server_names(loaded.tree))))
+            unlisted = unlisted_servers(loaded.tree, "MCP server {server} was not started (--no-mcp)")
+        elif mcp_configured(loaded):
             from forge_tools.sources.mcp import load_mcp_tools
 
-            mcp = load_mcp_tools(loaded.tree, Path(getattr(loaded, "cwd", None) or Path.cwd()))
-            problems.extend(mcp.problems)
-            notes.extend(mcp.notes)
-            mcp_entries = entries_of(mcp.tools)
+            scope = mcp if mcp is not None else McpScope()
+            if focus is not None and scope.tool_id is None:
+                scope = scope._replace(tool_id=focus)
+            source = load_mcp_tools(loaded.tree, Path(getattr(loaded, "cwd", None) or Path.cwd()),
+                                    tool_id=scope.tool_id, start_s=scope.start_s, start_by=scope.start_by,
+                                    progress=scope.progress)
+            problems.extend(source.problems)
+            notes.extend(source.notes)
+            unlisted = dict(source.unlisted)
+            mcp_entries = entries_of(source.tools)
         candidates = build_candidates(
             entries_of(builtins), entries_of(scripts.tools), opencode_scripts, entries_of(plugin_tools),
             mcp_entries)
@@ -449,14 +482,17 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True)
         if not request.pure:
             notes.append(NOTE_PLUGINS_UNKNOWN)
         if mcp_configured(loaded):
-            from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names
+            from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names, unlisted_servers
 
             notes.append(NOTE_NOT_CONNECTED.format(servers=", ".join(configured_server_names(loaded.tree))))
+            unlisted = unlisted_servers(loaded.tree, "the tools of MCP server {server} are listed only when "
+                                        "code is loaded (load_code=True; the CLI's explain, layers and run "
+                                        "do), and no server was started")
         candidates = build_candidates(entries_of(builtins), static, opencode_scripts)
     problems.extend(candidates.problems)
     if request.pure:
         notes.append("--pure: no external plugin was loaded")
-    return Sources(candidates, hooks, problems, notes)
+    return Sources(candidates, hooks, problems, notes, unlisted)
 
 
 def mcp_configured(loaded: Any) -> bool:
@@ -491,12 +527,13 @@ def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsE
 
 
 def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sources: Sources | None = None,
-            agents: dict[str, Agent] | None = None, focus: str | None = None) -> PipelineResult:
+            agents: dict[str, Agent] | None = None, focus: str | None = None,
+            mcp: McpScope | None = None) -> PipelineResult:
     """Run the three layers for `request` over every candidate (see the module docstring).
 
     `sources` and `agents` may be passed in to reuse them across agents (`layers --matrix`). `focus`
-    names the one tool whose definition (layer two) is wanted; every other layer is still computed for
-    every tool.
+    names the one tool whose definition (layer two) is wanted, and starts only the MCP servers that
+    could list it; every other layer is still computed for every tool. `mcp`: see `McpScope`.
     """
     from forge_tools.paths import home_dir
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
@@ -514,7 +551,7 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     req_rules = tuple(request_rules(overrides, Origin("cli", name=TOOLS_OPTION)))
     configured = (*agent.ruleset, *session)
 
-    sources = sources if sources is not None else load_sources(loaded, request, load_code)
+    sources = sources if sources is not None else load_sources(loaded, request, load_code, mcp, focus)
     candidates = sources.candidates.candidates
     ids = [c.id for c in candidates]
     model_verdicts = model_layer(ids, ModelContext.of(model, request.client, request.flags))
@@ -546,16 +583,18 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
         request=request, agent=agent, agents=agents, model=model, client=request.client,
         flags=frozenset(request.flags), ruleset=(*configured, *req_rules), tools=tools,
         problems=problems, notes=list(sources.notes), shadowings=list(sources.candidates.shadowings),
-        hooks=sources.hooks, session_rules=session, request_rules=req_rules,
+        hooks=sources.hooks, session_rules=session, request_rules=req_rules, unlisted=sources.unlisted,
     )
 
 
 def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
                 agents: dict[str, Agent] | None = None, names: list[str] | None = None,
-                problems: list[ForgeToolsError] | None = None) -> dict[str, PipelineResult]:
+                problems: list[ForgeToolsError] | None = None, mcp: McpScope | None = None,
+                ) -> dict[str, PipelineResult]:
     """The turn resolved for every enabled agent (or for `names`), in config order: `layers --matrix`,
     `check` and `diff` all read this. Sources are loaded once and shared. With `problems` given, an
-    agent whose turn cannot be resolved is recorded there and left out; without, its error is raised."""
+    agent whose turn cannot be resolved is recorded there and left out; without, its error is raised.
+    `mcp.progress` also hears which agent is being resolved."""
     from forge_tools.permission.agents import load_agents
 
     agents = agents if agents is not None else load_agents(loaded)
@@ -563,10 +602,13 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
         names = [a.name for a in agents.values() if not a.disabled]
     results: dict[str, PipelineResult] = {}
     sources: Sources | None = None
-    for name in names:
+    progress = mcp.progress if mcp is not None else None
+    for number, name in enumerate(names, 1):
         try:
             if sources is None:
-                sources = load_sources(loaded, request, load_code)
+                sources = load_sources(loaded, request, load_code, mcp)
+            if progress is not None and len(names) > 1:
+                progress(f"resolving agent {name} ({number}/{len(names)})")
             results[name] = resolve(loaded, request._replace(agent=name), load_code=load_code,
                                     sources=sources, agents=agents)
         except ForgeToolsError as exc:

@@ -257,13 +257,14 @@ def test_the_sdk_is_imported_only_to_connect(project: Path, cli) -> None:
              "with redirect_stdout(io.StringIO()):\n    code = run(sys.argv[1:])\n"
              "print(code, 'mcp' in sys.modules, 'anyio' in sys.modules)")
 
-    def sdk_loaded() -> str:
-        done = sp.run([sys.executable, "-c", probe, "explain", "bash"], cwd=project, capture_output=True,
+    def sdk_loaded(tool: str = "demo_echo") -> str:
+        done = sp.run([sys.executable, "-c", probe, "explain", tool], cwd=project, capture_output=True,
                       text=True, timeout=120)
         return done.stdout.strip().splitlines()[-1]
 
-    assert sdk_loaded() == "0 False False"
+    assert sdk_loaded("bash") == "0 False False"
     write_config(project, {"mcp": {"demo": local()}})
+    assert sdk_loaded("bash") == "0 False False"  # a builtin needs no server: none is started
     assert sdk_loaded() == "0 True True"  # listed: connected with the SDK
     assert sdk_loaded() == "0 False False"  # from the cache
 
