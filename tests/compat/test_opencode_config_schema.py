@@ -72,10 +72,11 @@ def test_agent_keys_are_opencode_agent_keys() -> None:
 
 def test_shared_keys_have_opencode_types() -> None:
     shared = (set(opencode_config()["properties"]) & set(FORGE["properties"])) - TYPE_DIFFERENCES
-    differ = {key: (kinds(FORGE, FORGE["properties"][key]), kinds(OPENCODE, opencode_config()["properties"][key]))
-              for key in shared}
+    theirs = opencode_config()["properties"]
+    differ = {key: (kinds(FORGE, FORGE["properties"][key]), kinds(OPENCODE, theirs[key])) for key in shared}
     assert {k: v for k, v in differ.items() if v[0] != v[1]} == {}
-    agent_oc, agent_ft = OPENCODE["definitions"]["AgentConfig"]["properties"], FORGE["$defs"]["AgentConfig"]["properties"]
+    agent_oc = OPENCODE["definitions"]["AgentConfig"]["properties"]
+    agent_ft = FORGE["$defs"]["AgentConfig"]["properties"]
     assert {k: (kinds(FORGE, agent_ft[k]), kinds(OPENCODE, agent_oc[k])) for k in agent_oc
             if kinds(FORGE, agent_ft[k]) != kinds(OPENCODE, agent_oc[k])} == {}
 

@@ -216,7 +216,8 @@ def test_malformed_entries_are_located(project: Path, cli) -> None:
 @pytest.mark.parametrize(("entry", "message"), [
     ({"type": "stdio"}, "mcp.c.type: 'stdio' is not one of 'local' or 'remote'"),
     ({"type": "local"}, "mcp.c: missing key 'command'"),
-    ({"type": "local", "command": ["x"], "timeout": -1}, "mcp.c.timeout: Input should be greater than or equal to 1"),
+    ({"type": "local", "command": ["x"], "timeout": -1},
+     "mcp.c.timeout: Input should be greater than or equal to 1"),
     ({"type": "remote", "url": "https://x", "headers": {"a": 1}}, "mcp.c.headers.a: expected a string"),
     ({"enabled": "yes"}, "mcp.c.enabled: expected true or false"),
 ])

@@ -86,7 +86,8 @@ def observe(opencode: str, schema: dict[str, Any], scratch: Path) -> dict[str, A
     if code != 0:
         raise SystemExit(f"opencode refused the sample config:\n{out}")
     shown = json.loads(out)
-    return {"opencode_version": run("unshare", ["-n", opencode, "--version"], project, opencode_env(home))[1].strip(), "command": "opencode debug config",
+    seen = run("unshare", ["-n", opencode, "--version"], project, opencode_env(home))[1].strip()
+    return {"opencode_version": seen, "command": "opencode debug config",
             "config": values, "kept": sorted(k for k in values if k in shown),
             "dropped": sorted(k for k in values if k not in shown)}
 
