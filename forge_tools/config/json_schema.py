@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-SCHEMA_ID = "https://pypi.org/project/forge-tools/forge-config.schema.json"
+#: no `$id`: the schema is published nowhere, so no URL may claim it is; it is printed by
+#: `forge-tools schema` and documented in the repository's docs/schema.md
+SCHEMA_COMMENT = ("printed by `forge-tools schema` (the same for every install of this version); documented "
+                  "in docs/schema.md of forge-tools")
 SHIPPED = "forge-config.schema.json"
 
 _DESCRIPTIONS = {
@@ -77,17 +80,30 @@ def build_schema() -> dict[str, Any]:
                    "additionalProperties": {"$ref": "#/$defs/PermissionEntry"}}],
     }
     for holder in (schema, defs["AgentConfig"]):
-        holder["properties"]["permission"] = {
-            "anyOf": [{"$ref": "#/$defs/Permission"}, {"type": "null"}], "default": None}
+        holder["properties"]["permission"] = {"$ref": "#/$defs/Permission"}
     for key, text in _DESCRIPTIONS.items():
         if key in schema["properties"]:
             schema["properties"][key]["description"] = text
     schema.pop("title", None)
     schema.pop("description", None)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+    _drop_null_defaults(schema)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$comment": SCHEMA_COMMENT,
             "title": "forge-tools config (forge.json, forge.yaml, forge.toml, opencode.json)",
             "description": "Permissions, agents, plugins and tool output settings of forge-tools; "
                            "opencode's own keys are accepted.", **schema}
+
+
+def _drop_null_defaults(node: Any) -> None:
+    """`"default": null` on an optional key says nothing (the key is absent) and contradicts its type,
+    which never admits null (`schema.Opt`)."""
+    if isinstance(node, dict):
+        if node.get("default", ...) is None:
+            del node["default"]
+        for value in node.values():
+            _drop_null_defaults(value)
+    elif isinstance(node, list):
+        for item in node:
+            _drop_null_defaults(item)
 
 
 def schema_text() -> str:

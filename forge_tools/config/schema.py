@@ -11,15 +11,17 @@ and `LoadedConfig.data` come from these models.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic.json_schema import SkipJsonSchema
 
 from forge_tools.config.validation import agent_option_keys, located_errors, validate_tree, validation_errors
 from forge_tools.config.validators import (
     CODE_PREFIX,
     MODEL_FORM,
     code_prefix,
+    mcp_kind,
     model_id,
     model_id_problem,
     permission_kind,
@@ -27,8 +29,28 @@ from forge_tools.config.validators import (
 from forge_tools.permission.model import ACTIONS, Action
 
 __all__ = ["ACTIONS", "CODE_PREFIX", "MODEL_FORM", "Action", "AgentConfig", "CheckSettings", "CodePrefix",
-           "ConfigModel", "ModelId", "Permission", "PermissionEntry", "ToolOutputConfig", "agent_option_keys",
-           "located_errors", "model_id_problem", "validate_tree", "validation_errors"]
+           "ConfigModel", "McpEntry", "McpLocal", "McpRemote", "McpToggle", "ModelId", "Opt", "Permission",
+           "PermissionEntry", "SkillsConfig", "ToolOutputConfig", "agent_option_keys", "located_errors",
+           "model_id_problem", "validate_tree", "validation_errors"]
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
+
+_T = TypeVar("_T")
+
+
+class _NeverNull:
+    """Marks an optional key: absent or a value, never `null` (opencode refuses `null` for every key:
+    "Expected string | undefined, got null"), in the validator and in the JSON Schema alike."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        schema = handler(source)
+        return schema["schema"] if schema["type"] == "nullable" else schema
+
+
+#: an optional key (its default None means absent): `Opt[str]` is a string or no key at all
+Opt = Annotated[_T | None, _NeverNull()]
 
 #: `"bash": "ask"` or `"bash": {"git *": "allow", "*": "ask"}`
 PermissionEntry = Annotated[
@@ -51,12 +73,13 @@ class _Strict(BaseModel):
 
 
 class ToolOutputConfig(_Strict):
-    """forge's own truncation settings: lines and bytes a tool's output may reach the model with, and
-    how many days full-output files are kept."""
+    """Truncation settings: `max_lines` and `max_bytes` (lines and bytes of a tool's output that reach
+    the model) are opencode's too; `retention_days` (how long full-output files are kept) is forge's own
+    (opencode drops it)."""
 
-    max_lines: int | None = Field(default=None, ge=1)
-    max_bytes: int | None = Field(default=None, ge=1)
-    retention_days: int | None = Field(default=None, ge=0)
+    max_lines: Opt[int] = Field(default=None, ge=1)
+    max_bytes: Opt[int] = Field(default=None, ge=1)
+    retention_days: Opt[int] = Field(default=None, ge=0)
 
 
 #: a finding code (FT104) or a prefix of codes (FT1, FT)
@@ -69,9 +92,9 @@ class CheckSettings(_Strict):
     `--ignore`). opencode refuses unknown keys, so opencode.json users put this in a forge.* file
     beside it or in pyproject.toml `[tool.forge-tools.check]`."""
 
-    select: list[CodePrefix] | None = Field(
+    select: Opt[list[CodePrefix]] = Field(
         default=None, description="Report only these codes or prefixes (default: all).")
-    ignore: list[CodePrefix] | None = Field(
+    ignore: Opt[list[CodePrefix]] = Field(
         default=None, description="Do not report these codes or prefixes (e.g. FT105).")
 
 
@@ -85,67 +108,126 @@ class AgentConfig(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=False, strict=True)
 
-    model: ModelId | None = None
-    variant: str | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    prompt: str | None = None
-    tools: dict[str, bool] | None = None
-    disable: bool | None = None
-    description: str | None = None
-    mode: Literal["primary", "subagent", "all"] | None = None
-    hidden: bool | None = None
-    options: dict[str, Any] | None = None
-    color: str | None = None
-    steps: int | None = Field(default=None, ge=1)
-    maxSteps: int | None = Field(default=None, ge=1)
-    permission: Permission | None = None
+    model: Opt[ModelId] = None
+    variant: Opt[str] = None
+    temperature: Opt[float] = None
+    top_p: Opt[float] = None
+    prompt: Opt[str] = None
+    tools: Opt[dict[str, bool]] = None
+    disable: Opt[bool] = None
+    description: Opt[str] = None
+    mode: Opt[Literal["primary", "subagent", "all"]] = None
+    hidden: Opt[bool] = None
+    options: Opt[dict[str, Any]] = None
+    color: Opt[str] = None
+    steps: Opt[int] = Field(default=None, ge=1)
+    maxSteps: Opt[int] = Field(default=None, ge=1)
+    permission: Opt[Permission] = None
+
+
+class _OpencodeSection(BaseModel):
+    """A section only opencode reads: its keys typed as opencode types them; other keys are dropped
+    (as opencode drops them), not refused."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=False, strict=True)
+
+
+class McpLocal(_OpencodeSection):
+    """`mcp.<name>` with `type: local`: a server forge-tools starts as a subprocess."""
+
+    type: Literal["local"]
+    command: list[str]
+    cwd: Opt[str] = None
+    environment: Opt[dict[str, str]] = None
+    enabled: Opt[bool] = None
+    timeout: Opt[int] = Field(default=None, ge=1, description="Milliseconds to list its tools.")
+
+
+class McpRemote(_OpencodeSection):
+    """`mcp.<name>` with `type: remote`: a server reached over HTTP."""
+
+    type: Literal["remote"]
+    url: str
+    enabled: Opt[bool] = None
+    headers: Opt[dict[str, str]] = None
+    oauth: Opt[dict[str, Any] | Literal[False]] = None
+    timeout: Opt[int] = Field(default=None, ge=1, description="Milliseconds to list its tools.")
+
+
+class McpToggle(_OpencodeSection):
+    """`mcp.<name>` without `type`: turns a server defined in another config file on or off."""
+
+    model_config = ConfigDict(json_schema_extra={"not": {"required": ["type"]}})
+
+    enabled: bool
+
+
+class _McpOtherType(_OpencodeSection):
+    """An entry whose `type` is neither: only there so the error names the two types (not in the
+    JSON Schema)."""
+
+    type: Literal["local", "remote"]
+
+
+#: one `mcp` entry: a local or remote server, or only `enabled`
+McpEntry = Annotated[
+    Annotated[McpLocal, Tag("<local>")] | Annotated[McpRemote, Tag("<remote>")]
+    | Annotated[McpToggle, Tag("<toggle>")] | Annotated[SkipJsonSchema[_McpOtherType], Tag("<type>")],
+    Discriminator(mcp_kind),
+]
+
+
+class SkillsConfig(_OpencodeSection):
+    """`skills`: where opencode finds more skills."""
+
+    paths: Opt[list[str]] = None
+    urls: Opt[list[str]] = None
 
 
 class ConfigModel(_Strict):
     """The whole config; field order is the order `config` prints known keys in documentation."""
 
-    schema_: str | None = Field(default=None, alias="$schema")
+    schema_: Opt[str] = Field(default=None, alias="$schema")
     # used by forge-tools
-    permission: Permission | None = None
-    tools: dict[str, bool] | None = None
-    agent: dict[str, AgentConfig] | None = None
-    plugin: list[str] | None = None
-    model: ModelId | None = None
-    default_agent: str | None = None
-    tool_output: ToolOutputConfig | None = None
-    check: CheckSettings | None = None
+    permission: Opt[Permission] = None
+    tools: Opt[dict[str, bool]] = None
+    agent: Opt[dict[str, AgentConfig]] = None
+    plugin: Opt[list[str]] = None
+    model: Opt[ModelId] = None
+    default_agent: Opt[str] = None
+    tool_output: Opt[ToolOutputConfig] = None
+    check: Opt[CheckSettings] = None
     # opencode's, accepted and ignored
-    small_model: str | None = None
-    theme: str | None = None
-    keybinds: dict[str, Any] | None = None
-    logLevel: str | None = None
-    tui: dict[str, Any] | None = None
-    server: dict[str, Any] | None = None
-    command: dict[str, Any] | None = None
-    watcher: dict[str, Any] | None = None
-    snapshot: bool | None = None
-    share: str | None = None
-    autoshare: bool | None = None
-    autoupdate: bool | str | None = None
-    disabled_providers: list[str] | None = None
-    enabled_providers: list[str] | None = None
-    username: str | None = None
-    mode: dict[str, AgentConfig] | None = None  # opencode's deprecated form of primary agents
-    provider: dict[str, Any] | None = None
-    mcp: dict[str, Any] | None = None
-    formatter: Any = None
-    lsp: Any = None
-    instructions: list[str] | None = None
-    layout: str | None = None
-    enterprise: dict[str, Any] | None = None
-    compaction: dict[str, Any] | None = None
-    experimental: dict[str, Any] | None = None
-    skills: Any = None
+    small_model: Opt[str] = None
+    theme: Opt[str] = None
+    keybinds: Opt[dict[str, Any]] = None
+    logLevel: Opt[Literal["DEBUG", "INFO", "WARN", "ERROR"]] = None
+    tui: Opt[dict[str, Any]] = None
+    server: Opt[dict[str, Any]] = None
+    command: Opt[dict[str, Any]] = None
+    watcher: Opt[dict[str, Any]] = None
+    snapshot: Opt[bool] = None
+    share: Opt[Literal["manual", "auto", "disabled"]] = None
+    autoshare: Opt[bool] = None
+    autoupdate: Opt[bool | Literal["notify"]] = None
+    disabled_providers: Opt[list[str]] = None
+    enabled_providers: Opt[list[str]] = None
+    username: Opt[str] = None
+    mode: Opt[dict[str, AgentConfig]] = None  # opencode's deprecated form of primary agents
+    provider: Opt[dict[str, Any]] = None
+    mcp: Opt[dict[str, McpEntry]] = None
+    formatter: Opt[bool | dict[str, dict[str, Any]]] = None
+    lsp: Opt[bool | dict[str, dict[str, Any]]] = None
+    instructions: Opt[list[str]] = None
+    layout: Opt[Literal["auto", "stretch"]] = None
+    enterprise: Opt[dict[str, Any]] = None
+    compaction: Opt[dict[str, Any]] = None
+    experimental: Opt[dict[str, Any]] = None
+    skills: Opt[SkillsConfig] = None
     # opencode 1.18.33 also accepts these (tests/compat/layouts/config-keys); `references` dirs are
     # external_directory allows (permission.agents.reference_globs), the others change nothing here
-    references: dict[str, Any] | None = None
-    reference: dict[str, Any] | None = None  # opencode's deprecated name for `references`
-    attachment: dict[str, Any] | None = None
-    shell: str | None = None
-    subagent_depth: int | None = None
+    references: Opt[dict[str, Any]] = None
+    reference: Opt[dict[str, Any]] = None  # opencode's deprecated name for `references`
+    attachment: Opt[dict[str, Any]] = None
+    shell: Opt[str] = None
+    subagent_depth: Opt[int] = None

@@ -172,6 +172,8 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
         kind_word = "top-level key" if len(keys) == 1 else "key"
         origin = node.key_origin or node.origin
         return ConfigError(f"unknown {kind_word} {name!r}{scope}{hint}", origin)
+    if kind == "missing" and err["loc"] and isinstance(err["loc"][-1], str):
+        return _located(keys, f"missing key {err['loc'][-1]!r}", node.origin)
     if kind in ("literal_error", *_TYPE_WORDS) and "template" in node.meta:
         # the value came from {env:}/{file:} and may be a secret: show what was written, never the value
         used = ", ".join(node.meta.get("substituted", ()))

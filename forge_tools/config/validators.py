@@ -20,6 +20,14 @@ def permission_kind(value: Any) -> str:
     return "<map>" if isinstance(value, dict) else "<action>"
 
 
+def mcp_kind(value: Any) -> str:
+    """The union tag of an `mcp` entry: by its `type` (`<type>` for any other, to say which are
+    known), or only `enabled` when it has no `type`."""
+    if not isinstance(value, dict) or "type" not in value:
+        return "<toggle>"
+    return {"local": "<local>", "remote": "<remote>"}.get(value["type"], "<type>")
+
+
 def model_id_problem(value: str) -> str | None:
     """Why `value` is not a model id, or None. A model without its provider cannot be resolved (and a
     `{env:...}` provider that is unset leaves `/name`), so config and `--model` refuse it alike."""

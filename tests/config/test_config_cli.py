@@ -308,7 +308,7 @@ def test_show_origin_json(cli: Cli, project: Path, name: str, text: str) -> None
 @pytest.mark.parametrize("fmt", ["json", "yaml", "toml"])
 def test_plain_formats_round_trip_in_order(cli: Cli, project: Path, fmt: str) -> None:
     write(project / "forge.json", '{"permission": {"bash": {"git *": "allow"}, "*": "deny", "read": "ask"},'
-                                  ' "small_model": null, "model": "a/b"}')
+                                  ' "experimental": {"x": null}, "model": "a/b"}')
     code, out, _ = cli("config", "--format", fmt)
     assert code == 0
     readers: dict[str, Callable[[str], Any]] = {
@@ -317,9 +317,9 @@ def test_plain_formats_round_trip_in_order(cli: Cli, project: Path, fmt: str) ->
     assert list(data["permission"]) == ["bash", "*", "read"]
     assert data["model"] == "a/b"
     if fmt == "toml":
-        assert "small_model" not in data and "# small_model = null" in out
+        assert "x" not in data["experimental"] and "# experimental.x = null" in out
     else:
-        assert data["small_model"] is None
+        assert data["experimental"]["x"] is None
 
 
 def test_no_config_says_so(cli: Cli, project: Path) -> None:
@@ -450,13 +450,13 @@ def test_devices_and_pipes_are_refused_not_read(cli: Cli, project: Path, kind: s
 
 
 def test_toml_refuses_a_null_inside_a_list_naming_its_key_path(cli: Cli, project: Path) -> None:
-    write(project / "forge.json", '{"mcp": {"my server": {"command": [1, "b", null]}}, "small_model": null}')
+    write(project / "forge.json", '{"provider": {"my server": {"command": [1, "b", null]}}}')
     code, out, err = cli("config", "--format", "toml")
     assert code == 2 and out == ""
-    assert 'mcp."my server".command[2] is null' in err and "TOML has no null" in err
+    assert 'provider."my server".command[2] is null' in err and "TOML has no null" in err
     assert "Traceback" not in err
     code, out, _ = cli("config", "--format", "json")
-    assert code == 0 and json.loads(out)["mcp"]["my server"]["command"] == [1, "b", None]
+    assert code == 0 and json.loads(out)["provider"]["my server"]["command"] == [1, "b", None]
 
 
 def test_key_paths_are_quoted_the_same_in_errors_and_in_config(cli: Cli, project: Path) -> None:

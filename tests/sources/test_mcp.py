@@ -203,15 +203,31 @@ def test_a_remote_server_that_answers_nothing_is_one_problem(project: Path, cli)
 
 
 def test_malformed_entries_are_located(project: Path, cli) -> None:
+    # opencode 1.18.33 loads both (their types fit); forge-tools cannot start either
     write_config(project, {"mcp": {"a": {"type": "local", "command": []},
-                                   "b": {"type": "remote", "url": "ftp://x"},
-                                   "c": {"type": "stdio"}, "d": {"type": "local", "command": ["x"],
-                                                                  "timeout": -1}}})
+                                   "b": {"type": "remote", "url": "ftp://x"}}})
     doc = layers(cli)
     texts = [p["text"] for p in doc["problems"]]
-    assert len(texts) == 4 and all("opencode.json:1:" in t for t in texts)
-    named = [next(k for k in ("command", "url", "type", "timeout") if f"`{k}`" in t) for t in texts]
-    assert named == ["command", "url", "type", "timeout"]
+    assert len(texts) == 2 and all("opencode.json:1:" in t for t in texts)
+    named = [next(k for k in ("command", "url") if f"`{k}`" in t) for t in texts]
+    assert named == ["command", "url"]
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"type": "stdio"}, "mcp.c.type: 'stdio' is not one of 'local' or 'remote'"),
+    ({"type": "local"}, "mcp.c: missing key 'command'"),
+    ({"type": "local", "command": ["x"], "timeout": -1},
+     "mcp.c.timeout: Input should be greater than or equal to 1"),
+    ({"type": "remote", "url": "https://x", "headers": {"a": 1}}, "mcp.c.headers.a: expected a string"),
+    ({"enabled": "yes"}, "mcp.c.enabled: expected true or false"),
+])
+def test_entries_opencode_refuses_are_config_errors(project: Path, cli, entry: dict[str, object],
+                                                    message: str) -> None:
+    """opencode 1.18.33 refuses to start with these ("Configuration is invalid"); so does forge-tools,
+    with the entry's location (the `mcp` entries are typed as opencode types them)."""
+    write_config(project, {"mcp": {"c": entry}})
+    code, _, err = cli("layers", "--format", "json")
+    assert code == 3 and "opencode.json:1:" in err and message in err, err
 
 
 # -- the published filesystem server, through npx ----------------------------------------------------
