@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import itertools
 import json
 import os
 import statistics
@@ -36,7 +37,8 @@ def decide(line: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10,100,1000", help="repetitions (default 10,100,1000)")
     parser.add_argument("--runs", type=int, default=3, help="runs per figure; the median is printed")
     args = parser.parse_args(argv)
@@ -44,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="forge-bench-") as tmp:
         project = Path(tmp)
         (project / ".git").mkdir()
-        (project / "opencode.json").write_text(json.dumps({"permission": {"bash": {"*": "allow", "rm *": "deny"}}}))
+        rules = {"permission": {"bash": {"*": "allow", "rm *": "deny"}}}
+        (project / "opencode.json").write_text(json.dumps(rules))
         os.chdir(project)
         decide("true")  # imports and caches warm
         print(f"{'wrapper':<14}" + "".join(f"{'x' + str(n):>12}" for n in sizes) + "   ratios")
@@ -61,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{wrapper} x{n}: allowed (expected ask)", file=sys.stderr)
                     return 1
                 times.append(statistics.median(runs))
-            ratios = [b / a if a else float("inf") for a, b in zip(times, times[1:])]
+            ratios = [b / a if a else float("inf") for a, b in itertools.pairwise(times)]
             print(f"{wrapper:<14}" + "".join(f"{t:>11.3f}s" for t in times) + "   "
                   + "  ".join(f"{r:.1f}x" for r in ratios))
     print("(each size is 10x longer than the one before: linear is a ratio near 10x)")

@@ -62,3 +62,17 @@ def test_ci_recipe_writes_sarif_and_fails_on_a_broken_expectation(shell) -> None
     (shell.cwd / ".forge" / "expect.yaml").write_text(
         '- {agent: build, call: {tool: bash, args: {command: "rm -rf build"}}, expect: allow}\n')
     assert shell(ci).returncode == 1
+
+
+def test_really_denied_recipe_gives_opencodes_answer_and_the_gates(shell) -> None:
+    recipes = sh_blocks("## Three questions")
+    ask = next(block for block in recipes if "/bin/rm" in block)
+    (shell.cwd / "opencode.json").write_text('{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}\n')
+    done = shell("git init -q .\n" + ask)
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()[:2]
+    assert first == "Call: ALLOW (opencode 1.18.33's answer)"
+    assert 'its rule "rm *" does not match "/bin/rm -rf build"' in second
+    assert "forge-tools run would deny it" in second
+    check = shell("forge-tools check")
+    assert "FT116" in check.stdout and "/bin/rm x" in check.stdout
