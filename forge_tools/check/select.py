@@ -61,8 +61,25 @@ def parse_codes(values: Iterable[str] | None, option: str) -> list[str] | None:
             if not _CODE.fullmatch(part):
                 raise UsageError(f"{part!r} is not a finding code or prefix (e.g. FT104, FT1, FT)",
                                  where=option)
+            unknown = _unknown_code(part)
+            if unknown:
+                raise UsageError(unknown, where=option)
             codes.append(part)
     return codes
+
+
+def _unknown_code(part: str) -> str | None:
+    """Why `part` selects no finding code at all (a typo would silently select or ignore nothing), or
+    None when some code starts with it."""
+    from difflib import get_close_matches
+
+    from forge_tools.check.codes import CODES
+
+    if any(code.startswith(part) for code in CODES):
+        return None
+    close = get_close_matches(part, list(CODES), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return f"no finding code is or starts with {part!r}{hint} (`forge-tools rule --all` lists them)"
 
 
 def config_layers(trees: Iterable[Node], project_root: Path) -> list[tuple[list[str] | None, list[str]]]:

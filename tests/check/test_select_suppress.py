@@ -254,3 +254,14 @@ def test_check_takes_project_as_option_or_argument(planted: Path, cli, tmp_path:
     assert by_option[0] == by_argument[0] == 1
     assert json.loads(by_option[1])["findings"] == json.loads(by_argument[1])["findings"]
     assert cli("check", str(planted), "--project", str(tmp_path))[0] == 2
+
+
+def test_a_code_no_finding_has_is_a_usage_error_with_did_you_mean(project, cli) -> None:
+    """`--select FT999` used to report "no findings" and exit 0: a typo silenced the whole check."""
+    (project / "forge.json").write_text('{"permission": {"bsh": "deny"}}\n')
+    code, out, err = cli("check", "--select", "FT999")
+    assert code == 2 and out == ""
+    assert "--select" in err and "'FT999'" in err and "FT109" in err
+    code, _, err = cli("check", "--ignore", "FT10,FT77")
+    assert code == 2 and "'FT77'" in err
+    assert cli("check", "--select", "FT10")[0] == 1  # a real prefix still selects (FT101 here)
