@@ -97,8 +97,9 @@ class Family:
             assert explained == (exact or self.exact), (line, explained)
 
         expect = project / "expect.json"
+        # the gate's answer (what run enforces), whatever runtime the config belongs to
         expect.write_text(json.dumps([{"agent": "build", "call": {"tool": "bash", "args": {"command": line}},
-                                       "expect": explained}]))
+                                       "expect": explained, "runtime": "forge"}]))
         _, out, err = cli("check", "--expect", str(expect), "--format", "json")
         assert json.loads(out)["expectations"]["results"][0]["passed"], (line, out, err)
 

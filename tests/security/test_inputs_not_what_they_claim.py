@@ -47,7 +47,8 @@ def test_explain_and_check_name_the_field(cli: Any, project: Path, tool: str, ar
     lines = err.strip().splitlines()
     assert len(lines) == 1 and f"({field}: contains a" in lines[0] and problem in lines[0], err
     expect = project / "expect.json"
-    expect.write_text(json.dumps([{"call": {"tool": tool, "args": args}, "expect": "deny"}]))
+    expect.write_text(json.dumps([{"call": {"tool": tool, "args": args}, "expect": "deny",
+                                   "runtime": "forge"}]))
     code, out, err = cli("check", "--expect", str(expect), "--format", "json")
     report = json.loads(out)
     if problem == "lone surrogate":  # the expectations file itself is not text: located there

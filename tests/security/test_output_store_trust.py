@@ -44,7 +44,8 @@ def decided(cli: Any, project: Path, args: dict[str, Any]) -> tuple[str, bool]:
     assert code == 0, err
     action = json.loads(out)["call"]["action"]
     expect = project / "expect.json"
-    assertion = {"agent": "build", "call": {"tool": "read", "args": args}, "expect": action}
+    assertion = {"agent": "build", "call": {"tool": "read", "args": args}, "expect": action,
+                 "runtime": "forge"}  # the gate's answer, what run enforces
     expect.write_text(json.dumps([assertion]))
     _, out, _ = cli("check", "--expect", str(expect), "--format", "json")
     return action, bool(json.loads(out)["expectations"]["results"][0]["passed"])
@@ -86,8 +87,10 @@ def test_a_hard_link_the_agent_made_with_an_allowed_ln_gets_no_allow(cli: Any, p
     (project / "forge.json").write_text(json.dumps({"permission": {"bash": {"*": "ask", "ln *": "allow"},
                                                                    "external_directory": "ask"}}))
     planted = store / NAME
+    # without run's sandbox (where the store is read-only and the ln fails): the store's own trust rule
+    # must hold for a link an agent made where no sandbox stood in the way
     _, _, err = cli("run", "bash", "--args", json.dumps({"command": f"ln {secret} {planted}"}),
-                       "--approve", "external_directory")
+                    "--yes", "--no-sandbox")  # ln makes its targets always-asked edits
     assert planted.exists(), err
     assert_not_readable(cli, project, planted)
 

@@ -48,7 +48,7 @@ def test_repeated_unknown_wrapper_is_decided_in_bounded_time(project: Path, name
 
     expect = project / "expect.json"
     expect.write_text(json.dumps([{"agent": "build", "call": {"tool": "bash", "args": {"command": line}},
-                                   "expect": action}]))
+                                   "expect": action, "runtime": "forge"}]))  # the gate's answer
     checked = _cli(project, "check", "--expect", str(expect), "--format", "json")
     assert json.loads(checked.stdout)["expectations"]["results"][0]["passed"], checked.stdout
 
