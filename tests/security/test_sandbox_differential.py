@@ -51,8 +51,10 @@ EFFECTS = {
     "gdb -ex shell": f"gdb -batch -ex 'shell rm -f {CANARY}'",
     "cp /dev/null": f"cp /dev/null {CANARY}",
     "echo x > canary": f"c={CANARY}; echo x > $c",
-    "a hard link": f"ln {CANARY} data/h && echo x > data/h",
-    "a symlink swap": f"echo x > data/other && ln -sfn other {CANARY}",
+    # names through a variable, so the gate (which makes a linking line's named targets denied edits)
+    # asks instead of denying, and the sandbox is what is tested
+    "a hard link": f"c={CANARY}; ln $c data/h && echo x > data/h",
+    "a symlink swap": f"c={CANARY}; echo x > data/other && ln -sfn other $c",
 }
 NEEDS = {"a Makefile": "make", "perl -e": "perl", "gdb -ex shell": "gdb", "shred -u": "shred"}
 
