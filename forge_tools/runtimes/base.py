@@ -71,3 +71,24 @@ class Runtime(Protocol):
                project_root: Path, cwd: Path | None = None) -> RuntimeAnswer:
         """What the agent does with this call in this turn (started in `cwd`, default the project
         root), without running it."""
+
+
+class OpencodeVocabulary:
+    """The reader and resolver of the runtimes whose config is opencode's vocabulary (opencode and
+    forge-tools itself): one `config` loader and one `permission.agents`, so the two runtimes can
+    differ only in their shell lowering and their decider."""
+
+    def read_config(self, opts: LoadOptions) -> LoadedConfig:
+        from forge_tools.config.loader import load_config
+
+        return load_config(opts)
+
+    def agents(self, loaded: LoadedConfig) -> dict[str, Agent]:
+        from forge_tools.permission.agents import load_agents
+
+        return load_agents(loaded)
+
+    def resolve(self, loaded: LoadedConfig, request: Request) -> PipelineResult:
+        from forge_tools.visibility.pipeline import resolve
+
+        return resolve(loaded, request)

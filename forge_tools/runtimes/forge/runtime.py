@@ -7,35 +7,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_tools import __version__
-from forge_tools.runtimes.base import RuntimeAnswer
+from forge_tools.runtimes.base import OpencodeVocabulary, RuntimeAnswer
 
 if TYPE_CHECKING:
-    from forge_tools.config.loader import LoadedConfig, LoadOptions
-    from forge_tools.permission.agents import Agent
     from forge_tools.permission.calls import CallDecision
-    from forge_tools.visibility.pipeline import PipelineResult, Request
+    from forge_tools.visibility.pipeline import PipelineResult
 
 
-class ForgeRuntime:
+class ForgeRuntime(OpencodeVocabulary):
     """forge-tools' own semantics; its answer is the gate's."""
 
     name = "forge"
     version = __version__
-
-    def read_config(self, opts: LoadOptions) -> LoadedConfig:
-        from forge_tools.config.loader import load_config
-
-        return load_config(opts)
-
-    def agents(self, loaded: LoadedConfig) -> dict[str, Agent]:
-        from forge_tools.permission.agents import load_agents
-
-        return load_agents(loaded)
-
-    def resolve(self, loaded: LoadedConfig, request: Request) -> PipelineResult:
-        from forge_tools.visibility.pipeline import resolve
-
-        return resolve(loaded, request)
 
     def lower(self, line: str) -> list[str]:
         from forge_tools.tools.shell import command_patterns

@@ -7,36 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from forge_tools.runtimes.base import RuntimeAnswer
+from forge_tools.runtimes.base import OpencodeVocabulary, RuntimeAnswer
 
 if TYPE_CHECKING:
-    from forge_tools.config.loader import LoadedConfig, LoadOptions
-    from forge_tools.permission.agents import Agent
-    from forge_tools.visibility.pipeline import PipelineResult, Request
+    from forge_tools.visibility.pipeline import PipelineResult
 
 VERSION = "1.18.33"
 
 
-class OpencodeRuntime:
+class OpencodeRuntime(OpencodeVocabulary):
     """opencode 1.18.33, reproduced exactly (weaknesses included)."""
 
     name = "opencode"
     version = VERSION
-
-    def read_config(self, opts: LoadOptions) -> LoadedConfig:
-        from forge_tools.config.loader import load_config
-
-        return load_config(opts)
-
-    def agents(self, loaded: LoadedConfig) -> dict[str, Agent]:
-        from forge_tools.permission.agents import load_agents
-
-        return load_agents(loaded)
-
-    def resolve(self, loaded: LoadedConfig, request: Request) -> PipelineResult:
-        from forge_tools.visibility.pipeline import resolve
-
-        return resolve(loaded, request)
 
     def lower(self, line: str) -> list[str]:
         from forge_tools.runtimes.opencode.shell import bash_patterns
