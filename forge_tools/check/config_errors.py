@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from forge_tools.config.reader import SourceRead, Spot, spot_of
+from forge_tools.config.reader import SourceRead, Spot, model_nodes, spot_of
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.report.findings import Finding
@@ -97,14 +97,9 @@ def echoed_substitutions(tree: Node) -> dict[str, str]:
                 keys(child)
 
     keys(tree)
-    note(tree.get("model"))
-    note(tree.get("small_model"))
+    for node in model_nodes(tree):
+        note(node)
     note(tree.get("default_agent"))
-    agents = tree.get("agent")
-    if agents is not None and agents.is_map:
-        for _name, agent in agents.items():
-            if agent.is_map:
-                note(agent.get("model"))
     return found
 
 

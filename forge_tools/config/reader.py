@@ -155,19 +155,20 @@ def _accept_bare_models(tree: Node) -> None:
     through (`validation.located_errors`); forge's own files keep the check."""
     from forge_tools.config.validators import model_id_problem
 
-    def mark(node: Node | None) -> None:
-        if node is not None and isinstance(node.value, str) and model_id_problem(node.value):
+    for node in model_nodes(tree):
+        if isinstance(node.value, str) and model_id_problem(node.value):
             node.meta["opencode_model"] = True
 
+
+def model_nodes(tree: Node) -> list[Node]:
+    """Every model id a config sets: `model`, `small_model` and each `agent.<name>.model`."""
     if not tree.is_map:
-        return
-    mark(tree.get("model"))
-    mark(tree.get("small_model"))
+        return []
+    found = [tree.get("model"), tree.get("small_model")]
     agents = tree.get("agent")
     if agents is not None and agents.is_map:
-        for _name, agent in agents.items():
-            if agent.is_map:
-                mark(agent.get("model"))
+        found += [agent.get("model") for _name, agent in agents.items() if agent.is_map]
+    return [node for node in found if node is not None]
 
 
 def _substituted_spots(node: Node, substituted: dict[Spot, str]) -> None:
