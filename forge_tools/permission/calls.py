@@ -23,7 +23,7 @@ from typing import Any, Literal
 from forge_tools.origin import Origin
 from forge_tools.permission.evaluate import RuleIndex, RulesetLike, evaluate
 from forge_tools.permission.model import Action, Rule
-from forge_tools.permission.wildcard import wildcard_match
+from forge_tools.permission.wildcard import WILDCARD_CHARS, wildcard_match
 
 STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
 
@@ -65,8 +65,9 @@ class PatternDecision:
         if r is AGENT_CONFIG_RULE:
             return (f"{self.pattern!r} is the project's agent config: a write there would change the rules, "
                     "so it is always asked")
+        hint = by_name_hint(self.pattern) if self.escalation in (None, "opaque") else ""
         return (f"{escalation_reason(self.escalation or 'opaque', self.pattern)}, and rule {r.permission} "
-                f"{r.pattern!r} {r.action} ({r.origin}) could apply to it")
+                f"{r.pattern!r} {r.action} ({r.origin}) could apply to it{hint}")
 
     @property
     def asking_rule(self) -> Rule | None:
@@ -148,6 +149,11 @@ def escalation_reason(kind: Escalation, pattern: str) -> str:
     return f"what {pattern!r} runs is known only when it runs"
 
 
+def by_name_hint(pattern: str) -> str:
+    """How a person lets an opaque pattern run (`allowed_by_name`), in words."""
+    return f"; an allow rule for exactly {pattern!r} (no wildcard) lets it run"
+
+
 def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule],
                       kind: Escalation = "opaque") -> Rule | None:
     """For a pattern that cannot be pinned down: a rule that could apply to what it really is, or None.
@@ -164,6 +170,27 @@ def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule],
     if kind == "opaque" and last is not None and set(last.pattern) <= {"*"} and last.action == "deny":
         return last
     return next((r for r in reversed(relevant[catch_all:]) if r.action in actions), None)
+
+
+def allowed_by_name(rule: Rule | None) -> bool:
+    """Whether an allow rule names the very command it allows: a pattern with no wildcard
+    (`python3 -c "print(1)"`). A wildcard cannot say which word carries code (`sed -n *` also matches
+    `sed -n -e'1e rm x'`, `git diff *` a diff whose external driver a variable names), so code given to
+    a program stays opaque under any rule with one."""
+    if rule is None or rule.action != "allow" or rule.origin.kind == "safety":
+        return False
+    return not any(c in WILDCARD_CHARS for c in rule.pattern)
+
+
+def named_allow_risk(permission: str, allow: Rule, rules: Sequence[Rule]) -> Rule | None:
+    """For an opaque pattern allowed by name (`allowed_by_name`): a deny or ask written after that
+    allow which could still apply to what really runs (`"python3 -c *": "allow"` then `"rm *": "deny"`:
+    the code may run rm), or None. Rules before the allow are overridden by it, as last match says."""
+    relevant = [r for r in rules if wildcard_match(permission, r.permission)]
+    after = next((i for i, r in enumerate(relevant) if r is allow), None)
+    if after is None:
+        return None
+    return next((r for r in reversed(relevant[after + 1:]) if r.action in ("deny", "ask")), None)
 
 
 def escalated_action(risk: Rule) -> Action:
@@ -193,7 +220,14 @@ def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bo
     kinds += [k for k in escalations if k not in kinds]
     if kinds and decision.action == "allow" and not answered:
         for kind in kinds:
-            risk = opaque_escalation(permission, pattern, (*_rules_of(rules), *session), kind)
+            every = (*_rules_of(rules), *session)
+            if kind == "opaque" and allowed_by_name(decision.rule):
+                assert decision.rule is not None
+                named = named_allow_risk(permission, decision.rule, every)
+                if named is not None:
+                    return PatternDecision(permission, pattern, "ask", decision.rule, named, kind)
+                continue
+            risk = opaque_escalation(permission, pattern, every, kind)
             if risk is not None:
                 action = escalated_action(risk) if kind == "opaque" else "ask"
                 return PatternDecision(permission, pattern, action, decision.rule, risk, kind)

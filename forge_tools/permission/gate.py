@@ -128,14 +128,21 @@ class GateDecision(NamedTuple):
 class RuleDenied(PermissionDenied):
     """A deny, with the patterns and deciding rules kept for reports."""
 
-    def __init__(self, permission: str, denied: Sequence[tuple[str, Rule]]) -> None:
+    def __init__(self, permission: str, denied: Sequence[PatternDecision]) -> None:
         self.permission = permission
-        self.denied = list(denied)
-        parts = [
-            ("" if rule.permission == permission else f"{rule.permission} ")
-            + f"{pattern!r} by rule {rule.permission} {rule.pattern!r} deny ({rule.origin})"
-            for pattern, rule in denied
-        ]
+        self.denied = [(c.pattern, c.deciding_rule) for c in denied]
+        parts = []
+        for c in denied:
+            rule = c.deciding_rule
+            assert rule is not None
+            other = "" if rule.permission == permission else f"{rule.permission} "
+            if c.escalated_by is not None and c.rule is not None:  # an allowed pattern made a deny
+                allow = c.rule
+                part = (f"{other}{c.pattern!r}: rule {allow.permission} {allow.pattern!r} ({allow.origin}) "
+                        f"allows it, but {c.note}")
+            else:
+                part = f"{other}{c.pattern!r} by rule {rule.permission} {rule.pattern!r} deny ({rule.origin})"
+            parts.append(part)
         super().__init__(f"permission denied: {permission} {'; '.join(parts)}")
 
 
@@ -321,12 +328,12 @@ class PermissionGate:
         the call is denied at once (every pattern recorded, the asks as not asked) and nobody is asked
         about the parts that could never run. The wrapper calls this before the requests one by one."""
         decided = [(req, self.decide(req)) for req in requests]
-        denied = [(c.pattern, c.rule) for _, d in decided for c in d.checks
-                  if c.action == "deny" and c.rule is not None]
+        denied = [c for _, d in decided for c in d.checks
+                  if c.action == "deny" and c.deciding_rule is not None]
         if not denied:
             return
         now = time.time()
-        why = f"not asked: the deny on {denied[0][0]!r} decided the call first"
+        why = f"not asked: the deny on {denied[0].pattern!r} decided the call first"
         for _, d in decided:
             for c in d.checks:
                 self._record(GateDecision.of(now, c, "not-asked", why) if c.action == "ask"
@@ -374,13 +381,13 @@ class PermissionGate:
     def _settle(self, request: PermissionRequest, checked: list[PatternDecision]) -> None:
         now = time.time()
         permission = request.permission
-        denied = [(c.pattern, c.rule) for c in checked if c.action == "deny" and c.rule is not None]
+        denied = [c for c in checked if c.action == "deny" and c.deciding_rule is not None]
         asked = [c for c in checked if c.action == "ask"]
         for c in checked:
             if c.action != "ask":
                 self._record(GateDecision.of(now, c))
             elif denied:  # never put to anyone: say so, not a blank answer
-                first = denied[0][0]
+                first = denied[0].pattern
                 self._record(GateDecision.of(now, c, "not-asked",
                                              f"not asked: the deny on {first!r} decided the call first"))
         if denied:

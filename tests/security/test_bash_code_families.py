@@ -274,3 +274,34 @@ class TestRewritingTheRules(Family):
     def test_config_write_is_asked(self, cli: CLI, project: Path, isolated_env: dict[str, Path],
                                    tmp_path: Path, template: str) -> None:
         self.check(cli, project, isolated_env["home"], tmp_path, template)
+
+
+class TestAllowedByName:
+    """The other half of the principle: an exact allow rule (no wildcard) names the command, so the
+    code it carries may run; run, explain --call and check --expect agree, and run really runs it."""
+
+    def test_an_exact_rule_lets_inline_code_run(self, cli: CLI, project: Path) -> None:
+        line = "python3 -c 'open(\"made\", \"w\").write(\"x\")'"
+        pattern = 'python3 -c open("made", "w").write("x")'
+        (project / "opencode.json").write_text(json.dumps(
+            {"permission": {"bash": {"*": "deny", pattern: "allow"}}}))
+        call = json.dumps({"command": line})
+        _, out, _ = cli("explain", "bash", "--call", call, "--runtime", "forge", "--format", "json")
+        assert json.loads(out)["call"]["gate"]["action"] == "allow"
+        expect = project / "expect.json"
+        expect.write_text(json.dumps([{"agent": "build", "call": {"tool": "bash", "args": {"command": line}},
+                                       "expect": "allow", "runtime": "forge"}]))
+        code, out, err = cli("check", "--expect", str(expect), "--format", "json")
+        assert json.loads(out)["expectations"]["results"][0]["passed"], (out, err)
+        code, out, err = cli("run", "bash", "--args", call, "--no-sandbox")
+        assert code == 0, err
+        assert (project / "made").read_text() == "x"
+
+    def test_a_wildcard_rule_does_not(self, cli: CLI, project: Path) -> None:
+        line = "python3 -c 'open(\"made\", \"w\").write(\"x\")'"
+        (project / "opencode.json").write_text(json.dumps(
+            {"permission": {"bash": {"*": "deny", "python3 -c *": "allow"}}}))
+        code, _, err = cli("run", "bash", "--args", json.dumps({"command": line}), "--no-sandbox")
+        assert code == 4 and "permission denied" in err
+        assert "no wildcard" in err or "exactly" in err
+        assert not (project / "made").exists()

@@ -185,6 +185,8 @@ def _config_mentions(split: CommandLine, bases: list[Path], ctx: ToolContext) ->
     program but the read-only ones): `sed -i .. opencode.json`, `cp x .opencode/agent/a.md`,
     `python3 -c 'open("forge.json", "w")'`. Each is an `edit` always asked (issue 18)."""
     found: list[Path] = []
+    seen: set[Path] = set()  # a line repeats words (every command start after a wrapper): ask once each
+    targets = config_targets(ctx)
     for words, texts in zip(split.argv, split.texts or split.argv, strict=False):
         name = words[0].rsplit("/", 1)[-1] if words and words[0] is not None else None
         if name in READ_ONLY_COMMANDS:
@@ -192,9 +194,11 @@ def _config_mentions(split: CommandLine, bases: list[Path], ctx: ToolContext) ->
         for word, text in zip(words[1:], texts[1:], strict=False):
             for token in _PATH_TOKEN.findall(word if word is not None else text or ""):
                 for path in _absolute(token, bases):
-                    if is_agent_config(path, ctx):
-                        found.append(path)
-    return list(dict.fromkeys(found))
+                    if path not in seen:
+                        seen.add(path)
+                        if is_agent_config(path, ctx, targets):
+                            found.append(path)
+    return found
 
 
 def config_targets(ctx: ToolContext) -> list[Path]:
@@ -215,12 +219,14 @@ AGENT_CONFIG_DIRS = frozenset({".forge", ".opencode"})
 AGENT_CONFIG_STEMS = frozenset({"forge", "opencode"})
 
 
-def is_agent_config(path: Path, ctx: ToolContext) -> bool:
+def is_agent_config(path: Path, ctx: ToolContext, targets: list[Path] | None = None) -> bool:
     """`forge.*`, `opencode.*` at the root, or anything in `.forge/` or `.opencode/` (by name or target):
-    a write there would change the rules that decide this very call."""
+    a write there would change the rules that decide this very call. (`targets`: `config_targets(ctx)`,
+    when the caller asks about many paths.)"""
     root = Path(os.path.normpath(Path(ctx.project_root).absolute()))
+    targets = config_targets(ctx) if targets is None else targets
     for candidate in (path, real_path(path)):
-        for config in config_targets(ctx):
+        for config in targets:
             if candidate == config or config in candidate.parents:
                 return True
         try:
