@@ -8,8 +8,8 @@ import pytest
 
 import forge_tools
 from forge_tools import errors
+from forge_tools.call import RunOutcome
 from forge_tools.config.loader import LoadedConfig
-from forge_tools.tools.call import RunOutcome
 from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolHidden, ToolVerdict
 
 
