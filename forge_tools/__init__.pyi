@@ -39,3 +39,4 @@ from forge_tools.visibility.pipeline import ToolVerdict as ToolVerdict
 
 __version__: str
 __all__: list[str]
+_LAZY: dict[str, tuple[str, str]]
