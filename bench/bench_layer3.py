@@ -14,7 +14,7 @@ import statistics
 import time
 
 from forge_tools.origin import Origin
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 from forge_tools.visibility.permission_layer import permission_layer, request_rules
 
 

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from forge_tools.origin import Origin
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 from forge_tools.tools.sandbox import availability, bwrap_argv, plan_sandbox
 
 GOAL_MS = 20.0

@@ -15,11 +15,14 @@ Public API (imported lazily so `forge-tools` starts fast):
   (docs/library.md); `ForgeToolsError` and its subclasses, `ExitCode`: what they raise.
 
 Project code (scripts, plugins) is imported only when a function is given `load_code=True`.
+
+This module imports nothing of forge_tools: every package below may import it (for `__version__`)
+without depending on the whole library. Type checkers read the names' types from `__init__.pyi`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -48,7 +51,7 @@ _LAZY = {
     "ToolVerdict": ("forge_tools.visibility.pipeline", "ToolVerdict"),
     "LayerVerdict": ("forge_tools.visibility.pipeline", "LayerVerdict"),
     "ToolHidden": ("forge_tools.visibility.pipeline", "ToolHidden"),
-    "RunOutcome": ("forge_tools.tools.call", "RunOutcome"),
+    "RunOutcome": ("forge_tools.call", "RunOutcome"),
     "ExitCode": ("forge_tools.errors", "ExitCode"),
     "ForgeToolsError": ("forge_tools.errors", "ForgeToolsError"),
     "UsageError": ("forge_tools.errors", "UsageError"),
@@ -61,42 +64,6 @@ _LAZY = {
 }
 
 __all__ = [*_LAZY, "__version__"]
-
-if TYPE_CHECKING:
-    from forge_tools.api import call_answers as call_answers
-    from forge_tools.api import decide_call as decide_call
-    from forge_tools.api import new_session as new_session
-    from forge_tools.api import resolve as resolve
-    from forge_tools.api import run_call as run_call
-    from forge_tools.api import tool_visibility as tool_visibility
-    from forge_tools.config import load_project as load_project
-    from forge_tools.config.loader import LoadedConfig as LoadedConfig
-    from forge_tools.errors import ConfigError as ConfigError
-    from forge_tools.errors import ExitCode as ExitCode
-    from forge_tools.errors import ForgeToolsError as ForgeToolsError
-    from forge_tools.errors import PermissionDenied as PermissionDenied
-    from forge_tools.errors import PermissionRejected as PermissionRejected
-    from forge_tools.errors import PluginError as PluginError
-    from forge_tools.errors import ToolInputError as ToolInputError
-    from forge_tools.errors import UnknownNameError as UnknownNameError
-    from forge_tools.errors import UsageError as UsageError
-    from forge_tools.permission.calls import CallDecision as CallDecision
-    from forge_tools.permission.calls import PatternDecision as PatternDecision
-    from forge_tools.permission.calls import PermissionRequest as PermissionRequest
-    from forge_tools.permission.gate import Answer as Answer
-    from forge_tools.permission.gate import PermissionSession as PermissionSession
-    from forge_tools.permission.gate import Question as Question
-    from forge_tools.sources.hookspecs import hookimpl as hookimpl
-    from forge_tools.tools.call import RunOutcome as RunOutcome
-    from forge_tools.tools.context import ToolContext as ToolContext
-    from forge_tools.tools.context import ToolResult as ToolResult
-    from forge_tools.tools.contract import Tool as Tool
-    from forge_tools.tools.contract import ToolSource as ToolSource
-    from forge_tools.tools.contract import tool as tool
-    from forge_tools.visibility.pipeline import LayerVerdict as LayerVerdict
-    from forge_tools.visibility.pipeline import PipelineResult as PipelineResult
-    from forge_tools.visibility.pipeline import ToolHidden as ToolHidden
-    from forge_tools.visibility.pipeline import ToolVerdict as ToolVerdict
 
 
 def __getattr__(name: str) -> Any:

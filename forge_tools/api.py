@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from forge_tools.call import RunOutcome
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.calls import CallDecision
     from forge_tools.permission.gate import Approve, PermissionSession
     from forge_tools.runtimes.compare import Answers
-    from forge_tools.tools.call import RunOutcome
     from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
 def _loaded(project: LoadedConfig | str | Path | None) -> LoadedConfig:
@@ -108,9 +108,9 @@ def run_call(project: LoadedConfig | str | Path | None, tool_id: str, args: dict
     input is validated, every permission goes to the gate and `ask`s to `approve(question) -> Answer`
     (default: reject each one), the tool executes and its output is truncated. Returns the outcome
     with the exit code the CLI would use and one decision record per checked pattern."""
+    from forge_tools.call import RunSpec, runnable_tool
+    from forge_tools.call import run_call as run
     from forge_tools.permission.gate import policy_approver
-    from forge_tools.tools.call import RunSpec, runnable_tool
-    from forge_tools.tools.call import run_call as run
 
     loaded = _loaded(project)
     result = resolve(loaded, agent, load_code=load_code)

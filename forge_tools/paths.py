@@ -32,7 +32,7 @@ SKILL_FOLDERS = ("skill", "skills")
 
 
 def skill_folders(config_dirs: Iterable[Path | str]) -> list[Path]:
-    """The skill folders that exist, in config-directory order (`tools/builtins/_skills` reads them;
+    """The skill folders that exist, in config-directory order (`config/skills` reads them;
     a project without any imports none of the skill code)."""
     return [Path(base) / folder for base in config_dirs for folder in SKILL_FOLDERS
             if (Path(base) / folder).is_dir()]

@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 
+from forge_tools.call import RunSpec, run_call, runnable_tool
 from forge_tools.cli.prompt import PolicyApprover
 from forge_tools.config import LoadOptions, load_config
 from forge_tools.errors import ExitCode
+from forge_tools.explain import call_decision
 from forge_tools.permission.calls import STRICTNESS
 from forge_tools.permission.gate import Answer, PermissionGate, PermissionSession, dry_gate
-from forge_tools.tools.call import RunSpec, run_call, runnable_tool
 from forge_tools.visibility.call_decision import decide_call
-from forge_tools.visibility.explain import call_decision
 from forge_tools.visibility.pipeline import PipelineResult, Request, resolve
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

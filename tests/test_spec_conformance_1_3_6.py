@@ -308,7 +308,7 @@ def test_spec3_3_request_true_becomes_allow(cli: Any, project: Path) -> None:
 
 
 def test_spec3_3_edit_family_folds_into_edit(cli: Any, project: Path) -> None:
-    from forge_tools.permission.names import permission_name
+    from forge_tools.names import permission_name
 
     for name in ("edit", "write", "apply_patch", "multiedit", "patch"):
         assert permission_name(name) == "edit"

@@ -20,8 +20,8 @@ from forge_tools.errors import PermissionDenied, PermissionRejected
 from forge_tools.origin import Origin
 from forge_tools.permission.evaluate import evaluate
 from forge_tools.permission.gate import Answer, PermissionGate, Question, policy_approver
-from forge_tools.permission.model import Action, Rule
 from forge_tools.permission.wildcard import wildcard_match
+from forge_tools.rule import Action, Rule
 from forge_tools.tools.outputs import CLEANUP_INTERVAL_SECONDS, DEFAULT_RETENTION_DAYS, OutputStore
 from forge_tools.tools.truncation import TruncationPolicy, preview_lines, truncate_output
 

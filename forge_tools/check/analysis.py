@@ -15,9 +15,8 @@ from forge_tools.check.context import TOP, CheckContext, is_user_rule
 from forge_tools.check.deny_strength import deny_strength
 from forge_tools.check.global_overrides import project_loosens_global_deny
 from forge_tools.config.formats import ConfigFormat
+from forge_tools.names import EDIT_FAMILY, PERMISSION_ONLY_NAMES, builtin_ids, permission_name
 from forge_tools.origin import Node, Origin, format_key_path
-from forge_tools.permission.model import Rule
-from forge_tools.permission.names import EDIT_FAMILY, PERMISSION_ONLY_NAMES, builtin_ids, permission_name
 from forge_tools.permission.wildcard import (
     WildcardIndex,
     any_matching_text,
@@ -28,6 +27,7 @@ from forge_tools.permission.wildcard import (
     wildcard_match,
 )
 from forge_tools.report.findings import Finding, Related
+from forge_tools.rule import Rule
 
 if TYPE_CHECKING:
     from forge_tools.permission.agents import Agent
@@ -522,7 +522,7 @@ def _tools_nodes(ctx: CheckContext) -> list[tuple[str, Node, Node | None]]:
     top = tree.get("tools")
     if top is not None and top.is_map and top.value:
         out.append(("", top, tree.get("permission")))
-    from forge_tools.check.context import agent_nodes
+    from forge_tools.permission.agents import agent_nodes
 
     for name, node in agent_nodes(tree).items():
         tools = node.get("tools")

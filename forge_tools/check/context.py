@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.errors import ForgeToolsError
+from forge_tools.names import known_names
 from forge_tools.origin import Node
-from forge_tools.permission.model import Rule
-from forge_tools.permission.names import known_names
+from forge_tools.rule import Rule
 
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
@@ -119,22 +119,11 @@ class CheckContext:
         return self._unique_user_rules
 
 
-def agent_nodes(tree: Node) -> dict[str, Node]:
-    """Each configured agent's settings as the engine reads them: `agent.<name>`, with opencode's
-    deprecated top-level `mode.<name>` merged over it (see `permission.agents`)."""
-    from forge_tools.permission.agents import _fold_legacy_modes
-
-    agents = tree.get("agent")
-    nodes: dict[str, Node] = dict(agents.items()) if agents is not None and agents.is_map else {}
-    _fold_legacy_modes(tree.get("mode"), nodes)
-    return {name: node for name, node in nodes.items() if node.is_map}
-
-
 def build_context(loaded: LoadedConfig, load_code: bool = False,
                   progress: Callable[[str], None] | None = None) -> CheckContext:
     """Agents and per-level rules from the merged config, and each agent's tools from the pipeline."""
     from forge_tools.paths import home_dir
-    from forge_tools.permission.agents import load_agents
+    from forge_tools.permission.agents import agent_nodes, load_agents
     from forge_tools.permission.rules import rules_from_config
 
     home = home_dir()

@@ -19,7 +19,7 @@ from forge_tools.report.findings import Finding
 
 if TYPE_CHECKING:
     from forge_tools.check.context import CheckContext
-    from forge_tools.permission.model import Rule
+    from forge_tools.rule import Rule
     from forge_tools.visibility.pipeline import PipelineResult
 
 #: wrappers that run their arguments as a command (no options needed)

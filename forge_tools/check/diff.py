@@ -19,7 +19,7 @@ from typing import IO, Any, NamedTuple
 
 from forge_tools.check.context import TOP, CheckContext
 from forge_tools.errors import ConfigError, UsageError
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 
 
 @dataclass

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin
 from forge_tools.permission.calls import CallDecision
-from forge_tools.permission.model import ACTIONS, Action, Rule
 from forge_tools.report.findings import ExpectationOutcome, Finding
+from forge_tools.rule import ACTIONS, Action, Rule
 from forge_tools.visibility.call_decision import (
     args_problem,
     decide_call,

@@ -66,7 +66,7 @@ def unknown_permission_warnings(permissions: Iterable[str], result: PipelineResu
     """A warning for each `--approve` permission that matches no permission name a call could ask
     (`bsah`): builtin ids, the permission-only names (edit, external_directory, doom_loop, ...), and
     the loaded tools' ids and permissions. Only a warning: a project tool may ask for any name."""
-    from forge_tools.permission.names import known_names
+    from forge_tools.names import known_names
     from forge_tools.permission.wildcard import wildcard_match
 
     known = known_names(result.ids)

@@ -62,7 +62,7 @@ def register(app: typer.Typer) -> None:
         from forge_tools.cli.common import check_format
         from forge_tools.cli.layers_cmd import report_problems
         from forge_tools.cli.pipeline_opts import options, resolve_options
-        from forge_tools.visibility.explain import call_answers, call_decision, explanation
+        from forge_tools.explain import call_answers, call_decision, explanation
 
         check_format(fmt, ("text", "json"))
         if runtime is not None:

@@ -139,7 +139,7 @@ def short_reason(verdict: "ToolVerdict", root: Any = None) -> str:
     deciding = verdict.deciding
     if deciding is None:
         return ""
-    from forge_tools.permission.model import Rule
+    from forge_tools.rule import Rule
 
     rule = deciding.rule
     if not isinstance(rule, Rule):

@@ -89,7 +89,7 @@ def complete_names(kind: str, project: Path | None = None) -> list[str]:
             from forge_tools.permission.agents import load_agents
 
             return [name for name, agent in load_agents(loaded).items() if not agent.disabled]
-        from forge_tools.permission.names import builtin_ids
+        from forge_tools.names import builtin_ids
         from forge_tools.sources.static_scripts import static_script_ids
 
         ids = dict.fromkeys(builtin_ids())

@@ -116,7 +116,7 @@ def _note_client(client: str) -> None:
 
 def unknown_tool_names(result: PipelineResult) -> list[str]:
     """`--tools` names that match no candidate tool, its permission name or a flag-gated builtin."""
-    from forge_tools.permission.names import known_names
+    from forge_tools.names import known_names
     from forge_tools.permission.wildcard import has_wildcard, wildcard_match
 
     known = known_names(result.ids)
@@ -134,7 +134,7 @@ def warn_unknown_tools(result: PipelineResult) -> None:
     """A `--tools` name matching nothing is a warning only: a request may name other setups' tools."""
     from difflib import get_close_matches
 
-    from forge_tools.permission.names import permission_name
+    from forge_tools.names import permission_name
 
     names = sorted({*result.ids, *(permission_name(i) for i in result.ids)})
     for name in unknown_tool_names(result):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from forge_tools.permission.gate import QuestionInterrupted
 
 if TYPE_CHECKING:
-    from forge_tools.tools.call import RunOutcome
+    from forge_tools.call import RunOutcome
 
 ApproveFn = Callable[[Any], Any]
 """The gate's approve callback: given a question, returns the answer (see permission/gate.py)."""

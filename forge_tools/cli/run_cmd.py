@@ -28,7 +28,7 @@ from forge_tools.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from forge_tools.tools.call import RunOutcome
+    from forge_tools.call import RunOutcome
 
 ArgsOpt = Annotated[
     str | None,
@@ -196,6 +196,7 @@ def _run_checked(
     import sys
     import time
 
+    from forge_tools.call import RunSpec, run_call, runnable_tool, selection_notes
     from forge_tools.cli.args import parse_args_option, unknown_permission_warnings
     from forge_tools.cli.entry import collection_for_a_long_call
     from forge_tools.cli.pipeline_opts import resolve_options
@@ -205,7 +206,6 @@ def _run_checked(
     from forge_tools.errors import ExitCode
     from forge_tools.permission.audit import AuditLog
     from forge_tools.permission.gate import INTERRUPTED_QUESTION
-    from forge_tools.tools.call import RunSpec, run_call, runnable_tool, selection_notes
     from forge_tools.tools.contract import AbortSignal
     from forge_tools.visibility.pipeline import McpScope
 

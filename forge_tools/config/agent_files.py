@@ -89,7 +89,7 @@ def _tools_as_permission(values: dict[str, Node], name: str) -> None:
     `permission` keys, inside this file, before it is merged with other sources (as opencode does):
     so `tools: {bash: false}` here hides bash even when an opencode.json allows it for this agent."""
     from forge_tools.config.merge import merge
-    from forge_tools.permission.names import permission_name
+    from forge_tools.names import permission_name
 
     tools = values.get("tools")
     if tools is None or not tools.is_map or not all(isinstance(v.value, bool) for _, v in tools.items()):

@@ -55,7 +55,7 @@ def _action() -> dict[str, Any]:
 def build_schema() -> dict[str, Any]:
     """The schema, from the model plus the permission vocabulary."""
     from forge_tools.config.schema import ConfigModel
-    from forge_tools.permission.names import EDIT_FAMILY, known_permission_names
+    from forge_tools.names import EDIT_FAMILY, known_permission_names
 
     schema = ConfigModel.model_json_schema(by_alias=True)
     defs = schema.setdefault("$defs", {})

@@ -26,7 +26,7 @@ from forge_tools.config.validators import (
     model_id_problem,
     permission_kind,
 )
-from forge_tools.permission.model import ACTIONS, Action
+from forge_tools.rule import ACTIONS, Action
 
 __all__ = ["ACTIONS", "CODE_PREFIX", "MODEL_FORM", "Action", "AgentConfig", "CheckSettings", "CodePrefix",
            "ConfigModel", "McpEntry", "McpLocal", "McpRemote", "McpToggle", "ModelId", "Opt", "Permission",

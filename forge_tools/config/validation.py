@@ -16,7 +16,7 @@ from pydantic_core import ValidationError
 from forge_tools.config.validators import MODEL_FORM, model_id_problem
 from forge_tools.errors import ConfigError
 from forge_tools.origin import Node, Origin, format_key_path
-from forge_tools.permission.model import ACTIONS
+from forge_tools.rule import ACTIONS
 
 if TYPE_CHECKING:
     from forge_tools.config.core_schema import ConfigSchema

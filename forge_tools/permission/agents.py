@@ -15,8 +15,8 @@ from forge_tools.errors import ConfigError, UnknownNameError
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.paths import home_dir, skill_folders, truncation_globs
 from forge_tools.permission.evaluate import evaluate
-from forge_tools.permission.model import Action, Rule, Ruleset
 from forge_tools.permission.rules import rules_from_config
+from forge_tools.rule import Action, Rule, Ruleset
 
 Mode = Literal["primary", "subagent", "all"]
 MODES: tuple[Mode, ...] = ("primary", "subagent", "all")
@@ -179,7 +179,7 @@ def _skill_globs(loaded: Any) -> list[str]:
     config_dirs = getattr(loaded, "config_dirs", None)
     if not config_dirs or not skill_folders(config_dirs):
         return []
-    from forge_tools.tools.builtins._skills import skill_dir_globs
+    from forge_tools.config.skills import skill_dir_globs
 
     return skill_dir_globs(config_dirs)
 
@@ -287,6 +287,15 @@ def _fold_legacy_modes(modes: Node | None, config_nodes: dict[str, Node]) -> Non
         base = config_nodes.get(name)
         merged = merge(base, forced, ("agent", name)) if base is not None and base.is_map else forced
         config_nodes[name] = merged
+
+
+def agent_nodes(tree: Node) -> dict[str, Node]:
+    """Each configured agent's settings as the engine reads them: `agent.<name>`, with opencode's
+    deprecated top-level `mode.<name>` merged over it (as `load_agents` does)."""
+    agents = tree.get("agent")
+    nodes: dict[str, Node] = dict(agents.items()) if agents is not None and agents.is_map else {}
+    _fold_legacy_modes(tree.get("mode"), nodes)
+    return {name: node for name, node in nodes.items() if node.is_map}
 
 
 def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, Agent]:

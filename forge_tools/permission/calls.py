@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from forge_tools.origin import Origin
 from forge_tools.permission.evaluate import RuleIndex, RulesetLike, evaluate
-from forge_tools.permission.model import Action, Rule
 from forge_tools.permission.wildcard import WILDCARD_CHARS, wildcard_match
+from forge_tools.rule import Action, Rule
 
 STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
 

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from forge_tools.permission.model import Action, Rule
 from forge_tools.permission.wildcard import WildcardIndex, compile_pattern, has_wildcard, normalize
+from forge_tools.rule import Action, Rule
 
 DEFAULT_ACTION: Action = "ask"
 

@@ -31,7 +31,7 @@ from forge_tools.permission.calls import (
     decide_request,
 )
 from forge_tools.permission.evaluate import RuleIndex, RulesetLike
-from forge_tools.permission.model import Action, Rule
+from forge_tools.rule import Action, Rule
 
 Reply = Literal["once", "always", "reject"]
 REPLIES: tuple[Reply, ...] = ("once", "always", "reject")

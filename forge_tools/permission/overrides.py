@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from forge_tools.permission.model import Rule
 from forge_tools.permission.wildcard import patterns_overlap
+from forge_tools.rule import Rule
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import ConfigSource, LoadedConfig
@@ -71,8 +71,8 @@ def global_denies(loaded: LoadedConfig) -> dict[str | None, list[Rule]]:
     tree = _personal_tree(loaded)
     if tree is None:
         return {}
-    from forge_tools.check.context import agent_nodes
     from forge_tools.paths import home_dir
+    from forge_tools.permission.agents import agent_nodes
     from forge_tools.permission.rules import rules_from_config
 
     home = home_dir()

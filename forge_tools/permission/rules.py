@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import cast
 
 from forge_tools.errors import ConfigError
+from forge_tools.names import permission_name
 from forge_tools.origin import Node, Origin, format_key_path
-from forge_tools.permission.model import ACTIONS, Action, Rule
-from forge_tools.permission.names import permission_name
+from forge_tools.rule import ACTIONS, Action, Rule
 
 
 def expand_home(pattern: str, home: Path | str) -> str:

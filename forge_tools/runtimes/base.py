@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig, LoadOptions
     from forge_tools.permission.agents import Agent
     from forge_tools.permission.calls import CallDecision
-    from forge_tools.permission.model import Action, Rule
+    from forge_tools.rule import Action, Rule
     from forge_tools.visibility.pipeline import PipelineResult, Request
 
 

@@ -34,8 +34,8 @@ from typing import Any, Literal, NamedTuple
 
 from forge_tools.paths import fallback_truncation_dir, global_config_dir, opencode_global_dir, truncation_dir
 from forge_tools.permission.evaluate import evaluate
-from forge_tools.permission.model import Rule
 from forge_tools.permission.wildcard import literal_head, wildcard_match
+from forge_tools.rule import Rule
 
 Mode = Literal["rw", "ro", "hidden", "scratch"]  # scratch: an empty private tmpfs, discarded after
 SandboxSetting = Literal["require", "auto", "off"]

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from forge_tools.errors import PermissionDenied, PermissionRejected
-from forge_tools.permission.names import permission_name
+from forge_tools.names import permission_name
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
 
 ABORT_GRACE_SECONDS = 10.0

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_tools.permission.calls import CallDecision, PermissionRequest
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 
 if TYPE_CHECKING:
     from forge_tools.permission.gate import PermissionGate

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from forge_tools.names import permission_name
 from forge_tools.origin import Origin
-from forge_tools.permission.model import Rule
-from forge_tools.permission.names import permission_name
 from forge_tools.permission.wildcard import WildcardIndex, has_wildcard, normalize
+from forge_tools.rule import Rule
 
 
 class PermissionVerdicts(NamedTuple):

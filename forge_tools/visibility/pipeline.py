@@ -19,7 +19,7 @@ from forge_tools.origin import Origin
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.agents import Agent
-    from forge_tools.permission.model import Rule, Ruleset
+    from forge_tools.rule import Rule, Ruleset
     from forge_tools.sources.candidates import CandidateSet, Shadowing
     from forge_tools.sources.plugins import PluginHooks
     from forge_tools.tools.contract import Tool, ToolSource
@@ -31,7 +31,7 @@ LAYERS: tuple[LayerName, ...] = ("model", "definition", "permission", "request")
 TOOLS_OPTION = "--tools"
 LAYER_THREE: tuple[LayerName, ...] = ("permission", "request")
 """The layers of the agent's rules and the request booleans: a tool hidden there by its permission's
-`* deny` gets an ask instead under `run --force-hidden` (`tools/call.call_ruleset`). A tool hidden at
+`* deny` gets an ask instead under `run --force-hidden` (`call.call_ruleset`). A tool hidden at
 any layer is refused by `run` without `--force-hidden` (`PipelineResult.require`)."""
 NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
 #: tools a request may carry before many model APIs refuse it (OpenAI's limit; opencode users with
@@ -229,7 +229,7 @@ class PipelineResult:
         return verdict
 
     def _hidden_message(self, verdict: ToolVerdict) -> str:
-        from forge_tools.permission.model import Rule
+        from forge_tools.rule import Rule
 
         layer = verdict.hidden_at or "a layer"
         rule = next((lv.rule for lv in verdict.layers
@@ -535,9 +535,9 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     names the one tool whose definition (layer two) is wanted, and starts only the MCP servers that
     could list it; every other layer is still computed for every tool. `mcp`: see `McpScope`.
     """
+    from forge_tools.names import permission_name
     from forge_tools.paths import home_dir
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
-    from forge_tools.permission.names import permission_name
     from forge_tools.visibility.definition_layer import definition_layer
     from forge_tools.visibility.model_layer import ModelContext, model_layer
     from forge_tools.visibility.permission_layer import permission_layer, request_rules

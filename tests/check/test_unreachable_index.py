@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from forge_tools.check.analysis import covers, dead_rules
 from forge_tools.origin import Origin
-from forge_tools.permission.model import Rule
 from forge_tools.permission.wildcard import literal_head, literal_tail, may_subsume, pattern_subsumes
+from forge_tools.rule import Rule
 
 patterns = st.text(alphabet="ab *?/\\", max_size=6)
 names = st.sampled_from(["bash", "read", "*", "b*", "ba?h", "edit"])

@@ -210,9 +210,9 @@ def test_unwritable_truncation_dir_falls_back(cli: Any, project: Path, tmp_path:
 
 @needs_bash
 def test_two_runs_at_once_never_share_a_file(project: Path) -> None:
+    from forge_tools.call import RunSpec, run_tool
     from forge_tools.cli.prompt import PolicyApprover
     from forge_tools.config import LoadOptions, load_config
-    from forge_tools.tools.call import RunSpec, run_tool
     from forge_tools.visibility.pipeline import Request
 
     loaded = load_config(LoadOptions(cwd=project))

@@ -58,7 +58,7 @@ def test_the_small_project_commands_define_few_dataclasses(small_project: Path, 
 
 def test_the_value_records_on_the_path_are_named_tuples(small_project: Path) -> None:
     _code, found = dataclasses_after(small_project, "check")
-    records = ("forge_tools.origin.Origin", "forge_tools.permission.model.Rule",
+    records = ("forge_tools.origin.Origin", "forge_tools.rule.Rule",
                "forge_tools.permission.evaluate.Decision", "forge_tools.permission.agents.Agent",
                "forge_tools.config.loader.ConfigSource", "forge_tools.report.findings.CodeInfo")
     assert [r for r in records if r in found] == []

@@ -128,7 +128,7 @@ def test_the_same_tools_are_hidden(case: str, agent: str, case_project: Any, cli
 def test_explain_names_the_rule_opencode_hides_by(case: str, agent: str, case_project: Any,
                                                   cli: Any) -> None:
     """For a tool opencode hides, `explain` quotes the last rule for its permission: `* deny`."""
-    from forge_tools.permission.names import permission_name
+    from forge_tools.names import permission_name
     from forge_tools.permission.wildcard import wildcard_match
 
     case_project(case)

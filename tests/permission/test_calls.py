@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from forge_tools.origin import Origin
 from forge_tools.permission.calls import decide_request, opaque_escalation
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 
 ORIGIN = Origin("file", path="forge.json", line=1, column=1)
 

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forge_tools.names import permission_name
 from forge_tools.origin import Origin
 from forge_tools.permission.evaluate import RuleIndex, evaluate
-from forge_tools.permission.model import Action, Rule
-from forge_tools.permission.names import permission_name
 from forge_tools.permission.wildcard import wildcard_match
+from forge_tools.rule import Action, Rule
 from forge_tools.visibility.permission_layer import hiding_rule, request_rules
 
 FILE = Origin("file", path="forge.json", line=1, column=1)

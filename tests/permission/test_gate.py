@@ -17,7 +17,7 @@ from forge_tools.permission.gate import (
     Question,
     policy_approver,
 )
-from forge_tools.permission.model import Action, Rule
+from forge_tools.rule import Action, Rule
 
 FILE = Origin("file", path="forge.json", line=4, column=7)
 

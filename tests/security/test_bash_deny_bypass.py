@@ -13,7 +13,7 @@ import pytest
 
 from forge_tools.origin import Origin
 from forge_tools.permission.calls import decide_pattern
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 from forge_tools.tools.shell import split_command_line
 
 ORIGIN = Origin("file", path="forge.json", line=1, column=1)

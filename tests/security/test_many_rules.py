@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from forge_tools.origin import Origin
 from forge_tools.permission.evaluate import evaluate
-from forge_tools.permission.model import Rule
 from forge_tools.permission.wildcard import compile_pattern
+from forge_tools.rule import Rule
 
 N = 20_000  # more than compile_pattern's cache holds
 

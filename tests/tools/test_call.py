@@ -1,4 +1,4 @@
-"""One call without the CLI (tools/call.py): --args parsing, approve policies, the audit file, the worker
+"""One call without the CLI (call.py): --args parsing, approve policies, the audit file, the worker
 thread relay."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from forge_tools.call import RunSpec, run_call
 from forge_tools.cli.args import parse_args_option
 from forge_tools.cli.prompt import ApproveSpec, LiveStatus, PolicyApprover, TerminalPrompt, progress_bytes
 from forge_tools.cli.relay import BackgroundRun
@@ -22,8 +23,7 @@ from forge_tools.errors import ExitCode, PermissionRejected, UsageError
 from forge_tools.origin import Origin
 from forge_tools.permission.audit import AuditLog
 from forge_tools.permission.gate import Answer, Question
-from forge_tools.permission.model import Rule
-from forge_tools.tools.call import RunSpec, run_call
+from forge_tools.rule import Rule
 from forge_tools.tools.contract import PermissionRequest, ToolContext, ToolResult, tool
 
 # -- --args ------------------------------------------------------------------------------------------
@@ -332,7 +332,7 @@ def test_background_run_interrupted_prompt_rejects_in_worker() -> None:
 
 
 def test_tool_result_json_shape() -> None:
-    from forge_tools.tools.call import RunOutcome
+    from forge_tools.call import RunOutcome
 
     outcome = RunOutcome("t", {"a": 1}, ToolResult("out", "title", {"truncated": False}), [], 0.1,
                          ExitCode.OK, "reject")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from forge_tools.origin import Origin
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 from forge_tools.tools import sandbox
 from forge_tools.tools.sandbox import bwrap_argv, plan_sandbox
 
@@ -167,7 +167,7 @@ def test_bad_sandbox_options_are_usage_errors(cli: CLI, options: tuple[str, ...]
 
 
 def test_library_runs_default_to_auto() -> None:
-    from forge_tools.tools.call import RunSpec
+    from forge_tools.call import RunSpec
 
     spec: Any = RunSpec("bash", {}, approve=lambda q: None)
     assert spec.sandbox == "auto"

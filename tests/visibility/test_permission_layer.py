@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forge_tools.origin import Origin
-from forge_tools.permission.model import Rule
 from forge_tools.permission.wildcard import wildcard_match
+from forge_tools.rule import Rule
 from forge_tools.visibility.permission_layer import (
     LastRuleIndex,
     hiding_rule,

@@ -71,7 +71,7 @@ class Edit(NamedTuple):
 def tools_as_permission(tools: Any) -> dict[str, str]:
     """A legacy `tools` map's rules in the `permission` form; WriterError when that is not exact."""
     from forge_tools.check.fix.writers import WriterError
-    from forge_tools.permission.names import permission_name
+    from forge_tools.names import permission_name
 
     if not isinstance(tools, dict) or not all(isinstance(v, bool) for v in tools.values()):
         raise WriterError("the `tools` map has values other than true/false")
@@ -121,7 +121,7 @@ def edit_for(finding: Finding) -> Edit | None:
 
 
 def _edit_for(finding: Finding) -> Edit | None:
-    from forge_tools.permission.names import EDIT_FAMILY
+    from forge_tools.names import EDIT_FAMILY
 
     o = finding.origin
     if o is None or o.kind != "file" or not o.path or not o.key_path:

@@ -1,5 +1,8 @@
 """The builtin tools: an explicit, ordered list, never a scan of this folder (SPEC 2, source 1).
 
+The list (`BUILTIN_ORDER`, `GATED_ORDER`, `ALL_BUILTINS`) is in `forge_tools/names.py`, with the
+permission vocabulary that names the same ids, so config and permission read it without importing tools.
+
 Each builtin is one module exposing `TOOL`. The pipeline sees each as a `LazyTool` declared from the
 shipped definitions (`tools/schema_cache.py`): its module, and pydantic with it, is imported only when
 its code is used (a call is validated or run), so listing and explaining tools starts fast.
@@ -13,16 +16,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the id lists below are read without importing any tool (completions, names)
-    from forge_tools.tools.contract import Tool
+from forge_tools.names import ALL_BUILTINS, BUILTIN_ORDER, GATED_ORDER
 
-BUILTIN_ORDER: tuple[str, ...] = (
-    "invalid", "question", "bash", "read", "glob", "grep", "list", "edit", "write", "apply_patch",
-    "task", "webfetch", "todowrite", "websearch", "skill",
-)
-# Registered only when their gate holds: `lsp` with flag `lsp`; `plan_exit` with flag `plan` and client `cli`.
-GATED_ORDER: tuple[str, ...] = ("lsp", "plan_exit")
-ALL_BUILTINS: tuple[str, ...] = BUILTIN_ORDER + GATED_ORDER
+if TYPE_CHECKING:
+    from forge_tools.tools.contract import Tool
 
 
 def gate_holds(tool_id: str, flags: Iterable[str], client: str) -> bool:
@@ -100,7 +97,8 @@ def skill_tool(config_dirs: Iterable[Path | str]) -> Tool:
     config_dirs = tuple(config_dirs)  # (not `list`: the `list` tool's module is this package's `list`)
     if not skill_folders(config_dirs):
         return load_builtin("skill")
-    from forge_tools.tools.builtins._skills import describe, discover
+    from forge_tools.config.skills import discover
+    from forge_tools.tools.builtins._skills import describe
 
     skills, _ = discover(config_dirs)
     return _declare("skill", describe(skills))

@@ -13,7 +13,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from forge_tools.tools.builtins._skills import describe, discover
+from forge_tools.config.skills import discover
+from forge_tools.tools.builtins._skills import describe
 from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
 
 

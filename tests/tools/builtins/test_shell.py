@@ -277,7 +277,7 @@ _PATH_ROUTES = [
 def test_a_path_named_command_is_checked_by_name_on_every_route(line: str) -> None:
     from forge_tools.origin import Origin
     from forge_tools.permission.evaluate import evaluate
-    from forge_tools.permission.model import Rule
+    from forge_tools.rule import Rule
 
     rules = [Rule("bash", "*", "allow", Origin("cli")), Rule("bash", "rm *", "deny", Origin("cli"))]
     actions = {evaluate("bash", p, rules).action for p in command_patterns(line)}

@@ -7,7 +7,7 @@ import pytest
 
 from forge_tools.origin import Origin
 from forge_tools.permission.calls import decide_pattern, decide_request
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 from forge_tools.tools.shell import split_command_line
 from forge_tools.tools.shell_wrappers import parse
 

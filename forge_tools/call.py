@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge_tools.errors import ExitCode, ForgeToolsError, PermissionDenied, PermissionRejected
 from forge_tools.origin import Origin
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 from forge_tools.tools.contract import AbortSignal, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:

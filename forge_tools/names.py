@@ -1,8 +1,18 @@
-"""Which permission a tool's calls are checked under (SPEC 3.3): the edit family shares one."""
+"""The names a rule can name: the builtin tool ids (SPEC 2) and which permission a tool's calls are
+checked under (SPEC 3.3: the edit family shares one). Shared by config, permission, tools and check."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+#: the builtin tools in registration order (SPEC 2, source 1); each is `tools/builtins/<id>.py`
+BUILTIN_ORDER: tuple[str, ...] = (
+    "invalid", "question", "bash", "read", "glob", "grep", "list", "edit", "write", "apply_patch",
+    "task", "webfetch", "todowrite", "websearch", "skill",
+)
+# Registered only when their gate holds: `lsp` with flag `lsp`; `plan_exit` with flag `plan` and client `cli`.
+GATED_ORDER: tuple[str, ...] = ("lsp", "plan_exit")
+ALL_BUILTINS: tuple[str, ...] = BUILTIN_ORDER + GATED_ORDER
 
 EDIT_FAMILY = frozenset({"edit", "write", "apply_patch", "multiedit", "patch"})
 
@@ -20,8 +30,6 @@ PERMISSION_ONLY_NAMES = frozenset({
 
 def builtin_ids() -> list[str]:
     """Every builtin id, flag-gated ones included (a rule for `lsp` is not a typo)."""
-    from forge_tools.tools.builtins import ALL_BUILTINS
-
     return list(ALL_BUILTINS)
 
 

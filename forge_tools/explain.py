@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from forge_tools.config.formats import ConfigFormat
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.gate import PermissionGate
-    from forge_tools.permission.model import Rule
+    from forge_tools.rule import Rule
     from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.permission_layer import PermissionVerdicts
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
@@ -70,7 +70,7 @@ def fix_suggestion(result: PipelineResult, verdict: ToolVerdict,
 
 def _fix_for(result: PipelineResult, verdict: ToolVerdict, layer: LayerVerdict,
              loaded: LoadedConfig | None) -> str | None:
-    from forge_tools.permission.model import Rule
+    from forge_tools.rule import Rule
 
     if layer.layer == "model":
         fix = getattr(layer.rule, "fix", None)
@@ -179,7 +179,7 @@ def _intended_rules(result: PipelineResult, hiding: Rule, perm: str) -> dict[str
     deny silently overrides. Rules from elsewhere (the builtin defaults, a top-level allow under an
     agent's own deny) are not taken as intent. Empty when none of them allows or asks.
     """
-    from forge_tools.permission.model import Rule
+    from forge_tools.rule import Rule
 
     rules = list(result.ruleset)
     if hiding not in rules:
@@ -203,7 +203,7 @@ def _reorder_fix(result: PipelineResult, verdict: ToolVerdict, rule: Rule,
 
     None when the rewritten map would still hide the tool (then only changing the action helps).
     """
-    from forge_tools.permission.model import Rule
+    from forge_tools.rule import Rule
 
     origin = rule.origin
     keys = list(origin.key_path)
