@@ -34,9 +34,9 @@ def rules_page() -> str:
     head = ["# Finding codes", "",
             "Every finding of `forge-tools check`, generated from the code records in "
             "`forge_tools/check/rules/` (`forge-tools rule CODE` prints the same text). Codes marked "
-            "*off unless selected* are informational hints: `--select CODE` (or `select` in the "
-            "settings) turns them on; see [choosing findings](check-and-diff.md#choosing-and-silencing-"
-            "findings).", ""]
+            "*off by default* are informational hints: `check --extend-select CODE` (or `extend_select` "
+            "in the settings) adds them to what is reported; see [choosing "
+            "findings](check-and-diff.md#choosing-and-silencing-findings).", ""]
     parts = []
     for info in CODES.values():
         text = info.render(markdown=True)

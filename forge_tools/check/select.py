@@ -30,14 +30,17 @@ _DIRECTIVE = re.compile(r"forge-tools:\s*ignore\b(?P<codes>.*?)(?:\s--(?P<reason
 
 
 class Selection(NamedTuple):
-    """The codes to report: `select` (None: all) and `ignore`, each a list of codes or prefixes."""
+    """The codes to report: `select` (None: the default set), `ignore` and `extend_select` (added to
+    what is selected), each a list of codes or prefixes."""
 
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
 
     def keeps(self, code: str) -> bool:
-        """With no `select`, the default set (`FT` less the codes that are off by default); a `select`
-        entry, even a prefix (`FT1`), turns on the off-by-default codes it covers."""
+        """With no `select`, the default set: every code but those off by default, as if `FT` were
+        selected; a `select` or `extend_select` entry, even a prefix (`FT1`), turns on the
+        off-by-default codes it covers. The longest matching entry decides; an ignore wins a tie."""
         if code in ALWAYS_REPORTED:
             return True
         best_ignore = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
@@ -45,16 +48,19 @@ class Selection(NamedTuple):
             from forge_tools.check.codes import CODES
 
             info = CODES.get(code)
-            return (info is None or info.default) and best_ignore < 0
-        best_select = max((len(p) for p in self.select if code.startswith(p)), default=-1)
-        return best_select > best_ignore
+            best_select = len("FT") if info is None or info.default else -1
+        else:
+            best_select = max((len(p) for p in self.select if code.startswith(p)), default=-1)
+        best_extend = max((len(p) for p in self.extend_select if code.startswith(p)), default=-1)
+        return max(best_select, best_extend) > best_ignore
 
-    def then(self, select: Sequence[str] | None, ignore: Sequence[str]) -> Selection:
-        """A later layer: a `select` starts over (earlier select and ignore no longer apply), an
-        `ignore` alone adds to the earlier ones."""
+    def then(self, select: Sequence[str] | None, ignore: Sequence[str],
+             extend_select: Sequence[str] = ()) -> Selection:
+        """A later layer: a `select` starts over (earlier select, extend_select and ignore no longer
+        apply); an `ignore` or `extend_select` alone adds to the earlier ones."""
         if select is not None:
-            return Selection(tuple(select), tuple(ignore))
-        return Selection(self.select, (*self.ignore, *ignore))
+            return Selection(tuple(select), tuple(ignore), tuple(extend_select))
+        return Selection(self.select, (*self.ignore, *ignore), (*self.extend_select, *extend_select))
 
 
 def parse_codes(values: Iterable[str] | None, option: str) -> list[str] | None:
@@ -99,15 +105,17 @@ def _close_codes(part: str) -> str:
 
 
 #: the keys of a `check` settings section, wherever it is written
-SETTINGS = ("select", "ignore")
+SETTINGS = ("select", "extend_select", "ignore")
+
+Layer = tuple[list[str] | None, list[str], list[str]]  # (select, ignore, extend_select)
 
 
-def config_layers(trees: Iterable[Node], project_root: Path) -> list[tuple[list[str] | None, list[str]]]:
+def config_layers(trees: Iterable[Node], project_root: Path) -> list[Layer]:
     """The `check` settings of pyproject.toml `[tool.forge-tools.check]`, then of each config source in
     load order (a valid one: schema errors are findings of their own). A setting that is not known, or
     a code that no finding has, is a ConfigError at its file:line:col (exit 3): a misspelt `ignor` or
     `FT1O5` would otherwise report what the person meant to leave out, or hide what they meant to see."""
-    layers: list[tuple[list[str] | None, list[str]]] = []
+    layers: list[Layer] = []
     section = _pyproject_section(project_root / "pyproject.toml")
     if section is not None:
         layers.append(_layer(section, "[tool.forge-tools.check]"))
@@ -151,7 +159,7 @@ def _pyproject_section(path: Path) -> Node | None:
             raise _unknown_setting(key, ("check",), child, "[tool.forge-tools]")
     section = ours.get("check")
     if section is not None and not section.is_map:
-        raise ConfigError("[tool.forge-tools.check] must be a table of settings (select, ignore)",
+        raise ConfigError(f"[tool.forge-tools.check] must be a table of settings ({', '.join(SETTINGS)})",
                           section.origin, code="FT002")
     return section
 
@@ -167,8 +175,8 @@ def _unknown_setting(key: str, known: Sequence[str], node: Node, where: str) -> 
                        node.key_origin or node.origin, code="FT004")
 
 
-def _layer(section: Node, where: str) -> tuple[list[str] | None, list[str]]:
-    """One `check` section's (select, ignore), every key and code checked."""
+def _layer(section: Node, where: str) -> Layer:
+    """One `check` section's (select, ignore, extend_select), every key and code checked."""
     from forge_tools.errors import ConfigError
 
     for key, child in section.items():
@@ -196,7 +204,7 @@ def _layer(section: Node, where: str) -> tuple[list[str] | None, list[str]]:
             found.append(code)
         return found
 
-    return codes("select"), codes("ignore") or []
+    return codes("select"), codes("ignore") or [], codes("extend_select") or []
 
 
 # ------------------------------------------------------------------------------- inline suppression

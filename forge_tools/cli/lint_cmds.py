@@ -72,8 +72,8 @@ def _code_table(infos: list[CodeInfo]) -> str:
     lines = [f"{'CODE':<6} {'NAME':<{name_width}} {'LEVEL':<7} {'DEFAULT':<7} SUMMARY"]
     lines += [f"{i.code:<6} {i.name:<{name_width}} {i.level:<7} {'on' if i.default else 'off':<7} {i.summary}"
               for i in infos]
-    lines += ["", "Codes that are off are reported only when selected (`check --select CODE`, or `select` "
-                  "in the check settings); `forge-tools rule CODE` explains one."]
+    lines += ["", "Codes that are off are reported only when selected (`check --extend-select CODE`, or "
+                  "`extend_select` in the check settings); `forge-tools rule CODE` explains one."]
     return "\n".join(lines) + "\n"
 
 

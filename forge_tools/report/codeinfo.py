@@ -84,8 +84,8 @@ class CodeInfo(NamedTuple):
         if self.fixed:
             lines += ["", "**Fixed.**" if markdown else "Fixed:", block(self.fixed)]
         if not self.default:
-            lines += ["", f"Off by default: reported only when selected (`--select {self.code}`, or "
-                          "`select` in the check settings)."]
+            lines += ["", f"Off by default: reported only when selected (`--extend-select {self.code}` adds "
+                          "it to the default set; `select` or `extend_select` in the check settings)."]
         if self.autofix:
             lines += ["", "`forge-tools check --fix` applies this fix where it is safe."]
         return "\n".join(lines) + "\n"

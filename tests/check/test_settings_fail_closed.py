@@ -72,6 +72,19 @@ def test_informational_hints_are_off_unless_selected(project: Path, cli) -> None
     assert codes(cli) == ["FT105"]  # the settings turn it on as well
 
 
+def test_extend_select_adds_a_hint_to_the_default_set(project: Path, cli) -> None:
+    (project / "forge.json").write_text('{"permission": {"grpe": "deny", "bash": {"rm *": "deny"}}}')
+    assert sorted(codes(cli)) == ["FT101"]
+    assert sorted(codes(cli, "--extend-select", "FT105")) == ["FT101", "FT105"]
+    assert sorted(codes(cli, "--extend-select", "FT105", "--ignore", "FT1")) == ["FT105"]  # longest wins
+    (project / "pyproject.toml").write_text('[tool.forge-tools.check]\nextend_select = ["FT105"]\n')
+    assert sorted(codes(cli)) == ["FT101", "FT105"]
+    assert codes(cli, "--select", "FT101") == ["FT101"]  # a later select starts over
+    (project / "pyproject.toml").write_text('[tool.forge-tools.check]\nextend-select = ["FT105"]\n')
+    code, _, err = cli("check")
+    assert code == 3 and "did you mean 'extend_select'?" in err
+
+
 def test_ft103_says_later_in_merge_order_not_in_the_file(project: Path, cli) -> None:
     """The covering rule is on line 1 of forge.json, the dead one on line 3 of opencode.json: later
     means later in the merged rules (forge.json loads after opencode.json)."""

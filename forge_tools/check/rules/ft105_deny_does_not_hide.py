@@ -10,7 +10,7 @@ RULE = CodeInfo(
     help='Nothing to fix if that is intended; use `"*": "deny"` as the last rule to hide the tool.',
     why=(
         "A deny with a specific pattern rejects matching calls, but the model still sees the tool and"
-        " may try it. Usually intended, so this hint is off by default: select it (`--select FT105`) "
+        " may try it. Usually intended, so this hint is off by default: add it (`--extend-select FT105`) "
         "to see where a tool stays visible behind such denies."
     ),
     example='{"permission": {"bash": {"rm *": "deny"}}}',
