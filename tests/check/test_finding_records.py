@@ -112,3 +112,22 @@ def test_adding_a_finding_is_one_record(project: Path, cli, monkeypatch: pytest.
     assert rules["FT199"]["help"]["text"] == record.render()
     assert "FT199 made-up-finding (warning)" in cli("rule", "FT199")[1]
     assert "| [FT199](rules.md#ft199) | warning | on |" in markdown_table()
+
+
+def test_every_finding_made_names_a_record_at_its_level() -> None:
+    """Each `Finding("FTnnn", level, ...)` in the package names a code that has a record, at the
+    record's level (FT106 documents its warning for `task` patterns; FT101's level is computed)."""
+    mismatched = []
+    for path in (ROOT / "forge_tools").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Finding" and node.args):
+                continue
+            code = node.args[0]
+            if not isinstance(code, ast.Constant):
+                continue
+            level = node.args[1] if len(node.args) > 1 else None
+            info = CODES.get(code.value)
+            if info is None or (isinstance(level, ast.Constant) and level.value != info.level
+                                and code.value != "FT106"):
+                mismatched.append(f"{path.name}:{node.lineno}: {code.value}")
+    assert mismatched == []
