@@ -511,7 +511,8 @@ def _json_with(keys: tuple[str, ...], value: str) -> str:
     return "{\n  " + inner + "\n}\n"
 
 
-@pytest.mark.parametrize("keys,fine", NUMBER_SETTINGS, ids=lambda v: ".".join(v) if isinstance(v, tuple) else v)
+@pytest.mark.parametrize("keys,fine", NUMBER_SETTINGS,
+                         ids=lambda v: ".".join(v) if isinstance(v, tuple) else v)
 @pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", "+Infinity", "1e999"])
 def test_nan_and_infinity_are_a_located_config_error_for_every_number_setting(
         cli: Cli, project: Path, keys: tuple[str, ...], fine: str, bad: str) -> None:
