@@ -227,7 +227,10 @@ def _choice_message(param: Any, message: str) -> str | None:
     given = re.match(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") is not""", message)
     if not choices or given is None:
         return None
-    value = ast.literal_eval(given.group(1))
+    try:
+        value = ast.literal_eval(given.group(1))
+    except (ValueError, SyntaxError):
+        return None
     close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"{value!r} is not one of {', '.join(repr(c) for c in choices)}{hint}"
