@@ -29,7 +29,7 @@ _forge_tools() {
       ;;
     "check")
       case "$prev" in
-        --format|-f) COMPREPLY=($(compgen -W "auto text concise json github sarif" -- "$cur")); return ;;
+        --format|-f) COMPREPLY=($(compgen -W "auto text concise json github sarif junit gitlab" -- "$cur")); return ;;
         --select) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
         --extend-select) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
         --ignore) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;

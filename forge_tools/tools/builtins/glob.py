@@ -70,7 +70,7 @@ def execute(args: GlobArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult(message, title=args.pattern, metadata={"truncated": False}, is_error=True)
     try:
         matched = find_files(root, args.pattern)
-    except _search.PatternTooSlow as exc:
+    except _search.SearchRefused as exc:
         return ToolResult(str(exc), title=args.pattern, metadata={"truncated": False}, is_error=True)
     files = _search.newest_first([p for p in matched if not read_denied(p, ctx)])
     left_out = len(matched) - len(files)

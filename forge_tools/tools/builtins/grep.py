@@ -129,7 +129,10 @@ def search_python(pattern: str, root: Path, include: str | None,
     except regex.error as exc:
         raise SearchError(f"invalid regular expression: {exc}") from exc
     deadline = time.monotonic() + seconds
-    files = [(root, root.name)] if root.is_file() else list(_search.walk_files(root))
+    try:
+        files = [(root, root.name)] if root.is_file() else list(_search.walk_files(root))
+    except _search.UnreadableIgnoreFile as exc:
+        raise SearchError(str(exc)) from None
     found: dict[str, FileMatches] = {}
     for path, rel in files:
         try:
