@@ -3,7 +3,7 @@
 # No `from __future__ import annotations` here: typer reads this module's command signatures at
 # start-up, and string annotations would each be compiled and evaluated then (about 2 ms for check).
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -22,6 +22,10 @@ from forge_tools.cli.common import (
     ToolsOpt,
     json_errors,
 )
+
+if TYPE_CHECKING:
+    from forge_tools.config import LoadedConfig
+    from forge_tools.visibility.pipeline import PipelineResult
 
 DefinitionOpt = Annotated[
     bool,
@@ -71,7 +75,8 @@ def register(app: typer.Typer) -> None:
             get_runtime(runtime)
         raw_call = _parse_call(call)
         opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
-        loaded, result = resolve_options(opts, focus=tool, fmt=fmt)
+        read, result = resolve_options(opts, focus=tool, fmt=fmt)  # `project` is the option's value
+        loaded = read.config
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         both = call_answers(result, verdict, decision, loaded, runtime) if decision is not None else None
@@ -96,7 +101,7 @@ CALL_EXAMPLE = """--call '{"command": "ls"}' (bash) or --call '{"filePath": "src
 SANDBOXED_TOOLS = frozenset({"bash"})  # the tools `run` puts in the OS sandbox (docs/sandbox.md)
 
 
-def sandbox_boundary(loaded: Any, result: Any) -> dict[str, Any]:
+def sandbox_boundary(loaded: "LoadedConfig", result: "PipelineResult") -> dict[str, Any]:
     """What `run`'s sandbox would let the agent's commands touch, beside the rules (explain, layers)."""
     from forge_tools.tools.sandbox import agent_boundary
 

@@ -28,6 +28,7 @@ from forge_tools.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from forge_tools.cli.pipeline_opts import PipelineOptions
     from forge_tools.tools.call import RunOutcome
 
 ArgsOpt = Annotated[
@@ -156,7 +157,8 @@ class _Approver:
 
 def _run(
     tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
-    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any, sandbox: str = "auto",
+    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: PipelineOptions,
+    sandbox: str = "auto",
 ) -> int:
     from forge_tools.cli.common import check_format
     from forge_tools.errors import ForgeToolsError
@@ -190,8 +192,8 @@ def _render_json_error(tool_id: str, state: dict[str, Any], message: str, exit_c
 
 def _run_checked(
     tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
-    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any, state: dict[str, Any],
-    sandbox: str = "auto",
+    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: PipelineOptions,
+    state: dict[str, Any], sandbox: str = "auto",
 ) -> int:
     import sys
     import time
@@ -221,7 +223,7 @@ def _run_checked(
 
     # only the servers that could list this tool start, within --timeout (which covers connecting too)
     mcp = McpScope(tool_id=tool_id, start_s=timeout, start_by="the run's --timeout")
-    loaded, result = resolve_options(opts, mcp=mcp, fmt=fmt)
+    project, result = resolve_options(opts, mcp=mcp, fmt=fmt)
     state["agent"] = result.agent.name
     tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
     if result.agent.disabled:
@@ -254,7 +256,7 @@ def _run_checked(
 
         def work(relay: Any) -> RunOutcome:
             spec.approve = relay
-            return run_call(loaded, result, tool, spec)
+            return run_call(project.config, result, tool, spec)
 
         collection_for_a_long_call()  # the tool may run long (see cli.entry)
         background = BackgroundRun(work, approver).start()
