@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from forge_tools.cli.common import FormatOpt, json_errors
+from forge_tools.cli.common import FormatOpt, LoadCodeOpt, json_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -36,9 +36,7 @@ def register(app: typer.Typer) -> None:
             show_default=False)] = None,
         fail_on_change: Annotated[bool, typer.Option("--fail-on-change",
                                                      help="Exit 1 when anything changed.")] = False,
-        load_code: Annotated[bool, typer.Option("--load-code",
-                                                help="Import tool scripts and plugins (trusted code only).")]
-        = False,
+        load_code: LoadCodeOpt = False,
     ) -> int:
         """Per agent: tools that became visible or hidden, --expect calls whose decision changed, and
         rules added, removed, changed or moved (with locations on both sides). An old side (the --base

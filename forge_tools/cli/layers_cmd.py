@@ -7,23 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge_tools.cli.common import (
-    AgentOpt,
-    ClientOpt,
-    ConfigOpt,
-    FlagOpt,
-    FormatOpt,
-    ModelOpt,
-    NoMcpOpt,
-    ProjectOpt,
-    PureOpt,
-    SessionPermissionOpt,
-    ToolsOpt,
-    json_errors,
-)
+from forge_tools.cli.common import AgentOpt, FormatOpt, json_errors
+from forge_tools.cli.pipeline_opts import PipelineOptions, pipeline_options
 
 if TYPE_CHECKING:
-    from forge_tools.cli.pipeline_opts import PipelineOptions
     from forge_tools.config import LoadedConfig
     from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
@@ -41,27 +28,18 @@ MatrixOpt = Annotated[
 def register(app: typer.Typer) -> None:
     @app.command("layers")
     @json_errors
+    @pipeline_options
     def layers_command(
         agent: AgentOpt = None,
         matrix: MatrixOpt = False,
         wide: WideOpt = False,
         fmt: FormatOpt = "text",
-        model: ModelOpt = None,
-        flag: FlagOpt = None,
-        client: ClientOpt = None,
-        session_permission: SessionPermissionOpt = None,
-        tools: ToolsOpt = None,
-        config: ConfigOpt = None,
-        project: ProjectOpt = None,
-        pure: PureOpt = False,
-        no_mcp: NoMcpOpt = False,
+        opts: PipelineOptions = PipelineOptions(),
     ) -> int:
         """Show each candidate tool, its source, every layer's verdict and whether the model sees it."""
         from forge_tools.cli.common import check_format
-        from forge_tools.cli.pipeline_opts import options
 
         check_format(fmt, ("text", "json"))
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
         if matrix:
             return show_matrix(opts, fmt)
         return show_layers(opts, fmt, wide=wide)
@@ -70,7 +48,7 @@ def register(app: typer.Typer) -> None:
 # ------------------------------------------------------------------------------------------ layers
 
 
-def show_layers(opts: "PipelineOptions", fmt: str, default_banner: bool = False, wide: bool = False) -> int:
+def show_layers(opts: PipelineOptions, fmt: str, default_banner: bool = False, wide: bool = False) -> int:
     from forge_tools.cli.explain_cmd import sandbox_boundary, sandbox_section
     from forge_tools.cli.pipeline_opts import resolve_options
 
@@ -280,7 +258,7 @@ def matrix_state(result: "PipelineResult", verdict: "ToolVerdict") -> str:
     return {"allow": "allow", "ask": "ask"}.get(action, "limited")
 
 
-def show_matrix(opts: "PipelineOptions", fmt: str) -> int:
+def show_matrix(opts: PipelineOptions, fmt: str) -> int:
     from forge_tools.cli.pipeline_opts import read_project, warn_unknown_tools
     from forge_tools.cli.progress import TerminalStatus, wants_progress
     from forge_tools.permission.agents import load_agents, select_agent

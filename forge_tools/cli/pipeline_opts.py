@@ -7,9 +7,9 @@ three commands can never read the same option differently.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
@@ -30,6 +30,34 @@ class PipelineOptions(NamedTuple):
     project: Path | None = None
     pure: bool = False
     no_mcp: bool = False
+
+
+def pipeline_options(command: Callable[..., int]) -> Callable[..., int]:
+    """A command that takes `opts: PipelineOptions` gets the shared options of one turn
+    (`cli.common.PIPELINE_OPTIONS`: --model, --flag, ... --no-mcp) in that parameter's place, as typer
+    sees its signature, and receives their values packed in `opts` (with its own `--agent`, which it
+    places where it wants it). So the three commands declare them once and cannot read them apart."""
+    import functools
+    import inspect
+
+    from forge_tools.cli.common import PIPELINE_OPTIONS
+
+    signature = inspect.signature(command, eval_str=True)
+    params = list(signature.parameters.values())
+    at = next(i for i, p in enumerate(params) if p.name == "opts")
+    shared = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
+                                annotation=annotation) for name, annotation, default in PIPELINE_OPTIONS]
+    params[at:at + 1] = shared
+
+    @functools.wraps(command)
+    def wrapped(*args: Any, **kwargs: Any) -> int:
+        values = {name: kwargs.pop(name, default) for name, _annotation, default in PIPELINE_OPTIONS}
+        return command(*args, opts=options(agent=kwargs.get("agent"), **values), **kwargs)
+
+    wrapped.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapped.__annotations__ = {p.name: p.annotation for p in params}
+    wrapped.__annotations__["return"] = signature.return_annotation
+    return wrapped
 
 
 def load_for(config: Iterable[Path] | None, project: Path | None) -> LoadedConfig:

@@ -13,22 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge_tools.cli.common import (
-    AgentOpt,
-    ClientOpt,
-    ConfigOpt,
-    FlagOpt,
-    FormatOpt,
-    ModelOpt,
-    NoMcpOpt,
-    ProjectOpt,
-    PureOpt,
-    SessionPermissionOpt,
-    ToolsOpt,
-)
+from forge_tools.cli.common import AgentOpt, FormatOpt
+from forge_tools.cli.pipeline_opts import PipelineOptions, pipeline_options
 
 if TYPE_CHECKING:
-    from forge_tools.cli.pipeline_opts import PipelineOptions
     from forge_tools.tools.call import RunOutcome
 
 ArgsOpt = Annotated[
@@ -78,6 +66,7 @@ ABORT_GRACE_SECONDS = 15.0  # after Ctrl-C, how long a tool gets to stop and han
 
 def register(app: typer.Typer) -> None:
     @app.command("run")
+    @pipeline_options
     def run_command(
         tool: Annotated[str, typer.Argument(metavar="TOOL",
                                             help="Tool id, e.g. bash, read, edit, or a project tool.")],
@@ -91,20 +80,9 @@ def register(app: typer.Typer) -> None:
         force_hidden: ForceHiddenOpt = False,
         sandbox: SandboxOpt = None,
         no_sandbox: NoSandboxOpt = False,
-        model: ModelOpt = None,
-        flag: FlagOpt = None,
-        client: ClientOpt = None,
-        session_permission: SessionPermissionOpt = None,
-        tools: ToolsOpt = None,
-        config: ConfigOpt = None,
-        project: ProjectOpt = None,
-        pure: PureOpt = False,
-        no_mcp: NoMcpOpt = False,
+        opts: PipelineOptions = PipelineOptions(),
     ) -> int:
         """Run one tool call as an agent would: visibility, validation, permission, execute, truncation."""
-        from forge_tools.cli.pipeline_opts import options
-
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
         setting = _sandbox_setting(sandbox, no_sandbox)
         return _run(tool, args, fmt, timeout, yes, approve or [], audit, force_hidden, opts, setting)
 

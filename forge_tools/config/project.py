@@ -12,13 +12,13 @@ from the trees its scan read: it must select findings even when the config canno
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.model import Rule
+
 
 class SessionOverlay(NamedTuple):
     """`--session-permission FILE` as read: the file and its `permission` rules, with file:line origins."""
@@ -27,8 +27,7 @@ class SessionOverlay(NamedTuple):
     rules: tuple[Rule, ...]
 
 
-@dataclass(eq=False)
-class Project:
+class Project(NamedTuple):
     """The merged config with its sources (and each source's own tree), and the session overlay when
     one was given."""
 
