@@ -610,7 +610,13 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
 
     agents = agents if agents is not None else load_agents(loaded)
     if session is None:
-        session = session_rules(request)
+        try:
+            session = session_rules(request)
+        except ForgeToolsError as exc:  # no agent's turn can be resolved without it
+            if problems is None:
+                raise
+            problems.append(exc)
+            return {}
     if names is None:
         names = [a.name for a in agents.values() if not a.disabled]
     results: dict[str, PipelineResult] = {}
