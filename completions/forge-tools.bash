@@ -63,7 +63,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --definition --agent --format -f --model --flag --client --session-permission --tools --config -c --project --pure --runtime --no-mcp --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --definition --agent --format -f --runtime --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit $(forge-tools __complete tools ${project:+--project "$project"} 2>/dev/null)" -- "$cur"));
       fi
       ;;

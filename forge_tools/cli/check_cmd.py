@@ -9,17 +9,13 @@ from typing import Annotated, Literal, get_args
 
 import typer
 
-from forge_tools.cli.common import ConfigOpt, ProjectOpt, RuntimeOpt, json_errors
+from forge_tools.cli.common import ConfigOpt, LoadCodeOpt, ProjectOpt, RuntimeOpt, json_errors
 
 ExpectOpt = Annotated[
     Path | None,
     typer.Option("--expect", metavar="FILE",
                  help="Assertions file (YAML, TOML or JSON) checked against the pipeline.",
                  show_default=False),
-]
-LoadCodeOpt = Annotated[
-    bool,
-    typer.Option("--load-code", help="Import tool scripts and plugins (only for trusted code)."),
 ]
 CodesOpt = Annotated[list[str] | None, typer.Option(show_default=False, metavar="CODES")]
 CheckFormat = Literal["auto", "text", "concise", "json", "github", "sarif", "junit", "gitlab"]

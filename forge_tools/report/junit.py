@@ -29,7 +29,6 @@ import re
 from typing import IO
 from xml.etree import ElementTree as ET
 
-from forge_tools.check.rule_docs import title
 from forge_tools.origin import Origin, format_key_path
 from forge_tools.report.findings import CheckReport, Finding, describe, display_path
 
@@ -61,7 +60,7 @@ def _where(origin: Origin | None, report: CheckReport) -> str:
 
 def _case_name(finding: Finding, report: CheckReport) -> str:
     info = report.codes.get(finding.code)
-    name = title(info) if info is not None else finding.code
+    name = info.title if info is not None else finding.code
     o = finding.origin
     where = format_key_path(o.key_path) if o is not None and o.key_path else finding.message
     return f"{name}: {where}"
