@@ -49,6 +49,19 @@ class UnreadableIgnoreFile(SearchRefused):
     rules cannot be known, and reading it would hang or fill memory (docs/limits.md)."""
 
 
+SEARCH_SECONDS = 60.0  # a search's deadline (either engine) when the call gives no timeout
+
+
+class SearchTimedOut(SearchRefused):
+    """ripgrep did not finish in time. It opens every ignore file it meets, and one that is a pipe
+    makes it wait for ever: the Python walk names such a file, ripgrep cannot (docs/limits.md)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"ripgrep did not finish within {seconds:g} s; an ignore file (.gitignore, .ignore, "
+                         ".rgignore) that is a pipe or a device makes it wait for ever: look for one "
+                         "(FORGE_NO_RIPGREP=1 names it), or give the call a longer timeout")
+
+
 @lru_cache(maxsize=256)
 def glob_regex(pattern: str) -> regex.Pattern[str]:
     """A compiled regex for a glob: `**` spans directories, `*`/`?` stay within one, `{a,b}` and

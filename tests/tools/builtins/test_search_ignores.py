@@ -150,3 +150,19 @@ def test_an_unreadable_ignore_file_is_skipped_as_ripgrep_skips_it(call: Any, tre
     (tree / "sub" / ".gitignore").chmod(0)
     files, _ = _found(call, tree)
     assert "sub/local.py" in files
+
+
+def test_ripgrep_blocked_by_a_pipe_ignore_file_ends_at_the_call_timeout(
+        call: Any, ctx: Any, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ripgrep opens every ignore file it meets; a pipe makes it wait for ever: the call's timeout ends it
+    if not _rg_on_path(monkeypatch):
+        pytest.skip("needs ripgrep")
+
+    (tree / "sub" / ".gitignore").unlink()
+    _fifo(tree / "sub" / ".gitignore")
+    ctx.timeout = 2.0
+    for tool, args in ((glob_tool.TOOL, {"pattern": "*"}), (grep_tool.TOOL, {"pattern": "needle"})):
+        result = _in_a_thread(lambda tool=tool, args=args: call(tool, **args), seconds=30)
+        assert result.is_error, result.output
+        assert result.output.count("\n") == 0, result.output
+        assert "ripgrep did not finish within 2 s" in result.output and "pipe" in result.output
