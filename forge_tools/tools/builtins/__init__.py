@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the id lists below are read without importing any tool (completions, names)
-    from forge_tools.tools.contract import Tool
+    from forge_tools.tools.contract import Listing, SourceQuery, Tool
 
 BUILTIN_ORDER: tuple[str, ...] = (
     "invalid", "question", "bash", "read", "glob", "grep", "list", "edit", "write", "apply_patch",
@@ -104,3 +104,23 @@ def skill_tool(config_dirs: Iterable[Path | str]) -> Tool:
 
     skills, _ = discover(config_dirs)
     return _declare("skill", describe(skills))
+
+
+class BuiltinSource:
+    """The first source (`tools.contract.Source`): the builtins for the query's flags and client, in
+    SPEC order. Nothing of the project runs to list them, so `scan` and `load` give the same answer
+    (each a `LazyTool` whose module is imported when a call needs it)."""
+
+    name = "builtins"
+
+    def scan(self, query: SourceQuery) -> Listing:
+        from forge_tools.tools.contract import Listed, Listing
+
+        tools = builtin_tools(query.flags, query.client, config_dirs=query.config_dirs)
+        return Listing([Listed(t.id, t, t.source) for t in tools])
+
+    def load(self, query: SourceQuery) -> Listing:
+        return self.scan(query)
+
+
+SOURCE = BuiltinSource()
