@@ -93,7 +93,7 @@ class CheckContext:
 
         if not mcp_configured(self.loaded):
             return []
-        from forge_tools.sources.mcp import configured_server_names, sanitize
+        from forge_tools.sources.mcp_source import configured_server_names, sanitize
 
         return [sanitize(name) + "_" for name in configured_server_names(self.loaded.tree)
                 if name not in self.listed_mcp_servers]

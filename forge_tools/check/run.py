@@ -66,20 +66,19 @@ def run_check(opts: CheckOptions) -> CheckReport:
 def static_script_findings(config_dirs: Any) -> list[Finding]:
     """FT009 for each script the sources' static scan could not read (`forge_tools.sources.ask`
     without code: nothing is imported), found before the config is merged so a config error does not
-    hide them."""
+    hide them; made by the one maker `--load-code`'s script problems go through."""
     from forge_tools.sources import ask
     from forge_tools.sources.candidates import ScriptProblem
     from forge_tools.tools.contract import SourceQuery
 
-    findings = []
-    for _source, listing in ask(SourceQuery(config_dirs=tuple(config_dirs)), load_code=False):
-        for problem in listing.problems:
-            if isinstance(problem, ScriptProblem) and problem.origin is not None:
-                opencode = not (problem.origin.path or "").endswith(".py")
-                hint = ("fix the script; until then opencode gets no tool from it" if opencode
-                        else "fix the script; until then it fails to import")
-                findings.append(Finding("FT009", "warning", problem.message, hint, problem.origin))
-    return findings
+    problems = [problem
+                for _source, listing in ask(SourceQuery(config_dirs=tuple(config_dirs)), load_code=False)
+                for problem in listing.problems if isinstance(problem, ScriptProblem)]
+    if not problems:
+        return []
+    from forge_tools.check.code_problems import script_finding
+
+    return [script_finding(problem) for problem in problems]
 
 
 def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:

@@ -6,7 +6,9 @@ Every source implements `tools.contract.Source`: `scan` (nothing of the project 
 `load_code=False`) and `load` (code may run: `layers`, `explain` and `run` with code loaded). `ask` is
 the one place both are asked from, so the static and the loaded answers come from the same sources.
 Each source module exposes its instance as `SOURCE`; `SOURCE_MODULES` lists them in merge order and is
-imported on first use only.
+imported on first use only. A source module stays cheap to import: machinery that costs start-up (an
+SDK, a parser, pluggy) lives in a module it imports inside `scan`/`load` when there is something to read
+(`plugin_refs` -> `plugins`, `opencode_source` -> `opencode_scripts`, `mcp_source` -> `mcp`).
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ if TYPE_CHECKING:
 SOURCE_MODULES: tuple[str, ...] = (
     "forge_tools.tools.builtins",
     "forge_tools.sources.scripts",
-    "forge_tools.sources.opencode_scripts",
+    "forge_tools.sources.opencode_source",
     "forge_tools.sources.plugin_refs",
-    "forge_tools.sources.mcp",
+    "forge_tools.sources.mcp_source",
 )
 
 

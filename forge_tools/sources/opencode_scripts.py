@@ -20,7 +20,7 @@ from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from forge_tools.tools.contract import Listing, SourceQuery, Tool, ToolSource
+    from forge_tools.tools.contract import Tool, ToolSource
 
 FLAVOUR = "opencode"
 CANNOT_RUN = ("it is one of opencode's TypeScript/JavaScript script tools, read from its syntax tree and "
@@ -318,28 +318,3 @@ def opencode_tool(found: OpencodeScriptTool) -> Tool:
                 else UNKNOWN_DESCRIPTION, parameters=dict(PARAMETERS_UNKNOWN), execute=cannot_execute,
                 source=opencode_source(found), cannot_run=CANNOT_RUN)
 
-
-class OpencodeScriptSource:
-    """The opencode script tools as a source (`tools.contract.Source`), between forge's scripts and
-    the plugins. They are read, never run, so `scan` and `load` give the same answer; an unreadable
-    file is a problem located in it. tree-sitter is imported only when there is a file to read."""
-
-    name = "opencode-scripts"
-
-    def scan(self, query: SourceQuery) -> Listing:
-        from forge_tools.sources.candidates import script_problem
-        from forge_tools.tools.contract import Listed, Listing
-
-        if not opencode_script_files(query.config_dirs):
-            return Listing()
-        found = scan_opencode_scripts(query.config_dirs)
-        tools = [opencode_tool(t) for t in found.tools]
-        return Listing([Listed(t.id, t, t.source) for t in tools],
-                       [script_problem(p.message, str(p.path), p.line, column=p.column)
-                        for p in found.problems])
-
-    def load(self, query: SourceQuery) -> Listing:
-        return self.scan(query)
-
-
-SOURCE = OpencodeScriptSource()

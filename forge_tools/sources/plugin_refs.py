@@ -189,11 +189,8 @@ class PluginSource:
             return Listing(notes=[NOTE_PURE])
         notes: list[str] = []
         refs, problems = discover(query.config_dirs, query.plugin_specs, notes)
-        listing = Listing([], list(problems), notes,
-                          [Unlisted(plugin_origin(ref), plugin_label(ref), WHY_NOT_IMPORTED) for ref in refs])
-        if refs:
-            listing.notes.append(NOTE_PLUGINS_UNKNOWN)
-        return listing
+        return Listing([], list(problems), [*notes, *([NOTE_PLUGINS_UNKNOWN] if refs else [])],
+                       [Unlisted(plugin_origin(ref), plugin_label(ref), WHY_NOT_IMPORTED) for ref in refs])
 
     def load(self, query: SourceQuery) -> Listing:
         from forge_tools.tools.contract import Listed, Listing

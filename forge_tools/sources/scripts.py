@@ -233,12 +233,10 @@ class ScriptSource:
         from forge_tools.tools.contract import Listed, Listing
 
         found = scan_static_scripts(query.config_dirs)
-        listing = Listing(
+        return Listing(
             [Listed(t.id, None, ToolSource("script", path=str(t.path), line=t.line)) for t in found.tools],
-            [script_problem(p.message, str(p.path), p.line, column=p.column) for p in found.problems])
-        if listing.tools:
-            listing.notes.append(NOTE_SCRIPTS_STATIC)
-        return listing
+            [script_problem(p.message, str(p.path), p.line, column=p.column) for p in found.problems],
+            [NOTE_SCRIPTS_STATIC] if found.tools else [])
 
     def load(self, query: SourceQuery) -> Listing:
         from forge_tools.sources.candidates import script_problem

@@ -15,8 +15,8 @@ from __future__ import annotations
 import copy
 import inspect
 import sys
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -125,15 +125,14 @@ class Unlisted(NamedTuple):
     prefix: str | None = None
 
 
-@dataclass
-class Listing:
+class Listing(NamedTuple):
     """A source's answer: its tools in order, the problems met (each located where it is), notes for
     the person, the parts whose tools are not listed, and (plugins) the hooks object."""
 
-    tools: list[Listed] = field(default_factory=list)
-    problems: list[ForgeToolsError] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    unlisted: list[Unlisted] = field(default_factory=list)
+    tools: Sequence[Listed] = ()
+    problems: Sequence[ForgeToolsError] = ()
+    notes: Sequence[str] = ()
+    unlisted: Sequence[Unlisted] = ()
     hooks: Any = None  # sources.plugins.PluginHooks, for layer two and the call wrapper
 
 

@@ -74,7 +74,7 @@ def test_python_scripts_scan_and_load_agree_and_scan_imports_nothing(project: Pa
     q = query(project)
     scan = source("scripts").scan(q)
     assert not marker.exists()
-    assert scan.problems == [] and all(entry.tool is None for entry in scan.tools)
+    assert not scan.problems and all(entry.tool is None for entry in scan.tools)
     load = source("scripts").load(q)
     assert marker.exists()
     assert listed(scan) == listed(load)
@@ -121,13 +121,14 @@ def test_plugins_scan_names_the_plugins_load_imports_at_their_origins(project: P
     """
     write_file(project / ".forge" / "plugins" / "alpha.py", body.replace("{name}", "alpha_tool"))
     write_file(project / "plug" / "beta.py", body.replace("{name}", "beta_tool"))
-    (project / "opencode.json").write_text(json.dumps({"plugin": ["./plug/beta.py", "opencode-wakatime@1.2"]}))
+    plugins = ["./plug/beta.py", "opencode-wakatime@1.2"]
+    (project / "opencode.json").write_text(json.dumps({"plugin": plugins}))
     q = query(project)
     scan = source("plugins").scan(q)
     assert not marker.exists()
-    assert scan.tools == []
+    assert not scan.tools
     load = source("plugins").load(q)
-    assert marker.exists() and load.problems == []
+    assert marker.exists() and not load.problems
     assert sorted(i for i, _ in listed(load)) == ["alpha_tool", "beta_tool"]
     # the same plugins, at the same origins: what scan says is unlisted is what load lists
     assert sorted((u.source.plugin, u.source.path) for u in scan.unlisted) == \
@@ -141,12 +142,13 @@ def test_pure_finds_no_plugin_in_either_answer(project: Path, write_file) -> Non
     write_file(project / ".forge" / "plugins" / "alpha.py", "raise SystemExit('imported!')\n")
     q = query(project, pure=True)
     for listing in (source("plugins").scan(q), source("plugins").load(q)):
-        assert listing.tools == [] and listing.unlisted == [] and listing.problems == []
+        assert not listing.tools and not listing.unlisted and not listing.problems
 
 
 def mcp_config(project: Path, log: Path) -> None:
     (project / "opencode.json").write_text(json.dumps({"mcp": {
-        "demo": {"type": "local", "command": [sys.executable, str(SERVER)], "environment": {"DEMO_LOG": str(log)}},
+        "demo": {"type": "local", "command": [sys.executable, str(SERVER)],
+                 "environment": {"DEMO_LOG": str(log)}},
         "off": {"type": "local", "command": [sys.executable, str(SERVER)], "enabled": False},
     }}, indent=2))
 
@@ -156,10 +158,10 @@ def test_mcp_scan_starts_nothing_and_names_the_servers_load_lists(project: Path,
     mcp_config(project, log)
     q = query(project)
     scan = source("mcp").scan(q)
-    assert not log.exists() and scan.tools == []
+    assert not log.exists() and not scan.tools
     assert [u.label for u in scan.unlisted] == ["demo", "off"]
     load = source("mcp").load(q)
-    assert log.exists() and load.problems == [] and load.unlisted == []
+    assert log.exists() and not load.problems and not load.unlisted
     ids = [i for i, _ in listed(load)]
     assert "demo_echo" in ids and all(i.startswith("demo_") for i in ids)
     # the started server's tools carry the origin its scan named (the `mcp.demo` key's line)
@@ -173,7 +175,7 @@ def test_no_mcp_starts_nothing_in_either_answer(project: Path, tmp_path: Path) -
     mcp_config(project, log)
     q = query(project, no_mcp=True)
     for listing in (source("mcp").scan(q), source("mcp").load(q)):
-        assert listing.tools == [] and [u.label for u in listing.unlisted] == ["demo", "off"]
+        assert not listing.tools and [u.label for u in listing.unlisted] == ["demo", "off"]
         assert any(note.startswith("--no-mcp") for note in listing.notes)
     assert not log.exists()
 
