@@ -1,4 +1,5 @@
-"""MCP servers, the fourth source (SPEC 2): the `mcp` config's servers and their tools.
+"""MCP servers, the fourth source (SPEC 2): the `mcp` config's servers and their tools (the source
+itself, which imports this module only when a server may be started, is `mcp_source.McpServerSource`).
 
 Each enabled server is connected with the official `mcp` SDK (`local`: its `command` over stdio with its
 `environment`; `remote`: streamable HTTP, then SSE, with its `headers`), all at once: it may take
@@ -629,13 +630,6 @@ class McpSource(NamedTuple):
     problems: list[ConfigError]
     notes: list[str]
     unlisted: dict[str, str]
-
-
-def unlisted_servers(tree: Node | None, why: str) -> dict[str, str]:
-    """Every configured server's tool-id prefix with one reason its tools are unknown ({server} is
-    filled in)."""
-    return {f"{sanitize(name)}_": why.format(server=format_key_path(("mcp", name)))
-            for name in configured_server_names(tree)}
 
 
 def servers_needed(servers: Sequence[McpServer], tool_id: str | None) -> list[McpServer]:
