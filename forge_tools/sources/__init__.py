@@ -14,6 +14,7 @@ SDK, a parser, pluggy) lives in a module it imports inside `scan`/`load` when th
 from __future__ import annotations
 
 import importlib
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,6 +35,9 @@ def all_sources() -> list[Source]:
     return [importlib.import_module(name).SOURCE for name in SOURCE_MODULES]
 
 
-def ask(query: SourceQuery, load_code: bool) -> list[tuple[Source, Listing]]:
-    """Every source's answer to `query`, in merge order: `load` when code may run, else `scan`."""
-    return [(source, source.load(query) if load_code else source.scan(query)) for source in all_sources()]
+def ask(query: SourceQuery, load_code: bool, only: Collection[str] | None = None
+        ) -> list[tuple[Source, Listing]]:
+    """Every source's answer to `query` (or the sources named in `only`), in merge order: `load` when
+    code may run, else `scan`."""
+    return [(source, source.load(query) if load_code else source.scan(query)) for source in all_sources()
+            if only is None or source.name in only]
