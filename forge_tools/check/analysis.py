@@ -603,10 +603,8 @@ def code_notes(ctx: CheckContext) -> list[Finding]:
     """FT109: say plainly that plugin tools were not looked at."""
     if ctx.plugin_tools_known:
         return []
-    from forge_tools.check.context import plugin_sources
-
     origin = ctx.loaded.plugin_specs[0].origin if ctx.loaded.plugin_specs else None
-    names = ", ".join(plugin_sources(ctx.loaded))
+    names = ", ".join(ctx.plugins_unlisted)
     return [Finding("FT109", "info",
                     f"plugin tools are unknown without --load-code (plugins: {names}); permission names are "
                     "checked against builtin and script tools only",
