@@ -141,6 +141,50 @@ def scaled_project(root: Path, n: int, seed: int = 7, changed: bool = False) -> 
     return root
 
 
+def team_project(root: Path, rules: int, agents: int, seed: int = 11) -> Path:
+    """A team's project: `rules` rules over the builtin tools, half at the top level and half spread
+    over `agents` agents (each with its own bash, edit and read rules, a few tool switches, a model and
+    a description), plus 1% wildcard permission names. Deterministic for a seed."""
+    rnd = random.Random(seed)
+    actions = ("allow", "deny", "ask")
+    tools = ("bash", "edit", "read", "glob", "grep", "webfetch", "task", "todowrite", "skill")
+
+    def some_rules(count: int, tag: str) -> dict[str, object]:
+        permission: dict[str, dict[str, str]] = {"*": {"*": "ask"}}
+        for i in range(count):
+            kind = rnd.random()
+            if kind < 0.6:
+                name, pattern = "bash", f"{rnd.choice(['git', 'npm', 'make', 'cargo'])} {tag}{i} *"
+            elif kind < 0.8:
+                name, pattern = "edit", f"src/{tag}/m{i}/*"
+            elif kind < 0.95:
+                name, pattern = "read", f"docs/{tag}/p{i}.md"
+            elif kind < 0.96:
+                name, pattern = rnd.choice(tools)[: rnd.randrange(2, 4)] + "*", f"w{tag}{i}/*"
+            else:
+                name, pattern = rnd.choice(tools), f"x{tag}{i}"
+            permission.setdefault(name, {})[pattern] = rnd.choice(actions)
+        return permission
+
+    top = rules // 2
+    per_agent = (rules - top) // max(agents, 1)
+    config: dict[str, object] = {"permission": some_rules(top, "t"), "agent": {}}
+    for a in range(agents):
+        agent: dict[str, object] = {
+            "description": f"team agent {a}",
+            "mode": "subagent" if a % 4 else "primary",
+            "permission": some_rules(per_agent, f"a{a}_"),
+        }
+        if a % 5 == 0:
+            agent["tools"] = {rnd.choice(tools): False}
+        if a % 3 == 0:
+            agent["model"] = "anthropic/claude-sonnet-4"
+        config["agent"][f"agent{a:03d}"] = agent  # type: ignore[index]
+    (root / ".git").mkdir(parents=True)
+    (root / "forge.json").write_text(json.dumps(config, indent=1))
+    return root
+
+
 def row(label: str, t: Timing, base: Timing | None = None, note: str = "") -> None:
     ratio = f"{t.cpu / base.cpu:>6.2f}x" if base is not None and base.cpu > 0 else " " * 7
     bad = "" if t.code in (0, 1) else f"  (exit {t.code})"
