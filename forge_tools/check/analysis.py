@@ -30,6 +30,8 @@ from forge_tools.permission.wildcard import (
 from forge_tools.report.findings import Finding, Related
 
 if TYPE_CHECKING:
+    from array import array
+
     from forge_tools.permission.agents import Agent
 
 
@@ -72,21 +74,49 @@ class NameSuggester:
     def __init__(self, permission_names: Iterable[str], tool_ids: Iterable[str]) -> None:
         self.fixed = sorted(set(permission_names))
         self.tools = sorted(set(tool_ids) - set(self.fixed))
-        self._deletions: dict[str, list[str]] | None = None
+        self._deletions: list[array[int]] | None = None
 
     @staticmethod
     def _variants(name: str) -> set[str]:
         return {name, *(name[:i] + name[i + 1:] for i in range(len(name)))}
 
+    #: the one-letter deletions are kept as 64-bit keys (40 bits of the variant's hash, 23 of the tool's
+    #: position) in 256 sorted arrays: 8 bytes a variant, where a dict of strings took ~150 (100,000
+    #: tool ids have 1.9 million variants)
+    _BUCKETS, _HASH_BITS, _INDEX_BITS = 256, 40, 23
+
+    def _index(self) -> list[array[int]]:
+        from array import array
+
+        buckets = [array("q") for _ in range(self._BUCKETS)]
+        keep = (1 << self._HASH_BITS) - 1
+        for i, tool_id in enumerate(self.tools):
+            for variant in self._variants(tool_id):
+                h = hash(variant)
+                buckets[h % self._BUCKETS].append((((h >> 8) & keep) << self._INDEX_BITS) | i)
+        for n, bucket in enumerate(buckets):
+            buckets[n] = array("q", sorted(bucket))  # one bucket's ints at a time
+        return buckets
+
     def _near(self, name: str) -> list[str]:
-        if len(self.tools) <= SUGGEST_SCAN_LIMIT:
+        if len(self.tools) <= SUGGEST_SCAN_LIMIT or len(self.tools) >= 1 << self._INDEX_BITS:
             return self.tools
+        from bisect import bisect_left
+
         if self._deletions is None:
-            self._deletions = {}
-            for tool_id in self.tools:
-                for variant in self._variants(tool_id):
-                    self._deletions.setdefault(variant, []).append(tool_id)
-        near = {t for v in self._variants(name) for t in self._deletions.get(v, ())}
+            self._deletions = self._index()
+        keep, low = (1 << self._HASH_BITS) - 1, (1 << self._INDEX_BITS) - 1
+        mine = self._variants(name)
+        near: set[str] = set()
+        for variant in mine:
+            h = hash(variant)
+            bucket, head = self._deletions[h % self._BUCKETS], (h >> 8) & keep
+            at = bisect_left(bucket, head << self._INDEX_BITS)
+            while at < len(bucket) and bucket[at] >> self._INDEX_BITS == head:
+                tool_id = self.tools[bucket[at] & low]
+                if tool_id not in near and not mine.isdisjoint(self._variants(tool_id)):
+                    near.add(tool_id)  # a shared variant, not only a shared hash: one edit away
+                at += 1
         return sorted(near)
 
     def suggest(self, name: str) -> list[str]:
