@@ -63,3 +63,26 @@ def test_team_project_check_report_is_stable(ratios, tmp_path: Path, cli, monkey
     assert first == second
     codes = {f["code"] for f in json.loads(first)["findings"]}
     assert {"FT103", "FT106"} <= codes
+
+
+def test_did_you_mean_over_many_tools_finds_the_ids_one_edit_away() -> None:
+    """Beyond SUGGEST_SCAN_LIMIT tool ids, only ids one edit away are compared (through the packed
+    index of one-letter deletions): each kind of typo still finds its tool, and the answer is difflib's
+    over exactly the ids that share a one-letter deletion with the name."""
+    import difflib
+
+    from forge_tools.check.analysis import SUGGEST_SCAN_LIMIT, NameSuggester
+
+    tools = [f"plugin_tool_{i:06d}" for i in range(5 * SUGGEST_SCAN_LIMIT)] + ["deploy_staging"]
+    suggester = NameSuggester(["bash", "edit", "read"], tools)
+    typos = {"deploy_stagng": "deploy_staging", "deploy_stagiing": "deploy_staging",
+             "deploy_stagimg": "deploy_staging", "deploy_stagnig": "deploy_staging",
+             "plugin_tool_00042": "plugin_tool_000042", "plugin_tool_0000042": "plugin_tool_000042"}
+    for typo, meant in typos.items():
+        got = suggester.suggest(typo)
+        mine = NameSuggester._variants(typo)
+        near = sorted(t for t in tools if not mine.isdisjoint(NameSuggester._variants(t)))
+        assert got == difflib.get_close_matches(typo, [*suggester.fixed, *near], n=3, cutoff=0.6)
+        assert meant in near  # difflib then ranks the near ids (ties among plugin_tool_000x42 too)
+        assert meant in got or not meant.startswith("deploy"), (typo, got)
+    assert suggester.suggest("zzzzzzzz") == []
