@@ -46,7 +46,6 @@ class CheckContext:
     agents: dict[str, Agent]
     scopes: dict[str, list[Rule]]  # TOP and each configured agent name -> that level's own rules
     results: dict[str, Any] = field(default_factory=dict)  # agent name -> PipelineResult
-    tools: dict[str, list[ToolView]] = field(default_factory=dict)  # agent name -> candidates
     tool_ids: list[str] = field(default_factory=list)
     plugin_tools_known: bool = False
     # the plugins whose tools were not listed (no --load-code), as the plugin source names them
@@ -61,6 +60,13 @@ class CheckContext:
     _rule_sets: dict[str, frozenset[Rule]] = field(default_factory=dict, repr=False)
     _scope_by_rule: dict[Rule, str] | None = field(default=None, repr=False)
     _unique_user_rules: list[tuple[str, Rule]] | None = field(default=None, repr=False)
+
+    @property
+    def tools(self) -> dict[str, list[ToolView]]:
+        """Agent name -> its candidates as `ToolView`s, made from the results when asked (a large
+        project's results already hold every (agent, tool) pair once)."""
+        return {name: [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
+                for name, result in self.results.items()}
 
     @property
     def runtime(self) -> Chosen:
@@ -150,9 +156,7 @@ def _add_tools(ctx: CheckContext, load_code: bool, progress: Callable[[str], Non
     notes = set(ctx.notes)
     for name, result in results.items():
         ctx.results[name] = result
-        views = [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
-        ctx.tools[name] = views
-        for v in views:
+        for v in result.tools:
             ids.setdefault(v.id, None)
         ctx.listed_mcp_servers.update(v.source.server for v in result.tools
                                       if v.source.kind == "mcp" and v.source.server)

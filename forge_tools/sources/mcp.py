@@ -311,17 +311,15 @@ async def _open(server: McpServer, stack: Any) -> Any:
     from mcp import ClientSession
 
     if server.kind == "local":
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from forge_tools.sources.mcp_stdio import stdio_streams
 
         errlog = stack.enter_context(
             tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
         stack.errlog = errlog
         stack.callback(stack.keep_stderr_tail)  # runs once the server has exited, before errlog closes
         command, *args = server.command
-        params = StdioServerParameters(command=command, args=args, cwd=str(server.cwd),
-                                       env={**os.environ, **dict(server.environment)})
-        read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+        env = {**os.environ, **dict(server.environment)}
+        read, write = await stack.enter_async_context(stdio_streams(command, args, env, server.cwd, errlog))
         session = await stack.enter_async_context(ClientSession(read, write))
         await session.initialize()
         return session

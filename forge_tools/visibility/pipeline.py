@@ -497,15 +497,18 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
 
     problems = list(sources.problems)
     tools: list[ToolVerdict] = []
+    # most tools share their verdicts (kept by the same `*` rule, or by none): one record per distinct
+    # verdict, as a large project holds every agent's results at once (check, diff)
+    verdicts: dict[LayerVerdict, LayerVerdict] = {}
     for cand in candidates:
         mv, dv, pv = model_verdicts[cand.id], definitions[cand.id], third[cand.id]
         problems.extend(dv.problems)
-        layers = [
+        layers = [verdicts.setdefault(v, v) for v in (
             LayerVerdict("model", mv.kept, mv.reason, mv.rule),
             LayerVerdict("definition", True, dv.reason, None),
             LayerVerdict("permission", pv.permission_kept, pv.permission_reason, pv.permission_rule),
             LayerVerdict("request", pv.request_kept, pv.request_reason, pv.request_rule),
-        ]
+        )]
         hidden_at: LayerName | None = "model" if not mv.kept else pv.hidden_at  # type: ignore[assignment]
         reason = next((v.reason for v in layers if v.layer == hidden_at), None) if hidden_at else None
         tools.append(ToolVerdict(
