@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 RUNTIMES: dict[str, str] = {
     "opencode": "forge_tools.runtimes.opencode",
     "forge": "forge_tools.runtimes.forge",
+    "claude": "forge_tools.runtimes.claude",
 }
 
 
