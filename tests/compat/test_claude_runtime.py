@@ -143,6 +143,11 @@ def test_call_matches_binary(config: str, index: int, tmp_path: Path) -> None:
     if want == "error" and "InputValidationError" in (record.get("message") or ""):
         assert got.invalid is not None, f"{record['tool']}: Claude Code refuses the input, forge-tools not"
         return
+    if want == "error" and record.get("message") == "no tool_result for this call":
+        settings = layout.settings()  # the binary did not start
+        assert settings.start_error is not None, "Claude Code did not start; forge-tools says it does"
+        assert not got.offered
+        return
     if want == "error":  # the binary has no such tool in this session
         assert not got.offered, f"{record['tool']}: not offered by Claude Code, forge-tools offers it"
         return
@@ -151,7 +156,8 @@ def test_call_matches_binary(config: str, index: int, tmp_path: Path) -> None:
     assert got.behavior == want, (f"{record['tool']} {json.dumps(record['input'])}: Claude Code "
                                   f"{want} ({record.get('reason_type')}), forge-tools {got.behavior} "
                                   f"({got.reason_type}: {got.deciding.why if got.deciding else ''})")
-    if want in ("allow", "deny") and record.get("reason_type") in ("rule", "subcommandResults", "mode"):
+    if want in ("allow", "deny") and record.get("reason_type") in ("rule", "subcommandResults", "mode",
+                                                                   "classifier"):
         assert got.reason_type == record["reason_type"], (
             f"{record['tool']} {json.dumps(record['input'])}: reason_type {record['reason_type']} "
             f"recorded, {got.reason_type} given")

@@ -36,7 +36,7 @@ from forge_tools.runtimes.claude.rules import (
     tool_rule_matches,
 )
 from forge_tools.runtimes.claude.settings import Behavior, ClaudeRule, ClaudeSettings
-from forge_tools.runtimes.claude.shell import Part, lower
+from forge_tools.runtimes.claude.shell import Part, deny_candidates, lower
 from forge_tools.runtimes.claude.tools import NO_PERMISSION, OFFERED, canonical, hiding_rule, input_problem
 
 _ORDER = {"allow": 0, "ask": 1, "deny": 2}
@@ -94,6 +94,8 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
            ) -> ClaudeDecision:
     """What Claude Code does with a call of `tool` (its own name) with `args`."""
     name = canonical(tool)
+    if settings.start_error is not None:
+        return ClaudeDecision("deny", "other", (Check(name, "deny", None, settings.start_error),), False)
     hidden = hiding_rule(settings, name)
     if hidden is not None:
         return ClaudeDecision("deny", "rule", (Check(name, "deny", hidden,
@@ -123,8 +125,9 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
                         lambda r: domain_matches(r.content or "", url))
         if hit is not None:
             return _moded(settings, ClaudeDecision(hit[0], "rule", (Check(url, hit[0], hit[1],
-                                                   f"the rule {hit[1].text!r} names its domain"),)))
-        return _moded(settings, _default(name, url, "no rule names this domain: Claude Code asks"))
+                                                   f"the rule {hit[1].text!r} names its domain"),)),
+                          name)
+        return _moded(settings, _default(name, url, "no rule names this domain: Claude Code asks"), name)
     if name in NO_PERMISSION:
         return ClaudeDecision("allow", "other", (Check(name, "allow", None,
                               f"{name} needs no permission in Claude Code", "modelled"),))
@@ -136,25 +139,44 @@ def _default(tool: str, subject: str, why: str, fidelity: str = "reproduced") ->
     return ClaudeDecision("ask", "other", (Check(subject, "ask", None, why, fidelity),))
 
 
-def _moded(settings: ClaudeSettings, decision: ClaudeDecision) -> ClaudeDecision:
-    """The mode's last word: dontAsk denies every ask; bypassPermissions allows what no rule asked."""
+#: the tools whose unruled calls plan and auto mode leave to Claude's classifier, which does not run
+#: offline (the binary denies them: "Auto mode is unavailable")
+CLASSIFIED = frozenset({"Bash", "WebFetch"})
+
+
+def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None = None) -> ClaudeDecision:
+    """The mode's last word: dontAsk denies every ask; bypassPermissions allows all that no deny or
+    ask rule decided; plan and auto leave an unruled Bash or WebFetch call to the classifier, which
+    is not there offline (deny)."""
     mode = settings.mode
+    if decision.behavior == "deny":
+        return decision
+    ruled_ask = any(c.behavior == "ask" and c.rule is not None for c in decision.checks)
+    if mode == "bypassPermissions":
+        if ruled_ask:
+            return decision
+        checks = tuple(c._replace(behavior="allow", why=c.why + "; bypassPermissions allows it")
+                       if c.behavior == "ask" else c for c in decision.checks)
+        return ClaudeDecision("allow", "mode", checks, decision.offered)
     if decision.behavior != "ask":
         return decision
     if mode == "dontAsk":
         checks = tuple(c._replace(behavior="deny", why=c.why + "; dontAsk denies what would ask")
                        if c.behavior == "ask" else c for c in decision.checks)
         return ClaudeDecision("deny", "mode", checks, decision.offered)
-    if mode == "bypassPermissions":
-        if any(c.behavior == "ask" and c.rule is not None for c in decision.checks):
-            return decision
-        checks = tuple(c._replace(behavior="allow", why=c.why + "; bypassPermissions allows it")
+    if mode in ("plan", "auto") and tool in CLASSIFIED and not ruled_ask:
+        checks = tuple(c._replace(behavior="deny", why=c.why + f"; in {mode} mode Claude Code leaves it to "
+                                  "its classifier, which does not run here: deny", fidelity="reproduced")
                        if c.behavior == "ask" else c for c in decision.checks)
-        return ClaudeDecision("allow", "mode", checks, decision.offered)
+        return ClaudeDecision("deny", "classifier", checks, decision.offered)
     return decision
 
 
 # ------------------------------------------------------------------------------------------ Bash
+
+#: the commands acceptEdits runs unasked when every path they name is in the working directories
+#: (touch and mkdir recorded; the others modelled)
+ACCEPT_EDITS_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "sed"})
 
 
 def _bash_rules(rules: list[ClaudeRule]) -> list[ClaudeRule]:
@@ -162,38 +184,58 @@ def _bash_rules(rules: list[ClaudeRule]) -> list[ClaudeRule]:
 
 
 def _match(rules: list[ClaudeRule], part: Part) -> tuple[Behavior, ClaudeRule] | None:
-    return _by_rules(rules, lambda r: any(bash_matches(r.content or "", c) for c in part.candidates))
+    """The strictest rule matching one subcommand: deny and ask rules see more of its forms
+    (`shell.deny_candidates`) than allow rules do; a wildcard allow does not approve a command
+    whose words the shell expands as a glob."""
+    strict = deny_candidates(part)
+    stricter: tuple[Behavior, ...] = ("deny", "ask")
+    for behavior in stricter:
+        rule = _first(rules, behavior, lambda r: any(bash_matches(r.content or "", c) for c in strict))
+        if rule is not None:
+            return behavior, rule
+
+    def allows(r: ClaudeRule) -> bool:
+        if part.glob and bash_pattern(r.content or "").kind == "wildcard":
+            return False
+        return any(bash_matches(r.content or "", c) for c in part.candidates)
+
+    rule = _first(rules, "allow", allows)
+    return ("allow", rule) if rule is not None else None
 
 
 def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
           bare_allow: tuple[Behavior, ClaudeRule] | None, cwd: Path) -> ClaudeDecision:
     bash = _bash_rules(rules)
-    whole = command.strip()
-    exact = _by_rules(bash, lambda r: _whole(r, whole))
-    if exact is not None and exact[0] == "deny":
-        rule = exact[1]
-        return _moded(settings, ClaudeDecision("deny", "rule", (Check(whole, "deny", rule,
-                                               f"the rule {rule.text!r} matches the whole command"),)))
     inner = _substituted(command)
     for text in inner:
         hit = _by_rules([r for r in bash if r.behavior != "allow"],
                         lambda r, t=text: bash_matches(r.content or "", t))
         if hit is not None and hit[0] == "deny":
             return _moded(settings, ClaudeDecision("deny", "rule", (Check(text, "deny", hit[1],
-                                                   f"the rule {hit[1].text!r} matches {text!r}"),)))
+                                                   f"the rule {hit[1].text!r} matches {text!r}"),)), "Bash")
+    parts = lower(command)
     checks: list[Check] = []
-    for part in lower(command):
-        checks.append(_part(settings, part, rules, bash, bare_allow, cwd))
+    here = cwd
+    for part in parts:
+        check, here = _part(settings, part, rules, bash, bare_allow, here)
+        checks.append(check)
     if not checks:
-        checks.append(Check(whole, "allow", None, "an empty command"))
+        checks.append(Check(command.strip(), "allow", None, "an empty command"))
+    if any(p.argv[:1] == ("cd",) for p in parts) and len(parts) > 1:
+        # modelled: a compound with cd asks unless every other subcommand is read-only
+        for i, (part, check) in enumerate(zip(parts, checks, strict=True)):
+            if part.argv[:1] != ("cd",) and check.behavior == "allow" and check.rule is not None:
+                checks[i] = check._replace(behavior="ask", why=f"{check.why}, but the line changes "
+                                           "directory first (cd): Claude Code asks", fidelity="modelled")
     behavior = _worst(checks)
-    # a rule that names the whole command (exactly, or as a prefix) is the binary's `rule` answer
-    named = exact is not None and exact[0] == behavior and len(checks) == 1
+    named = (len(parts) == 1 and checks[0].rule is not None and checks[0].behavior == behavior
+             and _whole(checks[0].rule, parts[0].text))
     decision = ClaudeDecision(behavior, "rule" if named else "subcommandResults", tuple(checks))
-    return _moded(settings, decision)
+    return _moded(settings, decision, "Bash")
 
 
 def _whole(rule: ClaudeRule, command: str) -> bool:
+    """A rule that names the whole command: exactly, or as the prefix itself (the binary's `rule`)."""
     kind, text = bash_pattern(rule.content or "")
     if kind == "exact":
         return text == command
@@ -222,29 +264,62 @@ def _worst(checks: list[Check]) -> Behavior:
     return max((c.behavior for c in checks), key=lambda b: _ORDER[b])
 
 
+def _resolve(arg: str, cwd: Path, home: Path) -> Path:
+    raw = str(home) + arg[1:] if arg == "~" or arg.startswith("~/") else arg
+    return Path(os.path.normpath(os.path.join(cwd, raw)))
+
+
+def _outside(settings: ClaudeSettings, argv: tuple[str, ...], cwd: Path) -> str | None:
+    """The first argument naming a path outside the working directories (`..`, `/x`, `~/x`)."""
+    for arg in argv[1:]:
+        if arg.startswith("-") or not (arg.startswith(("/", "~", "..")) or "/.." in arg or arg == "."):
+            continue
+        if not _inside(_resolve(arg, cwd, settings.home), settings.working_dirs):
+            return arg
+    return None
+
+
 def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: list[ClaudeRule],
-          bare_allow: tuple[Behavior, ClaudeRule] | None, cwd: Path) -> Check:
+          bare_allow: tuple[Behavior, ClaudeRule] | None, cwd: Path) -> tuple[Check, Path]:
+    """One subcommand's answer, and the working directory after it (`cd`)."""
     hit = _match(bash, part)
     if hit is not None and hit[0] != "allow":
-        return Check(part.text, hit[0], hit[1], f"the rule {hit[1].text!r} matches {part.text!r}")
+        return Check(part.text, hit[0], hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"), cwd
     denied = _denied_path(settings, part, rules, cwd)
     if denied is not None:
-        return denied
+        return denied, cwd
     if part.opaque is not None:
-        return Check(part.text, "ask", None, f"{part.opaque}: Claude Code asks")
+        return Check(part.text, "ask", None, f"{part.opaque}: Claude Code asks"), cwd
+    stripped = part.stripped
+    if stripped[:1] == ("cd",):
+        target = _resolve(stripped[1], cwd, settings.home) if len(stripped) > 1 else settings.home
+        if not _inside(target, settings.working_dirs):
+            return Check(part.text, "ask", None, f"cd leaves the working directories ({target}): "
+                         "Claude Code asks"), target
+        return Check(part.text, "allow", None, "cd inside the working directories"), target
     if hit is None and bare_allow is not None:
         hit = bare_allow
+    accept = settings.mode == "acceptEdits"
     if part.redirect is not None:
-        return Check(part.text, "ask", None,
-                     f"it writes to a file ({part.redirect}): Claude Code asks even when a rule allows it")
+        written = part.redirect.lstrip("0123456789&>| ").strip("'\"")
+        if not (accept and _inside(_resolve(written, cwd, settings.home), settings.working_dirs)):
+            return Check(part.text, "ask", None, f"it writes to a file ({part.redirect}): Claude Code "
+                         "asks even when a rule allows it"), cwd
     if hit is not None:
-        return Check(part.text, "allow", hit[1], f"the rule {hit[1].text!r} matches {part.text!r}")
-    stripped = part.stripped
+        return Check(part.text, "allow", hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"), cwd
     fidelity = read_only(" ".join(stripped) if stripped != part.argv else part.text, stripped)
     if fidelity is not None:
+        outside = _outside(settings, stripped, cwd)
+        if outside is not None:
+            return Check(part.text, "ask", None, f"a read-only command, but {outside!r} is outside the "
+                         "working directories: Claude Code asks"), cwd
         return Check(part.text, "allow", None, "a read-only command: Claude Code runs it without asking",
-                     fidelity)
-    return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks")
+                     fidelity), cwd
+    if (accept and stripped and stripped[0] in ACCEPT_EDITS_COMMANDS
+            and _outside(settings, stripped, cwd) is None):
+        return Check(part.text, "allow", None, "acceptEdits runs file commands inside the working "
+                     "directories", "reproduced" if stripped[0] in ("touch", "mkdir") else "modelled"), cwd
+    return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks"), cwd
 
 
 def _denied_path(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], cwd: Path

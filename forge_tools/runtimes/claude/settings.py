@@ -113,6 +113,7 @@ class ClaudeSettings:
     problems: list[tuple[Origin, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     is_root: bool = False
+    start_error: str | None = None  # Claude Code does not start at all with these settings
     env: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -342,7 +343,8 @@ def _mode(settings: ClaudeSettings, readable: Sequence[SettingsFile], options: C
                                   "(disableBypassPermissionsMode): the mode is default")
             return
         if settings.is_root and settings.env.get("IS_SANDBOX") != "1":
-            settings.notes.append("bypassPermissions is refused for root unless IS_SANDBOX=1: the mode "
-                                  "is default")
+            settings.start_error = (f"Claude Code does not start: bypassPermissions ({origin}) is refused "
+                                    "for root unless IS_SANDBOX=1")
+            settings.notes.append(settings.start_error)
             return
     settings.mode, settings.mode_origin = mode, origin

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 #: wrappers Claude strips before matching: name -> how many option words with values it takes
-WRAPPERS = frozenset({"timeout", "nice", "nohup", "time", "stdbuf"})
+WRAPPERS = frozenset({"timeout", "nice", "nohup", "time", "stdbuf", "command"})
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _BLANKS = re.compile(r"[ \t]+")
@@ -37,7 +37,8 @@ class Part(NamedTuple):
     argv: tuple[str, ...]  # its words, quotes removed (empty when not a simple command)
     redirect: str | None  # the first output redirection to a file, as written
     opaque: str | None  # why Claude cannot decide it from its text (it is asked), or None
-    candidates: tuple[str, ...]  # the texts rules are matched against
+    candidates: tuple[str, ...]  # the texts allow rules are matched against
+    glob: bool = False  # an unquoted `*`, `?` or `[` in its words: the shell expands it
 
     @property
     def stripped(self) -> tuple[str, ...]:
@@ -84,7 +85,9 @@ def _statement(node: Node, data: bytes, out: list[Part]) -> None:
         heredoc = False
         for r in node.children_by_field_name("redirect"):
             if r.type == "heredoc_redirect":
-                heredoc = True
+                start = next((c for c in r.children if c.type == "heredoc_start"), None)
+                quoted = start is not None and _text(start, data)[:1] in ("'", '"')
+                heredoc = heredoc or not quoted
             elif redirect is None and _writes_file(r, data):
                 redirect = _text(r, data)
         if body is None:
@@ -96,7 +99,7 @@ def _statement(node: Node, data: bytes, out: list[Part]) -> None:
             part = out[-1]
             opaque = part.opaque
             if heredoc and opaque is None:
-                opaque = "a here-document"
+                opaque = "a here-document that expands $ and backquotes"
             out[-1] = part._replace(redirect=redirect, opaque=opaque)
         elif redirect is not None:
             for i in range(before, len(out)):
@@ -195,21 +198,33 @@ def _command(node: Node, data: bytes) -> Part:
         opaque = f"a shell run with -c ({stripped[0]} -c)"
     if opaque is None and stripped and stripped[0] == "eval":
         opaque = "eval"
-    return Part(text, tuple(argv), None, opaque, candidates(text, tuple(argv)))
+    glob = any(c.type in ("word", "concatenation") and re.search(r"(?<!\\)[*?\[]", _text(c, data))
+               for c in node.named_children if c.type != "command_name")
+    return Part(text, tuple(argv), None, opaque, candidates(text, tuple(argv)), glob)
 
 
-def strip_wrappers(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """`argv` without leading `VAR=x` words and the wrappers Claude strips (with their options)."""
+def strip_wrappers(argv: tuple[str, ...], assignments: bool = True) -> tuple[str, ...]:
+    """`argv` without the wrappers Claude strips (`timeout 5`, `nice -n 5`, `nohup`, `time`,
+    `stdbuf -oL`, `command`) and, with `assignments`, leading `VAR=x` words and `env VAR=x`."""
     words = list(argv)
     changed = True
     while words and changed:
         changed = False
-        while words and _ASSIGNMENT.match(words[0]):
+        while assignments and words and _ASSIGNMENT.match(words[0]):
             words.pop(0)
             changed = True
-        if not words or words[0] not in WRAPPERS:
+        if not words:
+            break
+        name = words[0]
+        if name == "env" and assignments:
+            words.pop(0)
+            while words and (_ASSIGNMENT.match(words[0]) or words[0] in ("-i", "-")):
+                words.pop(0)
+            changed = True
             continue
-        name = words.pop(0)
+        if name not in WRAPPERS:
+            continue
+        words.pop(0)
         changed = True
         if name == "timeout":
             while words and words[0].startswith("-"):
@@ -223,7 +238,7 @@ def strip_wrappers(argv: tuple[str, ...]) -> tuple[str, ...]:
                 del words[:2]
             elif words and re.fullmatch(r"-[0-9]+|--adjustment=.*", words[0]):
                 words.pop(0)
-        elif name == "stdbuf" or name == "time":
+        elif name in ("stdbuf", "time"):
             while words and words[0].startswith("-"):
                 words.pop(0)
     return tuple(words)
@@ -234,9 +249,25 @@ def _join(argv: tuple[str, ...]) -> str:
 
 
 def candidates(text: str, argv: tuple[str, ...]) -> tuple[str, ...]:
-    """The texts Claude matches a subcommand's rules against, in order, without repeats."""
-    found = [text, _BLANKS.sub(" ", text)]
-    stripped = strip_wrappers(argv)
+    """The texts Claude matches a subcommand against its allow rules: as written, and with its
+    wrappers removed (not its `VAR=x` assignments, nor `env`)."""
+    found = [text]
+    stripped = strip_wrappers(argv, assignments=False)
     if stripped and stripped != argv:
         found.append(_join(stripped))
+    return tuple(dict.fromkeys(t for t in found if t))
+
+
+def deny_candidates(part: Part) -> tuple[str, ...]:
+    """The texts Claude matches a subcommand against its deny and ask rules: the allow texts, and
+    runs of blanks as one space, quotes removed, `VAR=x` and `env` removed, and the program's path
+    reduced to its name (`/usr/bin/git push` is `git push`)."""
+    found = [*part.candidates, _BLANKS.sub(" ", part.text)]
+    if part.argv:
+        found.append(_join(part.argv))
+        stripped = strip_wrappers(part.argv)
+        if stripped:
+            found.append(_join(stripped))
+            if "/" in stripped[0]:
+                found.append(_join((stripped[0].rsplit("/", 1)[-1], *stripped[1:])))
     return tuple(dict.fromkeys(t for t in found if t))

@@ -68,6 +68,8 @@ def offers(settings: ClaudeSettings, mcp_tools: tuple[str, ...] = ()) -> list[Of
     """Every tool with whether the model is offered it (MCP tools `mcp__server__tool` after the
     built-in ones, as the API request lists them)."""
     found: list[Offer] = []
+    if settings.start_error is not None:
+        return found
     for name in (*OFFERED, *mcp_tools):
         rule = hiding_rule(settings, name)
         found.append(Offer(name, rule is None, name in DEFERRED or name.startswith("mcp__"), rule))
