@@ -140,3 +140,42 @@ def test_the_library_answers_for_claude(claude_project: Path) -> None:
     assert both.runtime.deciding_rule is not None and both.runtime.deciding_rule.pattern == "./.env"
     both = forge_tools.call_answers(claude_project, "Bash", {"command": "rm -rf build"}, runtime="claude")
     assert both.runtime.action == "ask"
+
+
+def test_check_reports_claude_findings_at_their_rules(claude_project: Path, cli, isolated_env) -> None:  # type: ignore[no-untyped-def]
+    settings = {"permissions": {
+        "allow": ["Bash(git *)", "Bash(git status)", "Write(src/**)", "Bash(touch a:* b)"],
+        "deny": ["Bash(git push *)", "Bash(git)", "Webfetch", "Bash(git * push:*)"],
+        "ask": ["bash(ls)"]}}
+    (claude_project / ".claude" / "settings.json").write_text(json.dumps(settings, indent=1))
+    code, out, _ = cli("check", "--select", "FT3", "--format", "json")
+    found = [(f["code"], f["location"]["line"]) for f in json.loads(out)["findings"]]
+    lines = {text: i + 1 for i, text in enumerate(
+        (claude_project / ".claude" / "settings.json").read_text().splitlines())}
+
+    def line_of(rule: str) -> int:
+        return next(n for text, n in lines.items() if json.dumps(rule) in text)
+
+    assert ("FT301", line_of("bash(ls)")) in found
+    assert ("FT302", line_of("Bash(touch a:* b)")) in found
+    assert ("FT302", line_of("Bash(git * push:*)")) in found
+    assert ("FT303", line_of("Write(src/**)")) in found
+    assert ("FT305", line_of("Webfetch")) in found
+    assert ("FT306", line_of("Bash(git status)")) not in found  # `Bash(git)` is exact: `git` alone
+    forms = next(f for f in json.loads(out)["findings"] if f["code"] == "FT307")
+    assert "git -C . push x" in forms["data"]["forms"]  # allowed by Bash(git *), as the binary does
+    assert forms["location"]["line"] == line_of("Bash(git push *)")
+    assert code == 1  # FT301 is an error
+    _trust(isolated_env["home"], claude_project, False)
+    _code, out, _ = cli("check", "--select", "FT304", "--format", "json")
+    assert {f["location"]["line"] for f in json.loads(out)["findings"]} == {
+        line_of(r) for r in ("Bash(git *)", "Bash(git status)", "Write(src/**)", "Bash(touch a:* b)")}
+
+
+def test_an_allow_inside_a_deny_never_decides(claude_project: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (claude_project / ".claude" / "settings.local.json").write_text(json.dumps(
+        {"permissions": {"deny": ["Bash(npm *)"], "allow": ["Bash(npm run test:*)", "Bash(npm ci)"]}}))
+    _code, out, _ = cli("check", "--select", "FT306", "--format", "json")
+    messages = [f["message"] for f in json.loads(out)["findings"]]
+    assert any("'Bash(npm run test:*)'" in m for m in messages)
+    assert any("'Bash(npm ci)'" in m for m in messages)
