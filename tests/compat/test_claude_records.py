@@ -77,6 +77,11 @@ def test_each_call_has_exactly_one_answer(config: dict[str, Any]) -> None:
 def test_tool_lists_recorded(config: dict[str, Any]) -> None:
     recorded = _recorded(config["name"])
     offered = recorded["tools_offered"]
+    if "startup_error" in recorded:  # the binary refused to start a session: nothing was offered
+        assert offered == [] and recorded["api_tools"] is None, config["name"]
+        assert recorded["startup_error"]["stderr_tail"].strip(), config["name"]
+        assert {c["decision"] for c in recorded["calls"]} <= {"error"}, config["name"]
+        return
     assert offered and all(isinstance(t, str) for t in offered), config["name"]
     assert len(offered) == len(set(offered))
     api = recorded["api_tools"]

@@ -237,9 +237,10 @@ def record_config(config: dict[str, Any], standin: StandIn, scratch: Path) -> di
         api.append(script.api_tools)
         mcp_status.append(paths.normalise(init.get("mcp_servers")))
         modes.append(init.get("permissionMode"))
+        if not init and "startup_error" not in result:
+            # the session never started (e.g. bypassPermissions as root): every call is an error
+            result["startup_error"] = {"rc": rc, "stderr_tail": paths.normalise(err[-1500:])}
         if call is None:
-            if not init:
-                result["error"] = {"rc": rc, "stderr_tail": paths.normalise(err[-1500:])}
             break
         answer = _decide(_answers(events, 1)[0])
         if answer["decision"] == "error":
