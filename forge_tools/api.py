@@ -76,9 +76,11 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
                  agent: str | None = None, *, runtime: str | None = None,
                  session: PermissionSession | None = None, load_code: bool = False) -> Answers:
     """Both answers about a call, as `explain --call` gives them: `.runtime` (what the agent the config
-    belongs to does: opencode 1.18.33 for opencode's files, forge-tools' gate for forge's; `runtime`
-    names one instead), `.gate` (`decide_call`'s decision, what `run_call` enforces), `.chosen` (which
-    runtime and why) and `.difference` (the one line saying where they differ, or None)."""
+    belongs to does: opencode 1.18.33 for opencode's files, forge-tools' gate for forge's, Claude Code
+    2.1.328 for a project with only Claude's `.claude/settings*.json` or a call naming a Claude tool
+    such as `Bash` with `{"command": ...}`; `runtime` names one instead), `.gate` (`decide_call`'s
+    decision, what `run_call` enforces; for Claude, of the same call under Claude's rules), `.chosen`
+    (which runtime and why) and `.difference` (the one line saying where they differ, or None)."""
     from forge_tools.permission.gate import dry_gate
     from forge_tools.runtimes import runtime_for
     from forge_tools.runtimes.compare import answers
@@ -87,8 +89,13 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
     loaded = _loaded(project)
     result = resolve(loaded, agent, load_code=load_code)
     root = Path(loaded.project_root)
+    chosen = runtime_for(loaded, runtime, tool_id)
+    if chosen.runtime.name == "claude":  # the call names Claude's tool: `Bash {"command": ...}`
+        from forge_tools.runtimes.claude.runtime import claude_answers
+
+        return claude_answers(result, tool_id, args, root, Path(loaded.cwd), chosen)
     gate = decide(result, tool_id, args, root, dry_gate(result.ruleset, session))
-    return answers(result, tool_id, args, root, runtime_for(loaded, runtime), gate, Path(loaded.cwd))
+    return answers(result, tool_id, args, root, chosen, gate, Path(loaded.cwd))
 
 
 def new_session(project: LoadedConfig | str | Path | None = None, agent: str | None = None, *,

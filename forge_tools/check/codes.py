@@ -110,6 +110,36 @@ _TABLE: tuple[CodeInfo, ...] = (
              "The --expect file cannot be used, or an assertion names an unknown agent or tool, or gives "
              "call arguments that do not fit the tool.",
              "Fix the file at the reported location; see the `--expect` forms in docs/check-and-diff.md."),
+    # Claude Code's settings (runtimes/claude/findings.py; one block, issue 20)
+    CodeInfo("FT301", "claude-settings-unusable", "error",
+             "A Claude Code settings file or rule that Claude Code cannot use: not strict JSON, a value of "
+             "the wrong type, a rule it rejects (`bash(ls)`, `WebFetch(https://...)`), an unknown mode.",
+             "Fix it at the reported position; Claude Code skips it without a word in a non-interactive "
+             "session."),
+    CodeInfo("FT302", "claude-colon-star-inside", "warning",
+             "A Claude Code Bash rule whose `:*` is not at the end (a `:` and a wildcard, not a prefix), "
+             "or whose prefix holds a `*` (matched literally): it cannot match as written.",
+             "Put `:*` at the end, or write the wildcard with a space (`Bash(git push *)`)."),
+    CodeInfo("FT303", "claude-write-path-rule", "warning",
+             "A Claude Code `Write(path)` rule: Claude Code never consults Write rules for paths.",
+             "Write `Edit(path)`: Edit rules decide Edit, Write and NotebookEdit."),
+    CodeInfo("FT304", "claude-untrusted-allows", "warning",
+             "A Claude Code allow rule of .claude/settings.json that is not loaded: the workspace has not "
+             "been trusted (hasTrustDialogAccepted).",
+             "Accept the trust dialog in Claude Code, or move the rule to .claude/settings.local.json."),
+    CodeInfo("FT305", "claude-unknown-tool", "warning",
+             "A Claude Code rule names a tool Claude Code 2.1.328 does not have: it never applies.",
+             "Fix the tool name (the message suggests the closest one)."),
+    CodeInfo("FT306", "claude-allow-never-decides", "warning",
+             "A Claude Code allow rule that a deny or ask rule covers: deny > ask > allow whatever the "
+             "file, so it never decides.",
+             "Remove the allow rule, or narrow the deny/ask rule (Claude Code has no allow-exception inside "
+             "a deny)."),
+    CodeInfo("FT307", "claude-deny-spelled-around", "warning",
+             "A Claude Code Bash deny or ask rule that another spelling of the same command gets around "
+             "under Claude Code's lowering (options before a subcommand, `builtin`, `eval`, ...): the "
+             "spelling runs unasked.",
+             "Deny the spellings too, or make Bash an allow-list; forge-tools' gate resolves most of them."),
 )
 
 CODES: dict[str, CodeInfo] = {c.code: c for c in _TABLE}

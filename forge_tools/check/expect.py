@@ -71,6 +71,11 @@ class Assertion:
         if self.call is not None:
             parts.append(f"call {self.call.tool} {json.dumps(self.call.args)} -> {self.expect or '?'}")
         who = "every agent" if self.agent == "*" else f"agent {self.agent or '?'}"
+        claude_tool = self.call is not None and (self.call.tool[:1].isupper()
+                                                 or self.call.tool.startswith("mcp__"))
+        if not self.agent and self.call is not None and (
+                self.runtime == "claude" or (self.runtime is None and claude_tool)):
+            who = "Claude Code"
         return f"{who}: {'; '.join(parts) or '(incomplete)'}"
 
 
@@ -144,7 +149,7 @@ def _assertion(node: Node) -> Assertion | None:
     agent_node = node.get("agent")
     agent = None
     if agent_node is None:
-        if "agent" not in meant:
+        if "agent" not in meant and not _names_claude_call(node):
             problems.append(('an assertion needs `agent` (an agent name, or "*" for every agent)',
                              node.origin))
     else:
@@ -309,12 +314,21 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
         from forge_tools.runtimes.compare import answers
         from forge_tools.runtimes.forge.runtime import ForgeRuntime
 
-        d = decide_call(result, a.call.tool, a.call.args, root)
         if a.runtime is not None:
             from forge_tools.runtimes import Chosen as Picked
 
             chosen = Picked(get_runtime(a.runtime), "the expectation's runtime:")
-        both = answers(result, a.call.tool, a.call.args, root, chosen or runtime_for(None), d)
+        if _claude_call(a, chosen):
+            from forge_tools.runtimes import Chosen as Picked
+            from forge_tools.runtimes.claude.runtime import claude_answers
+
+            if chosen is None or chosen.runtime.name != "claude":
+                chosen = Picked(get_runtime("claude"), f"call: {a.call.tool} is a Claude Code tool")
+            both = claude_answers(result, a.call.tool, a.call.args, root, root, chosen)
+            d = both.gate
+        else:
+            d = decide_call(result, a.call.tool, a.call.args, root)
+            both = answers(result, a.call.tool, a.call.args, root, chosen or runtime_for(None), d)
         got = both.runtime.action
         if isinstance(both.chosen.runtime, ForgeRuntime):
             explanation = call_words(d, a.call.tool, root)
@@ -329,6 +343,31 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
             holds = False
             words.append(f"{a.call.tool} call: expected {a.expect}, got {got}: {explanation}")
     return holds, "; ".join(words)
+
+
+def _names_claude_call(node: Node) -> bool:
+    """An assertion about a Claude Code call (Claude has no agents: it needs no `agent`)."""
+    from forge_tools.runtimes import is_claude_tool
+
+    runtime, call = node.get("runtime"), node.get("call")
+    if runtime is not None:
+        return runtime.value == "claude"
+    tool = call.get("tool") if call is not None else None
+    return tool is not None and isinstance(tool.value, str) and is_claude_tool(tool.value)
+
+
+def _claude_call(a: Assertion, chosen: Chosen | None) -> bool:
+    """A call in Claude Code's terms: the assertion (or the check) names the claude runtime, or no
+    runtime is named and the tool is Claude's (`Bash`, `Read`, `mcp__srv__tool`)."""
+    from forge_tools.runtimes import is_claude_tool
+
+    if a.call is None:
+        return False
+    if a.runtime is not None:
+        return a.runtime == "claude"
+    if chosen is not None and chosen.chosen_by == "--runtime":
+        return chosen.runtime.name == "claude"
+    return is_claude_tool(a.call.tool)
 
 
 def _grouped(per_agent: list[tuple[str, str]]) -> str:
@@ -353,11 +392,18 @@ def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
     result = result_for(a.agent if a.agent in agents else agents[0], a.model)
     unsure = "" if plugin_tools_known else " (plugin tools are unknown without --load-code)"
     named = [*a.hidden, *a.visible]
-    if a.call is not None:
+    if a.call is not None and _claude_call(a, None):
+        from forge_tools.runtimes.claude.tools import KNOWN, canonical
+
+        tool = a.call.tool
+        if canonical(tool) not in KNOWN and not tool.startswith("mcp__"):
+            problems.append((f"unknown Claude Code tool {tool!r}{did_you_mean(tool, sorted(KNOWN))}",
+                             a.tool_origin or a.origin))
+    elif a.call is not None:
         named.append((a.call.tool, a.tool_origin or a.origin))
     problems += [(f"unknown tool {t!r}{did_you_mean(t, result.ids)}{unsure}", o)
                  for t, o in named if result.get(t) is None]
-    if a.call is not None and result.get(a.call.tool) is not None:
+    if a.call is not None and not _claude_call(a, None) and result.get(a.call.tool) is not None:
         why = args_problem(result, a.call.tool, a.call.args)
         if why is not None:
             problems.append((why, a.args_origin or a.origin))
@@ -383,8 +429,12 @@ def check_expectations(assertions: list[Assertion], agents: list[str], result_fo
             outcomes.append(ExpectationOutcome(
                 a.describe(), False, "not checked: " + "; ".join(m for m, _ in problems), a.origin))
             continue
-        targets = agents if a.agent == "*" else [a.agent]
-        verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, runtime)) for agent in targets]
+        if not a.agent and _claude_call(a, runtime) and agents:  # Claude Code has no agents
+            verdicts = [("Claude Code", *_verdicts(a, agents[0], result_for, project_root, runtime))]
+        else:
+            targets = agents if a.agent == "*" else [a.agent]
+            verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, runtime))
+                        for agent in targets]
         failing = [(agent, words) for agent, holds, words in verdicts if not holds]
         if failing:
             text = _grouped(failing)

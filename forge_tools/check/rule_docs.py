@@ -124,6 +124,35 @@ _DOCS: dict[str, RuleDoc] = {
                      "a call denied); a config change broke it."),
     "FT202": RuleDoc("An assertion that cannot be evaluated checks nothing, so the file is refused at the "
                      "problem."),
+    # Claude Code (runtimes/claude/findings.py)
+    "FT301": RuleDoc("Claude Code skips a settings file it cannot parse and a rule it rejects; in a "
+                     "headless session nobody is told, so the rules meant are silently missing.",
+                     '{"permissions": {"allow": ["bash(ls)"]}}  // .claude/settings.json',
+                     '{"permissions": {"allow": ["Bash(ls)"]}}'),
+    "FT302": RuleDoc("Claude Code reads `:*` as a prefix only at the very end of a Bash rule; elsewhere it "
+                     "is a `:` and a wildcard, and a `*` inside a prefix is literal.",
+                     '{"permissions": {"deny": ["Bash(git push:* --force)"]}}',
+                     '{"permissions": {"deny": ["Bash(git push * --force)"]}}'),
+    "FT303": RuleDoc("Claude Code decides its file-writing tools by Edit(...) rules; a Write(path) rule is "
+                     "never consulted, so a deny there protects nothing.",
+                     '{"permissions": {"deny": ["Write(.env)"]}}',
+                     '{"permissions": {"deny": ["Edit(.env)"]}}'),
+    "FT304": RuleDoc("In a workspace whose trust dialog was not accepted, Claude Code does not load the "
+                     "allow rules of .claude/settings.json (its deny and ask rules it does load)."),
+    "FT305": RuleDoc("A rule naming a tool Claude Code does not have (a typo, another agent's name) never "
+                     "applies.",
+                     '{"permissions": {"deny": ["Webfetch"]}}',
+                     '{"permissions": {"deny": ["WebFetch"]}}'),
+    "FT306": RuleDoc("Claude Code merges every file's rules and a deny or ask always beats an allow, so an "
+                     "allow inside a broader deny never decides (unlike opencode's last match).",
+                     '{"permissions": {"deny": ["Bash(git *)"], "allow": ["Bash(git status)"]}}',
+                     '{"permissions": {"deny": ["Bash(git push *)"], "allow": ["Bash(git status)"]}}'),
+    "FT307": RuleDoc("Claude Code 2.1.328 matches a Bash deny against the command's forms (quotes removed, "
+                     "`VAR=x`, `env`, `timeout` removed, the program's path reduced), but not options "
+                     "before a subcommand, `builtin`, `eval` or `$(echo rm)`; under a broad allow those "
+                     "spellings run unasked. `check` decides each with the claude runtime, runs nothing.",
+                     '{"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(git push *)"]}}',
+                     '{"permissions": {"allow": ["Bash(git status)", "Bash(git log *)"]}}'),
 }
 
 

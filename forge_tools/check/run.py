@@ -118,6 +118,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
                         for key in (str(source.where), str(source.where.resolve()))}
     tell("analysing the rules")
     report.findings += analyse(ctx)
+    report.findings += claude_findings(loaded.cwd)
     # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
     # there are some (a project without plugins misses nothing)
     report.notes += [n for n in ctx.notes if n != NOTE_PLUGINS_UNKNOWN]
@@ -129,6 +130,19 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
         tell("testing the expectations")
         _check_assertions(assertions, ctx, report, opts.load_code)
     return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees
+
+
+def claude_findings(cwd: Path) -> list[Finding]:
+    """FT301-FT307 for a project with Claude Code settings (`.claude/settings*.json`): the files Claude
+    would read there (the person's and managed ones too), read as Claude reads them."""
+    from forge_tools.runtimes import claude_files
+
+    if not claude_files(Path(cwd)):
+        return []
+    from forge_tools.runtimes.claude.findings import claude_findings as findings
+    from forge_tools.runtimes.claude.settings import read_settings
+
+    return findings(read_settings(Path(cwd)))
 
 
 def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str, str]) -> CheckReport:

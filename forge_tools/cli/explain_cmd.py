@@ -71,6 +71,8 @@ def register(app: typer.Typer) -> None:
             get_runtime(runtime)
         raw_call = _parse_call(call)
         opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
+        if runtime == "claude" or (runtime is None and _claude_name(tool)):
+            return _explain_claude(tool, raw_call, opts, runtime, fmt)
         loaded, result = resolve_options(opts, focus=tool, fmt=fmt)
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
@@ -86,6 +88,38 @@ def register(app: typer.Typer) -> None:
         else:
             typer.echo(render_text(data, definition=definition))
         return 0
+
+
+def _claude_name(tool: str) -> bool:
+    from forge_tools.runtimes import is_claude_tool
+
+    return is_claude_tool(tool)
+
+
+def _explain_claude(tool: str, raw_call: Any, opts: Any, runtime: str | None, fmt: str) -> int:
+    """`explain` of a Claude Code tool: Claude's answer (its settings files), the gate's beside it."""
+    from forge_tools.cli.pipeline_opts import resolve_options
+    from forge_tools.errors import UsageError
+    from forge_tools.runtimes import runtime_for
+    from forge_tools.runtimes.claude.explain import explanation, render_text
+    from forge_tools.runtimes.claude.gate import gate_call
+
+    mapped = gate_call(tool, raw_call or {})
+    loaded, result = resolve_options(opts, focus=mapped[0] if mapped else None, fmt=fmt)
+    chosen = runtime_for(loaded, runtime, tool)
+    if chosen.runtime.name != "claude":
+        forge_name = f" (forge-tools' name is {mapped[0]!r})" if mapped else ""
+        raise UsageError(f"{tool!r} is a Claude Code tool name, but {loaded.cwd} has no Claude Code "
+                         f"settings (.claude/settings.json){forge_name}; give --runtime claude to ask "
+                         "Claude Code with the person's own settings", where="TOOL")
+    data = explanation(tool, raw_call, loaded, result, chosen)
+    if fmt == "json":
+        import json
+
+        typer.echo(json.dumps(data, indent=2, default=str))
+    else:
+        typer.echo(render_text(data))
+    return 0
 
 
 CALL_EXAMPLE = """--call '{"command": "ls"}' (bash) or --call '{"filePath": "src/a.py"}' (read)"""
