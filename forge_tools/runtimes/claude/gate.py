@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from forge_tools.permission.model import Rule
+from forge_tools.rule import Rule
 from forge_tools.runtimes.claude.rules import bash_pattern, path_rule
 
 if TYPE_CHECKING:

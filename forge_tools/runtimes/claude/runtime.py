@@ -71,7 +71,7 @@ def call_decision(decision: ClaudeDecision, tool: str, args: dict[str, Any]) -> 
     """Claude's decision in the seam's record: one check per subject, its rule as a `Rule`
     (permission: the Claude tool; pattern: the rule's content, `*` for a bare tool)."""
     from forge_tools.permission.calls import CallDecision, PatternDecision
-    from forge_tools.permission.model import Rule
+    from forge_tools.rule import Rule
 
     checks = []
     for c in decision.checks:
