@@ -24,7 +24,8 @@ def register(app: typer.Typer) -> None:
         project: ProjectOpt = None,
     ) -> int:
         """List the agents in opencode's order (builtin first, then custom, each by name), the default
-        one marked; then the agent runtimes whose config the project holds, with their files."""
+        one marked (`--runtimes`: the agent runtimes whose config the project holds, with their files;
+        JSON always has both)."""
         import json
 
         from forge_tools.cli.common import check_format, format_table, load
@@ -70,9 +71,6 @@ def register(app: typer.Typer) -> None:
             name = a.name if a.shown == a.name else f"{a.name} (shown as {a.shown})"
             rows.append((name, a.mode, status or "-", origin, a.description or "-"))
         typer.echo(format_table(("AGENT", "MODE", "STATUS", "ORIGIN", "DESCRIPTION"), rows))
-        if any(f.in_project for f in found):
-            typer.echo("")
-            typer.echo("\n".join(runtime_lines(found, loaded)))
         return 0
 
 
