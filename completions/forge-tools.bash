@@ -31,9 +31,10 @@ _forge_tools() {
       case "$prev" in
         --format|-f) COMPREPLY=($(compgen -W "auto text concise json github sarif" -- "$cur")); return ;;
         --select) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
+        --extend-select) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
         --ignore) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--project --config -c --strict --expect --runtime --format -f --load-code --select --ignore --exit-zero --output-file -o --statistics --fix --diff --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--project --config -c --strict --expect --runtime --format -f --load-code --select --extend-select --ignore --exit-zero --output-file -o --statistics --fix --diff --help -h" -- "$cur"));
       fi
       ;;
     "completions")

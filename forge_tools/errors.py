@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +18,20 @@ class ExitCode(IntEnum):
     CONFIG = 3  # config or plugin could not be loaded
     PERMISSION = 4  # permission denied or rejected
     INTERRUPTED = 130
+
+
+class ConfigProblem(StrEnum):
+    """What kind of config problem a ConfigError is: the finding code `check` reports it as, given
+    where the error is raised (each code's record is in forge_tools/check/rules/)."""
+
+    SYNTAX = "FT001"  # the text cannot be parsed
+    TYPE = "FT002"  # a value of the wrong type or not among the accepted values
+    ACTION = "FT003"  # a permission action that is not allow, ask or deny
+    UNKNOWN_KEY = "FT004"  # a key (or a check setting, or a finding code in one) that is not known
+    FILE_REFERENCE = "FT005"  # a {file:...} substitution that cannot be read
+    UNREADABLE = "FT006"  # a config file that cannot be read
+    DUPLICATE_KEY = "FT007"  # a key written twice in one mapping
+    UNUSABLE = "FT008"  # anything else that makes the config unusable as written
 
 
 class ForgeToolsError(Exception):
@@ -65,9 +79,11 @@ class ConfigError(ForgeToolsError):
 
     exit_code = ExitCode.CONFIG
 
-    def __init__(self, message: str, origin: Origin | None = None) -> None:
+    def __init__(self, message: str, origin: Origin | None = None,
+                 code: ConfigProblem | str = ConfigProblem.UNUSABLE) -> None:
         super().__init__(message)
         self.origin = origin
+        self.code = ConfigProblem(code)
 
     def one_line(self) -> str:
         return f"{self.origin}: {self.message}" if self.origin is not None else self.message

@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from forge_tools.check.context import TOP, CheckContext, is_user_rule
-from forge_tools.check.deny_strength import deny_strength
-from forge_tools.check.global_overrides import project_loosens_global_deny
 from forge_tools.config.formats import ConfigFormat
 from forge_tools.names import EDIT_FAMILY, PERMISSION_ONLY_NAMES, builtin_ids, permission_name
 from forge_tools.origin import Node, Origin, format_key_path
@@ -281,6 +279,24 @@ def _block_start(ruleset: tuple[Rule, ...], block: tuple[Rule, ...]) -> int | No
     return start if ruleset[start:start + len(block)] == block else None
 
 
+def _merge_order_words(rule: Origin | None, later: Origin | None) -> str:
+    """Why a rule written above, or in another file, still comes later: said when the file does not
+    show it (merge order is the files in load order, then in each the top-level `permission` before
+    the agents' and a legacy `tools` map before `permission`)."""
+    if rule is None or later is None or rule.kind != "file" or later.kind != "file":
+        return ""
+    if rule.path != later.path:
+        from pathlib import Path
+
+        first, then = Path(rule.path or ""), Path(later.path or "")
+        names = (then.name, first.name) if then.name != first.name else (str(then), str(first))
+        return f" ({names[0]} loads after {names[1]})"
+    if (later.line or 0) < (rule.line or 0):
+        return (" though it is written above it (a file's top-level `permission` comes before each "
+                "agent's, and a legacy `tools` map before `permission`)")
+    return ""
+
+
 def unreachable_rules(ctx: CheckContext) -> list[Finding]:
     """FT103: a rule that can never decide in any agent whose ruleset holds it."""
     per_agent = dead_rules_by_agent(ctx)
@@ -296,14 +312,16 @@ def unreachable_rules(ctx: CheckContext) -> list[Finding]:
         related = []
         for later, names in coverers.items():
             where = "" if len(coverers) == 1 else f" (agents {', '.join(names)})"
-            related.append(Related(f"covered by later rule {rule_text(later)}{where}", later.origin))
+            label = f"covered by {rule_text(later)}, which comes after it in merge order{where}"
+            related.append(Related(label, later.origin))
         first = next(iter(coverers))
         same_action = all(c.action == rule.action for c in coverers)
         effect = "it is redundant" if same_action else f"its {rule.action!r} never applies"
         findings.append(Finding(
             "FT103", "warning",
-            f"rule {rule_text(rule)} can never decide: the later rule {rule_text(first)} matches every "
-            f"permission name and pattern it matches, and the last matching rule wins; {effect}",
+            f"rule {rule_text(rule)} can never decide: rule {rule_text(first)} comes after it in merge order"
+            f"{_merge_order_words(rule.origin, first.origin)} and matches every permission name and pattern "
+            f"it matches, and the last matching rule wins; {effect}",
             "remove this rule, or move it after the broader rule if it was meant to win",
             rule.origin, tuple(related)))
     return findings
@@ -596,31 +614,20 @@ def code_notes(ctx: CheckContext) -> list[Finding]:
                     origin)]
 
 
-def _absolute_path_patterns(ctx: CheckContext) -> list[Finding]:
-    from forge_tools.check.path_patterns import absolute_path_patterns
+def context_checks() -> list[Callable[[CheckContext], list[Finding]]]:
+    """The functions of the codes checked on the loaded config (`kind="context"` in their records),
+    each once, in code order: one function may produce several codes (FT101, FT102 and FT110)."""
+    from forge_tools.check.codes import CODES
+    from forge_tools.check.rules import resolve
 
-    return absolute_path_patterns(ctx)
-
-
-CHECKS: tuple[Callable[[CheckContext], list[Finding]], ...] = (
-    unknown_permissions,
-    unreachable_rules,
-    trailing_deny,
-    specific_denies,
-    unknown_agents,
-    agent_setting_typos,
-    legacy_tools,
-    _absolute_path_patterns,
-    code_notes,
-    project_loosens_global_deny,
-    deny_strength,
-)
+    refs = dict.fromkeys(info.check for info in CODES.values() if info.kind == "context" and info.check)
+    return [resolve(ref) for ref in refs]  # type: ignore[misc]
 
 
 def analyse(ctx: CheckContext) -> list[Finding]:
     """Every check's findings; one cause is reported once (see `_one_cause`)."""
     findings: list[Finding] = []
-    for check in CHECKS:
+    for check in context_checks():
         findings.extend(check(ctx))
     return _one_cause(findings)
 

@@ -2,7 +2,7 @@
 
 This walks the same discovery list as `load_config` and reads each source with the same reader
 (`config.reader.read_source`), which keeps every error of a source, so a CI run shows all bad files
-in one go. The classification into finding codes reads the loader's messages, which are stable text.
+in one go. Each error carries its finding code from where it was raised (`ConfigError.code`).
 """
 
 from __future__ import annotations
@@ -29,28 +29,6 @@ _HINTS = {
 }
 
 
-def classify(error: ConfigError) -> str:
-    """The finding code for a loader error, from its (stable) message."""
-    text = error.message
-    if text.startswith(("invalid JSON", "invalid YAML", "invalid TOML", "recursive YAML alias",
-                        "not valid JSON once", "not valid YAML once", "not valid TOML once")) or (
-            "a key must be" in text):
-        return "FT001"
-    if "duplicate key" in text:
-        return "FT007"
-    if "unknown action" in text:
-        return "FT003"
-    if text.startswith("unknown top-level key") or text.startswith("unknown key"):
-        return "FT004"
-    if text.startswith("{file:"):
-        return "FT005"
-    if text.startswith(("cannot read config file", "no such config file")):
-        return "FT006"
-    if "expected " in text or "must be" in text or "is not one of" in text:
-        return "FT002"
-    return "FT008"
-
-
 def ignored_finding(error: ConfigError) -> Finding:
     """FT117: something opencode ignores in its own config, which forge-tools ignored as well."""
     env = error.origin is not None and error.origin.kind == "env"
@@ -60,7 +38,8 @@ def ignored_finding(error: ConfigError) -> Finding:
 
 
 def finding_for(error: ConfigError) -> Finding:
-    code = classify(error)
+    """The finding of a loader error, under the code the error was raised with."""
+    code = str(error.code)
     return Finding(code, "error", error.message, _HINTS[code], error.origin)
 
 

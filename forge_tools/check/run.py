@@ -35,6 +35,7 @@ class CheckOptions(NamedTuple):
     load_code: bool = False
     select: tuple[str, ...] | None = None  # --select: replaces the config's `check.select`
     ignore: tuple[str, ...] = ()  # --ignore: added to the config's `check.ignore`
+    extend_select: tuple[str, ...] = ()  # --extend-select: added to what is selected
     runtime: str | None = None  # --runtime: whose answers expectations and FT116 use (default: config's)
     progress: Callable[[str], None] | None = None  # hears what check is doing (a status line)
 
@@ -57,9 +58,9 @@ def run_check(opts: CheckOptions) -> CheckReport:
 
     report, trees = _run_check(opts)
     selection = Selection()
-    for select, ignore in config_layers(trees, report.project_root):
-        selection = selection.then(select, ignore)
-    selection = selection.then(opts.select, opts.ignore)
+    for select, ignore, extend in config_layers(trees, report.project_root):
+        selection = selection.then(select, ignore, extend)
+    selection = selection.then(opts.select, opts.ignore, opts.extend_select)
     return apply(report, selection, report.files)
 
 

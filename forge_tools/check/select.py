@@ -3,6 +3,8 @@
 
 A code is kept when the longest select or ignore entry matching it is a select entry (an ignore entry
 wins a tie), as ruff decides, so `select: [FT1]` with `ignore: [FT105]` reports FT101 but not FT105.
+With no select entry at all, the default set is reported: every code but the informational hints whose
+records say `default=False` (FT105, FT107), which only a select entry covering them turns on.
 Findings that say the config cannot be read or used (FT001-FT008) are never dropped: silencing them
 would let a broken config pass CI.
 """
@@ -28,24 +30,37 @@ _DIRECTIVE = re.compile(r"forge-tools:\s*ignore\b(?P<codes>.*?)(?:\s--(?P<reason
 
 
 class Selection(NamedTuple):
-    """The codes to report: `select` (None: all) and `ignore`, each a list of codes or prefixes."""
+    """The codes to report: `select` (None: the default set), `ignore` and `extend_select` (added to
+    what is selected), each a list of codes or prefixes."""
 
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
 
     def keeps(self, code: str) -> bool:
+        """With no `select`, the default set: every code but those off by default, as if `FT` were
+        selected; a `select` or `extend_select` entry, even a prefix (`FT1`), turns on the
+        off-by-default codes it covers. The longest matching entry decides; an ignore wins a tie."""
         if code in ALWAYS_REPORTED:
             return True
-        best_select = max((len(p) for p in (self.select or ("FT",)) if code.startswith(p)), default=-1)
         best_ignore = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
-        return best_select > best_ignore
+        if self.select is None:
+            from forge_tools.check.codes import CODES
 
-    def then(self, select: Sequence[str] | None, ignore: Sequence[str]) -> Selection:
-        """A later layer: a `select` starts over (earlier select and ignore no longer apply), an
-        `ignore` alone adds to the earlier ones."""
+            info = CODES.get(code)
+            best_select = len("FT") if info is None or info.default else -1
+        else:
+            best_select = max((len(p) for p in self.select if code.startswith(p)), default=-1)
+        best_extend = max((len(p) for p in self.extend_select if code.startswith(p)), default=-1)
+        return max(best_select, best_extend) > best_ignore
+
+    def then(self, select: Sequence[str] | None, ignore: Sequence[str],
+             extend_select: Sequence[str] = ()) -> Selection:
+        """A later layer: a `select` starts over (earlier select, extend_select and ignore no longer
+        apply); an `ignore` or `extend_select` alone adds to the earlier ones."""
         if select is not None:
-            return Selection(tuple(select), tuple(ignore))
-        return Selection(self.select, (*self.ignore, *ignore))
+            return Selection(tuple(select), tuple(ignore), tuple(extend_select))
+        return Selection(self.select, (*self.ignore, *ignore), (*self.extend_select, *extend_select))
 
 
 def parse_codes(values: Iterable[str] | None, option: str) -> list[str] | None:
@@ -71,47 +86,125 @@ def parse_codes(values: Iterable[str] | None, option: str) -> list[str] | None:
 def _unknown_code(part: str) -> str | None:
     """Why `part` selects no finding code at all (a typo would silently select or ignore nothing), or
     None when some code starts with it."""
-    from difflib import get_close_matches
-
     from forge_tools.check.codes import CODES
 
     if any(code.startswith(part) for code in CODES):
         return None
+    return (f"no finding code is or starts with {part!r}{_close_codes(part)} (`forge-tools rule --all` "
+            "lists them)")
+
+
+def _close_codes(part: str) -> str:
+    """`; did you mean FT104?` for a code that is not one, or ''."""
+    from difflib import get_close_matches
+
+    from forge_tools.check.codes import CODES
+
     close = get_close_matches(part, list(CODES), n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(close)}?" if close else ""
-    return f"no finding code is or starts with {part!r}{hint} (`forge-tools rule --all` lists them)"
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
-def config_layers(trees: Iterable[Node], project_root: Path) -> list[tuple[list[str] | None, list[str]]]:
+#: the keys of a `check` settings section, wherever it is written
+SETTINGS = ("select", "extend_select", "ignore")
+
+Layer = tuple[list[str] | None, list[str], list[str]]  # (select, ignore, extend_select)
+
+
+def config_layers(trees: Iterable[Node], project_root: Path) -> list[Layer]:
     """The `check` settings of pyproject.toml `[tool.forge-tools.check]`, then of each config source in
-    load order (a valid one: schema errors are findings of their own)."""
-    import tomllib
-
-    layers: list[tuple[list[str] | None, list[str]]] = []
-    pyproject = project_root / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            data = {}  # not forge's file: a broken pyproject is not ours to report
-        section = data.get("tool", {}).get("forge-tools", {}).get("check", {})
-        if isinstance(section, dict):
-            layers.append(_layer(section.get("select"), section.get("ignore")))
+    load order (a valid one: schema errors are findings of their own). A setting that is not known, or
+    a code that no finding has, is a ConfigError at its file:line:col (exit 3): a misspelt `ignor` or
+    `FT1O5` would otherwise report what the person meant to leave out, or hide what they meant to see."""
+    layers: list[Layer] = []
+    section = _pyproject_section(project_root / "pyproject.toml")
+    if section is not None:
+        layers.append(_layer(section, "[tool.forge-tools.check]"))
     for tree in trees:
         node = tree.get("check")
         if node is not None and node.is_map:
-            select, ignore = node.get("select"), node.get("ignore")
-            layers.append(_layer(select.plain() if select is not None else None,
-                                 ignore.plain() if ignore is not None else None))
+            layers.append(_layer(node, "check"))
     return layers
 
 
-def _layer(select: object, ignore: object) -> tuple[list[str] | None, list[str]]:
-    def codes(value: object) -> list[str]:
-        return [v for v in value if isinstance(v, str) and _CODE.fullmatch(v)] if isinstance(value, list) \
-            else []
+def _pyproject_section(path: Path) -> Node | None:
+    """`[tool.forge-tools.check]` of the project's pyproject.toml, located, or None when there is none.
+    A pyproject.toml that cannot be parsed is not forge's to report, unless it names forge-tools."""
+    from forge_tools.config.formats.toml_format import parse_toml
+    from forge_tools.errors import ConfigError
 
-    return (codes(select) if isinstance(select, list) else None), codes(ignore)
+    if not path.is_file():
+        return None
+    try:
+        text = read_regular_text(path)
+    except (OSError, UnicodeDecodeError):
+        return None
+    if "forge-tools" not in text:
+        return None  # most pyprojects: no need to parse them
+    try:
+        tree = parse_toml(text, Origin("file", str(path)))
+    except ConfigError as exc:
+        if "[tool.forge-tools" in text or "forge-tools" in (exc.message or ""):
+            raise ConfigError(f"{exc.message} (pyproject.toml holds [tool.forge-tools] settings of check, "
+                              "which cannot be read until it parses)", exc.origin, code="FT001") from None
+        return None
+    tool = tree.get("tool")
+    ours = tool.get("forge-tools") if tool is not None else None
+    if ours is None:
+        return None
+    if not ours.is_map:
+        raise ConfigError("[tool.forge-tools] must be a table (its `check` table holds the settings of "
+                          "check)", ours.origin, code="FT002")
+    for key, child in ours.items():
+        if key != "check":
+            raise _unknown_setting(key, ("check",), child, "[tool.forge-tools]")
+    section = ours.get("check")
+    if section is not None and not section.is_map:
+        raise ConfigError(f"[tool.forge-tools.check] must be a table of settings ({', '.join(SETTINGS)})",
+                          section.origin, code="FT002")
+    return section
+
+
+def _unknown_setting(key: str, known: Sequence[str], node: Node, where: str) -> Exception:
+    from difflib import get_close_matches
+
+    from forge_tools.errors import ConfigError
+
+    close = get_close_matches(key, list(known), n=1, cutoff=0.5)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ConfigError(f"unknown setting {key!r} in {where}{hint}; the settings are {', '.join(known)}",
+                       node.key_origin or node.origin, code="FT004")
+
+
+def _layer(section: Node, where: str) -> Layer:
+    """One `check` section's (select, ignore, extend_select), every key and code checked."""
+    from forge_tools.errors import ConfigError
+
+    for key, child in section.items():
+        if key not in SETTINGS:
+            raise _unknown_setting(key, SETTINGS, child, where)
+
+    def codes(key: str) -> list[str] | None:
+        node = section.get(key)
+        if node is None:
+            return None
+        if not node.is_list:
+            raise ConfigError(f"{where} {key} must be a list of finding codes or prefixes, e.g. "
+                              f"{key} = [\"FT105\"]", node.origin, code="FT002")
+        found: list[str] = []
+        for item in node.value:
+            value = item.value
+            if not isinstance(value, str) or not _CODE.fullmatch(value.strip().upper()):
+                close = _close_codes(value.strip().upper()) if isinstance(value, str) else ""
+                raise ConfigError(f"{where} {key}: {value!r} is not a finding code or prefix (e.g. FT104, "
+                                  f"FT1, FT){close}", item.origin, code="FT002")
+            code = value.strip().upper()
+            unknown = _unknown_code(code)
+            if unknown:
+                raise ConfigError(f"{where} {key}: {unknown}", item.origin, code="FT004")
+            found.append(code)
+        return found
+
+    return codes("select"), codes("ignore") or [], codes("extend_select") or []
 
 
 # ------------------------------------------------------------------------------- inline suppression
@@ -127,6 +220,7 @@ class Suppression(NamedTuple):
     codes: tuple[str, ...]
     reason: str | None
     lines: tuple[int, ...]
+    stray: str = ""  # words after the codes that are no code: a reason written without `--`
 
     @property
     def origin(self) -> Origin:
@@ -134,7 +228,7 @@ class Suppression(NamedTuple):
 
     def covers(self, finding: Finding) -> bool:
         o = finding.origin
-        return (o is not None and o.kind == "file" and o.line in self.lines
+        return (not self.stray and o is not None and o.kind == "file" and o.line in self.lines
                 and _same_file(o.path, self.path)
                 and any(finding.code.startswith(c) for c in self.codes))
 
@@ -173,10 +267,13 @@ def suppressions_in(path: Path, text: str) -> list[Suppression]:
         index = bisect.bisect_right(line_starts, offset) - 1
         line, column = index + 1, offset - line_starts[index] + 1
         alone = text[line_starts[index]:offset].strip() == ""
-        codes = tuple(c.upper() for c in re.split(r"[\s,]+", match.group("codes").strip()) if c)
+        words = [w for w in re.split(r"[\s,]+", match.group("codes").strip()) if w]
+        first_word = next((i for i, w in enumerate(words) if not _CODE.fullmatch(w.upper())), len(words))
+        codes = tuple(w.upper() for w in words[:first_word])
+        stray = " ".join(words[first_word:]) if codes else ""
         reason = (match.group("reason") or "").strip() or None
         found.append(Suppression(str(path), line, column, codes, reason, (line, line + 1) if alone
-                                 else (line,)))
+                                 else (line,), stray))
     return found
 
 
@@ -215,7 +312,13 @@ def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> C
     for s, suppressed in zip(suppressions, used, strict=True):
         unknown = [c for c in s.codes if not _CODE.fullmatch(c) or not any(k.startswith(c)
                                                                            for k in report.codes)]
-        if not s.codes:
+        if s.stray:
+            reason = f"{s.stray} -- {s.reason}" if s.reason else s.stray
+            kept.append(_unused(s, f"the suppression's reason must follow `--`: write `forge-tools: ignore "
+                                   f"{' '.join(s.codes)} -- {reason}`; as written, {s.stray!r} reads as "
+                                   "finding codes, so the comment suppresses nothing",
+                                hint="put ` -- ` between the codes and the reason"))
+        elif not s.codes:
             kept.append(_unused(s, "a suppression comment names no code; write the codes it is for, e.g. "
                                    "`forge-tools: ignore FT104 -- reason`"))
         elif any(c in ALWAYS_REPORTED for c in s.codes) and not suppressed:
@@ -232,6 +335,6 @@ def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> C
     return report
 
 
-def _unused(s: Suppression, message: str) -> Finding:
-    return Finding(UNUSED_SUPPRESSION, "warning", message,
-                   "remove the comment, or fix the code it names", s.origin)
+def _unused(s: Suppression, message: str,
+            hint: str = "remove the comment, or fix the code it names") -> Finding:
+    return Finding(UNUSED_SUPPRESSION, "warning", message, hint, s.origin)

@@ -46,6 +46,10 @@ def register(app: typer.Typer) -> None:
             "--select", metavar="CODES", show_default=False,
             help="Report only these codes or prefixes (comma-separated, repeatable; starts over: the "
                  "config's check.select and check.ignore no longer apply).")] = None,
+        extend_select: Annotated[list[str] | None, typer.Option(
+            "--extend-select", metavar="CODES", show_default=False,
+            help="Report these codes or prefixes too (comma-separated, repeatable; added to what is "
+                 "selected, such as an informational hint that is off by default).")] = None,
         ignore: Annotated[list[str] | None, typer.Option(
             "--ignore", metavar="CODES", show_default=False,
             help="Do not report these codes or prefixes (comma-separated, repeatable; added to the "
@@ -90,6 +94,7 @@ def register(app: typer.Typer) -> None:
 
             get_runtime(runtime)
         ignored = parse_codes(ignore, "--ignore") or []
+        extended = parse_codes(extend_select, "--extend-select") or []
         cwd, root = project_paths(project_arg or project)
         overlays = tuple(p if p.is_absolute() else Path.cwd() / p for p in (config or ()))
         expect_path = (expect if expect.is_absolute() else Path.cwd() / expect) if expect else None
@@ -98,7 +103,8 @@ def register(app: typer.Typer) -> None:
         status = TerminalStatus("checking", wants_progress("json" if chosen in ("json", "sarif") else "text"))
         opts = CheckOptions(cwd=cwd, project=root, overlays=overlays, expect=expect_path,
                             load_code=load_code, select=tuple(selected) if selected is not None else None,
-                            ignore=tuple(ignored), runtime=runtime, progress=status.update)
+                            ignore=tuple(ignored), extend_select=tuple(extended), runtime=runtime,
+                            progress=status.update)
         if fix:
             from forge_tools.check.fix import apply_fixes
 

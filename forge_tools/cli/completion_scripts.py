@@ -95,8 +95,8 @@ def _spec(path: str, cmd: Any) -> CommandSpec:
             help=_first_line(help_text),
             takes_value=not getattr(param, "is_flag", False),
             choices=_option_values(param, names, help_text),
-            dynamic="agents" if "--agent" in names else "codes" if {"--select", "--ignore"} & set(names)
-            else "",
+            dynamic="agents" if "--agent" in names
+            else "codes" if {"--select", "--extend-select", "--ignore"} & set(names) else "",
         ))
     options.append(OptionSpec(("--help", "-h"), "Show help and exit.", False, ()))
     subcommands = tuple(sorted(getattr(cmd, "commands", {}) or {}))

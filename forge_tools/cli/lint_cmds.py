@@ -10,6 +10,7 @@ import typer
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
+    from forge_tools.report.codeinfo import CodeInfo
 
 
 def register(app: typer.Typer) -> None:
@@ -24,11 +25,11 @@ def register(app: typer.Typer) -> None:
                        typer.Option("--format", "-f",
                                     help="Output format: text, markdown or json.")] = "text",
     ) -> int:
-        """What a finding of `check` means, why it matters, an example that triggers it and its fix."""
+        """What a finding of `check` means, why it matters, an example that triggers it and its fix.
+        `--all` lists every code with its level and whether it is on by default."""
         import json
 
         from forge_tools.check.codes import CODES
-        from forge_tools.check.rule_docs import doc_for, full_description, help_uri, render
         from forge_tools.errors import UsageError
 
         if all_codes == (code is not None):
@@ -42,17 +43,12 @@ def register(app: typer.Typer) -> None:
                              where="CODE")
         infos = list(CODES.values()) if all_codes else [CODES[str(code).upper()]]
         if fmt == "json":
-            rows = []
-            for info in infos:
-                doc = doc_for(info.code)
-                rows.append({"code": info.code, "name": info.name, "level": info.level,
-                             "summary": info.summary, "description": full_description(info),
-                             "fix": info.help, "example": doc.example if doc else None,
-                             "fixed": doc.fixed if doc else None, "autofix": bool(doc and doc.autofix),
-                             "help_uri": help_uri(info.code)})
+            rows = [info.to_json() for info in infos]
             typer.echo(json.dumps(rows if all_codes else rows[0], indent=2))
-            return 0
-        typer.echo("\n".join(render(info, markdown=fmt == "markdown") for info in infos), nl=False)
+        elif all_codes and fmt == "text":
+            typer.echo(_code_table(infos), nl=False)
+        else:
+            typer.echo("\n".join(info.render(markdown=fmt == "markdown") for info in infos), nl=False)
         return 0
 
     @app.command("schema")
@@ -68,6 +64,17 @@ def register(app: typer.Typer) -> None:
 
         sys.stdout.write(shipped_text())
         return 0
+
+
+def _code_table(infos: list[CodeInfo]) -> str:
+    """`rule --all`: one line a code (CODE NAME LEVEL DEFAULT SUMMARY); `rule CODE` has the rest."""
+    name_width = max(len(i.name) for i in infos)
+    lines = [f"{'CODE':<6} {'NAME':<{name_width}} {'LEVEL':<7} {'DEFAULT':<7} SUMMARY"]
+    lines += [f"{i.code:<6} {i.name:<{name_width}} {i.level:<7} {'on' if i.default else 'off':<7} {i.summary}"
+              for i in infos]
+    lines += ["", "Codes that are off are reported only when selected (`check --extend-select CODE`, or "
+                  "`extend_select` in the check settings); `forge-tools rule CODE` explains one."]
+    return "\n".join(lines) + "\n"
 
 
 def complete_names(kind: str, project: Path | None = None) -> list[str]:

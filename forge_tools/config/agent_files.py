@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ConfigProblem
 from forge_tools.origin import Node, Origin
 
 #: the sub-directories of a config directory that hold Markdown agents, in load order: of two files
@@ -81,7 +81,7 @@ def _frontmatter(text: str, where: Origin) -> tuple[str, str, int]:
         if lines[i].rstrip() == "---":
             return "\n" + "".join(lines[1:i]), "".join(lines[i + 1:]), i + 2
     raise ConfigError("the frontmatter opened by --- on line 1 is never closed; end it with a line "
-                      "holding only ---", where)
+                      "holding only ---", where, code=ConfigProblem.SYNTAX)
 
 
 def _tools_as_permission(values: dict[str, Node], name: str) -> None:
@@ -149,13 +149,13 @@ def parse_agent_file(text: str, path: Path, name: str, primary: bool = False) ->
         settings = parse_yaml(fixed, where)
     if not settings.is_map:
         raise ConfigError("the frontmatter must be a mapping of agent settings (description: ..., "
-                          "mode: ...)", settings.origin)
+                          "mode: ...)", settings.origin, code=ConfigProblem.TYPE)
     values = dict(settings.value)
     named = values.pop("name", None)
     if named is not None and isinstance(named.value, str) and named.value.strip():
         name = named.value
     elif named is not None:
-        raise ConfigError("name must be the agent's name (a string)", named.origin)
+        raise ConfigError("name must be the agent's name (a string)", named.origin, code=ConfigProblem.TYPE)
     file_origin = Origin("file", str(path), 1, 1, ("agent", name))
     prompt = body.strip()
     if prompt:

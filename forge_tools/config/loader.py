@@ -304,7 +304,7 @@ def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path
         # "env NAME: message (at line:col)": the key path is already in the message
         at = exc.origin
         pos = f" (at {at.line}:{at.column or 1} of the value)" if at is not None and at.line else ""
-        raise ConfigError(f"{exc.message}{pos}", Origin("env", name=where)) from None
+        raise ConfigError(f"{exc.message}{pos}", Origin("env", name=where), code=exc.code) from None
 
 
 def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str], Node] | None = None,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from forge_tools.config.files import NO_SUCH_FILE, read_failure, read_regular_text
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ConfigProblem
 from forge_tools.origin import Node, Origin
 
 #: where a value was written (file or env name, line, column): how a finding is matched to a value
@@ -37,14 +37,15 @@ def read_text(path: Path, what: str) -> str:
     except (OSError, UnicodeDecodeError, RuntimeError) as exc:
         reason = read_failure(path, exc)
         if reason == NO_SUCH_FILE:
-            raise ConfigError(f"no such {what}", start) from None
+            raise ConfigError(f"no such {what}", start, code=ConfigProblem.UNREADABLE) from None
         where = start
         if isinstance(exc, UnicodeDecodeError):  # at the first byte that is not UTF-8
             raw = bytes(exc.object)
             line_start = raw.rfind(b"\n", 0, exc.start) + 1
             before = raw[line_start:exc.start].decode("utf-8", "replace").removeprefix("\ufeff")
             where = Origin("file", str(path), raw.count(b"\n", 0, exc.start) + 1, len(before) + 1)
-        raise ConfigError(f"cannot read {_noun(what)}: {reason}", where) from None
+        raise ConfigError(f"cannot read {_noun(what)}: {reason}", where,
+                          code=ConfigProblem.UNREADABLE) from None
 
 
 def _noun(what: str) -> str:

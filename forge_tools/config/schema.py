@@ -93,9 +93,13 @@ class CheckSettings(_Strict):
     beside it or in pyproject.toml `[tool.forge-tools.check]`."""
 
     select: Opt[list[CodePrefix]] = Field(
-        default=None, description="Report only these codes or prefixes (default: all).")
+        default=None, description="Report only these codes or prefixes, including the ones that are off by "
+                                  "default (default: the codes on by default; `forge-tools rule --all`).")
+    extend_select: Opt[list[CodePrefix]] = Field(
+        default=None, description="Report these codes or prefixes as well as the selected ones (e.g. "
+                                  "FT105, an informational hint that is off by default).")
     ignore: Opt[list[CodePrefix]] = Field(
-        default=None, description="Do not report these codes or prefixes (e.g. FT105).")
+        default=None, description="Do not report these codes or prefixes (e.g. FT104).")
 
 
 class AgentConfig(BaseModel):

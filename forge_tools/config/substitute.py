@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from forge_tools.config.files import NO_SUCH_FILE, read_failure, read_regular_text
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ConfigProblem
 from forge_tools.origin import Node, Origin
 
 _TOKEN = re.compile(r"\{(env|file):([^}]*)\}")
@@ -53,8 +53,10 @@ def _read_file(arg: str, base_dir: Path, home: Path, at: Origin) -> str:
     except (OSError, UnicodeDecodeError, RuntimeError) as exc:
         reason = read_failure(path, exc)
         if reason == NO_SUCH_FILE:
-            raise ConfigError(f"{{file:{arg}}}: no such file {str(path)!r}", at) from None
-        raise ConfigError(f"{{file:{arg}}}: cannot read {str(path)!r}: {reason}", at) from None
+            raise ConfigError(f"{{file:{arg}}}: no such file {str(path)!r}", at,
+                              code=ConfigProblem.FILE_REFERENCE) from None
+        raise ConfigError(f"{{file:{arg}}}: cannot read {str(path)!r}: {reason}", at,
+                          code=ConfigProblem.FILE_REFERENCE) from None
 
 
 def substitute_text(text: str, env: Mapping[str, str], base_dir: Path, home: Path, base: Origin,
@@ -82,7 +84,8 @@ def substitute_text(text: str, env: Mapping[str, str], base_dir: Path, home: Pat
             if kind == "env":
                 value = env.get(arg, "")
                 if any("\ud800" <= c <= "\udfff" for c in value):  # undecodable bytes (surrogateescape)
-                    raise ConfigError(f"{{env:{arg}}}: the variable is not UTF-8 text", at)
+                    raise ConfigError(f"{{env:{arg}}}: the variable is not UTF-8 text", at,
+                                      code=ConfigProblem.UNREADABLE)
                 used = f"env {arg}" + ("" if env.get(arg) else " (unset)")
             else:
                 value = json.dumps(_read_file(arg, base_dir, home, at), ensure_ascii=False)[1:-1]
@@ -164,7 +167,8 @@ def parse_substituted(text: str, fmt: str, base: Origin, env: Mapping[str, str],
             raise  # before any substitution: the error is in the text as written
         raise ConfigError(f"not valid {fmt.upper()} once {', '.join(s.token for s in subs)} "
                           f"{'is' if len(subs) == 1 else 'are'} substituted (first on line "
-                          f"{first.line}); the substituted text is not shown", where) from None
+                          f"{first.line}); the substituted text is not shown", where,
+                          code=ConfigProblem.SYNTAX) from None
     try:
         shadow = parse_text(marked, fmt, base)
     except ConfigError:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import ValidationError
 
 from forge_tools.config.validators import MODEL_FORM, model_id_problem
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ConfigProblem
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.rule import ACTIONS
 
@@ -76,7 +76,7 @@ def validation_errors(tree: Node) -> list[ConfigError]:
     """Every schema error of one source, one per offending node, in file order (for `check`)."""
     if not tree.is_map:
         message = f"the config must be a mapping of keys, not {_describe(tree.value)}"
-        return [ConfigError(message, tree.origin)]
+        return [ConfigError(message, tree.origin, code=ConfigProblem.TYPE)]
     try:
         _schema().validator.validate_python(tree.plain())
     except ValidationError as exc:
@@ -171,9 +171,10 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
         scope = "" if len(keys) == 1 else f" in {format_key_path(keys[:-1])}"
         kind_word = "top-level key" if len(keys) == 1 else "key"
         origin = node.key_origin or node.origin
-        return ConfigError(f"unknown {kind_word} {name!r}{scope}{hint}", origin)
+        return ConfigError(f"unknown {kind_word} {name!r}{scope}{hint}", origin,
+                           code=ConfigProblem.UNKNOWN_KEY)
     if kind == "missing" and err["loc"] and isinstance(err["loc"][-1], str):
-        return _located(keys, f"missing key {err['loc'][-1]!r}", node.origin)
+        return _located(keys, f"missing key {err['loc'][-1]!r}", node.origin, ConfigProblem.UNUSABLE)
     if kind in ("literal_error", *_TYPE_WORDS) and "template" in node.meta:
         # the value came from {env:}/{file:} and may be a secret: show what was written, never the value
         used = ", ".join(node.meta.get("substituted", ()))
@@ -186,7 +187,7 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
                 close = difflib.get_close_matches(node.value, ACTIONS, n=1, cutoff=0.5)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 message = f"unknown action {node.value!r}{hint}; use allow, deny or ask"
-                return _located(keys, message, node.origin)
+                return _located(keys, message, node.origin, ConfigProblem.ACTION)
             depth = len(keys) - (keys.index("permission") + 1) if "permission" in keys else 0
             also = " or a mapping of pattern to action" if depth <= 1 else ""
             message = f"expected an action (allow, deny or ask){also}, got {_describe(node.value)}"
@@ -217,11 +218,14 @@ def _expectation(kind: str, err: Any) -> str:
     return f"expected {_TYPE_WORDS[kind]}"
 
 
-def _located(keys: tuple[str, ...], message: str, origin: Origin) -> ConfigError:
-    """Name the key in the message unless the origin already is the key path (TOML without a line)."""
+def _located(keys: tuple[str, ...], message: str, origin: Origin,
+             code: ConfigProblem = ConfigProblem.TYPE) -> ConfigError:
+    """Name the key in the message unless the origin already is the key path (TOML without a line).
+    The schema refused the value, so it is of the wrong type or not an accepted value (FT002) unless
+    the caller knows better."""
     if origin.line is None and origin.key_path:
-        return ConfigError(message, origin)
-    return ConfigError(f"{format_key_path(keys) or 'config'}: {message}", origin)
+        return ConfigError(message, origin, code)
+    return ConfigError(f"{format_key_path(keys) or 'config'}: {message}", origin, code)
 
 
 def _describe(value: Any) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple, cast
 
-from forge_tools.errors import ConfigError, UnknownNameError
+from forge_tools.errors import ConfigError, ConfigProblem, UnknownNameError
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.paths import home_dir, skill_folders, truncation_globs
 from forge_tools.permission.evaluate import evaluate
@@ -150,7 +150,8 @@ def _str(node: Node | None, what: str) -> str | None:
     if node is None:
         return None
     if not isinstance(node.value, str):
-        raise ConfigError(f"{what} must be a string, not {node.value!r}", node.origin)
+        raise ConfigError(f"{what} must be a string, not {node.value!r}", node.origin,
+                          code=ConfigProblem.TYPE)
     return node.value
 
 
@@ -158,7 +159,8 @@ def _bool(node: Node | None, what: str) -> bool | None:
     if node is None:
         return None
     if not isinstance(node.value, bool):
-        raise ConfigError(f"{what} must be true or false, not {node.value!r}", node.origin)
+        raise ConfigError(f"{what} must be true or false, not {node.value!r}", node.origin,
+                          code=ConfigProblem.TYPE)
     return node.value
 
 
@@ -169,7 +171,8 @@ def _mode(node: Node | None, name: str) -> Mode | None:
     if value not in MODES:
         assert node is not None
         where = format_key_path(("agent", name, "mode"))
-        raise ConfigError(f"{where} {value!r} is not one of {', '.join(MODES)}", node.origin)
+        raise ConfigError(f"{where} {value!r} is not one of {', '.join(MODES)}", node.origin,
+                          code=ConfigProblem.TYPE)
     return cast(Mode, value)
 
 
@@ -329,7 +332,8 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
 
     configured = _get(tree, "agent")
     if configured is not None and not configured.is_map:
-        raise ConfigError("`agent` must map agent names to their settings", configured.origin)
+        raise ConfigError("`agent` must map agent names to their settings", configured.origin,
+                          code=ConfigProblem.TYPE)
     config_nodes: dict[str, Node] = dict(configured.items()) if configured is not None else {}
     _fold_legacy_modes(_get(tree, "mode"), config_nodes)
 
@@ -338,7 +342,8 @@ def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, 
     for name in (*BUILTIN_NAMES, *(n for n in config_nodes if n not in builtins)):
         raw = config_nodes.get(name)
         if raw is not None and raw.value is not None and not raw.is_map:
-            raise ConfigError(f"{format_key_path(('agent', name))} must be a map of settings", raw.origin)
+            raise ConfigError(f"{format_key_path(('agent', name))} must be a map of settings", raw.origin,
+                              code=ConfigProblem.TYPE)
         where = (raw.key_origin or raw.origin) if raw is not None else None
         node = raw if raw is not None and raw.value is not None else None
         spec = builtins.get(name)

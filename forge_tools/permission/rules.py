@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ConfigProblem
 from forge_tools.names import permission_name
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.rule import ACTIONS, Action, Rule
@@ -46,17 +46,20 @@ def _action(node: Node) -> Action:
 
     close = get_close_matches(str(value), ACTIONS, n=1) if isinstance(value, str) else []
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise ConfigError(f"unknown action {value!r}{hint}; use allow, ask or deny", node.origin)
+    raise ConfigError(f"unknown action {value!r}{hint}; use allow, ask or deny", node.origin,
+                      code=ConfigProblem.ACTION)
 
 
 def _tools_rules(tools: Node) -> list[Rule]:
     if not tools.is_map:
-        raise ConfigError("`tools` must map tool names to true or false", tools.origin)
+        raise ConfigError("`tools` must map tool names to true or false", tools.origin,
+                          code=ConfigProblem.TYPE)
     rules: list[Rule] = []
     for name, node in tools.items():
         if not isinstance(node.value, bool):
             where = format_key_path(("tools", name))
-            raise ConfigError(f"{where} must be true or false, not {node.value!r}", node.origin)
+            raise ConfigError(f"{where} must be true or false, not {node.value!r}", node.origin,
+                              code=ConfigProblem.TYPE)
         action: Action = "allow" if node.value else "deny"
         rules.append(Rule(permission_name(name), "*", action, _where(node)))
     return rules
@@ -66,7 +69,7 @@ def _permission_rules(permission: Node, home: Path | str) -> list[Rule]:
     if not permission.is_map:
         if permission.is_list or not isinstance(permission.value, str):
             raise ConfigError("`permission` must be an action or a map of permission names",
-                              permission.origin)
+                              permission.origin, code=ConfigProblem.TYPE)
         return [Rule("*", "*", _action(permission), permission.origin)]
     rules: list[Rule] = []
     for name, node in permission.items():
@@ -78,7 +81,7 @@ def _permission_rules(permission: Node, home: Path | str) -> list[Rule]:
         else:
             raise ConfigError(
                 f"permission {name!r} must be an action or a map of pattern to action, not {node.value!r}",
-                node.origin,
+                node.origin, code=ConfigProblem.TYPE,
             )
     return rules
 

@@ -11,22 +11,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from forge_tools.origin import Origin, format_key_path
+from forge_tools.report.codeinfo import CodeInfo, Level
 
-Level = Literal["error", "warning", "info"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "info")
-
-
-class CodeInfo(NamedTuple):
-    """One stable finding code: what it means and how to fix it (README table, SARIF rules)."""
-
-    code: str
-    name: str
-    level: Level
-    summary: str
-    help: str
 
 
 class Related(NamedTuple):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import IO
 
-from forge_tools.check.rule_docs import title
 from forge_tools.report.findings import CheckReport, Finding, describe, display_path, summary_line
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -32,7 +31,7 @@ def workflow_command(finding: Finding, report: CheckReport) -> str:
             props.append(f"line={o.line}")
             props.append(f"col={o.column or 1}")
     info = report.codes.get(finding.code)
-    props.append(f"title={_escape_property(title(info) if info is not None else finding.code)}")
+    props.append(f"title={_escape_property(info.title if info is not None else finding.code)}")
     message = finding.message
     if o is not None and not (o.kind == "file" and o.path):
         message = f"{o}: {message}"

@@ -7,6 +7,11 @@ subdirectory; a file outside it (e.g. the global config) gets an absolute `file:
 alert keeps its identity when lines above it move. GitHub rejects results without a location, so a
 finding with no file of its own (e.g. from an environment variable) is anchored at line 1 of the first
 config file, and its message says where it really came from.
+
+Rules come from the records the report carries (`CheckReport.codes`), not from `check`. They have no
+`helpUri`: SARIF 2.1.0 wants an absolute URI there and forge-tools has no public docs host, so each
+rule carries its whole documentation in `help` (text and Markdown, which GitHub shows beside an alert)
+and the repository path of its docs page in `properties.docs` (docs/rules.md#ft103).
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
 
-from forge_tools.check.rule_docs import full_description, help_uri, render
 from forge_tools.origin import Origin
 from forge_tools.report.findings import CheckReport, Finding, describe, display_path
 
@@ -102,10 +106,10 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
             "id": c.code,
             "name": _pascal(c.name),
             "shortDescription": {"text": c.summary},
-            "fullDescription": {"text": full_description(c)},
-            "helpUri": help_uri(c.code),
-            "help": {"text": render(c), "markdown": render(c, markdown=True)},
-            "defaultConfiguration": {"level": _LEVEL[c.level]},
+            "fullDescription": {"text": c.full_description},
+            "help": {"text": c.render(), "markdown": c.render(markdown=True)},
+            "defaultConfiguration": {"level": _LEVEL[c.level], "enabled": c.default},
+            "properties": {"docs": c.docs},
         }
         for c in codes
     ]

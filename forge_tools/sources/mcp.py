@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from forge_tools.errors import ConfigError, McpServerUnavailable
+from forge_tools.errors import ConfigError, ConfigProblem, McpServerUnavailable
 from forge_tools.origin import Node, Origin, format_key_path
 
 if TYPE_CHECKING:
@@ -131,7 +131,8 @@ def servers_from_config(tree: Node | None, cwd: Path) -> tuple[list[McpServer], 
     if node is None or node.value is None:
         return [], []
     if not node.is_map:
-        return [], [ConfigError("`mcp` must be a map of server names to server settings", node.origin)]
+        return [], [ConfigError("`mcp` must be a map of server names to server settings", node.origin,
+                                   code=ConfigProblem.TYPE)]
     servers: list[McpServer] = []
     problems: list[ConfigError] = []
     for name, entry in node.items():
@@ -147,7 +148,8 @@ def servers_from_config(tree: Node | None, cwd: Path) -> tuple[list[McpServer], 
 
 
 def _bad(name: str, why: str, origin: Origin) -> ConfigError:
-    return ConfigError(f"MCP server {format_key_path(('mcp', name))}: {why}", origin)
+    """An MCP entry whose value has the wrong type or lacks what its kind needs (FT002)."""
+    return ConfigError(f"MCP server {format_key_path(('mcp', name))}: {why}", origin, code=ConfigProblem.TYPE)
 
 
 def _str_map(name: str, entry: Node, key: str) -> dict[str, str]:

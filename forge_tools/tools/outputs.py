@@ -185,7 +185,7 @@ class OutputStore:
     @classmethod
     def from_config(cls, loaded: Any, env: Mapping[str, str] | None = None) -> OutputStore:
         """Like `from_env`, with `tool_output.retention_days` from a loaded config when it is set."""
-        from forge_tools.errors import ConfigError
+        from forge_tools.errors import ConfigError, ConfigProblem
         from forge_tools.tools.truncation import tool_output_setting
 
         value, origin = tool_output_setting(loaded, "retention_days")
@@ -193,7 +193,7 @@ class OutputStore:
             return cls.from_env(env)
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             message = f"tool_output.retention_days must be a number of days (0 or more), got {value!r}"
-            raise ConfigError(message, origin)
+            raise ConfigError(message, origin, code=ConfigProblem.TYPE)
         return cls.from_env(env, retention_days=value)
 
     # -- writing -----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ConfigProblem
 
 if TYPE_CHECKING:
     from forge_tools.tools.outputs import OutputStore
@@ -54,7 +54,8 @@ class TruncationPolicy:
                 limits[key] = default
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"tool_output.{key} must be a positive integer, got {value!r}", origin)
+                raise ConfigError(f"tool_output.{key} must be a positive integer, got {value!r}", origin,
+                                  code=ConfigProblem.TYPE)
             limits[key] = value
         return cls(max_lines=limits["max_lines"], max_bytes=limits["max_bytes"])
 

@@ -54,7 +54,7 @@ FIXED_CODES = {"FT101", "FT104", "FT107", "FT110"}
 
 
 def codes(cli) -> list[str]:
-    code, out, err = cli("check", "--format", "json")
+    code, out, err = cli("check", "--select", "FT", "--format", "json")
     assert code in (0, 1), err
     return [f["code"] for f in json.loads(out)["findings"]]
 
@@ -73,7 +73,7 @@ def test_fix_makes_check_clean_keeps_comments_and_does_what_it_said(project: Pat
     assert set(codes(cli)) >= FIXED_CODES
     before = {agent: rules(cli, agent) for agent in ("build", "plan")}
 
-    code, out, err = cli("check", "--fix", "--format", "json")
+    code, out, err = cli("check", "--select", "FT", "--fix", "--format", "json")
     assert code == 0, (out, err)
     for said in ("renamed 'grpe' to 'grep'", "renamed 'write' to 'edit'",
                  'moved permission.webfetch."*" = deny first', "replaced agent.build.tools with "
@@ -104,7 +104,7 @@ def test_fix_makes_check_clean_keeps_comments_and_does_what_it_said(project: Pat
 
 def test_fix_keeps_the_untouched_text_byte_for_byte_in_jsonc(project: Path, cli) -> None:
     (project / "forge.jsonc").write_text(JSONC)
-    cli("check", "--fix")
+    cli("check", "--select", "FT", "--fix")
     new = (project / "forge.jsonc").read_text()
     assert new.splitlines()[:3] == JSONC.splitlines()[:3]
     assert '"webfetch": {"*": "deny", /* docs only */ "https://docs.example.com/*": "allow"},' in new
@@ -115,7 +115,7 @@ def test_fix_keeps_the_untouched_text_byte_for_byte_in_jsonc(project: Path, cli)
 def test_diff_shows_the_change_and_writes_nothing(project: Path, cli) -> None:
     path = project / "forge.yaml"
     path.write_text(YAML)
-    code, out, _ = cli("check", "--fix", "--diff")
+    code, out, _ = cli("check", "--select", "FT", "--fix", "--diff")
     assert code == 1
     assert "--- a/forge.yaml" in out and "-  grpe: deny" in out and "+  grep: deny" in out
     assert path.read_text() == YAML
@@ -126,7 +126,7 @@ def test_unsafe_renames_are_not_made(project: Path, cli) -> None:
     original = ('{"permission": {"webfech": "deny", "grpe": "deny", "grep": "allow", '
                 '"write": "ask", "edit": "deny"}}\n')
     (project / "forge.json").write_text(original)
-    code, _, _ = cli("check", "--fix")
+    code, _, _ = cli("check", "--select", "FT", "--fix")
     assert code == 1
     assert (project / "forge.json").read_text() == original  # two suggestions, or the key exists
     found = codes(cli)
@@ -136,7 +136,7 @@ def test_unsafe_renames_are_not_made(project: Path, cli) -> None:
 def test_tools_map_merging_with_permission_is_left_alone(project: Path, cli) -> None:
     original = '{"tools": {"bash": false}, "permission": {"edit": "ask"}}\n'
     (project / "forge.json").write_text(original)
-    cli("check", "--fix")
+    cli("check", "--select", "FT", "--fix")
     assert (project / "forge.json").read_text() == original
     assert "FT107" in codes(cli)
 
@@ -149,7 +149,7 @@ def test_files_outside_the_project_are_not_edited(project: Path, cli, isolated_e
     outside = project.parent / "elsewhere.json"
     outside.write_text('{"permission": {"write": "ask"}}\n')
     (project / "forge.json").symlink_to(outside)
-    code, _, err = cli("check", "--fix")
+    code, _, err = cli("check", "--select", "FT", "--fix")
     assert (global_dir / "forge.json").read_text() == original
     assert outside.read_text() == '{"permission": {"write": "ask"}}\n'
     assert err.count("outside the project") == 2 and code == 1

@@ -11,7 +11,7 @@ def test_mode_sections_are_checked(project: Path, cli) -> None:
     (project / "forge.json").write_text(json.dumps({"mode": {"build": {
         "permission": {"bsh": "deny", "bash": {"git *": "allow", "*": "deny"}},
         "tools": {"read": False}}}}))
-    code, out, err = cli("check", "--format", "json")
+    code, out, err = cli("check", "--select", "FT", "--format", "json")
     assert code == 1, err
     found = {(f["code"], tuple(f["location"]["key_path"])) for f in json.loads(out)["findings"]}
     assert ("FT101", ("mode", "build", "permission", "bsh")) in found

@@ -21,7 +21,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 def test_rule_explains_a_code(cli) -> None:
     code, out, _ = cli("rule", "FT104")
     assert code == 0
-    assert out.startswith("FT104 trailing-deny-hides-tool (warning)")
+    assert out.startswith("FT104 trailing-deny-hides-tool (warning)\n")
     assert "Why it matters:" in out and "Example that triggers it:" in out and "Fixed:" in out
     assert CODES["FT104"].help in out
     assert "check --fix" in out  # FT104 is fixed automatically
@@ -30,10 +30,17 @@ def test_rule_explains_a_code(cli) -> None:
 def test_rule_all_and_json(cli) -> None:
     code, out, _ = cli("rule", "--all")
     assert code == 0
-    assert all(f"{c} {info.name} ({info.level})" in out for c, info in CODES.items())
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:] if line.startswith("FT")}
+    assert list(rows) == list(CODES)
+    # a DEFAULT column says which codes are on without --select (issue 18: FT105 is a hint, off)
+    assert out.splitlines()[0].split()[:4] == ["CODE", "NAME", "LEVEL", "DEFAULT"]
+    assert {c: r[3] for c, r in rows.items()} == {c: "on" if i.default else "off" for c, i in CODES.items()}
+    assert rows["FT105"][3] == "off" and rows["FT101"][3] == "on"
     code, out, _ = cli("rule", "ft101", "--format", "json")
     data = json.loads(out)
-    assert data["code"] == "FT101" and data["autofix"] is True and data["help_uri"].endswith("#ft101")
+    assert data["code"] == "FT101" and data["autofix"] is True and data["default"] is True
+    assert data["docs"] == "docs/rules.md#ft101"
+    assert json.loads(cli("rule", "FT105", "--format", "json")[1])["default"] is False
 
 
 def test_rule_errors(cli) -> None:
@@ -50,7 +57,14 @@ def test_sarif_rules_carry_the_same_text(project: Path, cli) -> None:
     _, text, _ = cli("rule", "FT104")
     assert rules["FT104"]["help"]["text"] == text
     assert rules["FT104"]["fullDescription"]["text"] != rules["FT104"]["shortDescription"]["text"]
-    assert all(r["helpUri"].startswith("https://") for r in rules.values())
+    # no helpUri: SARIF wants an absolute URI and there is no public docs host; the docs page is a
+    # path of the repository, and its anchor exists (docs/rules.md is generated from the records)
+    assert not any("helpUri" in r for r in rules.values())
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    for code, rule in rules.items():
+        path, _, anchor = rule["properties"]["docs"].partition("#")
+        assert (ROOT / path).is_file() and f"{{#{anchor}}}" in page and anchor == code.lower()
+        assert rule["defaultConfiguration"]["enabled"] is CODES[code].default
 
 
 def schema() -> dict:

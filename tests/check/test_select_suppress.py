@@ -66,7 +66,7 @@ def test_four_planted_problems_with_expectation_in_every_format(planted: Path, c
 
 
 def test_suppressed_line_and_ignore_give_exactly_the_rest_in_every_format(planted: Path, cli) -> None:
-    everything = findings(cli)
+    everything = findings(cli, "--select", "FT")
     assert ("FT105", 7) not in everything  # suppressed by the comment on line 6
     assert ("FT105", 8) in everything  # the other deny is not
     expected = {("FT104", 3), ("FT103", 4), ("FT101", 5)}
@@ -160,7 +160,7 @@ def test_yaml_and_toml_comments_suppress_and_strings_do_not(project: Path, cli) 
     (project / ".forge").mkdir()
     (project / ".forge" / "forge.toml").write_text(
         '[permission.edit]\n"*.lock" = "deny" # forge-tools: ignore FT105\n')
-    found = findings(cli)
+    found = findings(cli, "--select", "FT")
     assert ("FT101", 3) not in found
     assert ("FT105", 4) in found  # the `#` was inside a string, not a comment
     _, out, _ = cli("check", "--format", "json")
@@ -227,7 +227,7 @@ def test_output_file_needs_a_known_suffix(planted: Path, cli) -> None:
 
 
 def test_statistics(planted: Path, cli) -> None:
-    code, out, _ = cli("check", "--statistics")
+    code, out, _ = cli("check", "--statistics", "--select", "FT")
     assert code == 1
     rows = [ln.split() for ln in out.splitlines()[:-1]]
     assert ["1", "FT101", "error", "unknown-permission"] in rows

@@ -1,9 +1,10 @@
 """`check --fix`: apply the fixes `check` proposes where they are safe, editing config files in place.
 
-Fixed codes: FT101 (rename a misspelt permission when the did-you-mean is unique), FT104 (move the
-trailing `"*": "deny"` first in its map), FT107 (a legacy `tools` map becomes `permission` when the
-level has no `permission` to merge with) and FT110 (`write` and the other edit-family names become
-`edit`). A rename whose new key already exists in the map is never applied (it would repeat a key).
+Fixed codes: those whose record (`forge_tools/check/rules/`) names a fixer, one function below each:
+FT101 (rename a misspelt permission when the did-you-mean is unique), FT104 (move the trailing
+`"*": "deny"` first in its map), FT107 (a legacy `tools` map becomes `permission` when the level has
+no `permission` to merge with) and FT110 (`write` and the other edit-family names become `edit`). A
+rename whose new key already exists in the map is never applied (it would repeat a key).
 
 Each fix is an `Edit` on a key path. A format-preserving writer per format (`writers.py`) changes the
 text one edit at a time; after each edit the new text is parsed again and its data must equal the old
@@ -28,7 +29,15 @@ from forge_tools.report.findings import CheckReport, Finding
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-FIXABLE = ("FT101", "FT104", "FT107", "FT110")
+
+
+def fixable() -> frozenset[str]:
+    """The codes whose records name a fixer."""
+    from forge_tools.check.codes import CODES
+
+    return frozenset(code for code, info in CODES.items() if info.fixer)
+
+
 #: rounds of check-and-fix before giving up on a fixed point (each round is a whole `check`)
 MAX_ROUNDS = 8
 
@@ -121,44 +130,68 @@ def edit_for(finding: Finding) -> Edit | None:
 
 
 def _edit_for(finding: Finding) -> Edit | None:
+    """The edit the code's fixer (named in its record) proposes for a finding at a config key."""
+    from forge_tools.check.codes import CODES
+    from forge_tools.check.rules import resolve
+
+    info = CODES.get(finding.code)
+    o = finding.origin
+    if info is None or not info.fixer or o is None or o.kind != "file" or not o.path or not o.key_path:
+        return None
+    fixer = resolve(info.fixer)
+    return fixer(finding)  # type: ignore[operator]
+
+
+def rename_permission(finding: Finding) -> Edit | None:
+    """FT101: rename a misspelt permission when the did-you-mean is unique."""
+    assert finding.origin is not None
+    suggestions = finding.data.get("suggestions") or []
+    name = finding.data.get("name")
+    if len(suggestions) != 1 or finding.related or not isinstance(name, str):
+        return None
+    at = _rename_keys(finding.origin.key_path, name)
+    return Edit("rename", at, suggestions[0], f"renamed {name!r} to {suggestions[0]!r}") if at else None
+
+
+def rename_edit_family(finding: Finding) -> Edit | None:
+    """FT110: `write`, `apply_patch`, `multiedit` or `patch` becomes `edit`."""
     from forge_tools.names import EDIT_FAMILY
 
-    o = finding.origin
-    if o is None or o.kind != "file" or not o.path or not o.key_path:
-        return None
-    keys = o.key_path
-    if finding.code == "FT101":
-        suggestions = finding.data.get("suggestions") or []
-        name = finding.data.get("name")
-        if len(suggestions) != 1 or finding.related or not isinstance(name, str):
-            return None
-        at = _rename_keys(keys, name)
-        return Edit("rename", at, suggestions[0], f"renamed {name!r} to {suggestions[0]!r}") if at else None
-    if finding.code == "FT110":
-        for name in EDIT_FAMILY - {"edit"}:
-            at = _rename_keys(keys, name)
-            if at is not None and not finding.related:
-                return Edit("rename", at, "edit", f"renamed {name!r} to 'edit'")
-        return None
-    if finding.code == "FT104":
-        same_map = all(r.origin.kind == "file" and r.origin.path == o.path
-                       and r.origin.key_path[:-1] == keys[:-1] for r in finding.related)
-        if keys[-1] != "*" or not same_map:
-            return None
-        return Edit("first", keys, label=f"moved {format_key_path(keys)} = deny first in its map")
-    if finding.code == "FT107":
-        if keys[-1] != "tools" or finding.data.get("merges_with_permission", True):
-            return None
-        return Edit("tools", keys, label=f"replaced {format_key_path(keys)} with "
-                                         f"{format_key_path((*keys[:-1], 'permission'))}")
+    assert finding.origin is not None
+    for name in sorted(EDIT_FAMILY - {"edit"}):
+        at = _rename_keys(finding.origin.key_path, name)
+        if at is not None and not finding.related:
+            return Edit("rename", at, "edit", f"renamed {name!r} to 'edit'")
     return None
+
+
+def deny_first(finding: Finding) -> Edit | None:
+    """FT104: move the trailing `"*": "deny"` first in its map (when the allows are in the same map)."""
+    o = finding.origin
+    assert o is not None
+    keys = o.key_path
+    same_map = all(r.origin.kind == "file" and r.origin.path == o.path
+                   and r.origin.key_path[:-1] == keys[:-1] for r in finding.related)
+    if keys[-1] != "*" or not same_map:
+        return None
+    return Edit("first", keys, label=f"moved {format_key_path(keys)} = deny first in its map")
+
+
+def tools_to_permission(finding: Finding) -> Edit | None:
+    """FT107: a legacy `tools` map becomes `permission` when its level has no `permission` to merge."""
+    assert finding.origin is not None
+    keys = finding.origin.key_path
+    if keys[-1] != "tools" or finding.data.get("merges_with_permission", True):
+        return None
+    return Edit("tools", keys, label=f"replaced {format_key_path(keys)} with "
+                                     f"{format_key_path((*keys[:-1], 'permission'))}")
 
 
 def plan(report: CheckReport) -> list[FilePlan]:
     """The edits per file, in a safe order (renames and moves, then tools maps)."""
     plans: dict[str, FilePlan] = {}
     for finding in report.sorted_findings():
-        if finding.code not in FIXABLE:
+        if finding.code not in fixable():
             continue
         edit = edit_for(finding)
         if edit is None:

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any, ClassVar
 
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ConfigProblem
 from forge_tools.origin import Node, Origin
 
 #: deeper nesting is refused: no config needs it, and every later step walks the tree recursively
@@ -36,7 +36,8 @@ def first_at(node: Node) -> str:
 
 def check_depth(keys: tuple[str, ...], here: Origin) -> None:
     if len(keys) > MAX_DEPTH:
-        raise ConfigError(f"nested more than {MAX_DEPTH} levels deep; no config needs that", here)
+        raise ConfigError(f"nested more than {MAX_DEPTH} levels deep; no config needs that", here,
+                          code=ConfigProblem.SYNTAX)
 
 
 def has_surrogate(text: str) -> bool:
@@ -60,7 +61,8 @@ def clean_text(value: str, origin: Origin) -> str:
         return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
     except UnicodeDecodeError:
         raise ConfigError("not valid text: an unpaired surrogate (a lone \\ud800-\\udfff escape, or bytes "
-                          "that are not UTF-8); write the character itself", origin) from None
+                          "that are not UTF-8); write the character itself", origin,
+                          code=ConfigProblem.SYNTAX) from None
 
 
 def position_of(text: str, index: int) -> tuple[int, int]:
@@ -72,7 +74,7 @@ def position_of(text: str, index: int) -> tuple[int, int]:
 def too_many_digits(digits: int, origin: Origin, fmt: str) -> ConfigError:
     """The error for an integer Python refuses to convert (more digits than `sys.get_int_max_str_digits`)."""
     return ConfigError(f"invalid {fmt}: an integer with {digits} digits is far too large for any setting; "
-                       "write a smaller number", origin)
+                       "write a smaller number", origin, code=ConfigProblem.SYNTAX)
 
 
 class ConfigFormat:

@@ -20,7 +20,7 @@ from forge_tools.config.formats.base import (
     position_of,
     too_many_digits,
 )
-from forge_tools.errors import ConfigError, ExitCode, ForgeToolsError
+from forge_tools.errors import ConfigError, ConfigProblem, ExitCode, ForgeToolsError
 from forge_tools.origin import Node, Origin
 
 
@@ -120,7 +120,8 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
                     key = clean_text(key, k_origin)
                     k_origin = k_origin._replace(key_path=(*keys, key))
                 if key in out:
-                    raise ConfigError(f"duplicate key {key!r}{first_at(out[key])}", k_origin)
+                    raise ConfigError(f"duplicate key {key!r}{first_at(out[key])}", k_origin,
+                                      code=ConfigProblem.DUPLICATE_KEY)
                 out[key] = convert(item, (*keys, key), k_origin)
             next(tokens)  # }
             return Node(out, here, key_origin)
@@ -197,15 +198,17 @@ def parse_json5(text: str, base: Origin) -> Node:
         doc = loads(text, loader=ModelLoader())
     except JSON5DecodeError as exc:
         line, col, message = _json_error_position(exc, text)
-        raise ConfigError(f"invalid JSON: {message}", at(base, line, col, ())) from None
+        raise ConfigError(f"invalid JSON: {message}", at(base, line, col, ()),
+                          code=ConfigProblem.SYNTAX) from None
     except RecursionError:
-        raise ConfigError(f"invalid JSON: nested more than {MAX_DEPTH} levels deep", at(base, 1, 1, ())) \
+        raise ConfigError(f"invalid JSON: nested more than {MAX_DEPTH} levels deep", at(base, 1, 1, ()),
+                          code=ConfigProblem.SYNTAX) \
             from None
     except ValueError as exc:  # escapes json-five reports without a token, or a huge integer
         digits = _huge_integer(text)
         if digits is not None:
             raise too_many_digits(digits[1], at(base, *position_of(text, digits[0]), ()), "JSON") from None
-        raise ConfigError(f"invalid JSON: {exc}", at(base, 1, 1, ())) from None
+        raise ConfigError(f"invalid JSON: {exc}", at(base, 1, 1, ()), code=ConfigProblem.SYNTAX) from None
 
     def pos(node: Any) -> tuple[int | None, int | None]:
         line = getattr(node, "lineno", None)
@@ -225,10 +228,12 @@ def parse_json5(text: str, base: Origin) -> Node:
                     _no_raw_control(key_node, pos(key_node), base, keys, "key")
                     name = clean_text(key_node.characters, at(base, *pos(key_node), keys))
                 else:
-                    raise ConfigError("a key must be a string", at(base, *pos(key_node), keys))
+                    raise ConfigError("a key must be a string", at(base, *pos(key_node), keys),
+                                      code=ConfigProblem.SYNTAX)
                 k_origin = at(base, *pos(key_node), (*keys, name))
                 if name in out:
-                    raise ConfigError(f"duplicate key {name!r}{first_at(out[name])}", k_origin)
+                    raise ConfigError(f"duplicate key {name!r}{first_at(out[name])}", k_origin,
+                                      code=ConfigProblem.DUPLICATE_KEY)
                 out[name] = convert(pair.value, (*keys, name), k_origin)
             return Node(out, here, key_origin)
         if isinstance(node, m.JSONArray):
@@ -247,7 +252,7 @@ def parse_json5(text: str, base: Origin) -> Node:
             return Node(None, here, key_origin)
         if isinstance(node, m.Infinity | m.NaN | m.Integer | m.Float):
             return Node(node.value, here, key_origin)
-        raise ConfigError(f"unsupported JSON value {type(node).__name__}", here)
+        raise ConfigError(f"unsupported JSON value {type(node).__name__}", here, code=ConfigProblem.SYNTAX)
 
     return convert(doc.value, (), None)
 
@@ -262,7 +267,7 @@ def _stdlib_error(text: str, base: Origin) -> None:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"invalid JSON: {exc.msg[:1].lower()}{exc.msg[1:]} (JSON5 syntax needs json-five, "
                           f"whose module `json5` another package replaced: {REPAIR_JSON_FIVE})",
-                          at(base, exc.lineno, exc.colno, ())) from None
+                          at(base, exc.lineno, exc.colno, ()), code=ConfigProblem.SYNTAX) from None
     except (ValueError, RecursionError):
         pass
 
@@ -290,7 +295,7 @@ def _no_raw_control(node: Any, where: tuple[int | None, int | None], base: Origi
     code = f"U+{ord(found.group(0)):04X}"
     raise ConfigError(f"invalid JSON: a raw control character ({code}) inside a {what}; JSON does not "
                       f"allow one: write it as \\u{ord(found.group(0)):04x} or remove it",
-                      at(base, line, col, keys))
+                      at(base, line, col, keys), code=ConfigProblem.SYNTAX)
 
 
 _DIGITS_OUTSIDE_STRINGS = re.compile(

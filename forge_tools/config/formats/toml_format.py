@@ -23,7 +23,7 @@ from forge_tools.config.formats.base import (
     check_depth,
     too_many_digits,
 )
-from forge_tools.errors import ConfigError, UsageError
+from forge_tools.errors import ConfigError, ConfigProblem, UsageError
 from forge_tools.origin import Node, Origin, format_key_path
 
 if TYPE_CHECKING:
@@ -96,14 +96,15 @@ def parse_toml(text: str, base: Origin) -> Node:
     try:
         data = tomllib.loads(text)
     except RecursionError:
-        raise ConfigError(f"invalid TOML: nested more than {MAX_DEPTH} levels deep", at(base, 1, 1, ())) \
+        raise ConfigError(f"invalid TOML: nested more than {MAX_DEPTH} levels deep", at(base, 1, 1, ()),
+                          code=ConfigProblem.SYNTAX) \
             from None
     except tomllib.TOMLDecodeError as exc:
         raise _decode_error(str(exc), text, base) from None
     except ValueError as exc:  # not a TOMLDecodeError: an integer with more digits than Python converts
         huge = _huge_integer(text)
         if huge is None:
-            raise ConfigError(f"invalid TOML: {exc}", at(base, 1, 1, ())) from None
+            raise ConfigError(f"invalid TOML: {exc}", at(base, 1, 1, ()), code=ConfigProblem.SYNTAX) from None
         (line, col), digits = huge
         raise too_many_digits(digits, at(base, line, col, ()), "TOML") from None
     positions = toml_positions(text)
@@ -147,7 +148,7 @@ def _decode_error(message: str, text: str, base: Origin) -> ConfigError:
         # tomllib points after the value; the key that repeats is at the start of the line
         col = len(text_line) - len(text_line.lstrip()) + 1
         short = f"{short} (a key or table is defined twice)"
-    return ConfigError(f"invalid TOML: {short}", at(base, line, col, ()))
+    return ConfigError(f"invalid TOML: {short}", at(base, line, col, ()), code=ConfigProblem.SYNTAX)
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,7 @@ from forge_tools.config.formats.base import (
     position_of,
     too_many_digits,
 )
-from forge_tools.errors import ConfigError
+from forge_tools.errors import ConfigError, ConfigProblem
 from forge_tools.origin import Node, Origin
 
 MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -95,12 +95,13 @@ def parse_yaml_with(text: str, base: Origin, loader_class: Any) -> Node:
                 problem = (f"{problem} (YAML reads a leading * as an alias: quote the pattern, "
                            'e.g. "*": ask)')
             line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-            raise ConfigError(f"invalid YAML: {problem}", at(base, line, col, ())) from None
+            raise ConfigError(f"invalid YAML: {problem}", at(base, line, col, ()),
+                              code=ConfigProblem.SYNTAX) from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"invalid YAML: {exc}", at(base, 1, 1, ())) from None
+            raise ConfigError(f"invalid YAML: {exc}", at(base, 1, 1, ()), code=ConfigProblem.SYNTAX) from None
         except RecursionError:
             raise ConfigError(f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
-                              at(base, 1, 1, ())) from None
+                              at(base, 1, 1, ()), code=ConfigProblem.SYNTAX) from None
         if root is None:
             return Node({}, at(base, 1, 1, ()))
 
@@ -111,14 +112,15 @@ def parse_yaml_with(text: str, base: Origin, loader_class: Any) -> Node:
             try:
                 value = loader.construct_object(node, deep=True)
             except yaml.YAMLError as exc:
-                raise ConfigError(f"invalid YAML value: {getattr(exc, 'problem', exc)}", here) from None
+                raise ConfigError(f"invalid YAML value: {getattr(exc, 'problem', exc)}", here,
+                                  code=ConfigProblem.SYNTAX) from None
             except ValueError:  # an integer with more digits than Python converts
                 digits = sum(c.isdigit() for c in str(node.value))
                 raise too_many_digits(digits, here, "YAML") from None
             if isinstance(value, datetime.date | datetime.datetime):
                 return node.value  # keep dates as written; the schema has no date values
             if isinstance(value, bytes):
-                raise ConfigError("binary values are not supported", here)
+                raise ConfigError("binary values are not supported", here, code=ConfigProblem.TYPE)
             return clean_text(value, here) if isinstance(value, str) else value
 
         # Aliases share nodes, so a small file can stand for billions of values ("billion laughs");
@@ -145,24 +147,27 @@ def parse_yaml_with(text: str, base: Origin, loader_class: Any) -> Node:
                     where = at(base, *key_mark, keys)
                     if merge_at is not None:
                         raise ConfigError(f"duplicate merge key '<<' (first at line {merge_at.line}); "
-                                          "merge several mappings with one key: <<: [*a, *b]", where)
+                                          "merge several mappings with one key: <<: [*a, *b]", where,
+                                          code=ConfigProblem.DUPLICATE_KEY)
                     merge_at = where
                     is_seq = isinstance(value_node, yn.SequenceNode)
                     for src in value_node.value if is_seq else [value_node]:
                         if not isinstance(src, yn.MappingNode):
                             raise ConfigError("a YAML merge key (<<) needs a mapping or a list of "
-                                              "mappings", at(base, *mark_of(src), keys))
+                                              "mappings", at(base, *mark_of(src), keys),
+                                              code=ConfigProblem.SYNTAX)
                         for k, v in convert(src, keys, None, active).items():
                             if k not in explicit and k not in out:
                                 out[k] = v
                     continue
                 if not isinstance(key_node, yn.ScalarNode):
                     raise ConfigError("a key must be a plain string, not a list or mapping",
-                                      at(base, *key_mark, keys))
+                                      at(base, *key_mark, keys), code=ConfigProblem.SYNTAX)
                 name = clean_text(str(key_node.value), at(base, *key_mark, keys))
                 k_origin = at(base, *key_mark, (*keys, name))
                 if name in out:
-                    raise ConfigError(f"duplicate key {name!r}{first_at(out[name])}", k_origin)
+                    raise ConfigError(f"duplicate key {name!r}{first_at(out[name])}", k_origin,
+                                      code=ConfigProblem.DUPLICATE_KEY)
                 out[name] = convert(value_node, (*keys, name), k_origin, active)
             return out
 
@@ -170,12 +175,12 @@ def parse_yaml_with(text: str, base: Origin, loader_class: Any) -> Node:
                     active: tuple[int, ...] = ()) -> Node:
             here = at(base, *mark_of(node), keys)
             if id(node) in active:
-                raise ConfigError("recursive YAML alias", here)
+                raise ConfigError("recursive YAML alias", here, code=ConfigProblem.SYNTAX)
             check_depth(keys, here)
             budget[0] -= 1
             if budget[0] < 0:
                 raise ConfigError("YAML aliases expand to far more values than the file holds; write the "
-                                  "values out or use fewer aliases", here)
+                                  "values out or use fewer aliases", here, code=ConfigProblem.SYNTAX)
             active = (*active, id(node))
             if isinstance(node, yn.MappingNode):
                 return Node(mapping(node, keys, active), here, key_origin)
@@ -207,4 +212,4 @@ def _unreadable(exc: Any, text: str, base: Origin) -> ConfigError:
                    "double-quoted string")
     else:
         message = f"invalid YAML: {getattr(exc, 'reason', None) or exc}"
-    return ConfigError(message, at(base, *where, ()))
+    return ConfigError(message, at(base, *where, ()), code=ConfigProblem.SYNTAX)
