@@ -1,5 +1,5 @@
-"""FT305 claude-unknown-tool: Claude Code's settings, found by `runtimes/claude/findings.py` for a project
-with Claude Code settings (`check.run.claude_findings`)."""
+"""FT305 claude-unknown-tool: Claude Code's settings, found by `runtimes/claude/findings.py`
+for a project with Claude Code settings (`check.run.claude_findings`)."""
 
 from forge_tools.report.codeinfo import CodeInfo
 

@@ -1,5 +1,5 @@
-"""FT306 claude-allow-never-decides: Claude Code's settings, found by `runtimes/claude/findings.py` for a project
-with Claude Code settings (`check.run.claude_findings`)."""
+"""FT306 claude-allow-never-decides: Claude Code's settings, found by `runtimes/claude/findings.py`
+for a project with Claude Code settings (`check.run.claude_findings`)."""
 
 from forge_tools.report.codeinfo import CodeInfo
 

@@ -1,5 +1,5 @@
-"""FT307 claude-deny-spelled-around: Claude Code's settings, found by `runtimes/claude/findings.py` for a project
-with Claude Code settings (`check.run.claude_findings`)."""
+"""FT307 claude-deny-spelled-around: Claude Code's settings, found by `runtimes/claude/findings.py`
+for a project with Claude Code settings (`check.run.claude_findings`)."""
 
 from forge_tools.report.codeinfo import CodeInfo
 
