@@ -199,7 +199,7 @@ def _check_assertions(assertions: list[Any], ctx: Any, report: CheckReport, load
 
     names = [a.name for a in ctx.enabled_agents]
     outcomes, findings = check_expectations(assertions, names, result_for, ctx.loaded.project_root,
-                                            ctx.plugin_tools_known, ctx.runtime)
+                                            ctx.plugin_tools_known, ctx.runtime, ctx.loaded)
     report.expectations += outcomes
     report.findings += findings
 

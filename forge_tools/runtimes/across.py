@@ -84,7 +84,7 @@ class AcrossAnswers(NamedTuple):
 
     call: SharedCall
     entries: tuple[RuntimeEntry, ...]
-    gate: CallDecision
+    gate: CallDecision | None  # None: not asked (check's FT118 compares the agents only)
     root: Path
 
     @property
@@ -96,6 +96,8 @@ class AcrossAnswers(NamedTuple):
     def gate_words(self) -> str:
         from forge_tools.runtimes.forge.runtime import gate_reason
 
+        if self.gate is None:
+            return "not asked"
         rule = self.gate.deciding_rule if self.gate.refused is None else None
         return rule_words("forge", rule, self.root) if rule is not None else gate_reason(self.gate, self.root)
 
@@ -104,7 +106,8 @@ class AcrossAnswers(NamedTuple):
         parts = [f"{e.runtime.display} {e.action}" if e.call is not None
                  else f"{e.runtime.display}: no such tool" for e in self.entries]
         said = ", ".join(parts) or "no agent runtime"
-        return f"{self.call.describe()}: {said}; forge-tools gate {self.gate.action}"
+        gate = f"; forge-tools gate {self.gate.action}" if self.gate is not None else ""
+        return f"{self.call.describe()}: {said}{gate}"
 
     def lines(self) -> list[str]:
         """The summary, then one line per runtime with its deciding rule, then the gate's."""
@@ -116,7 +119,8 @@ class AcrossAnswers(NamedTuple):
                 continue
             called = "" if e.call.tool == self.call.tool else f" [as {e.call.tool}]"
             rows.append((who, (e.action or "-").upper(), e.words(self.root) + called))
-        rows.append(("forge-tools gate (forge-tools run)", self.gate.action.upper(), self.gate_words()))
+        if self.gate is not None:
+            rows.append(("forge-tools gate (forge-tools run)", self.gate.action.upper(), self.gate_words()))
         width = max(len(r[0]) for r in rows)
         notes = [f"note: {e.runtime.display}: {n}" for e in self.entries for n in e.notes]
         return [self.summary(), *(f"  {who:<{width}}  {action:<5}  {why}" for who, action, why in rows),
@@ -127,7 +131,7 @@ class AcrossAnswers(NamedTuple):
                          "mcp": list(self.call.mcp) if self.call.mcp else None},
                 "summary": self.summary(), "disagree": self.disagree,
                 "runtimes": [e.to_json(self.root) for e in self.entries],
-                "gate": {**self.gate.to_json(), "why": self.gate_words()}}
+                "gate": {**self.gate.to_json(), "why": self.gate_words()} if self.gate is not None else None}
 
 
 def agent_runtimes(loaded: LoadedConfig, names: list[str] | None = None) -> list[FoundRuntime]:
@@ -159,16 +163,18 @@ def mcp_servers(loaded: LoadedConfig) -> tuple[str, ...]:
 
 def answers_by_runtime(loaded: LoadedConfig, result: PipelineResult, tool: str, args: dict[str, Any],
                        names: list[str] | None = None, request: Request | None = None,
-                       load_code: bool = True) -> AcrossAnswers:
+                       load_code: bool = True, gate: bool = True,
+                       opencode_turn: PipelineResult | None = None) -> AcrossAnswers:
     """Every agent runtime's answer about the call `tool` `args` (written in any runtime's words) and
-    the gate's, for the turn `result` (forge-tools' whole config, agent and request)."""
+    the gate's (unless `gate` is False), for the turn `result` (forge-tools' whole config, agent and
+    request). `opencode_turn`: the same turn over opencode's files only, when already resolved."""
     from forge_tools.permission.gate import dry_gate
     from forge_tools.runtimes import get_runtime
     from forge_tools.visibility.call_decision import decide_call
 
     root, cwd = Path(loaded.project_root), agent_cwd(loaded)
     call = shared_call(tool, args, mcp_servers(loaded))
-    gate = decide_call(result, call.tool, call.args, root, dry_gate(result.ruleset))
+    decided = decide_call(result, call.tool, call.args, root, dry_gate(result.ruleset)) if gate else None
     entries: list[RuntimeEntry] = []
     for found in agent_runtimes(loaded, names):
         own = own_call(found.name, call)
@@ -181,10 +187,12 @@ def answers_by_runtime(loaded: LoadedConfig, result: PipelineResult, tool: str, 
         if found.name == "forge":
             from forge_tools.runtimes.forge.runtime import RUNTIME as FORGE
 
-            answer = FORGE.answer(gate, root)
+            own_gate = decided if decided is not None else decide_call(
+                result, call.tool, call.args, root, dry_gate(result.ruleset))
+            answer = FORGE.answer(own_gate, root)
             scope = f"agent {result.agent.name}"
         elif found.name == "opencode":
-            turn = _opencode_turn(loaded, result, request, load_code)
+            turn = opencode_turn or _opencode_turn(loaded, result, request, load_code)
             answer = runtime.decide(turn, own.tool, own.args, root, cwd)
             scope = f"agent {turn.agent.name}"
         elif found.name == "claude":
@@ -196,7 +204,13 @@ def answers_by_runtime(loaded: LoadedConfig, result: PipelineResult, tool: str, 
         else:  # a runtime with its own files and decider (one more package: Codex, Gemini CLI)
             answer = runtime.decide(result, own.tool, own.args, root, cwd)
         entries.append(RuntimeEntry(found, own, answer, scope, notes))
-    return AcrossAnswers(call, tuple(entries), gate, root)
+    return AcrossAnswers(call, tuple(entries), decided, root)
+
+
+def opencode_turn(loaded: LoadedConfig, result: PipelineResult, load_code: bool = False
+                  ) -> PipelineResult:
+    """`result`'s turn over opencode's files only (the same result when there is no forge file)."""
+    return _opencode_turn(loaded, result, None, load_code)
 
 
 def _opencode_turn(loaded: LoadedConfig, result: PipelineResult, request: Request | None,
