@@ -246,3 +246,26 @@ __all__ = [
     "opencode_config",
     "parse_runtimes",
 ]
+
+
+NO_SUCH_TOOL = "-"
+
+
+def runtime_columns(loaded: LoadedConfig, tool_ids: list[str]) -> list[tuple[FoundRuntime, dict[str, str]]]:
+    """`layers --matrix --runtimes`: for each agent runtime the project configures besides opencode
+    (whose agents are the matrix's other columns), each shared tool's state in it (`tool_states` of its
+    package's files.py, asked in its own tool names), or `-` where it has no such tool."""
+    from importlib import import_module
+
+    from forge_tools.runtimes import RUNTIMES
+
+    columns = []
+    for found in found_runtimes(loaded):
+        if not found.agent or found.name == "opencode":
+            continue
+        package = import_module(f"{RUNTIMES[found.name]}.files")
+        own = {t: own_call(found.name, shared_call(t, {}, mcp_servers(loaded))) for t in tool_ids}
+        states = package.tool_states(loaded, [c.tool for c in own.values() if c is not None])
+        columns.append((found, {t: states[c.tool] if c is not None else NO_SUCH_TOOL
+                                for t, c in own.items()}))
+    return columns

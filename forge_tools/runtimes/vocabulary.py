@@ -47,6 +47,8 @@ def _claude_column() -> dict[str, tuple[str, dict[str, str]]]:
     column = {forge_id: (claude, {ours: theirs for theirs, ours in keys.items()})
               for claude, (forge_id, keys) in CALLS.items()}
     column.setdefault("websearch", ("WebSearch", {"query": "query"}))
+    column.setdefault("task", ("Task", {"description": "description", "prompt": "prompt",
+                                        "subagent_type": "subagent_type"}))
     return column
 
 

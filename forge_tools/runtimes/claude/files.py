@@ -12,6 +12,7 @@ from forge_tools.runtimes.found import ConfigFile
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
+    from forge_tools.runtimes.claude.settings import ClaudeSettings
 
 DISPLAY = "Claude Code"
 AGENT = True
@@ -30,3 +31,35 @@ def config_files(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> 
 def rule_text(permission: str, pattern: str) -> str:
     """A rule as Claude Code's settings write it: `Bash(git *)`, or the bare tool."""
     return permission if pattern == "*" else f"{permission}({pattern})"
+
+
+def tool_state(settings: ClaudeSettings, tool: str) -> str:
+    """Calls of Claude's `tool` in general, in `layers --matrix`'s words: `hidden` (a bare deny removes
+    it), `allow` (it needs no permission, a bare allow, or bypassPermissions), `ask` (Claude's default
+    for a tool that needs permission, or a bare ask), `limited` (dontAsk: only what a rule allows
+    runs; a bare Write deny, which leaves Write offered)."""
+    from forge_tools.runtimes.claude.decide import _by_rules
+    from forge_tools.runtimes.claude.rules import tool_rule_matches
+    from forge_tools.runtimes.claude.tools import NO_PERMISSION, canonical, hiding_rule
+
+    name = canonical(tool)
+    if settings.start_error is not None or hiding_rule(settings, name) is not None:
+        return "hidden"
+    bare = [r for r in settings.loaded_rules if r.content is None and tool_rule_matches(r.tool, name)]
+    decided = _by_rules(bare, lambda r: True)
+    if decided is not None:
+        return {"allow": "allow", "ask": "ask", "deny": "limited"}[decided[0]]
+    if name in NO_PERMISSION:
+        return "allow"
+    return {"bypassPermissions": "allow", "dontAsk": "limited"}.get(settings.mode, "ask")
+
+
+def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
+    """`tool_state` of each of Claude's `tools` under the settings Claude reads for this project."""
+    from forge_tools.runtimes.claude.settings import read_settings
+    from forge_tools.runtimes.found import agent_cwd
+
+    settings = read_settings(agent_cwd(loaded))
+    # Claude's own MCP server list (.mcp.json, ~/.claude.json) is not read: whether it has the tool is
+    # not known
+    return {tool: "?" if tool.startswith("mcp__") else tool_state(settings, tool) for tool in tools}
