@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.calls import CallDecision
     from forge_tools.permission.gate import Approve, PermissionSession
+    from forge_tools.runtimes.across import AcrossAnswers
     from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
@@ -96,6 +97,25 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
         return claude_answers(result, tool_id, args, root, Path(loaded.cwd), chosen)
     gate = decide(result, tool_id, args, root, dry_gate(result.ruleset, session))
     return answers(result, tool_id, args, root, chosen, gate, Path(loaded.cwd))
+
+
+def answers_by_runtime(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],
+                       agent: str | None = None, *, runtimes: Iterable[str] | None = None,
+                       load_code: bool = False) -> AcrossAnswers:
+    """Every agent runtime's answer about one call, as `explain --call ... --runtime all` gives them:
+    the call may be written in any agent's words (`bash {"command": ...}` or Claude Code's `Bash`);
+    `.entries` holds one `RuntimeEntry` per agent runtime the project configures (or per name in
+    `runtimes`): its call in its own words (`.call`, None where it has no such tool), `.action`, its
+    `RuntimeAnswer` and `.words()` (the deciding rule at file:line:col). `.gate` is `decide_call`'s
+    decision over forge-tools' config (what `run_call` enforces), `.summary()` the one line
+    ("`git push`: opencode deny, Claude Code allow; forge-tools gate deny") and `.disagree` whether
+    one agent denies what another allows."""
+    from forge_tools.runtimes.across import answers_by_runtime as across
+
+    loaded = _loaded(project)
+    result = resolve(loaded, agent, load_code=load_code)
+    return across(loaded, result, tool_id, args, list(runtimes) if runtimes is not None else None,
+                  load_code=load_code)
 
 
 def new_session(project: LoadedConfig | str | Path | None = None, agent: str | None = None, *,
