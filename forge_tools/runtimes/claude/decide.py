@@ -139,8 +139,8 @@ def _default(tool: str, subject: str, why: str, fidelity: str = "reproduced") ->
     return ClaudeDecision("ask", "other", (Check(subject, "ask", None, why, fidelity),))
 
 
-#: the tools whose unruled calls plan and auto mode leave to Claude's classifier, which does not run
-#: offline (the binary denies them: "Auto mode is unavailable")
+#: the tools whose unruled calls plan mode leaves to Claude's classifier (auto mode: every tool's),
+#: which does not run offline (the binary denies them: "Auto mode is unavailable")
 CLASSIFIED = frozenset({"Bash", "WebFetch"})
 
 
@@ -164,7 +164,7 @@ def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None 
         checks = tuple(c._replace(behavior="deny", why=c.why + "; dontAsk denies what would ask")
                        if c.behavior == "ask" else c for c in decision.checks)
         return ClaudeDecision("deny", "mode", checks, decision.offered)
-    if mode in ("plan", "auto") and tool in CLASSIFIED and not ruled_ask:
+    if (mode == "auto" or (mode == "plan" and tool in CLASSIFIED)) and not ruled_ask:
         checks = tuple(c._replace(behavior="deny", why=c.why + f"; in {mode} mode Claude Code leaves it to "
                                   "its classifier, which does not run here: deny", fidelity="reproduced")
                        if c.behavior == "ask" else c for c in decision.checks)
@@ -228,6 +228,9 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
                 checks[i] = check._replace(behavior="ask", why=f"{check.why}, but the line changes "
                                            "directory first (cd): Claude Code asks", fidelity="modelled")
     behavior = _worst(checks)
+    if settings.mode == "auto" and behavior == "allow" and any(
+            c.why.startswith("auto") for c in checks):
+        return ClaudeDecision("allow", "mode", tuple(checks))
     named = (len(parts) == 1 and checks[0].rule is not None and checks[0].behavior == behavior
              and _whole(checks[0].rule, parts[0].text))
     decision = ClaudeDecision(behavior, "rule" if named else "subcommandResults", tuple(checks))
@@ -269,8 +272,16 @@ def _resolve(arg: str, cwd: Path, home: Path) -> Path:
     return Path(os.path.normpath(os.path.join(cwd, raw)))
 
 
+#: read-only commands whose arguments are not paths (`echo /etc` reads nothing)
+NO_PATHS = frozenset({"echo", "printf", "true", "false", "sleep", "expr", "seq", "type", "pwd", "whoami",
+                      "id", "uname", "date", "basename", "dirname", "which", "whereis", "cal", "uptime",
+                      "groups", "nproc", "locale", "free", "alias", "numfmt", "tsort"})
+
+
 def _outside(settings: ClaudeSettings, argv: tuple[str, ...], cwd: Path) -> str | None:
     """The first argument naming a path outside the working directories (`..`, `/x`, `~/x`)."""
+    if not argv or argv[0] in NO_PATHS:
+        return None
     for arg in argv[1:]:
         if arg.startswith("-") or not (arg.startswith(("/", "~", "..")) or "/.." in arg or arg == "."):
             continue
@@ -299,10 +310,14 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
         return Check(part.text, "allow", None, "cd inside the working directories"), target
     if hit is None and bare_allow is not None:
         hit = bare_allow
-    accept = settings.mode == "acceptEdits"
+    accept = settings.mode in ("acceptEdits", "auto")
     if part.redirect is not None:
         written = part.redirect.lstrip("0123456789&>| ").strip("'\"")
-        if not (accept and _inside(_resolve(written, cwd, settings.home), settings.working_dirs)):
+        if accept and _inside(_resolve(written, cwd, settings.home), settings.working_dirs):
+            if settings.mode == "auto" and hit is None:
+                return Check(part.text, "allow", None, "auto writes files inside the working "
+                             "directories"), cwd
+        else:
             return Check(part.text, "ask", None, f"it writes to a file ({part.redirect}): Claude Code "
                          "asks even when a rule allows it"), cwd
     if hit is not None:
@@ -317,7 +332,7 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
                      fidelity), cwd
     if (accept and stripped and stripped[0] in ACCEPT_EDITS_COMMANDS
             and _outside(settings, stripped, cwd) is None):
-        return Check(part.text, "allow", None, "acceptEdits runs file commands inside the working "
+        return Check(part.text, "allow", None, f"{settings.mode} runs file commands inside the working "
                      "directories", "reproduced" if stripped[0] in ("touch", "mkdir") else "modelled"), cwd
     return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks"), cwd
 
@@ -392,8 +407,8 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
                                   "a read inside the working directories: Claude Code allows it"),))
         return _moded(settings, _default(name, subject, "a read outside the working directories: "
                                          "Claude Code asks"))
-    if inside and settings.mode == "acceptEdits":
+    if inside and settings.mode in ("acceptEdits", "auto"):
         return ClaudeDecision("allow", "mode", (Check(subject, "allow", None,
-                              "acceptEdits allows edits inside the working directories"),))
+                              f"{settings.mode} allows edits inside the working directories"),))
     return _moded(settings, _default(name, subject, "no rule covers this file: Claude Code asks "
                                      "before an edit"))

@@ -257,7 +257,9 @@ def _collect(settings: ClaudeSettings, options: ClaudeOptions) -> None:
         perms = f.tree.get("permissions")
         if perms is None or not perms.is_map:
             continue
-        base = settings.cwd
+        # a `/x` path is below the settings file's own root: the project for .claude/settings*.json,
+        # the config directory (~/.claude) for the user's, the managed directory for managed files
+        base = {"user": settings.config_dir, "managed": settings.managed_dir}.get(f.scope, settings.cwd)
         for behavior in BEHAVIORS:
             node = perms.get(behavior)
             if node is None:
@@ -328,6 +330,10 @@ def _mode(settings: ClaudeSettings, readable: Sequence[SettingsFile], options: C
             perms = f.tree.get("permissions")
             node = perms.get("defaultMode") if perms is not None else None
             if node is None:
+                continue
+            if scope == "project" and not settings.trusted:
+                settings.notes.append(f"defaultMode {node.value!r} of .claude/settings.json ({node.origin}) "
+                                      "is ignored: this workspace has not been trusted")
                 continue
             if node.value not in MODES:
                 settings.problems.append((node.origin, f"unknown defaultMode {node.value!r}; known: "
