@@ -4,7 +4,7 @@ function __forge_tools_project  # --project DIR already on the line, for __compl
     set -l i (contains -i -- --project $words); and set -q words[(math $i + 1)]; and printf '%s\n' --project $words[(math $i + 1)]
 end
 complete -c forge-tools -n '__fish_use_subcommand' -f
-complete -c forge-tools -n '__fish_use_subcommand' -a 'agents' -d 'List the agents in opencode'\''s order (builtin first, then custom, each by name), the default one marked.'
+complete -c forge-tools -n '__fish_use_subcommand' -a 'agents' -d 'List the agents in opencode'\''s order (builtin first, then custom, each by name), the default one marked; then the agent runtimes whose files the repository holds (opencode, forge-tools, Claude Code) and which answers by default.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'check' -d 'Check every config file that applies, for CI.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'completions' -d 'Print a shell completion script (bash, zsh, fish), or write all three with --write DIR.'
 complete -c forge-tools -n '__fish_use_subcommand' -a 'config' -d 'Print the merged config: every config file and variable in load order, then --config overlays.'
@@ -80,6 +80,7 @@ complete -c forge-tools -n '__fish_seen_subcommand_from layers' -l config -s c -
 complete -c forge-tools -n '__fish_seen_subcommand_from layers' -l project -r -F -d 'Project root (default: the enclosing git worktree, else the cwd).'
 complete -c forge-tools -n '__fish_seen_subcommand_from layers' -l pure -d 'Load no external plugins.'
 complete -c forge-tools -n '__fish_seen_subcommand_from layers' -l no-mcp -d 'Start no MCP server (their tools are left out).'
+complete -c forge-tools -n '__fish_seen_subcommand_from layers' -l runtime -r -F -d 'Whose answer leads: opencode or forge (default: the config'\''s files decide: opencode'\''s only -> opencode, any forge file -> forge).'
 complete -c forge-tools -n '__fish_seen_subcommand_from layers' -l help -s h -d 'Show help and exit.'
 complete -c forge-tools -n '__fish_seen_subcommand_from outputs; and not __fish_seen_subcommand_from clean list show' -f -a 'clean list show'
 complete -c forge-tools -n '__fish_seen_subcommand_from outputs' -l help -s h -d 'Show help and exit.'
@@ -102,6 +103,7 @@ complete -c forge-tools -n '__fish_seen_subcommand_from rules' -l agent -xa 'bui
 complete -c forge-tools -n '__fish_seen_subcommand_from rules' -l format -s f -xa 'text json' -d 'Output format: text or json.'
 complete -c forge-tools -n '__fish_seen_subcommand_from rules' -l config -s c -r -F -d 'Overlay a config file (repeatable, applied in order).'
 complete -c forge-tools -n '__fish_seen_subcommand_from rules' -l project -r -F -d 'Project root (default: the enclosing git worktree, else the cwd).'
+complete -c forge-tools -n '__fish_seen_subcommand_from rules' -l runtime -r -F -d 'Whose answer leads: opencode or forge (default: the config'\''s files decide: opencode'\''s only -> opencode, any forge file -> forge).'
 complete -c forge-tools -n '__fish_seen_subcommand_from rules' -l help -s h -d 'Show help and exit.'
 complete -c forge-tools -n '__fish_seen_subcommand_from run' -f -a 'question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit (forge-tools __complete tools (__forge_tools_project) 2>/dev/null)'
 complete -c forge-tools -n '__fish_seen_subcommand_from run' -l args -s a -r -F -d 'Tool input: JSON, @file.json, or - for stdin (default {}).'

@@ -21,7 +21,8 @@ def register(app: typer.Typer) -> None:
         project: ProjectOpt = None,
     ) -> int:
         """List the agents in opencode's order (builtin first, then custom, each by name), the default
-        one marked."""
+        one marked; then the agent runtimes whose files the repository holds (opencode, forge-tools,
+        Claude Code) and which answers by default."""
         import json
 
         from forge_tools.cli.common import check_format, format_table, load
@@ -40,10 +41,14 @@ def register(app: typer.Typer) -> None:
             default, problem = None, exc.one_line()
             typer.echo(f"forge-tools: warning: {problem}", err=True)
         ordered = listing_order(agents)
+        from forge_tools.runtimes import found_runtimes
+
+        runtimes = found_runtimes(loaded)
         if fmt == "json":
             payload: dict[str, object] = {
                 "default_agent": default,
                 "agents": [{**a.to_json(), "default": a.name == default} for a in ordered],
+                "runtimes": runtimes,
             }
             if problem is not None:
                 payload["default_agent_problem"] = problem
@@ -59,4 +64,9 @@ def register(app: typer.Typer) -> None:
             name = a.name if a.shown == a.name else f"{a.name} (shown as {a.shown})"
             rows.append((name, a.mode, status or "-", origin, a.description or "-"))
         typer.echo(format_table(("AGENT", "MODE", "STATUS", "ORIGIN", "DESCRIPTION"), rows))
+        typer.echo("")
+        typer.echo("agent runtimes in this repository (whose files answer `explain --call` and `check`):")
+        typer.echo(format_table(("RUNTIME", "VERSION", "DEFAULT", "FILES"), [
+            (r["name"], r["version"], "yes" if r["default"] else "-",
+             ", ".join(r["files"]) or "-") for r in runtimes]))
         return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import ConfigSource, LoadedConfig
@@ -88,3 +88,20 @@ def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str 
         return Chosen(get_runtime("claude"), f"config: Claude Code files only ({claude[0]})")
     return Chosen(get_runtime("opencode"), "config: opencode's files only" if sources
                   else "config: no config file (opencode's defaults)")
+
+
+def found_runtimes(loaded: LoadedConfig) -> list[dict[str, Any]]:
+    """The agent runtimes whose files `loaded`'s repository holds, each with its files and whether it
+    is the one answering by default (`agents` lists them): opencode for opencode's files (or, with no
+    file at all, its defaults), forge for forge-tools' files, claude for `.claude/settings*.json`."""
+    chosen = runtime_for(loaded).runtime.name
+    forge = [s.describe() for s in loaded.sources if is_forge_source(s)]
+    opencode = [s.describe() for s in loaded.sources if not is_forge_source(s)]
+    claude = [str(p) for p in claude_files(Path(loaded.cwd))]
+    found: list[dict[str, Any]] = []
+    for name, files in (("opencode", opencode), ("forge", forge), ("claude", claude)):
+        if files or name == chosen:
+            runtime = get_runtime(name)
+            found.append({"name": name, "version": runtime.version, "files": files,
+                          "default": name == chosen})
+    return found
