@@ -98,7 +98,7 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
         return ClaudeDecision("deny", "other", (Check(name, "deny", None, settings.start_error),), False)
     hidden = hiding_rule(settings, name)
     if hidden is not None:
-        return ClaudeDecision("deny", "rule", (Check(name, "deny", hidden,
+        return ClaudeDecision("deny", "tool_disabled", (Check(name, "deny", hidden,
                               f"not offered: the deny rule {hidden.text!r} removes {name}"),), False)
     if not name.startswith("mcp__") and name not in OFFERED_NAMES:
         return ClaudeDecision("deny", "other", (Check(name, "deny", None,
@@ -111,10 +111,28 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
     here = Path(cwd) if cwd is not None else settings.cwd
     bare = [r for r in rules if r.content is None and tool_rule_matches(r.tool, name)]
     decided = _by_rules(bare, lambda r: True)
-    if decided is not None and (decided[0] != "allow" or name != "Bash"):
+    if decided is not None and decided[0] != "allow":
         behavior, rule = decided
         return _moded(settings, ClaudeDecision(behavior, "rule", (Check(name, behavior, rule,
-                                               f"the rule {rule.text!r} names the tool"),)))
+                                               f"the rule {rule.text!r} names the tool"),)), name)
+    if decided is not None and name != "Bash":
+        # a bare allow: the tool's deny and ask rules with a content still decide first
+        strict = [r for r in rules if r.content is not None and r.behavior != "allow"]
+        answer = decide_content(settings, name, args, strict, here)
+        if answer is not None and answer.behavior != "allow" and answer.checks[0].rule is not None:
+            return answer
+        rule = decided[1]
+        return _moded(settings, ClaudeDecision("allow", "rule", (Check(name, "allow", rule,
+                                               f"the rule {rule.text!r} names the tool"),)), name)
+    return decide_content(settings, name, args, rules, here, decided) or _moded(
+        settings, _default(name, name, f"no rule names {name}: Claude Code asks",
+                           "reproduced" if name.startswith("mcp__") else "modelled"), name)
+
+
+def decide_content(settings: ClaudeSettings, name: str, args: dict[str, Any], rules: list[ClaudeRule],
+                   here: Path, decided: tuple[Behavior, ClaudeRule] | None = None) -> ClaudeDecision | None:
+    """The call decided by rules with a content (and the default for the tool); None for a tool
+    whose calls only bare rules decide."""
     if name == "Bash":
         return _bash(settings, str(args.get("command", "")), rules, decided, here)
     if name in READ_TOOLS or name in EDIT_TOOLS:
@@ -131,8 +149,7 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
     if name in NO_PERMISSION:
         return ClaudeDecision("allow", "other", (Check(name, "allow", None,
                               f"{name} needs no permission in Claude Code", "modelled"),))
-    return _moded(settings, _default(name, name, f"no rule names {name}: Claude Code asks",
-                                     "reproduced" if name.startswith("mcp__") else "modelled"))
+    return None
 
 
 def _default(tool: str, subject: str, why: str, fidelity: str = "reproduced") -> ClaudeDecision:
@@ -195,12 +212,22 @@ def _match(rules: list[ClaudeRule], part: Part) -> tuple[Behavior, ClaudeRule] |
             return behavior, rule
 
     def allows(r: ClaudeRule) -> bool:
-        if part.glob and bash_pattern(r.content or "").kind == "wildcard":
+        kind = bash_pattern(r.content or "").kind
+        if part.glob and kind == "wildcard":
             return False
+        if kind == "exact":  # as written (trimmed): `touch  n-1` is not `touch n-1`
+            return any(bash_matches(r.content or "", c) for c in part.candidates if c != _blank(part.text))
         return any(bash_matches(r.content or "", c) for c in part.candidates)
 
     rule = _first(rules, "allow", allows)
     return ("allow", rule) if rule is not None else None
+
+
+def _blank(text: str) -> str | None:
+    import re
+
+    squeezed = re.sub(r"[ \t]+", " ", text)
+    return squeezed if squeezed != text else None
 
 
 def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
@@ -214,6 +241,19 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
             return _moded(settings, ClaudeDecision("deny", "rule", (Check(text, "deny", hit[1],
                                                    f"the rule {hit[1].text!r} matches {text!r}"),)), "Bash")
     parts = lower(command)
+    if bare_allow is not None:
+        # `Bash` (or `Bash(*)`) allowed: only a deny or ask rule matching a subcommand still decides
+        for part in parts:
+            hit = _match([r for r in bash if r.behavior != "allow"], part)
+            if hit is not None:
+                named = len(parts) == 1 and any(_whole(hit[1], c) for c in deny_candidates(part))
+                return _moded(settings, ClaudeDecision(hit[0], "rule" if named else "subcommandResults",
+                                                       (Check(part.text, hit[0], hit[1],
+                                                              f"the rule {hit[1].text!r} matches "
+                                                              f"{part.text!r}"),)), "Bash")
+        rule = bare_allow[1]
+        return _moded(settings, ClaudeDecision("allow", "rule", (Check(command.strip(), "allow", rule,
+                                               f"the rule {rule.text!r} allows every command"),)), "Bash")
     checks: list[Check] = []
     here = cwd
     for part in parts:
@@ -231,8 +271,10 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
     if settings.mode == "auto" and behavior == "allow" and any(
             c.why.startswith("auto") for c in checks):
         return ClaudeDecision("allow", "mode", tuple(checks))
-    named = (len(parts) == 1 and checks[0].rule is not None and checks[0].behavior == behavior
-             and _whole(checks[0].rule, parts[0].text))
+    first = checks[0].rule
+    named = (len(parts) == 1 and first is not None and checks[0].behavior == behavior
+             and any(_whole(first, c) for c in (
+                 deny_candidates(parts[0]) if behavior != "allow" else (parts[0].text,))))
     decision = ClaudeDecision(behavior, "rule" if named else "subcommandResults", tuple(checks))
     return _moded(settings, decision, "Bash")
 
@@ -388,9 +430,12 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
                cwd: Path) -> ClaudeDecision:
     path = _path_of(name, args, cwd)
     editing = name in EDIT_TOOLS
-    kinds = ("Edit",) if editing else ("Read", "Edit")
+    kinds = ("Edit", "Read") if editing else ("Read", "Edit")
     candidates = [r for r in rules if r.content is not None and r.tool in kinds]
-    if not editing:
+    if editing:
+        # a Read deny covers editing the file too; a Read allow or ask does not decide an edit
+        candidates = [r for r in candidates if r.tool == "Edit" or r.behavior == "deny"]
+    else:
         # an Edit rule allows reading what it allows editing; an Edit deny does not stop a read
         candidates = [r for r in candidates if r.tool == "Read" or r.behavior == "allow"]
     hit = _by_rules(candidates, lambda r: path_rule_matches(settings, r, path, cwd))
@@ -399,7 +444,12 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
         behavior, rule = hit
         why = (f"the rule {rule.text!r} covers {subject}" if behavior != "deny" else
                f"the rule {rule.text!r} covers {subject} (a denied file or directory)")
-        return _moded(settings, ClaudeDecision(behavior, "rule", (Check(subject, behavior, rule, why),)))
+        if behavior == "allow" and editing and settings.mode == "plan":
+            return _default(name, subject, f"{why}, but plan mode asks before every edit")
+        # a read the rules allow inside the working directories is the binary's `mode` answer
+        kind = "mode" if behavior == "allow" and not editing and _inside(path, settings.working_dirs) \
+            else "rule"
+        return _moded(settings, ClaudeDecision(behavior, kind, (Check(subject, behavior, rule, why),)))
     inside = _inside(path, settings.working_dirs)
     if not editing:
         if inside:
