@@ -31,13 +31,13 @@ def register(app: typer.Typer) -> None:
         from forge_tools.cli.common import check_format, format_table, load
         from forge_tools.errors import ConfigError
         from forge_tools.permission.agents import default_agent_name, listing_order, load_agents
-        from forge_tools.runtimes.found import found_runtimes
+        from forge_tools.runtimes.found import listed_runtimes
 
         check_format(fmt, ("text", "json"))
         loaded = load(config, project)
-        found = found_runtimes(loaded, in_project=False)
+        found, answering = listed_runtimes(loaded)
         if runtimes and fmt == "text":
-            typer.echo("\n".join(runtime_lines(found, loaded)))
+            typer.echo("\n".join(runtime_lines(found, loaded, answering)))
             return 0
         agents = load_agents(loaded)
         # a default_agent that names no usable agent does not stop the listing (opencode 1.18.33 lists
@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
             payload: dict[str, object] = {
                 "default_agent": default,
                 "agents": [{**a.to_json(), "default": a.name == default} for a in ordered],
-                "runtimes": [f.to_json() for f in found],
+                "runtimes": [f.to_json(answering) for f in found],
             }
             if runtimes:
                 payload = {"runtimes": payload["runtimes"]}
@@ -74,7 +74,7 @@ def register(app: typer.Typer) -> None:
         return 0
 
 
-def runtime_lines(found: list[Any], loaded: Any) -> list[str]:
+def runtime_lines(found: list[Any], loaded: Any, answering: str | None = None) -> list[str]:
     """The agent runtimes with files here, each with its files (project ones first) and their scope."""
     from pathlib import Path
 
@@ -97,8 +97,9 @@ def runtime_lines(found: list[Any], loaded: Any) -> list[str]:
     for f in sorted(found, key=lambda f: not f.in_project):
         files = sorted(f.files, key=lambda c: c.scope not in ("project", "local"))
         what = "" if f.agent else " (forge-tools' own gate)"
-        where = "project" if f.in_project else "personal files only"
-        rows.append((f"{f.label}{what}", where, ", ".join(f"{shown(c.path)} ({c.scope})" for c in files)))
+        where = "project" if f.in_project else "personal files only" if f.files else "no file (defaults)"
+        rows.append((f"{f.label}{what}", where, "yes" if f.name == answering else "-",
+                     ", ".join(f"{shown(c.path)} ({c.scope})" for c in files) or "-"))
     if rows:
-        lines.append(format_table(("RUNTIME", "CONFIGURED BY", "FILES"), rows))
+        lines.append(format_table(("RUNTIME", "CONFIGURED BY", "DEFAULT", "FILES"), rows))
     return lines

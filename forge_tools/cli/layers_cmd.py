@@ -17,6 +17,7 @@ from forge_tools.cli.common import (
     NoMcpOpt,
     ProjectOpt,
     PureOpt,
+    RuntimeOpt,
     SessionPermissionOpt,
     ToolsOpt,
     json_errors,
@@ -61,12 +62,26 @@ def register(app: typer.Typer) -> None:
         project: ProjectOpt = None,
         pure: PureOpt = False,
         no_mcp: NoMcpOpt = False,
+        runtime: RuntimeOpt = None,
     ) -> int:
-        """Show each candidate tool, its source, every layer's verdict and whether the model sees it."""
+        """Show each candidate tool, its source, every layer's verdict and whether the model sees it.
+        For Claude Code (`--runtime claude`, or a project with only .claude settings): the tools it
+        offers the model and the deny rule that hides one."""
         from forge_tools.cli.common import check_format
         from forge_tools.cli.pipeline_opts import options
 
         check_format(fmt, ("text", "json"))
+        if runtime == "claude" or (runtime is None and not matrix and _claude_here(project)):
+            from forge_tools.cli.common import load
+            from forge_tools.runtimes.claude.listing import layers_payload, layers_text, settings_if_claude
+
+            claude = settings_if_claude(load(config, project), runtime)
+            if claude is not None:
+                import json
+
+                typer.echo(json.dumps(layers_payload(claude), indent=2) if fmt == "json"
+                           else layers_text(claude))
+                return 0
         opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
         if runtimes and not matrix:
             from forge_tools.errors import UsageError
@@ -75,6 +90,15 @@ def register(app: typer.Typer) -> None:
         if matrix:
             return show_matrix(opts, fmt, runtimes)
         return show_layers(opts, fmt, wide=wide)
+
+
+def _claude_here(project: Any) -> bool:
+    """A cheap look for Claude Code settings before loading anything (most projects have none)."""
+    from pathlib import Path
+
+    from forge_tools.runtimes import claude_files
+
+    return bool(claude_files(Path(project) if project is not None else Path.cwd()))
 
 
 # ------------------------------------------------------------------------------------------ layers

@@ -49,9 +49,13 @@ class FoundRuntime(NamedTuple):
     def label(self) -> str:
         return f"{self.display} {self.version}"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"runtime": self.name, "name": self.display, "version": self.version, "agent": self.agent,
-                "in_project": self.in_project, "files": [f.to_json() for f in self.files]}
+    def to_json(self, default: str | None = None) -> dict[str, Any]:
+        """`name` is the runtime's (`claude`), `display` its agent's (`Claude Code`); `files` the
+        paths, `file_scopes` each with its scope; `default`: the runtime that answers by default
+        (`runtimes.runtime_for`) when `default` names it."""
+        return {"name": self.name, "display": self.display, "version": self.version, "agent": self.agent,
+                "in_project": self.in_project, "default": self.name == default,
+                "files": [f.path for f in self.files], "file_scopes": [f.to_json() for f in self.files]}
 
 
 def agent_cwd(loaded: LoadedConfig) -> Path:
@@ -91,6 +95,20 @@ def found_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None,
 
     found = [runtime_files(name, loaded, env) for name in RUNTIMES]
     return [f for f in found if f.files and (f.in_project or not in_project)]
+
+
+def listed_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None
+                    ) -> tuple[list[FoundRuntime], str]:
+    """What `agents` lists: every runtime with files here (the person's own too), and the one that
+    answers by default (`runtimes.runtime_for`), listed even with no file (opencode's defaults)."""
+    from forge_tools.runtimes import RUNTIMES, runtime_for
+
+    found = found_runtimes(loaded, env, in_project=False)
+    default = runtime_for(loaded).runtime.name
+    if default not in {f.name for f in found}:
+        found.append(runtime_files(default, loaded, env))
+        found.sort(key=lambda f: list(RUNTIMES).index(f.name))
+    return found, default
 
 
 def display_name(name: str) -> str:

@@ -61,11 +61,12 @@ def test_agents_lists_each_runtime_and_its_files(cli, repo: Path) -> None:
     code, out, _ = cli("agents", "--format", "json")
     data = json.loads(out)
     assert [a["name"] for a in data["agents"]][:1] == ["build"]  # the agents are still there
-    by_name = {r["runtime"]: r for r in data["runtimes"]}
+    by_name = {r["name"]: r for r in data["runtimes"]}
     assert set(by_name) == {"opencode", "forge", "claude"}
-    assert by_name["claude"]["files"] == [{"path": str(repo / ".claude" / "settings.json"),
-                                          "scope": "project", "what": "settings file"}]
-    assert by_name["claude"]["in_project"] and not by_name["forge"]["agent"]
+    assert by_name["claude"]["file_scopes"] == [{"path": str(repo / ".claude" / "settings.json"),
+                                                "scope": "project", "what": "settings file"}]
+    assert by_name["claude"]["display"] == "Claude Code" and by_name["claude"]["in_project"]
+    assert not by_name["forge"]["agent"] and by_name["forge"]["default"]  # forge.json: the gate answers
 
 
 def test_explain_answers_for_every_agent_with_the_deciding_rules(cli, repo: Path) -> None:
@@ -120,7 +121,7 @@ def test_matrix_gains_a_column_per_other_agent_runtime(cli, repo: Path) -> None:
     assert cells["list"] == "-"  # Claude Code has no list tool
     code, out, _ = cli("layers", "--matrix", "--runtimes", "--no-mcp", "--format", "json")
     claude = json.loads(out)["runtimes"][0]
-    assert claude["runtime"] == "claude" and claude["matrix"]["webfetch"] == "hidden"
+    assert claude["name"] == "claude" and claude["matrix"]["webfetch"] == "hidden"
 
 
 def test_check_flags_a_call_one_agent_denies_and_another_allows(cli, repo: Path) -> None:

@@ -179,3 +179,25 @@ def test_an_allow_inside_a_deny_never_decides(claude_project: Path, cli) -> None
     messages = [f["message"] for f in json.loads(out)["findings"]]
     assert any("'Bash(npm run test:*)'" in m for m in messages)
     assert any("'Bash(npm ci)'" in m for m in messages)
+
+
+def test_rules_layers_and_agents_answer_for_claude(claude_project: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    _code, out, _ = cli("rules", "--format", "json")
+    data = json.loads(out)
+    assert data["runtime"]["name"] == "claude"
+    deny = next(r for r in data["rules"] if r["rule"] == "WebFetch")
+    assert (deny["behavior"], deny["origin"]["line"], deny["loaded"]) == ("deny", 11, True)
+    _code, out, _ = cli("layers", "--format", "json")
+    tools = {t["tool"]: t for t in json.loads(out)["tools"]}
+    assert not tools["WebFetch"]["offered"] and tools["WebFetch"]["hidden_by"]["rule"] == "WebFetch"
+    assert tools["Bash"]["offered"] and "Grep" not in tools
+    (claude_project / "opencode.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
+    _code, out, _ = cli("agents", "--format", "json")
+    runtimes = {r["name"]: r for r in json.loads(out)["runtimes"]}
+    assert runtimes["opencode"]["default"] and not runtimes["claude"]["default"]
+    assert runtimes["claude"]["files"] == [str(claude_project / ".claude" / "settings.json")]
+    assert json.loads(out)["agents"]  # opencode's agents are still listed
+    _code, out, _ = cli("rules", "--format", "json")
+    assert "agent" in json.loads(out)  # opencode's rules with both configs present
+    _code, out, _ = cli("rules", "--runtime", "claude")
+    assert "Claude Code 2.1.328" in out and "settings.json:11:" in out

@@ -98,7 +98,7 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
         return ClaudeDecision("deny", "other", (Check(name, "deny", None, settings.start_error),), False)
     hidden = hiding_rule(settings, name)
     if hidden is not None:
-        return ClaudeDecision("deny", "rule", (Check(name, "deny", hidden,
+        return ClaudeDecision("deny", "tool_disabled", (Check(name, "deny", hidden,
                               f"not offered: the deny rule {hidden.text!r} removes {name}"),), False)
     if not name.startswith("mcp__") and name not in OFFERED_NAMES:
         return ClaudeDecision("deny", "other", (Check(name, "deny", None,
@@ -111,10 +111,28 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
     here = Path(cwd) if cwd is not None else settings.cwd
     bare = [r for r in rules if r.content is None and tool_rule_matches(r.tool, name)]
     decided = _by_rules(bare, lambda r: True)
-    if decided is not None and (decided[0] != "allow" or name != "Bash"):
+    if decided is not None and decided[0] != "allow":
         behavior, rule = decided
         return _moded(settings, ClaudeDecision(behavior, "rule", (Check(name, behavior, rule,
-                                               f"the rule {rule.text!r} names the tool"),)))
+                                               f"the rule {rule.text!r} names the tool"),)), name)
+    if decided is not None and name != "Bash":
+        # a bare allow: the tool's deny and ask rules with a content still decide first
+        strict = [r for r in rules if r.content is not None and r.behavior != "allow"]
+        answer = decide_content(settings, name, args, strict, here)
+        if answer is not None and answer.behavior != "allow" and answer.checks[0].rule is not None:
+            return answer
+        rule = decided[1]
+        return _moded(settings, ClaudeDecision("allow", "rule", (Check(name, "allow", rule,
+                                               f"the rule {rule.text!r} names the tool"),)), name)
+    return decide_content(settings, name, args, rules, here, decided) or _moded(
+        settings, _default(name, name, f"no rule names {name}: Claude Code asks",
+                           "reproduced" if name.startswith("mcp__") else "modelled"), name)
+
+
+def decide_content(settings: ClaudeSettings, name: str, args: dict[str, Any], rules: list[ClaudeRule],
+                   here: Path, decided: tuple[Behavior, ClaudeRule] | None = None) -> ClaudeDecision | None:
+    """The call decided by rules with a content (and the default for the tool); None for a tool
+    whose calls only bare rules decide."""
     if name == "Bash":
         return _bash(settings, str(args.get("command", "")), rules, decided, here)
     if name in READ_TOOLS or name in EDIT_TOOLS:
@@ -131,16 +149,15 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
     if name in NO_PERMISSION:
         return ClaudeDecision("allow", "other", (Check(name, "allow", None,
                               f"{name} needs no permission in Claude Code", "modelled"),))
-    return _moded(settings, _default(name, name, f"no rule names {name}: Claude Code asks",
-                                     "reproduced" if name.startswith("mcp__") else "modelled"))
+    return None
 
 
 def _default(tool: str, subject: str, why: str, fidelity: str = "reproduced") -> ClaudeDecision:
     return ClaudeDecision("ask", "other", (Check(subject, "ask", None, why, fidelity),))
 
 
-#: the tools whose unruled calls plan and auto mode leave to Claude's classifier, which does not run
-#: offline (the binary denies them: "Auto mode is unavailable")
+#: the tools whose unruled calls plan mode leaves to Claude's classifier (auto mode: every tool's),
+#: which does not run offline (the binary denies them: "Auto mode is unavailable")
 CLASSIFIED = frozenset({"Bash", "WebFetch"})
 
 
@@ -164,7 +181,7 @@ def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None 
         checks = tuple(c._replace(behavior="deny", why=c.why + "; dontAsk denies what would ask")
                        if c.behavior == "ask" else c for c in decision.checks)
         return ClaudeDecision("deny", "mode", checks, decision.offered)
-    if mode in ("plan", "auto") and tool in CLASSIFIED and not ruled_ask:
+    if (mode == "auto" or (mode == "plan" and tool in CLASSIFIED)) and not ruled_ask:
         checks = tuple(c._replace(behavior="deny", why=c.why + f"; in {mode} mode Claude Code leaves it to "
                                   "its classifier, which does not run here: deny", fidelity="reproduced")
                        if c.behavior == "ask" else c for c in decision.checks)
@@ -195,12 +212,22 @@ def _match(rules: list[ClaudeRule], part: Part) -> tuple[Behavior, ClaudeRule] |
             return behavior, rule
 
     def allows(r: ClaudeRule) -> bool:
-        if part.glob and bash_pattern(r.content or "").kind == "wildcard":
+        kind = bash_pattern(r.content or "").kind
+        if part.glob and kind == "wildcard":
             return False
+        if kind == "exact":  # as written (trimmed): `touch  n-1` is not `touch n-1`
+            return any(bash_matches(r.content or "", c) for c in part.candidates if c != _blank(part.text))
         return any(bash_matches(r.content or "", c) for c in part.candidates)
 
     rule = _first(rules, "allow", allows)
     return ("allow", rule) if rule is not None else None
+
+
+def _blank(text: str) -> str | None:
+    import re
+
+    squeezed = re.sub(r"[ \t]+", " ", text)
+    return squeezed if squeezed != text else None
 
 
 def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
@@ -214,6 +241,19 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
             return _moded(settings, ClaudeDecision("deny", "rule", (Check(text, "deny", hit[1],
                                                    f"the rule {hit[1].text!r} matches {text!r}"),)), "Bash")
     parts = lower(command)
+    if bare_allow is not None:
+        # `Bash` (or `Bash(*)`) allowed: only a deny or ask rule matching a subcommand still decides
+        for part in parts:
+            hit = _match([r for r in bash if r.behavior != "allow"], part)
+            if hit is not None:
+                named = len(parts) == 1 and any(_whole(hit[1], c) for c in deny_candidates(part))
+                return _moded(settings, ClaudeDecision(hit[0], "rule" if named else "subcommandResults",
+                                                       (Check(part.text, hit[0], hit[1],
+                                                              f"the rule {hit[1].text!r} matches "
+                                                              f"{part.text!r}"),)), "Bash")
+        rule = bare_allow[1]
+        return _moded(settings, ClaudeDecision("allow", "rule", (Check(command.strip(), "allow", rule,
+                                               f"the rule {rule.text!r} allows every command"),)), "Bash")
     checks: list[Check] = []
     here = cwd
     for part in parts:
@@ -228,8 +268,13 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
                 checks[i] = check._replace(behavior="ask", why=f"{check.why}, but the line changes "
                                            "directory first (cd): Claude Code asks", fidelity="modelled")
     behavior = _worst(checks)
-    named = (len(parts) == 1 and checks[0].rule is not None and checks[0].behavior == behavior
-             and _whole(checks[0].rule, parts[0].text))
+    if settings.mode == "auto" and behavior == "allow" and any(
+            c.why.startswith("auto") for c in checks):
+        return ClaudeDecision("allow", "mode", tuple(checks))
+    first = checks[0].rule
+    named = (len(parts) == 1 and first is not None and checks[0].behavior == behavior
+             and any(_whole(first, c) for c in (
+                 deny_candidates(parts[0]) if behavior != "allow" else (parts[0].text,))))
     decision = ClaudeDecision(behavior, "rule" if named else "subcommandResults", tuple(checks))
     return _moded(settings, decision, "Bash")
 
@@ -269,8 +314,16 @@ def _resolve(arg: str, cwd: Path, home: Path) -> Path:
     return Path(os.path.normpath(os.path.join(cwd, raw)))
 
 
+#: read-only commands whose arguments are not paths (`echo /etc` reads nothing)
+NO_PATHS = frozenset({"echo", "printf", "true", "false", "sleep", "expr", "seq", "type", "pwd", "whoami",
+                      "id", "uname", "date", "basename", "dirname", "which", "whereis", "cal", "uptime",
+                      "groups", "nproc", "locale", "free", "alias", "numfmt", "tsort"})
+
+
 def _outside(settings: ClaudeSettings, argv: tuple[str, ...], cwd: Path) -> str | None:
     """The first argument naming a path outside the working directories (`..`, `/x`, `~/x`)."""
+    if not argv or argv[0] in NO_PATHS:
+        return None
     for arg in argv[1:]:
         if arg.startswith("-") or not (arg.startswith(("/", "~", "..")) or "/.." in arg or arg == "."):
             continue
@@ -299,10 +352,14 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
         return Check(part.text, "allow", None, "cd inside the working directories"), target
     if hit is None and bare_allow is not None:
         hit = bare_allow
-    accept = settings.mode == "acceptEdits"
+    accept = settings.mode in ("acceptEdits", "auto")
     if part.redirect is not None:
         written = part.redirect.lstrip("0123456789&>| ").strip("'\"")
-        if not (accept and _inside(_resolve(written, cwd, settings.home), settings.working_dirs)):
+        if accept and _inside(_resolve(written, cwd, settings.home), settings.working_dirs):
+            if settings.mode == "auto" and hit is None:
+                return Check(part.text, "allow", None, "auto writes files inside the working "
+                             "directories"), cwd
+        else:
             return Check(part.text, "ask", None, f"it writes to a file ({part.redirect}): Claude Code "
                          "asks even when a rule allows it"), cwd
     if hit is not None:
@@ -317,7 +374,7 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
                      fidelity), cwd
     if (accept and stripped and stripped[0] in ACCEPT_EDITS_COMMANDS
             and _outside(settings, stripped, cwd) is None):
-        return Check(part.text, "allow", None, "acceptEdits runs file commands inside the working "
+        return Check(part.text, "allow", None, f"{settings.mode} runs file commands inside the working "
                      "directories", "reproduced" if stripped[0] in ("touch", "mkdir") else "modelled"), cwd
     return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks"), cwd
 
@@ -373,9 +430,12 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
                cwd: Path) -> ClaudeDecision:
     path = _path_of(name, args, cwd)
     editing = name in EDIT_TOOLS
-    kinds = ("Edit",) if editing else ("Read", "Edit")
+    kinds = ("Edit", "Read") if editing else ("Read", "Edit")
     candidates = [r for r in rules if r.content is not None and r.tool in kinds]
-    if not editing:
+    if editing:
+        # a Read deny covers editing the file too; a Read allow or ask does not decide an edit
+        candidates = [r for r in candidates if r.tool == "Edit" or r.behavior == "deny"]
+    else:
         # an Edit rule allows reading what it allows editing; an Edit deny does not stop a read
         candidates = [r for r in candidates if r.tool == "Read" or r.behavior == "allow"]
     hit = _by_rules(candidates, lambda r: path_rule_matches(settings, r, path, cwd))
@@ -384,7 +444,12 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
         behavior, rule = hit
         why = (f"the rule {rule.text!r} covers {subject}" if behavior != "deny" else
                f"the rule {rule.text!r} covers {subject} (a denied file or directory)")
-        return _moded(settings, ClaudeDecision(behavior, "rule", (Check(subject, behavior, rule, why),)))
+        if behavior == "allow" and editing and settings.mode == "plan":
+            return _default(name, subject, f"{why}, but plan mode asks before every edit")
+        # a read the rules allow inside the working directories is the binary's `mode` answer
+        kind = "mode" if behavior == "allow" and not editing and _inside(path, settings.working_dirs) \
+            else "rule"
+        return _moded(settings, ClaudeDecision(behavior, kind, (Check(subject, behavior, rule, why),)))
     inside = _inside(path, settings.working_dirs)
     if not editing:
         if inside:
@@ -392,8 +457,8 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
                                   "a read inside the working directories: Claude Code allows it"),))
         return _moded(settings, _default(name, subject, "a read outside the working directories: "
                                          "Claude Code asks"))
-    if inside and settings.mode == "acceptEdits":
+    if inside and settings.mode in ("acceptEdits", "auto"):
         return ClaudeDecision("allow", "mode", (Check(subject, "allow", None,
-                              "acceptEdits allows edits inside the working directories"),))
+                              f"{settings.mode} allows edits inside the working directories"),))
     return _moded(settings, _default(name, subject, "no rule covers this file: Claude Code asks "
                                      "before an edit"))

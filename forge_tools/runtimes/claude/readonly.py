@@ -39,8 +39,13 @@ GIT_READ = frozenset({"status", "log", "diff", "show", "blame", "branch", "rev-p
                       "remote", "describe", "shortlog", "reflog", "tag", "config"})
 _GIT_UNSAFE = ("-c", "--exec-path", "--output", "-o", "--ext-diff", "--textconv", "-d", "-D", "-m",
                "-M", "--delete", "--move", "--set-upstream-to", "-u", "--unset", "--add", "--replace-all")
-MODELLED = frozenset({"grep", "egrep", "fgrep", "rg", "sort", "uniq", "jq", "file", "tree", "which",
-                      "sha256sum", "sha1sum", "md5sum", "whereis"})
+MODELLED = frozenset({"grep", "egrep", "fgrep", "rg", "sort", "jq", "file", "tree", "which", "date",
+                      "test", "sha256sum", "sha1sum", "md5sum", "whereis"})
+#: exact commands Claude runs unasked
+EXACT = frozenset({("claude", "-h"), ("claude", "--help"), ("node", "-v"), ("node", "--version"),
+                   ("python", "--version"), ("python3", "--version"), ("ip", "addr")})
+_UNIQ = re.compile(r"^uniq(?:\s+(?:-[a-zA-Z]+|--[a-zA-Z-]+(?:=\S+)?|-[fsw]\s+\d+))*(?:\s|$)\s*$")
+_SED_PRINT = re.compile(r"^(?:\d+|\$)(?:,(?:\d+|\$))?p$")
 
 
 def read_only(text: str, argv: tuple[str, ...]) -> str | None:
@@ -51,6 +56,17 @@ def read_only(text: str, argv: tuple[str, ...]) -> str | None:
     name = argv[0]
     if name in ("pwd", "whoami", "alias"):
         return "reproduced" if len(argv) == 1 else None
+    if tuple(argv) in EXACT:
+        return "reproduced"
+    if name == "uniq":
+        return "reproduced" if _UNIQ.match(text) else None
+    if name == "sed":  # modelled: `sed -n Np FILE` prints; anything else may write or run code
+        args = list(argv[1:])
+        if "-n" in args and not any(a.startswith(("-i", "--in-place")) for a in args):
+            scripts = [a for a in args if not a.startswith("-")]
+            if scripts and _SED_PRINT.match(scripts[0]) and _SAFE_ARGS.match(text):
+                return "modelled"
+        return None
     if any(p.match(text) for p in _PLAIN):
         return "reproduced"
     if name == "echo":

@@ -201,14 +201,17 @@ class PathRule(NamedTuple):
 
 
 def path_rule(content: str) -> PathRule:
+    """The anchor and gitignore pattern of a path content. Below `//`, `~/` and `/` the pattern is
+    anchored there (`Read(/notes.txt)` is not `src/notes.txt`); below the working directory a name
+    without a `/` matches at any depth, as in a .gitignore (`Read(./.env)` covers `config/.env`)."""
     if content.startswith("//"):
-        return PathRule("root", content[1:])
+        return PathRule("root", "/" + content.lstrip("/"))
     if content.startswith("~/"):
-        return PathRule("home", content[2:])
+        return PathRule("home", "/" + content[2:].lstrip("/"))
     if content == "~":
         return PathRule("home", "**")
     if content.startswith("/"):
-        return PathRule("settings", content[1:])
+        return PathRule("settings", "/" + content.lstrip("/"))
     if content.startswith("./"):
         return PathRule("cwd", content[2:])
     return PathRule("cwd", content)

@@ -51,6 +51,8 @@ class ClaudeOptions(NamedTuple):
     permission_mode: str | None = None
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
+    settings: tuple[str, ...] = ()  # --settings: a file or inline JSON, a layer of its own
+    setting_sources: tuple[str, ...] | None = None  # --setting-sources user,project,local
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,12 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, options: Clau
                               else is_root)
     _read_trust(settings)
     for scope, path in settings_paths(cwd, env, home):
+        if options.setting_sources is not None and scope in ("user", "project", "local") \
+                and scope not in options.setting_sources:
+            continue  # --setting-sources leaves it out
         settings.files.append(_read_file(scope, path, settings))
+    for i, value in enumerate(options.settings):
+        settings.files.append(_cli_settings(value, i, settings))
     _collect(settings, options)
     return settings
 
@@ -206,6 +213,22 @@ def _read_file(scope: Scope, path: Path, settings: ClaudeSettings) -> SettingsFi
         settings.problems.append((tree.origin, message))
         return SettingsFile(scope, path, True, None, message)
     return SettingsFile(scope, path, True, tree)
+
+
+def _cli_settings(value: str, index: int, settings: ClaudeSettings) -> SettingsFile:
+    """A `--settings` value: inline JSON (it starts with `{`) or a file's path."""
+    if not value.lstrip().startswith("{"):
+        return _read_file("cli", Path(value), settings)
+    from forge_tools.config.formats.json_format import parse_json
+    from forge_tools.errors import ConfigError
+
+    base = Origin("cli", name=f"--settings[{index}]")
+    try:
+        tree = parse_json(value, base)
+    except ConfigError as exc:
+        settings.problems.append((base, exc.message))
+        return SettingsFile("cli", Path("--settings"), True, None, exc.message)
+    return SettingsFile("cli", Path("--settings"), True, tree if tree.is_map else None)
 
 
 def _read_trust(settings: ClaudeSettings) -> None:
@@ -257,7 +280,9 @@ def _collect(settings: ClaudeSettings, options: ClaudeOptions) -> None:
         perms = f.tree.get("permissions")
         if perms is None or not perms.is_map:
             continue
-        base = settings.cwd
+        # a `/x` path is below the settings file's own root: the project for .claude/settings*.json,
+        # the config directory (~/.claude) for the user's, the managed directory for managed files
+        base = {"user": settings.config_dir, "managed": settings.managed_dir}.get(f.scope, settings.cwd)
         for behavior in BEHAVIORS:
             node = perms.get(behavior)
             if node is None:
@@ -328,6 +353,15 @@ def _mode(settings: ClaudeSettings, readable: Sequence[SettingsFile], options: C
             perms = f.tree.get("permissions")
             node = perms.get("defaultMode") if perms is not None else None
             if node is None:
+                continue
+            if scope == "project" and node.value == "bypassPermissions":
+                settings.notes.append(f"defaultMode bypassPermissions of .claude/settings.json "
+                                      f"({node.origin}) is ignored: Claude Code does not let a project "
+                                      "put it in bypass mode")
+                continue
+            if scope == "project" and not settings.trusted:
+                settings.notes.append(f"defaultMode {node.value!r} of .claude/settings.json ({node.origin}) "
+                                      "is ignored: this workspace has not been trusted")
                 continue
             if node.value not in MODES:
                 settings.problems.append((node.origin, f"unknown defaultMode {node.value!r}; known: "

@@ -251,7 +251,7 @@ def _join(argv: tuple[str, ...]) -> str:
 def candidates(text: str, argv: tuple[str, ...]) -> tuple[str, ...]:
     """The texts Claude matches a subcommand against its allow rules: as written, and with its
     wrappers removed (not its `VAR=x` assignments, nor `env`)."""
-    found = [text]
+    found = [text, _BLANKS.sub(" ", text)]  # exact rules compare the first only (`decide._match`)
     stripped = strip_wrappers(argv, assignments=False)
     if stripped and stripped != argv:
         found.append(_join(stripped))

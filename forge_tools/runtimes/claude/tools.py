@@ -38,7 +38,11 @@ NO_PERMISSION = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead", "ToolSe
                            "EnterPlanMode", "AskUserQuestion", "CronList", "Monitor", "ReportFindings",
                            "Workflow", "ScheduleWakeup", "SendMessage", "Skill", "CronCreate",
                            "CronDelete", "EnterWorktree", "ExitWorktree", "BashOutput"})
-NOT_HIDDEN_BY_DENY = frozenset({"Write"})
+NOT_HIDDEN_BY_DENY: frozenset[str] = frozenset()
+#: offered only when Bash is not (Claude's search tools stand in for the shell's grep and find)
+WITHOUT_BASH = ("Glob", "Grep")
+#: offered only with Bash
+WITH_BASH = frozenset({"Monitor"})
 
 
 def canonical(name: str) -> str:
@@ -65,13 +69,18 @@ def hiding_rule(settings: ClaudeSettings, name: str) -> ClaudeRule | None:
 
 
 def offers(settings: ClaudeSettings, mcp_tools: tuple[str, ...] = ()) -> list[Offer]:
-    """Every tool with whether the model is offered it (MCP tools `mcp__server__tool` after the
-    built-in ones, as the API request lists them)."""
+    """Every tool with whether the model is offered it, in the order of Claude's init event (Task
+    first, then by name), MCP tools `mcp__server__tool` after the built-in ones."""
     found: list[Offer] = []
     if settings.start_error is not None:
         return found
-    for name in (*OFFERED, *mcp_tools):
-        rule = hiding_rule(settings, name)
+    bash_hidden = hiding_rule(settings, "Bash")
+    builtin = [n for n in OFFERED if not (bash_hidden is not None and n in WITH_BASH)]
+    if bash_hidden is not None:
+        builtin += [n for n in WITHOUT_BASH if n not in builtin]
+    builtin = ["Task", *sorted(n for n in builtin if n != "Task")]
+    for name in (*builtin, *mcp_tools):
+        rule = hiding_rule(settings, name) if name not in WITH_BASH else bash_hidden
         found.append(Offer(name, rule is None, name in DEFERRED or name.startswith("mcp__"), rule))
     return found
 
@@ -88,6 +97,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "NotebookEdit": ("notebook_path", "new_source"), "Glob": ("pattern",), "Grep": ("pattern",),
 }
 MIN_LENGTH: dict[tuple[str, str], int] = {("WebSearch", "query"): 2}
+#: tools that refuse a file not read earlier in the session (a decision of one call has read nothing)
+READ_FIRST = frozenset({"NotebookEdit"})
 
 
 def input_problem(tool: str, args: dict[str, object]) -> str | None:
@@ -99,4 +110,7 @@ def input_problem(tool: str, args: dict[str, object]) -> str | None:
         least = MIN_LENGTH.get((tool, key))
         if least is not None and len(value) < least:
             return f"InputValidationError: {tool}'s {key!r} must be at least {least} characters"
+    if tool in READ_FIRST:
+        return (f"{tool} refuses a file that has not been read yet in the session (Read it first); "
+                "no permission is asked")
     return None

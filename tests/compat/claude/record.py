@@ -38,6 +38,7 @@ from standin import Script, StandIn  # noqa: E402
 CLAUDE = Path(os.environ.get("CLAUDE_BIN", "/work/agents/node_modules/.bin/claude"))
 CASES = HERE / "cases.json"
 RUN_TIMEOUT = 90
+MCP_CONNECT_WAIT = 10.0  # seconds the stand-in waits before the first call when a config has MCP servers
 NS_FLAG = "FT_CLAUDE_RECORDER_IN_NS"
 MANAGED_DIR = Path("/etc/claude-code")
 ASK_REASONS = {"asyncAgent"}
@@ -123,7 +124,9 @@ def _prepare(config: dict[str, Any], base: Path) -> Paths:
 
 def _run_claude(paths: Paths, config: dict[str, Any], standin: StandIn, calls: list[dict[str, Any]]
                 ) -> tuple[Script, list[dict[str, Any]], str, int | None]:
-    script = Script([{"tool": c["tool"], "input": paths.expand(c["input"])} for c in calls])
+    uses_mcp = "$PROJECT/.mcp.json" in config.get("files", {}) or "mcpServers" in config.get("state", {})
+    script = Script([{"tool": c["tool"], "input": paths.expand(c["input"])} for c in calls],
+                    first_delay=MCP_CONNECT_WAIT if uses_mcp else 0.0)
     standin.use(script)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -203,7 +206,12 @@ def _decide(raw: dict[str, Any] | None) -> dict[str, Any]:
     if meta.get("decision") == "accept":
         return {"decision": "allow", "reason_type": meta.get("reason_type"), "source": meta.get("source"),
                 "message": raw.get("result", "")[:400], "ran": True, "is_error": raw.get("is_error", False)}
-    return {"decision": "error", "reason_type": None, "message": raw.get("result", "")[:400], "ran": False,
+    result = raw.get("result", "")
+    if "No such tool available" in result and "is disabled for this session" in result:
+        # a bare-name deny (or --disallowedTools) removed the tool: the call cannot run at all
+        return {"decision": "deny", "reason_type": "tool_disabled", "message": result[:400], "ran": False}
+    reason = "not_offered" if "No such tool available" in result else None
+    return {"decision": "error", "reason_type": reason, "message": result[:400], "ran": False,
             "is_error": raw.get("is_error", False)}
 
 
@@ -226,6 +234,7 @@ def record_config(config: dict[str, Any], standin: StandIn, scratch: Path) -> di
     result: dict[str, Any] = {"name": config["name"], "calls": []}
     inits: list[list[str]] = []
     api: list[list[str] | None] = []
+    last_api: list[list[str] | None] = []
     mcp_status: list[Any] = []
     modes: list[Any] = []
     for call in calls or [None]:
@@ -235,6 +244,7 @@ def record_config(config: dict[str, Any], standin: StandIn, scratch: Path) -> di
         init = _init(events)
         inits.append(init.get("tools", []))
         api.append(script.api_tools)
+        last_api.append(script.last_api_tools)
         mcp_status.append(paths.normalise(init.get("mcp_servers")))
         modes.append(init.get("permissionMode"))
         if not init and "startup_error" not in result:
@@ -255,6 +265,8 @@ def record_config(config: dict[str, Any], standin: StandIn, scratch: Path) -> di
         shutil.rmtree(base, ignore_errors=True)
     result["tools_offered"] = inits[0] if inits else []
     result["api_tools"] = api[0] if api else None
+    if last_api and last_api[0] != result["api_tools"]:
+        result["api_tools_last_request"] = last_api[0]  # e.g. MCP tools once their server connected
     result["permission_mode"] = modes[0] if modes else None
     if mcp_status and mcp_status[0]:
         result["mcp_servers"] = mcp_status[0]

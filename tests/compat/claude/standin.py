@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -19,11 +20,15 @@ from typing import Any
 class Script:
     """The tool calls of one run and what the stand-in saw of it."""
 
-    def __init__(self, calls: list[dict[str, Any]]) -> None:
+    def __init__(self, calls: list[dict[str, Any]], first_delay: float = 0.0) -> None:
         self.calls = calls
+        # seconds to hold the first tool_use back: MCP servers connect in the background, and a
+        # call that arrives before its server did gets "No such tool available"
+        self.first_delay = first_delay
         self.lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []  # {"path", "tools": [names] | None, "turn"}
-        self.api_tools: list[str] | None = None
+        self.api_tools: list[str] | None = None  # tools of the first request that offered any
+        self.last_api_tools: list[str] | None = None  # ... and of the last one
         self.tool_results: list[Any] = []
 
 
@@ -119,8 +124,11 @@ class _Handler(BaseHTTPRequestHandler):
             with script.lock:
                 if script.api_tools is None:
                     script.api_tools = names
+                script.last_api_tools = names
                 if len(results) > len(script.tool_results):
                     script.tool_results = results
+            if turn == 0 and script.first_delay:
+                time.sleep(script.first_delay)
             if turn < len(script.calls):
                 call = script.calls[turn]
                 content = [{"type": "tool_use", "id": f"toolu_standin_{turn:03d}",
