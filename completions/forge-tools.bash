@@ -29,7 +29,7 @@ _forge_tools() {
       ;;
     "check")
       case "$prev" in
-        --format|-f) COMPREPLY=($(compgen -W "auto text concise json github sarif" -- "$cur")); return ;;
+        --format|-f) COMPREPLY=($(compgen -W "auto text concise json github sarif junit gitlab" -- "$cur")); return ;;
         --select) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
         --extend-select) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
         --ignore) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
@@ -63,7 +63,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --definition --agent --format -f --model --flag --client --session-permission --tools --config -c --project --pure --runtime --no-mcp --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --definition --agent --format -f --runtime --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit $(forge-tools __complete tools ${project:+--project "$project"} 2>/dev/null)" -- "$cur"));
       fi
       ;;
@@ -74,7 +74,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --runtimes --wide --format -f --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --runtime --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --runtimes --wide --format -f --runtime --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       fi
       ;;
     "outputs")

@@ -31,9 +31,9 @@ if TYPE_CHECKING:
 
 def _config_file(loaded: LoadedConfig | None) -> str:
     """The project config file a new rule should go into (the nearest existing one, else forge.toml)."""
-    root = Path(getattr(loaded, "project_root", ".") or ".")
-    for source in reversed(list(getattr(loaded, "sources", []) or [])):
-        path = getattr(source, "path", None)
+    root = Path(loaded.project_root if loaded is not None else ".")
+    for source in reversed(loaded.sources if loaded is not None else []):
+        path = source.path
         if path is not None:
             try:
                 Path(path).resolve().relative_to(root.resolve())

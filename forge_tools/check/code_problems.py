@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.check.config_errors import finding_for
 from forge_tools.errors import ConfigError, ForgeToolsError, McpServerUnavailable, PluginError
 from forge_tools.origin import Origin
 from forge_tools.report.findings import Finding, Related
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
 
 SCRIPT_HINT = "fix the script; until then it registers no tool"
 PLUGIN_HINT = "fix the plugin; until then forge-tools runs without its tools and hooks"
@@ -26,11 +29,11 @@ MISSING_PLUGIN_HINT = ("create the file or fix the entry (a relative path starts
                        "file that lists it); until then forge-tools runs without its tools and hooks")
 
 
-def problem_findings(problems: list[ForgeToolsError], loaded: Any) -> list[Finding]:
+def problem_findings(problems: list[ForgeToolsError], loaded: LoadedConfig) -> list[Finding]:
     """One finding per problem: FT010 for plugins, FT009 for tool scripts, FT011 for an MCP server
     that could not be used, a config code otherwise."""
     refs = _plugin_refs(loaded) if any(isinstance(p, PluginError) for p in problems) else {}
-    written = {s.origin: s.spec for s in getattr(loaded, "plugin_specs", ())}
+    written: dict[Origin | None, str] = {s.origin: s.spec for s in loaded.plugin_specs}
     findings: list[Finding] = []
     for problem in problems:
         if isinstance(problem, PluginError):
@@ -66,7 +69,7 @@ def script_finding(problem: ConfigError) -> Finding:
     return Finding("FT009", "warning", message, SCRIPT_HINT, origin)
 
 
-def _plugin_refs(loaded: Any) -> dict[tuple[str, Origin | None], Any]:
+def _plugin_refs(loaded: LoadedConfig) -> dict[tuple[str, Origin | None], Any]:
     """Each plugin by the name and listing its problems carry, and by name alone (`(name, None)`): two
     plugin files of the same name in different folders stay apart. Discovery reads names only."""
     from forge_tools.sources.plugin_refs import discover

@@ -15,11 +15,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.check.context import TOP, CheckContext
 from forge_tools.errors import ConfigError, UsageError
 from forge_tools.rule import Rule
+
+if TYPE_CHECKING:
+    from forge_tools.origin import Node
+
+#: the files one side read, by step and path, for the other side (`load_side`'s `read`)
+ReadFiles = dict[tuple[str, Path | str], "Node"]
 
 
 @dataclass
@@ -46,16 +52,22 @@ class Side:
 
 
 def load_side(label: str, directory: Path, load_code: bool = False,
-              overlays: tuple[Path, ...] = (), git_tree: Path | None = None) -> Side:
+              overlays: tuple[Path, ...] = (), git_tree: Path | None = None,
+              read: ReadFiles | None = None) -> Side:
     """Load one side. `git_tree` is the temp copy of a commit that `directory` lies in: errors in its
-    files are then shown as `REF:path` (git's own notation), not as a temp path that is gone."""
+    files are then shown as `REF:path` (git's own notation), not as a temp path that is gone. `read`:
+    the config files the other side already read (the person's own, `--config` overlays, a config
+    file above both), used as read; this side's files are added to it."""
     from forge_tools.check.context import build_context
     from forge_tools.config import LoadOptions, load_config
 
     if not directory.is_dir():
         raise ConfigError(f"{label}: {directory} is not a directory")
     try:
-        loaded = load_config(LoadOptions(cwd=directory, project=directory, overlays=overlays))
+        loaded = load_config(LoadOptions(cwd=directory, project=directory, overlays=overlays), read)
+        if read is not None:  # a file's tree depends on the file alone (a variable's, on the cwd too)
+            read.update(((s.step, s.path), tree) for s, tree in zip(loaded.sources, loaded.source_trees,
+                                                                     strict=True) if s.path is not None)
         ctx = build_context(loaded, load_code=load_code)
     except ConfigError as exc:
         origin = exc.origin
@@ -73,13 +85,14 @@ def load_side(label: str, directory: Path, load_code: bool = False,
 
 
 def load_old_side(label: str, directory: Path, load_code: bool = False,
-                  git_tree: Path | None = None, overlays: tuple[Path, ...] = ()) -> Side:
+                  git_tree: Path | None = None, overlays: tuple[Path, ...] = (),
+                  read: ReadFiles | None = None) -> Side:
     """The old side, or an empty one that says why it could not be loaded: a change that repairs a
     broken config is still compared (everything on the new side is then new), and CI's diff step does
     not fail because of the base. The new side's config errors still stop the diff: that is what the
     change proposes."""
     try:
-        return load_side(label, directory, load_code, overlays=overlays, git_tree=git_tree)
+        return load_side(label, directory, load_code, overlays=overlays, git_tree=git_tree, read=read)
     except ConfigError as exc:
         return Side(label, directory, None, error=exc.one_line())
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.check.codes import CODES
 from forge_tools.check.config_errors import (
@@ -23,6 +23,9 @@ from forge_tools.check.config_errors import (
 from forge_tools.errors import ConfigError, ExitCode
 from forge_tools.origin import Node, Origin
 from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
+
+if TYPE_CHECKING:
+    from forge_tools.check.context import CheckContext
 
 
 class CheckOptions(NamedTuple):
@@ -56,15 +59,16 @@ def run_check(opts: CheckOptions) -> CheckReport:
     (exit 3) only when there is no project to look at."""
     from forge_tools.check.select import Selection, apply, config_layers
 
-    report, trees = _run_check(opts)
+    report, trees, texts = _run_check(opts)
     selection = Selection()
     for select, ignore, extend in config_layers(trees, report.project_root):
         selection = selection.then(select, ignore, extend)
     selection = selection.then(opts.select, opts.ignore, opts.extend_select)
-    return apply(report, selection, report.files)
+    return apply(report, selection, report.files, texts)
 
 
-def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
+def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, str]]:
+    """The report, each valid source's tree and each file's text, as the scan read them (once)."""
     from forge_tools.check.analysis import analyse
     from forge_tools.check.context import build_context
     from forge_tools.check.opencode_compat import action_only_maps
@@ -82,6 +86,8 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     report = CheckReport(project_root=scan.project_root, codes=dict(CODES), files=scan.files,
                          expect_file=opts.expect, repo_root=enclosing_repo(scan.project_root))
     trees = [source.tree for source in scan.sources if source.tree is not None and not source.errors]
+    texts = {source.where: source.text for source in scan.sources
+             if isinstance(source.where, Path) and source.text is not None}
     report.findings += [redact(finding_for(e), scan.substituted) for e in scan.errors]
     report.findings += [redact(ignored_finding(e), scan.substituted) for e in scan.ignored]
     for source in scan.sources:
@@ -103,7 +109,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     assertions = _load_assertions(opts.expect, report)
     if scan.errors:
         _not_checked(assertions, report, "not checked: the config has errors")
-        return report, trees
+        return report, trees, texts
     try:
         read = {(s.step, s.where): s.tree for s in scan.sources if s.tree is not None and not s.errors}
         loaded = load_config(LoadOptions(cwd=opts.cwd, project=opts.project, overlays=opts.overlays), read)
@@ -113,7 +119,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     except ConfigError as exc:
         report.findings.append(redact(finding_for(exc), scan.substituted))
         _not_checked(assertions, report, "not checked: the config has errors")
-        return report, trees
+        return report, trees, texts
     ctx.source_trees = {key: source.tree for source in scan.sources
                         if isinstance(source.where, Path) and source.tree is not None
                         for key in (str(source.where), str(source.where.resolve()))}
@@ -130,7 +136,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node]]:
     if assertions:
         tell("testing the expectations")
         _check_assertions(assertions, ctx, report, opts.load_code)
-    return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees
+    return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees, texts
 
 
 def claude_findings(cwd: Path) -> list[Finding]:
@@ -180,7 +186,7 @@ def _not_checked(assertions: list[Any], report: CheckReport, why: str) -> None:
     report.expectations += [ExpectationOutcome(a.describe(), False, why, a.origin) for a in assertions]
 
 
-def _check_assertions(assertions: list[Any], ctx: Any, report: CheckReport, load_code: bool) -> None:
+def _check_assertions(assertions: list[Any], ctx: CheckContext, report: CheckReport, load_code: bool) -> None:
     from forge_tools.check.expect import check_expectations
     from forge_tools.visibility.pipeline import Request, load_sources, resolve
     from forge_tools.visibility.switches import turn_switches

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -280,13 +280,16 @@ def suppressions_in(path: Path, text: str) -> list[Suppression]:
 # ------------------------------------------------------------------------------- applying both
 
 
-def apply(report: CheckReport, selection: Selection, files: Iterable[Path]) -> CheckReport:
+def apply(report: CheckReport, selection: Selection, files: Iterable[Path],
+          texts: Mapping[Path, str] | None = None) -> CheckReport:
     """Drop suppressed and unselected findings (kept in `report.suppressed`); add FT114 for a
-    suppression comment that suppressed nothing or names no known code."""
+    suppression comment that suppressed nothing or names no known code. `texts`: the files' texts as
+    `check` already read them (a file not in it is read here)."""
     suppressions: list[Suppression] = []
     for path in files:
+        text = texts.get(path) if texts is not None else None
         try:
-            text = read_regular_text(path)
+            text = read_regular_text(path) if text is None else text
         except (OSError, UnicodeDecodeError):
             continue  # an unreadable file is already a finding of its own
         if "forge-tools:" in text:  # most files have none: spare tokenizing a large config

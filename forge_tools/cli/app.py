@@ -178,17 +178,62 @@ def _click_command(name: str | None) -> Any:
 
 
 def usage_line(exc: Exception) -> str:
-    """A click usage error as one line: the message (repeated sentences once) and where to get help."""
+    """A parser's usage error as one line: where (the option or argument of a bad value), what is
+    wrong (repeated sentences once, no parser prefix such as pydantic's "Value error, "), and where to
+    get help: `--format: 'xml' is not one of 'text', 'json'; see 'forge-tools layers --help'`."""
     import re
 
-    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "forge-tools"
+    param = getattr(exc, "param", None)
+    if type(exc).__name__ == "BadParameter" and param is not None:
+        message = str(getattr(exc, "message", "")).removeprefix("Value error, ")
+        message = f"{_param_name(param)}: {_choice_message(param, message) or message}"
+    else:
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
     sentences: list[str] = []
     for sentence in re.split(r"(?<=[.?!])\s+", " ".join(message.split())):
         if sentence and sentence not in sentences:
             sentences.append(sentence)
-    ctx = getattr(exc, "ctx", None)
-    command = ctx.command_path if ctx is not None else "forge-tools"
-    return f"{' '.join(sentences)} (see '{command} --help')"
+    text = " ".join(sentences).removesuffix(".")
+    return f"{text} See '{command} --help'" if text.endswith("?") else f"{text}; see '{command} --help'"
+
+
+def _param_name(param: Any) -> str:
+    """An option as typed (its long name) or an argument as `--help` shows it (KIND)."""
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("-")]
+    if opts:
+        return next((o for o in opts if o.startswith("--")), opts[0])
+    return str(getattr(param, "metavar", None) or (param.name or "argument").upper())
+
+
+def _choice_message(param: Any, message: str) -> str | None:
+    """`'xml' is not one of 'text', 'json'` (with did-you-mean) for a choice parameter, worded the same
+    under every typer: 0.26+ (choices from the Literal annotation) and older (click's Choice type),
+    which word one choice differently; None when `param` takes no fixed choices."""
+    import ast
+    import difflib
+    import re
+    import typing
+
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is not None:
+        annotation = descriptor.annotation
+        if typing.get_origin(annotation) is list:
+            (annotation,) = typing.get_args(annotation)
+        choices = typing.get_args(annotation) if typing.get_origin(annotation) is typing.Literal else None
+    else:
+        choices = getattr(getattr(param, "type", None), "choices", None)
+    given = re.match(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") is not""", message)
+    if not choices or given is None:
+        return None
+    try:
+        value = ast.literal_eval(given.group(1))
+    except (ValueError, SyntaxError):
+        return None
+    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{value!r} is not one of {', '.join(repr(c) for c in choices)}{hint}"
 
 
 def _usage_error_class() -> type[Exception]:

@@ -9,7 +9,7 @@ from typing import Annotated, Literal, get_args
 
 import typer
 
-from forge_tools.cli.common import ConfigOpt, ProjectOpt, RuntimeOpt, json_errors
+from forge_tools.cli.common import ConfigOpt, LoadCodeOpt, ProjectOpt, RuntimeOpt, json_errors
 
 ExpectOpt = Annotated[
     Path | None,
@@ -17,12 +17,8 @@ ExpectOpt = Annotated[
                  help="Assertions file (YAML, TOML or JSON) checked against the pipeline.",
                  show_default=False),
 ]
-LoadCodeOpt = Annotated[
-    bool,
-    typer.Option("--load-code", help="Import tool scripts and plugins (only for trusted code)."),
-]
 CodesOpt = Annotated[list[str] | None, typer.Option(show_default=False, metavar="CODES")]
-CheckFormat = Literal["auto", "text", "concise", "json", "github", "sarif"]
+CheckFormat = Literal["auto", "text", "concise", "json", "github", "sarif", "junit", "gitlab"]
 CHECK_FORMATS: tuple[str, ...] = get_args(CheckFormat)
 
 
@@ -40,7 +36,8 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[CheckFormat, typer.Option(
             "--format", "-f",
             help="auto (github under GitHub Actions, else text), text, concise (one line a finding), "
-                 "json, github or sarif.")] = "auto",
+                 "json, github, sarif, junit (JUnit XML for GitLab, Jenkins, Azure) or gitlab (GitLab "
+                 "Code Quality).")] = "auto",
         load_code: LoadCodeOpt = False,
         select: Annotated[list[str] | None, typer.Option(
             "--select", metavar="CODES", show_default=False,
@@ -58,8 +55,8 @@ def register(app: typer.Typer) -> None:
                                                 help="Exit 0 even when there are findings.")] = False,
         output_file: Annotated[Path | None, typer.Option(
             "--output-file", "-o", show_default=False, metavar="FILE",
-            help="Also write the report to FILE: SARIF for *.sarif, JSON for *.json (the --format output "
-                 "still goes to stdout).")] = None,
+            help="Also write the report to FILE: SARIF for *.sarif, JUnit XML for *.xml, JSON for *.json "
+                 "(the --format output still goes to stdout).")] = None,
         statistics: Annotated[bool, typer.Option(
             "--statistics", help="Print the number of findings per code instead of the findings.")] = False,
         fix: Annotated[bool, typer.Option(
@@ -100,7 +97,8 @@ def register(app: typer.Typer) -> None:
         expect_path = (expect if expect.is_absolute() else Path.cwd() / expect) if expect else None
         from forge_tools.cli.progress import TerminalStatus, wants_progress
 
-        status = TerminalStatus("checking", wants_progress("json" if chosen in ("json", "sarif") else "text"))
+        machine = chosen in ("json", "sarif", "junit", "gitlab")
+        status = TerminalStatus("checking", wants_progress("json" if machine else "text"))
         opts = CheckOptions(cwd=cwd, project=root, overlays=overlays, expect=expect_path,
                             load_code=load_code, select=tuple(selected) if selected is not None else None,
                             ignore=tuple(ignored), extend_select=tuple(extended), runtime=runtime,
@@ -116,6 +114,7 @@ def register(app: typer.Typer) -> None:
         else:
             with status:
                 report = run_check(opts)
+        report.strict = strict
         if statistics:
             from forge_tools.report.concise import render_statistics
 
@@ -144,6 +143,9 @@ def _output_format(path: Path) -> str:
     name = path.name.lower()
     if name.endswith(".sarif") or name.endswith(".sarif.json"):
         return "sarif"
+    if name.endswith(".xml"):
+        return "junit"
     if name.endswith(".json"):
         return "json"
-    raise UsageError(f"{path}: name the file *.sarif (SARIF) or *.json (JSON)", where="--output-file")
+    raise UsageError(f"{path}: name the file *.sarif (SARIF), *.xml (JUnit XML) or *.json (JSON)",
+                     where="--output-file")

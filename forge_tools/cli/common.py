@@ -64,6 +64,24 @@ PureOpt = Annotated[bool, typer.Option("--pure", help="Load no external plugins.
 NoMcpOpt = Annotated[bool, typer.Option("--no-mcp", help="Start no MCP server (their tools are left out).")]
 FormatOpt = Annotated[Literal["text", "json"], typer.Option("--format", "-f",
                                                              help="Output format: text or json.")]
+LoadCodeOpt = Annotated[
+    bool,
+    typer.Option("--load-code", help="Import tool scripts and plugins (only for trusted code)."),
+]
+
+#: the options of one turn that `layers`, `explain` and `run` share, declared once in this order
+#: (`cli.pipeline_opts.pipeline_options` puts them in a command's signature): name, type, default
+PIPELINE_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("model", ModelOpt, None),
+    ("flag", FlagOpt, None),
+    ("client", ClientOpt, None),
+    ("session_permission", SessionPermissionOpt, None),
+    ("tools", ToolsOpt, None),
+    ("config", ConfigOpt, None),
+    ("project", ProjectOpt, None),
+    ("pure", PureOpt, False),
+    ("no_mcp", NoMcpOpt, False),
+)
 
 
 def json_errors(command: Callable[..., int]) -> Callable[..., int]:

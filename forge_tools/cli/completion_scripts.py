@@ -34,7 +34,8 @@ class CommandSpec(NamedTuple):
 FLAGS = ("lsp", "plan", "exa", "parallel", "question")
 CLIENTS = ("cli", "app", "desktop")
 AGENTS = ("build", "plan", "general", "explore")
-FORMATS = ("text", "json", "yaml", "toml", "github", "sarif", "auto")
+FORMATS = ("text", "concise", "json", "yaml", "toml", "github", "sarif", "junit", "gitlab", "markdown",
+           "auto")
 SHELL_NAMES = ("bash", "zsh", "fish")
 #: builtin tool ids (SPEC 2), offered where a command takes a tool; the project's own tools and agents
 #: come from `forge-tools __complete tools|agents` when completing (it never runs project code)

@@ -17,7 +17,8 @@ def run_default(agent: str | None = None, fmt: str = "text", config: list[Path] 
     from forge_tools.cli.layers_cmd import show_layers
     from forge_tools.cli.pipeline_opts import options
 
-    opts = options(agent, None, None, "cli", None, None, config, project, False)
+    opts = options(agent=agent, model=None, flag=None, client="cli", session_permission=None, tools=None,
+                   config=config, project=project, pure=False)
     if fmt == "json":
         from forge_tools.cli.common import json_errors
 

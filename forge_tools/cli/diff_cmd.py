@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from forge_tools.cli.common import FormatOpt, json_errors
+from forge_tools.cli.common import FormatOpt, LoadCodeOpt, json_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -36,9 +36,7 @@ def register(app: typer.Typer) -> None:
             show_default=False)] = None,
         fail_on_change: Annotated[bool, typer.Option("--fail-on-change",
                                                      help="Exit 1 when anything changed.")] = False,
-        load_code: Annotated[bool, typer.Option("--load-code",
-                                                help="Import tool scripts and plugins (trusted code only).")]
-        = False,
+        load_code: LoadCodeOpt = False,
     ) -> int:
         """Per agent: tools that became visible or hidden, --expect calls whose decision changed, and
         rules added, removed, changed or moved (with locations on both sides). An old side (the --base
@@ -48,6 +46,7 @@ def register(app: typer.Typer) -> None:
         import sys
 
         from forge_tools.check.diff import (
+            ReadFiles,
             commit_tree,
             diff_sides,
             load_old_side,
@@ -69,6 +68,7 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("give the project once: as PROJECT or as --project", where="--project")
             old = project_opt
         expect_path = (expect if expect.is_absolute() else Path.cwd() / expect) if expect else None
+        read: ReadFiles = {}  # the person's config files and the overlays are read once, for both sides
         if base is not None:
             if new is not None:
                 raise UsageError("with --base give at most one PROJECT directory", where="diff")
@@ -77,9 +77,9 @@ def register(app: typer.Typer) -> None:
                 raise UsageError(f"{old} is not a directory", where="PROJECT")
             project = find_project_root(project) if old is None else project
             with commit_tree(base, project, whole=load_code) as (tree, old_dir):
-                before = load_old_side(base, old_dir, load_code, git_tree=tree, overlays=overlays)
+                before = load_old_side(base, old_dir, load_code, git_tree=tree, overlays=overlays, read=read)
                 before.shown_root = f"git {base}"
-                after = load_side("working tree", project, load_code, overlays=overlays)
+                after = load_side("working tree", project, load_code, overlays=overlays, read=read)
                 report = diff_sides(before, after, expect_path)
                 render = render_diff_json if fmt == "json" else render_diff_text
                 render(report, sys.stdout)
@@ -89,8 +89,8 @@ def register(app: typer.Typer) -> None:
             for given, name in ((old, "OLD"), (new, "NEW")):
                 if not given.is_dir():
                     raise UsageError(f"{given} is not a directory", where=name)
-            before = load_old_side(str(old), old.resolve(), load_code, overlays=overlays)
-            after = load_side(str(new), new.resolve(), load_code, overlays=overlays)
+            before = load_old_side(str(old), old.resolve(), load_code, overlays=overlays, read=read)
+            after = load_side(str(new), new.resolve(), load_code, overlays=overlays, read=read)
             report = diff_sides(before, after, expect_path)
             (render_diff_json if fmt == "json" else render_diff_text)(report, sys.stdout)
         return 1 if (fail_on_change and report.changed) else 0

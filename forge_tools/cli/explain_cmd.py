@@ -3,25 +3,16 @@
 # No `from __future__ import annotations` here: typer reads this module's command signatures at
 # start-up, and string annotations would each be compiled and evaluated then (about 2 ms for check).
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge_tools.cli.common import (
-    AgentOpt,
-    ClientOpt,
-    ConfigOpt,
-    FlagOpt,
-    FormatOpt,
-    ModelOpt,
-    NoMcpOpt,
-    ProjectOpt,
-    PureOpt,
-    RuntimeOpt,
-    SessionPermissionOpt,
-    ToolsOpt,
-    json_errors,
-)
+from forge_tools.cli.common import AgentOpt, FormatOpt, RuntimeOpt, json_errors
+from forge_tools.cli.pipeline_opts import PipelineOptions, pipeline_options
+
+if TYPE_CHECKING:
+    from forge_tools.config import LoadedConfig
+    from forge_tools.visibility.pipeline import PipelineResult
 
 DefinitionOpt = Annotated[
     bool,
@@ -40,6 +31,7 @@ CallOpt = Annotated[
 def register(app: typer.Typer) -> None:
     @app.command("explain")
     @json_errors
+    @pipeline_options
     def explain_command(
         tool: Annotated[str, typer.Argument(metavar="TOOL",
                                             help="Tool id, e.g. edit, bash, or a project/plugin tool.")],
@@ -47,26 +39,17 @@ def register(app: typer.Typer) -> None:
         definition: DefinitionOpt = False,
         agent: AgentOpt = None,
         fmt: FormatOpt = "text",
-        model: ModelOpt = None,
-        flag: FlagOpt = None,
-        client: ClientOpt = None,
-        session_permission: SessionPermissionOpt = None,
-        tools: ToolsOpt = None,
-        config: ConfigOpt = None,
-        project: ProjectOpt = None,
-        pure: PureOpt = False,
         runtime: RuntimeOpt = None,
-        no_mcp: NoMcpOpt = False,
+        opts: PipelineOptions = PipelineOptions(),
     ) -> int:
         """The verdict on TOOL, the deciding rule and a fix first; then where it came from and each layer."""
         from forge_tools.cli.common import check_format
         from forge_tools.cli.layers_cmd import report_problems
-        from forge_tools.cli.pipeline_opts import options, resolve_options
+        from forge_tools.cli.pipeline_opts import resolve_options
         from forge_tools.explain import call_answers, call_decision, explanation
 
         check_format(fmt, ("text", "json"))
         raw_call = _parse_call(call)
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
         if runtime is not None and (runtime == "all" or "," in runtime):
             return _explain_across(tool, raw_call, opts, runtime, fmt)
         if runtime is not None:
@@ -75,7 +58,8 @@ def register(app: typer.Typer) -> None:
             get_runtime(runtime)
         if runtime == "claude" or (runtime is None and _claude_name(tool)):
             return _explain_claude(tool, raw_call, opts, runtime, fmt)
-        loaded, result = resolve_options(opts, focus=tool, fmt=fmt)
+        project, result = resolve_options(opts, focus=tool, fmt=fmt)
+        loaded = project.config
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         both = call_answers(result, verdict, decision, loaded, runtime) if decision is not None else None
@@ -107,7 +91,8 @@ def _explain_claude(tool: str, raw_call: Any, opts: Any, runtime: str | None, fm
     from forge_tools.runtimes.claude.gate import gate_call
 
     mapped = gate_call(tool, raw_call or {})
-    loaded, result = resolve_options(opts, focus=mapped[0] if mapped else None, fmt=fmt)
+    project, result = resolve_options(opts, focus=mapped[0] if mapped else None, fmt=fmt)
+    loaded = project.config
     chosen = runtime_for(loaded, runtime, tool)
     if chosen.runtime.name != "claude":
         forge_name = f" (forge-tools' name is {mapped[0]!r})" if mapped else ""
@@ -140,7 +125,8 @@ def _explain_across(tool: str, raw_call: Any, opts: Any, runtime: str, fmt: str)
 
     # the call in the shared vocabulary first (an opencode MCP id needs the config's server names)
     shared = shared_call(tool, raw_call, mcp_servers(load_for(opts.config, opts.project)))
-    loaded, result = resolve_options(opts, focus=shared.tool, fmt=fmt)
+    project, result = resolve_options(opts, focus=shared.tool, fmt=fmt)
+    loaded = project.config
     result.require(shared.tool, allow_hidden=True)
     both = answers_by_runtime(loaded, result, tool, raw_call, names)
     if fmt == "json":
@@ -160,7 +146,7 @@ CALL_EXAMPLE = """--call '{"command": "ls"}' (bash) or --call '{"filePath": "src
 SANDBOXED_TOOLS = frozenset({"bash"})  # the tools `run` puts in the OS sandbox (docs/sandbox.md)
 
 
-def sandbox_boundary(loaded: Any, result: Any) -> dict[str, Any]:
+def sandbox_boundary(loaded: "LoadedConfig", result: "PipelineResult") -> dict[str, Any]:
     """What `run`'s sandbox would let the agent's commands touch, beside the rules (explain, layers)."""
     from forge_tools.tools.sandbox import agent_boundary
 

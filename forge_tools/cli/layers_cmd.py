@@ -7,23 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge_tools.cli.common import (
-    AgentOpt,
-    ClientOpt,
-    ConfigOpt,
-    FlagOpt,
-    FormatOpt,
-    ModelOpt,
-    NoMcpOpt,
-    ProjectOpt,
-    PureOpt,
-    RuntimeOpt,
-    SessionPermissionOpt,
-    ToolsOpt,
-    json_errors,
-)
+from forge_tools.cli.common import AgentOpt, FormatOpt, RuntimeOpt, json_errors
+from forge_tools.cli.pipeline_opts import PipelineOptions, pipeline_options
 
 if TYPE_CHECKING:
+    from forge_tools.config import LoadedConfig
     from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
 WideOpt = Annotated[
@@ -47,42 +35,33 @@ RuntimesOpt = Annotated[
 def register(app: typer.Typer) -> None:
     @app.command("layers")
     @json_errors
+    @pipeline_options
     def layers_command(
         agent: AgentOpt = None,
         matrix: MatrixOpt = False,
         runtimes: RuntimesOpt = False,
         wide: WideOpt = False,
         fmt: FormatOpt = "text",
-        model: ModelOpt = None,
-        flag: FlagOpt = None,
-        client: ClientOpt = None,
-        session_permission: SessionPermissionOpt = None,
-        tools: ToolsOpt = None,
-        config: ConfigOpt = None,
-        project: ProjectOpt = None,
-        pure: PureOpt = False,
-        no_mcp: NoMcpOpt = False,
         runtime: RuntimeOpt = None,
+        opts: PipelineOptions = PipelineOptions(),
     ) -> int:
         """Show each candidate tool, its source, every layer's verdict and whether the model sees it.
         For Claude Code (`--runtime claude`, or a project with only .claude settings): the tools it
         offers the model and the deny rule that hides one."""
         from forge_tools.cli.common import check_format
-        from forge_tools.cli.pipeline_opts import options
 
         check_format(fmt, ("text", "json"))
-        if runtime == "claude" or (runtime is None and not matrix and _claude_here(project)):
+        if runtime == "claude" or (runtime is None and not matrix and _claude_here(opts.project)):
             from forge_tools.cli.common import load
             from forge_tools.runtimes.claude.listing import layers_payload, layers_text, settings_if_claude
 
-            claude = settings_if_claude(load(config, project), runtime)
+            claude = settings_if_claude(load(list(opts.config), opts.project), runtime)
             if claude is not None:
                 import json
 
                 typer.echo(json.dumps(layers_payload(claude), indent=2) if fmt == "json"
                            else layers_text(claude))
                 return 0
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
         if runtimes and not matrix:
             from forge_tools.errors import UsageError
 
@@ -104,11 +83,12 @@ def _claude_here(project: Any) -> bool:
 # ------------------------------------------------------------------------------------------ layers
 
 
-def show_layers(opts: Any, fmt: str, default_banner: bool = False, wide: bool = False) -> int:
+def show_layers(opts: PipelineOptions, fmt: str, default_banner: bool = False, wide: bool = False) -> int:
     from forge_tools.cli.explain_cmd import sandbox_boundary, sandbox_section
     from forge_tools.cli.pipeline_opts import resolve_options
 
-    loaded, result = resolve_options(opts, fmt=fmt)
+    project, result = resolve_options(opts, fmt=fmt)
+    loaded = project.config
     report_problems(result)
     sandbox = sandbox_boundary(loaded, result)
     if fmt == "json":
@@ -120,13 +100,13 @@ def show_layers(opts: Any, fmt: str, default_banner: bool = False, wide: bool = 
 
     out = console()
     out.print(header(loaded, result, default_banner), markup=False)
-    render_layers(out, result, getattr(loaded, "project_root", None), wide=wide)
+    render_layers(out, result, loaded.project_root, wide=wide)
     visible = len(result.visible_ids)
     out.print(f"{visible} of {len(result.tools)} candidate tools are sent to the model "
               f"(~{result.definition_tokens} tokens of definitions).", markup=False)
     for warning in result.warnings:
         out.print(f"warning: {warning}", markup=False)
-    for line in shadow_lines(result, getattr(loaded, "project_root", None)):
+    for line in shadow_lines(result, loaded.project_root):
         out.print(line, markup=False)
     for note in result.notes:
         out.print(f"note: {note}", markup=False)
@@ -141,12 +121,12 @@ def show_layers(opts: Any, fmt: str, default_banner: bool = False, wide: bool = 
     return 0
 
 
-def config_label(loaded: Any) -> str:
-    paths = [s.describe() for s in getattr(loaded, "sources", []) or []]
+def config_label(loaded: "LoadedConfig") -> str:
+    paths = [s.describe() for s in loaded.sources]
     return ", ".join(paths) if paths else "none (the embedded default)"
 
 
-def header(loaded: Any, result: "PipelineResult", default_banner: bool = False) -> str:
+def header(loaded: "LoadedConfig", result: "PipelineResult", default_banner: bool = False) -> str:
     agent = result.agent
     flags = ", ".join(sorted(result.flags)) or "none"
     model = result.model or "none (set `model` in config or --model)"
@@ -319,21 +299,19 @@ RUNTIME_STATES = {
 }
 
 
-def show_matrix(opts: Any, fmt: str, runtimes: bool = False) -> int:
-    from forge_tools.cli.pipeline_opts import build_request, load_for, warn_unknown_tools
+def show_matrix(opts: PipelineOptions, fmt: str, runtimes: bool = False) -> int:
+    from forge_tools.cli.pipeline_opts import read_project, warn_unknown_tools
     from forge_tools.cli.progress import TerminalStatus, wants_progress
     from forge_tools.permission.agents import load_agents, select_agent
     from forge_tools.visibility.pipeline import McpScope, resolve_all
 
-    loaded = load_for(opts.config, opts.project)
-    request = build_request(loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
-                            session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure,
-                            no_mcp=opts.no_mcp)
+    project, request = read_project(opts)
+    loaded = project.config
     agents = load_agents(loaded)
     only = [select_agent(agents, opts.agent, loaded).name] if opts.agent is not None else None
     with TerminalStatus("loading the tools", wants_progress(fmt)) as status:
         results = resolve_all(loaded, request, agents=agents, names=only,
-                              mcp=McpScope(progress=status.update))
+                              mcp=McpScope(progress=status.update), session=project.session_rules)
     names = list(results)
     first = next(iter(results.values()))
     report_problems(first)

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from forge_tools.cli.common import ProjectOpt
+
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.report.codeinfo import CodeInfo
@@ -123,7 +125,7 @@ def register_complete(app: typer.Typer) -> None:
     @app.command("__complete", hidden=True)
     def complete_command(
         kind: Annotated[Literal["agents", "tools", "codes"], typer.Argument()],
-        project: Annotated[Path | None, typer.Option("--project", metavar="DIR")] = None,
+        project: ProjectOpt = None,
     ) -> int:
         """Names for the completion scripts (one a line): the project's agents or tools, or the codes."""
         for name in complete_names(kind, project):

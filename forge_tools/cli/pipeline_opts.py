@@ -1,4 +1,5 @@
-"""The options `layers`, `explain` and `run` share, and the one place that turns them into a `Request`.
+"""The options `layers`, `explain` and `run` share, and the one place that turns them into a `Request`
+and reads the project they name (`read_project`: the config and the session overlay, once).
 
 Commands declare the options with the types from `cli/common.py` and pass the values here, so the
 three commands can never read the same option differently.
@@ -6,12 +7,13 @@ three commands can never read the same option differently.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config import LoadedConfig
+    from forge_tools.config.project import Project
     from forge_tools.visibility.pipeline import McpScope, PipelineResult, Request
 
 
@@ -28,6 +30,34 @@ class PipelineOptions(NamedTuple):
     project: Path | None = None
     pure: bool = False
     no_mcp: bool = False
+
+
+def pipeline_options(command: Callable[..., int]) -> Callable[..., int]:
+    """A command that takes `opts: PipelineOptions` gets the shared options of one turn
+    (`cli.common.PIPELINE_OPTIONS`: --model, --flag, ... --no-mcp) in that parameter's place, as typer
+    sees its signature, and receives their values packed in `opts` (with its own `--agent`, which it
+    places where it wants it). So the three commands declare them once and cannot read them apart."""
+    import functools
+    import inspect
+
+    from forge_tools.cli.common import PIPELINE_OPTIONS
+
+    signature = inspect.signature(command, eval_str=True)
+    params = list(signature.parameters.values())
+    at = next(i for i, p in enumerate(params) if p.name == "opts")
+    shared = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
+                                annotation=annotation) for name, annotation, default in PIPELINE_OPTIONS]
+    params[at:at + 1] = shared
+
+    @functools.wraps(command)
+    def wrapped(*args: Any, **kwargs: Any) -> int:
+        values = {name: kwargs.pop(name, default) for name, _annotation, default in PIPELINE_OPTIONS}
+        return command(*args, opts=options(agent=kwargs.get("agent"), **values), **kwargs)
+
+    wrapped.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapped.__annotations__ = {p.name: p.annotation for p in params}
+    wrapped.__annotations__["return"] = signature.return_annotation
+    return wrapped
 
 
 def load_for(config: Iterable[Path] | None, project: Path | None) -> LoadedConfig:
@@ -50,7 +80,6 @@ def _check_model(model: str | None) -> str | None:
 
 
 def build_request(
-    loaded: Any,
     *,
     agent: str | None = None,
     model: str | None = None,
@@ -146,23 +175,41 @@ def warn_unknown_tools(result: PipelineResult) -> None:
                    "it changes nothing here", err=True)
 
 
+def request_for(opts: PipelineOptions) -> Request:
+    """`build_request` with the option values a command received."""
+    return build_request(agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
+                         session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure,
+                         no_mcp=opts.no_mcp)
+
+
+def read_project(opts: PipelineOptions) -> tuple[Project, Request]:
+    """The project the options name, read once for the whole command, and the request: the merged
+    config with its sources (a config error is exit 3), then the option values (a bad one is exit
+    2), then the session overlay (a bad file is exit 3, at its file:line), in that order."""
+    from forge_tools.config.project import Project, SessionOverlay
+    from forge_tools.visibility.pipeline import session_rules
+
+    loaded = load_for(opts.config, opts.project)
+    request = request_for(opts)
+    path = request.session_permission
+    session = SessionOverlay(path, session_rules(request)) if path is not None else None
+    return Project(loaded, session), request
+
+
 def resolve_options(opts: PipelineOptions, load_code: bool = True, focus: str | None = None,
-                    mcp: McpScope | None = None, fmt: str = "text") -> tuple[LoadedConfig, PipelineResult]:
-    """Load the config, build the request and run the pipeline: `(loaded, result)`. While MCP servers
-    start, a person on a terminal sees which (not with `fmt` json)."""
+                    mcp: McpScope | None = None, fmt: str = "text") -> tuple[Project, PipelineResult]:
+    """Read the project, build the request and run the pipeline: `(project, result)`. While MCP
+    servers start, a person on a terminal sees which (not with `fmt` json)."""
     from forge_tools.cli.progress import TerminalStatus, wants_progress
     from forge_tools.visibility.pipeline import McpScope, resolve
 
-    loaded = load_for(opts.config, opts.project)
-    request = build_request(
-        loaded, agent=opts.agent, model=opts.model, flags=opts.flags, client=opts.client,
-        session_permission=opts.session_permission, tools=opts.tools, pure=opts.pure, no_mcp=opts.no_mcp,
-    )
+    project, request = read_project(opts)
     with TerminalStatus("loading the tools", wants_progress(fmt)) as status:
         scope = (mcp if mcp is not None else McpScope())._replace(progress=status.update)
-        result = resolve(loaded, request, load_code=load_code, focus=focus, mcp=scope)
+        result = resolve(project.config, request, load_code=load_code, focus=focus, mcp=scope,
+                         session=project.session_rules)
     warn_unknown_tools(result)
-    return loaded, result
+    return project, result
 
 
 def options(

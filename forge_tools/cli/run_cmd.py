@@ -13,19 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge_tools.cli.common import (
-    AgentOpt,
-    ClientOpt,
-    ConfigOpt,
-    FlagOpt,
-    FormatOpt,
-    ModelOpt,
-    NoMcpOpt,
-    ProjectOpt,
-    PureOpt,
-    SessionPermissionOpt,
-    ToolsOpt,
-)
+from forge_tools.cli.common import AgentOpt, FormatOpt
+from forge_tools.cli.pipeline_opts import PipelineOptions, pipeline_options
 
 if TYPE_CHECKING:
     from forge_tools.call import RunOutcome
@@ -77,6 +66,7 @@ ABORT_GRACE_SECONDS = 15.0  # after Ctrl-C, how long a tool gets to stop and han
 
 def register(app: typer.Typer) -> None:
     @app.command("run")
+    @pipeline_options
     def run_command(
         tool: Annotated[str, typer.Argument(metavar="TOOL",
                                             help="Tool id, e.g. bash, read, edit, or a project tool.")],
@@ -90,20 +80,9 @@ def register(app: typer.Typer) -> None:
         force_hidden: ForceHiddenOpt = False,
         sandbox: SandboxOpt = None,
         no_sandbox: NoSandboxOpt = False,
-        model: ModelOpt = None,
-        flag: FlagOpt = None,
-        client: ClientOpt = None,
-        session_permission: SessionPermissionOpt = None,
-        tools: ToolsOpt = None,
-        config: ConfigOpt = None,
-        project: ProjectOpt = None,
-        pure: PureOpt = False,
-        no_mcp: NoMcpOpt = False,
+        opts: PipelineOptions = PipelineOptions(),
     ) -> int:
         """Run one tool call as an agent would: visibility, validation, permission, execute, truncation."""
-        from forge_tools.cli.pipeline_opts import options
-
-        opts = options(agent, model, flag, client, session_permission, tools, config, project, pure, no_mcp)
         setting = _sandbox_setting(sandbox, no_sandbox)
         return _run(tool, args, fmt, timeout, yes, approve or [], audit, force_hidden, opts, setting)
 
@@ -156,7 +135,8 @@ class _Approver:
 
 def _run(
     tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
-    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any, sandbox: str = "auto",
+    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: PipelineOptions,
+    sandbox: str = "auto",
 ) -> int:
     from forge_tools.cli.common import check_format
     from forge_tools.errors import ForgeToolsError
@@ -190,8 +170,8 @@ def _render_json_error(tool_id: str, state: dict[str, Any], message: str, exit_c
 
 def _run_checked(
     tool_id: str, args_text: str | None, fmt: str, timeout: float | None, yes: bool,
-    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: Any, state: dict[str, Any],
-    sandbox: str = "auto",
+    approvals: list[str], audit_path: Path | None, force_hidden: bool, opts: PipelineOptions,
+    state: dict[str, Any], sandbox: str = "auto",
 ) -> int:
     import sys
     import time
@@ -221,7 +201,7 @@ def _run_checked(
 
     # only the servers that could list this tool start, within --timeout (which covers connecting too)
     mcp = McpScope(tool_id=tool_id, start_s=timeout, start_by="the run's --timeout")
-    loaded, result = resolve_options(opts, mcp=mcp, fmt=fmt)
+    project, result = resolve_options(opts, mcp=mcp, fmt=fmt)
     state["agent"] = result.agent.name
     tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
     if result.agent.disabled:
@@ -254,7 +234,7 @@ def _run_checked(
 
         def work(relay: Any) -> RunOutcome:
             spec.approve = relay
-            return run_call(loaded, result, tool, spec)
+            return run_call(project.config, result, tool, spec)
 
         collection_for_a_long_call()  # the tool may run long (see cli.entry)
         background = BackgroundRun(work, approver).start()

@@ -95,6 +95,9 @@ class LoadedConfig:
     sources: list[ConfigSource] = field(default_factory=list)
     config_dirs: list[Path] = field(default_factory=list)
     plugin_specs: list[PluginSpec] = field(default_factory=list)
+    #: each source's own tree as it was read, parallel to `sources`: what needs one source's values
+    #: (the person's own config for FT112, `explain`'s overrides) merges these, never reads the file again
+    source_trees: list[Node] = field(default_factory=list)
 
     @cached_property
     def data(self) -> ConfigModel:
@@ -350,6 +353,7 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
         sources=[s for s, _ in trees],
         config_dirs=config_dirs,
         plugin_specs=specs,
+        source_trees=[t for _, t in trees],
     )
 
 

@@ -73,6 +73,9 @@ class SourceRead:
     #: what opencode ignores in its own sources and so forge-tools ignored too, each at its place
     #: (`check`: FT117): a key it does not know (dropped), an `OPENCODE_PERMISSION` that is not JSON
     ignored: list[ConfigError] = field(default_factory=list)
+    #: a file's text as read (None for an environment variable, or a file that could not be read):
+    #: `check` finds its suppression comments in it rather than reading the file again
+    text: str | None = None
 
     def tree_or_raise(self) -> Node:
         """The tree, or the first problem as the `ConfigError` to stop at."""
@@ -96,6 +99,7 @@ def read_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
     try:
         if isinstance(where, Path):
             text = read_text(where, f"config file (given by {step})")
+            result.text = text
             fmt, base, base_dir = format_of(where), Origin("file", path=str(where)), where.parent
         else:
             text, fmt, base_dir = env[where].removeprefix("\ufeff"), "json", cwd

@@ -64,6 +64,10 @@ Permission = Annotated[
 ]
 
 
+#: a number setting that takes a fraction: JSON5, YAML and TOML can each write NaN or an infinity, which
+#: no setting means (opencode's JSONC reader refuses both); an integer setting refuses them as not integers
+Number = Annotated[float, Field(allow_inf_nan=False)]
+
 #: a config `model` value, checked like `--model`
 ModelId = Annotated[str, AfterValidator(model_id)]
 
@@ -114,8 +118,8 @@ class AgentConfig(BaseModel):
 
     model: Opt[ModelId] = None
     variant: Opt[str] = None
-    temperature: Opt[float] = None
-    top_p: Opt[float] = None
+    temperature: Opt[Number] = None
+    top_p: Opt[Number] = None
     prompt: Opt[str] = None
     tools: Opt[dict[str, bool]] = None
     disable: Opt[bool] = None

@@ -8,6 +8,7 @@ forge-tools' own, written from pydantic's error types and locations.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -199,6 +200,8 @@ def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[st
         return _located(keys, f"{node.value!r} is not one of {expected}{hint}", node.origin)
     if kind in _TYPE_WORDS:
         return _located(keys, f"expected {_TYPE_WORDS[kind]}, got {_describe(node.value)}", node.origin)
+    if kind == "finite_number":
+        return _located(keys, f"expected a finite number, got {_describe(node.value)}", node.origin)
     if (kind == "value_error" and isinstance(node.value, str) and keys and keys[-1] == "model"
             and model_id_problem(node.value)):
         if "template" in node.meta:  # the substituted value may be a secret: show what was written
@@ -235,6 +238,8 @@ def _describe(value: Any) -> str:
         return f"boolean {str(value).lower()}"
     if isinstance(value, str):
         return f"string {value!r}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else "-Infinity" if value < 0 else "Infinity"
     if isinstance(value, int | float):
         return f"number {value!r}"
     if isinstance(value, dict):

@@ -53,16 +53,14 @@ def is_project(source: ConfigSource, project_root: Path) -> bool:
 
 
 def _personal_tree(loaded: LoadedConfig) -> Node | None:
-    """The person's own sources merged, read with the loader's reader (None when there are none)."""
-    from forge_tools.config.loader import read_source
+    """The person's own sources merged, from the trees the loader read (None when there are none)."""
     from forge_tools.config.merge import merge
     from forge_tools.origin import Node, Origin
 
     merged: Node | None = None
-    for source in loaded.personal_files:
-        assert source.path is not None
-        tree = read_source(source.step, source.path, os.environ, loaded.cwd)
-        merged = merge(merged if merged is not None else Node({}, Origin("default")), tree)
+    for source, tree in zip(loaded.sources, loaded.source_trees, strict=True):
+        if source.personal and source.path is not None:
+            merged = merge(merged if merged is not None else Node({}, Origin("default")), tree)
     return merged
 
 

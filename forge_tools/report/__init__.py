@@ -1,1 +1,1 @@
-"""Renderers: text (rich), json, github, sarif. JSON never goes through rich."""
+"""Renderers: text (rich), concise, json, github, sarif, junit, gitlab. JSON never goes through rich."""

@@ -1,7 +1,8 @@
 """Findings as data with a location, and the text/json renderers plus the reporter registry.
 
-`check` produces a `CheckReport`; every output format (text, json, github, sarif) is a function of that
-value alone, registered by name in `REPORTER_BY_NAME`, so a new format never touches the checks.
+`check` produces a `CheckReport`; every output format (text, concise, json, github, sarif, junit,
+gitlab) is a function of that value alone, registered by name in `REPORTER_BY_NAME`, so a new format
+never touches the checks.
 """
 
 from __future__ import annotations
@@ -81,12 +82,17 @@ class CheckReport:
     repo_root: Path | None = None  # the enclosing git worktree, when the project is inside one
     suppressed: list[Finding] = field(default_factory=list)  # by an inline `forge-tools: ignore`
     deselected: int = 0  # findings left out by --select/--ignore or the config's `check` section
+    strict: bool = False  # `check --strict`: warnings fail the check too (the CI formats show them failed)
 
     @property
     def source_root(self) -> Path:
         """What GitHub annotations and SARIF paths are relative to: the repository, whose layout code
         scanning knows, even when the checked project is a subdirectory of it."""
         return self.repo_root or self.project_root
+
+    def fails(self, finding: Finding) -> bool:
+        """Whether this finding fails the check: an error, or a warning under --strict."""
+        return finding.level == "error" or (self.strict and finding.level == "warning")
 
     def count(self, level: Level) -> int:
         return sum(1 for f in self.findings if f.level == level)
@@ -126,6 +132,17 @@ def display_path(path: str | None, root: Path | None) -> str | None:
         if rel is not None:
             return rel
     return path
+
+
+def fingerprint(finding: Finding, where: str) -> str:
+    """A finding's identity across runs, for SARIF and GitLab: the code, the file (`where`, as the
+    format names it) and the config key path, or the message when there is none; never the line, so
+    an alert keeps its identity when lines above it move."""
+    import hashlib  # on use: `check` in text form never needs it
+
+    o = finding.origin
+    spot = "/".join(o.key_path) if o is not None and o.key_path else finding.message
+    return hashlib.sha256(f"{finding.code}\0{where}\0{spot}".encode()).hexdigest()[:32]
 
 
 def location_json(origin: Origin | None, root: Path | None) -> dict[str, Any] | None:
@@ -280,6 +297,18 @@ def _sarif(report: CheckReport, stream: IO[str]) -> None:
     render_sarif(report, stream)
 
 
+def _junit(report: CheckReport, stream: IO[str]) -> None:
+    from forge_tools.report.junit import render_junit
+
+    render_junit(report, stream)
+
+
+def _gitlab(report: CheckReport, stream: IO[str]) -> None:
+    from forge_tools.report.gitlab import render_gitlab
+
+    render_gitlab(report, stream)
+
+
 def _concise(report: CheckReport, stream: IO[str]) -> None:
     from forge_tools.report.concise import render_concise
 
@@ -292,6 +321,8 @@ REPORTER_BY_NAME: dict[str, Reporter] = {
     "json": render_json,
     "github": _github,
     "sarif": _sarif,
+    "junit": _junit,
+    "gitlab": _gitlab,
 }
 FORMATS = (*REPORTER_BY_NAME, "auto")
 

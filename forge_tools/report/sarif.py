@@ -16,14 +16,13 @@ and the repository path of its docs page in `properties.docs` (docs/rules.md#ft1
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
 
 from forge_tools.origin import Origin
-from forge_tools.report.findings import CheckReport, Finding, describe, display_path
+from forge_tools.report.findings import CheckReport, Finding, describe, display_path, fingerprint
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -56,15 +55,9 @@ def _artifact(path: str, report: CheckReport) -> dict[str, Any]:
 
 
 def _fingerprint(finding: Finding, physical: dict[str, Any] | None) -> str:
-    """Stable across line moves: the code, the file and the config key path (the line only when the
-    finding has no key path)."""
     o = finding.origin
     where = physical["artifactLocation"]["uri"] if physical is not None else (str(o) if o else "")
-    if o is not None and o.key_path:
-        spot = "/".join(o.key_path)
-    else:
-        spot = f"{o.line}:{o.column}" if o is not None else finding.message
-    return hashlib.sha256(f"{finding.code}\0{where}\0{spot}".encode()).hexdigest()[:32]
+    return fingerprint(finding, where)
 
 
 def _result(finding: Finding, report: CheckReport, rule_index: dict[str, int]) -> dict[str, Any]:

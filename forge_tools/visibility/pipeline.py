@@ -7,7 +7,7 @@ it), the definition that would be sent and who changed it, and what it shadowed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -307,13 +307,13 @@ def problems_json(problems: list[ForgeToolsError]) -> list[dict[str, Any]]:
 OPENCODE_DEFAULT_MODEL = "opencode/big-pickle"
 
 
-def config_model(loaded: Any) -> str | None:
+def config_model(loaded: LoadedConfig | None) -> str | None:
     """The config's `model`; in an opencode project without one, the model opencode itself falls back
     to (`OPENCODE_DEFAULT_MODEL`: what opencode picks where no provider is logged in)."""
     node = loaded.tree.get("model") if loaded is not None else None
     if node is not None and isinstance(node.value, str):
         return node.value
-    if loaded is not None and getattr(loaded, "sources", None) is not None:
+    if loaded is not None:
         from forge_tools.permission.agents import is_opencode_project
 
         if is_opencode_project(loaded):
@@ -370,6 +370,15 @@ def load_session_overlay(path: Path, home: Path) -> list[Rule]:
     return rules_from_config(permission, None, home)
 
 
+def session_rules(request: Request) -> tuple[Rule, ...]:
+    """The rules of the request's session overlay file (none when it names none), read now."""
+    if request.session_permission is None:
+        return ()
+    from forge_tools.paths import home_dir
+
+    return tuple(load_session_overlay(request.session_permission, home_dir()))
+
+
 def _with_line(node: Any) -> Origin:
     """Where a key was written; a TOML table made implicit by `[agent.build]` has no line of its own,
     so the first line inside it stands for it."""
@@ -420,7 +429,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
     problems: list[ForgeToolsError] = []
     notes: list[str] = []
     unlisted: dict[str, str] = {}
-    config_dirs = list(getattr(loaded, "config_dirs", []) or [])
+    config_dirs = list(loaded.config_dirs)
     builtins = builtin_tools(frozenset(request.flags), request.client, config_dirs=config_dirs)
     hooks = None
     if load_code:
@@ -432,7 +441,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
             problems.append(script_problem(err.message, str(err.path), err.line))
         opencode_scripts = _opencode_script_entries(config_dirs, problems)
         plugin_notes: list[str] = []
-        specs = getattr(loaded, "plugin_specs", []) or []
+        specs = loaded.plugin_specs
         refs, plugin_problems = ([], []) if request.pure else discover(config_dirs, specs, plugin_notes)
         plugin_tools: list[Tool] = []
         if refs:  # the loading machinery (pluggy, the hook caller) only for a project with plugins
@@ -457,7 +466,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
             scope = mcp if mcp is not None else McpScope()
             if focus is not None and scope.tool_id is None:
                 scope = scope._replace(tool_id=focus)
-            source = load_mcp_tools(loaded.tree, Path(getattr(loaded, "cwd", None) or Path.cwd()),
+            source = load_mcp_tools(loaded.tree, Path(loaded.cwd),
                                     tool_id=scope.tool_id, start_s=scope.start_s, start_by=scope.start_by,
                                     progress=scope.progress)
             problems.extend(source.problems)
@@ -495,10 +504,9 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
     return Sources(candidates, hooks, problems, notes, unlisted)
 
 
-def mcp_configured(loaded: Any) -> bool:
+def mcp_configured(loaded: LoadedConfig) -> bool:
     """Whether the config names any MCP server: only then is the (heavy) MCP source imported."""
-    tree = getattr(loaded, "tree", None)
-    node = tree.get("mcp") if tree is not None else None
+    node = loaded.tree.get("mcp")
     return node is not None and bool(node.value)
 
 
@@ -528,15 +536,16 @@ def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsE
 
 def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sources: Sources | None = None,
             agents: dict[str, Agent] | None = None, focus: str | None = None,
-            mcp: McpScope | None = None) -> PipelineResult:
+            mcp: McpScope | None = None, session: Sequence[Rule] | None = None) -> PipelineResult:
     """Run the three layers for `request` over every candidate (see the module docstring).
 
     `sources` and `agents` may be passed in to reuse them across agents (`layers --matrix`). `focus`
     names the one tool whose definition (layer two) is wanted, and starts only the MCP servers that
     could list it; every other layer is still computed for every tool. `mcp`: see `McpScope`.
+    `session`: the rules of `request.session_permission` as already read (`config.project.Project`);
+    None: the file is read here.
     """
     from forge_tools.names import permission_name
-    from forge_tools.paths import home_dir
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
     from forge_tools.visibility.definition_layer import definition_layer
     from forge_tools.visibility.model_layer import ModelContext, model_layer
@@ -545,8 +554,9 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     agents = agents if agents is not None else load_agents(loaded)
     agent = select_agent(agents, request.agent, loaded)
     model = request.model or agent.model or config_model(loaded)
-    session = (tuple(load_session_overlay(request.session_permission, home_dir()))
-               if request.session_permission is not None else ())
+    if session is None:
+        session = session_rules(request)
+    session = tuple(session)
     overrides = dict(request.tool_overrides)
     req_rules = tuple(request_rules(overrides, Origin("cli", name=TOOLS_OPTION)))
     configured = (*agent.ruleset, *session)
@@ -590,14 +600,23 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
 def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
                 agents: dict[str, Agent] | None = None, names: list[str] | None = None,
                 problems: list[ForgeToolsError] | None = None, mcp: McpScope | None = None,
-                ) -> dict[str, PipelineResult]:
+                session: Sequence[Rule] | None = None) -> dict[str, PipelineResult]:
     """The turn resolved for every enabled agent (or for `names`), in config order: `layers --matrix`,
-    `check` and `diff` all read this. Sources are loaded once and shared. With `problems` given, an
-    agent whose turn cannot be resolved is recorded there and left out; without, its error is raised.
+    `check` and `diff` all read this. Sources are loaded once and shared, and so is the session
+    overlay (`session`, as `resolve`'s; read once here when None). With `problems` given, an agent
+    whose turn cannot be resolved is recorded there and left out; without, its error is raised.
     `mcp.progress` also hears which agent is being resolved."""
     from forge_tools.permission.agents import load_agents
 
     agents = agents if agents is not None else load_agents(loaded)
+    if session is None:
+        try:
+            session = session_rules(request)
+        except ForgeToolsError as exc:  # no agent's turn can be resolved without it
+            if problems is None:
+                raise
+            problems.append(exc)
+            return {}
     if names is None:
         names = [a.name for a in agents.values() if not a.disabled]
     results: dict[str, PipelineResult] = {}
@@ -610,7 +629,7 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
             if progress is not None and len(names) > 1:
                 progress(f"resolving agent {name} ({number}/{len(names)})")
             results[name] = resolve(loaded, request._replace(agent=name), load_code=load_code,
-                                    sources=sources, agents=agents)
+                                    sources=sources, agents=agents, session=session)
         except ForgeToolsError as exc:
             if problems is None:
                 raise

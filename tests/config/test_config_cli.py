@@ -489,3 +489,51 @@ def test_a_bad_substituted_value_is_reported_without_showing_it(project, cli, mo
     assert code == 3
     assert "TOPSECRET" not in err
     assert "{env:MYSECRET}" in err and "unknown action" in err and "opencode.json:1:25" in err
+
+
+# every number setting of the schema; JSON5, YAML and TOML can each write a NaN or an infinity, which
+# no setting means (opencode's JSONC reader refuses them outright)
+NUMBER_SETTINGS = [
+    (("tool_output", "max_lines"), "1"), (("tool_output", "max_bytes"), "1"),
+    (("tool_output", "retention_days"), "1"),
+    (("agent", "build", "temperature"), "0.5"), (("agent", "build", "top_p"), "0.5"),
+    (("agent", "build", "steps"), "1"), (("agent", "build", "maxSteps"), "1"),
+    (("mode", "build", "temperature"), "0.5"),
+    (("mcp", "x", "timeout"), "1000"), (("subagent_depth",), "1"),
+]
+
+
+def _json_with(keys: tuple[str, ...], value: str) -> str:
+    extra = {"mcp": '"type": "local", "command": ["true"], '}.get(keys[0], "")
+    inner = f'"{keys[-1]}": {value}'
+    for depth, key in enumerate(reversed(keys[:-1])):
+        inner = f'"{key}": {{{extra if depth == 0 else ""}{inner}}}'
+    return "{\n  " + inner + "\n}\n"
+
+
+@pytest.mark.parametrize("keys,fine", NUMBER_SETTINGS,
+                         ids=lambda v: ".".join(v) if isinstance(v, tuple) else v)
+@pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", "+Infinity", "1e999"])
+def test_nan_and_infinity_are_a_located_config_error_for_every_number_setting(
+        cli: Cli, project: Path, keys: tuple[str, ...], fine: str, bad: str) -> None:
+    path = write(project / "forge.json", _json_with(keys, fine))
+    code, _out, err = cli("config")
+    assert code == 0, err
+    text = _json_with(keys, bad)
+    write(path, text)
+    col = text.splitlines()[1].index(bad) + 1
+    line = assert_config_error(cli, path, 2, col, ".".join(keys))
+    assert "finite" in line or "integer" in line, line
+
+
+@pytest.mark.parametrize("name,text,col", [
+    ("forge.yaml", "agent:\n  build:\n    temperature: .nan\n", 18),
+    ("forge.yaml", "agent:\n  build:\n    top_p: -.inf\n", 12),
+    ("forge.toml", "[agent.build]\ntemperature = nan\n", 15),
+    ("forge.toml", "[agent.build]\ntemperature = +inf\n", 15),
+])
+def test_nan_and_infinity_in_yaml_and_toml_are_refused_too(cli: Cli, project: Path, name: str, text: str,
+                                                           col: int) -> None:
+    path = write(project / name, text)
+    line_no = len(text.splitlines())
+    assert "finite" in assert_config_error(cli, path, line_no, col, "agent.build.")

@@ -36,8 +36,30 @@ if TYPE_CHECKING:
 GLOB_MATCH_SECONDS = 2.0  # one name against one glob; a sane glob takes microseconds
 
 
-class PatternTooSlow(ValueError):
+class SearchRefused(ValueError):
+    """A search that cannot be run as asked; the message is the tool's one-line error."""
+
+
+class PatternTooSlow(SearchRefused):
     """A glob whose regex backtracks without end (`*a*a*a...*b` against a long name)."""
+
+
+class UnreadableIgnoreFile(SearchRefused):
+    """An ignore file that is a pipe, a device or larger than the config files' bound (MAX_BYTES): its
+    rules cannot be known, and reading it would hang or fill memory (docs/limits.md)."""
+
+
+SEARCH_SECONDS = 60.0  # a search's deadline (either engine) when the call gives no timeout
+
+
+class SearchTimedOut(SearchRefused):
+    """ripgrep did not finish in time. It opens every ignore file it meets, and one that is a pipe
+    makes it wait for ever: the Python walk names such a file, ripgrep cannot (docs/limits.md)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"ripgrep did not finish within {seconds:g} s; an ignore file (.gitignore, .ignore, "
+                         ".rgignore) that is a pipe or a device makes it wait for ever: look for one "
+                         "(FORGE_NO_RIPGREP=1 names it), or give the call a longer timeout")
 
 
 @lru_cache(maxsize=256)
@@ -125,13 +147,28 @@ def _ignore_rules(directory: Path, in_git: bool, with_exclude: bool = False) -> 
     names = [".git/info/exclude"] if with_exclude else []
     names += [n for n in IGNORE_FILES if in_git or n != ".gitignore"]
     for name in names:
-        try:
-            lines += (directory / name).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
+        lines += _ignore_lines(directory / name)
     if not lines:
         return None
     return _IgnoreFile(f"{str(directory).rstrip('/')}/", pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+def _ignore_lines(path: Path) -> list[str]:
+    """An ignore file's lines, read as config files are (a regular file of at most MAX_BYTES); [] when
+    there is none or it cannot be opened (as ripgrep skips it); `UnreadableIgnoreFile` for a pipe, a
+    device or a file too large."""
+    from forge_tools.config.files import MAX_BYTES, NotAFile, read_failure, read_regular_bytes
+
+    try:
+        data = read_regular_bytes(path)
+    except NotAFile as exc:
+        raise UnreadableIgnoreFile(f"cannot read the ignore file {path}: {read_failure(path, exc)}; "
+                                   "an ignore file must be a regular file of at most "
+                                   f"{MAX_BYTES // (1024 * 1024)} MiB "
+                                   "(replace or remove it)") from None
+    except OSError:
+        return []
+    return data.decode("utf-8", errors="replace").splitlines()
 
 
 def _ignored(path: str, is_dir: bool, rules: tuple[_IgnoreFile, ...]) -> bool:

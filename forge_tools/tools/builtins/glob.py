@@ -49,13 +49,18 @@ def permission_requests(args: GlobArgs, ctx: ToolContext) -> list[PermissionRequ
             PermissionRequest("glob", (args.pattern,), (args.pattern,))]
 
 
-def find_files(root: Path, pattern: str) -> list[Path]:
-    """Every file under `root` matching `pattern` (ripgrep when present, else the Python walk)."""
+def find_files(root: Path, pattern: str, seconds: float = _search.SEARCH_SECONDS) -> list[Path]:
+    """Every file under `root` matching `pattern` (ripgrep when present, within `seconds`, else the
+    Python walk)."""
     rg = _search.rg_executable()
     if rg is not None:
         # ripgrep lists the files its ignore rules keep; the glob is matched here, by the same function
         # as the fallback (`rg --glob` would override the ignore rules and list ignored files too)
-        proc = subprocess.run([rg, "--files", "--no-messages"], cwd=root, capture_output=True, check=False)
+        try:
+            proc = subprocess.run([rg, "--files", "--no-messages"], cwd=root, capture_output=True,
+                                  check=False, timeout=seconds)
+        except subprocess.TimeoutExpired:
+            raise _search.SearchTimedOut(seconds) from None
         if proc.returncode in (0, 1):
             names = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
             return [root / name for name in names if name and _search.glob_matches(pattern, name)]
@@ -69,8 +74,8 @@ def execute(args: GlobArgs, ctx: ToolContext) -> ToolResult:
                    else f"{posix(root)} is a file; glob searches a directory.")
         return ToolResult(message, title=args.pattern, metadata={"truncated": False}, is_error=True)
     try:
-        matched = find_files(root, args.pattern)
-    except _search.PatternTooSlow as exc:
+        matched = find_files(root, args.pattern, ctx.timeout or _search.SEARCH_SECONDS)
+    except _search.SearchRefused as exc:
         return ToolResult(str(exc), title=args.pattern, metadata={"truncated": False}, is_error=True)
     files = _search.newest_first([p for p in matched if not read_denied(p, ctx)])
     left_out = len(matched) - len(files)

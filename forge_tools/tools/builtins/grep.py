@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -91,37 +93,58 @@ def _included(include: str, path: Path, root: Path) -> bool:
         raise SearchError(str(exc)) from None
 
 
-def search_rg(rg: str, pattern: str, root: Path, include: str | None) -> dict[str, FileMatches]:
+def search_rg(rg: str, pattern: str, root: Path, include: str | None,
+              seconds: float = _search.SEARCH_SECONDS) -> dict[str, FileMatches]:
     # `include` is matched here, not by `--glob`: ripgrep's globs override its ignore rules (an ignored
     # file that matches is searched), and the fallback matches with the same function.
     cmd = [rg, "--json", "--no-messages", "--regexp", pattern, str(root)]
     found: dict[str, FileMatches] = {}
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout is not None
-        for raw in proc.stdout:
-            event = json.loads(raw)
-            if event.get("type") != "match":
-                continue
-            data = event["data"]
-            name = data["path"].get("text")
-            if name is None:
-                continue  # a path that is not UTF-8; skipped
-            text = data["lines"].get("text", "")
-            if include and not _included(include, Path(name), root):
-                continue
-            _add(found, Path(name), int(data["line_number"]), text.rstrip("\n").rstrip("\r"))
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            proc.kill()
+
+        timer = threading.Timer(seconds, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            found = _read_rg_events(proc.stdout, found, root, include)
+        finally:
+            timer.cancel()
         stderr = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         code = proc.wait()
+    if expired.is_set():
+        raise SearchError(str(_search.SearchTimedOut(seconds)))
     if code == 2 and not found:
         raise SearchError(stderr.strip().splitlines()[-1] if stderr.strip() else "ripgrep failed")
     return found
 
 
-PYTHON_SEARCH_SECONDS = 60.0  # the fallback search's deadline when the call gives no timeout
+def _read_rg_events(lines: Iterable[bytes], found: dict[str, FileMatches], root: Path,
+                    include: str | None) -> dict[str, FileMatches]:
+    """ripgrep's `--json` events: each match added to `found`."""
+    for raw in lines:
+        event = json.loads(raw)
+        if event.get("type") != "match":
+            continue
+        data = event["data"]
+        name = data["path"].get("text")
+        if name is None:
+            continue  # a path that is not UTF-8; skipped
+        text = data["lines"].get("text", "")
+        if include and not _included(include, Path(name), root):
+            continue
+        _add(found, Path(name), int(data["line_number"]), text.rstrip("\n").rstrip("\r"))
+    return found
+
+
 
 
 def search_python(pattern: str, root: Path, include: str | None,
-                  seconds: float = PYTHON_SEARCH_SECONDS) -> dict[str, FileMatches]:
+                  seconds: float = _search.SEARCH_SECONDS) -> dict[str, FileMatches]:
     import regex  # imported on use: start-up of commands that never search stays lean
 
     try:
@@ -129,7 +152,10 @@ def search_python(pattern: str, root: Path, include: str | None,
     except regex.error as exc:
         raise SearchError(f"invalid regular expression: {exc}") from exc
     deadline = time.monotonic() + seconds
-    files = [(root, root.name)] if root.is_file() else list(_search.walk_files(root))
+    try:
+        files = [(root, root.name)] if root.is_file() else list(_search.walk_files(root))
+    except _search.UnreadableIgnoreFile as exc:
+        raise SearchError(str(exc)) from None
     found: dict[str, FileMatches] = {}
     for path, rel in files:
         try:
@@ -187,8 +213,9 @@ def execute(args: GrepArgs, ctx: ToolContext) -> ToolResult:
                           metadata={"truncated": False}, is_error=True)
     rg = _search.rg_executable()
     try:
-        found = search_rg(rg, args.pattern, root, args.include) if rg else search_python(
-            args.pattern, root, args.include, ctx.timeout or PYTHON_SEARCH_SECONDS)
+        found = search_rg(rg, args.pattern, root, args.include,
+                          ctx.timeout or _search.SEARCH_SECONDS) if rg else search_python(
+            args.pattern, root, args.include, ctx.timeout or _search.SEARCH_SECONDS)
     except SearchError as exc:
         return ToolResult(str(exc), title=args.pattern, metadata={"truncated": False}, is_error=True)
     engine = "ripgrep" if rg else "python"

@@ -97,3 +97,72 @@ def test_both_engines_agree(call: Any, tree: Path, monkeypatch: pytest.MonkeyPat
     assert _found(call, tree, sub) == from_rg
     if sub is None:
         assert from_rg[1] == EXPECTED
+
+
+def _in_a_thread(fn: Any, seconds: float = 20.0) -> Any:
+    """`fn()`, failing (not hanging the suite) when it does not return in time."""
+    import threading
+
+    box: list[Any] = []
+    worker = threading.Thread(target=lambda: box.append(fn()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), "the search hung on an ignore file"
+    return box[0]
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _huge(path: Path) -> None:
+    with path.open("wb") as handle:  # sparse: 17 MiB long, nothing written
+        handle.truncate(17 * 1024 * 1024)
+
+
+def _to_dev_zero(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("name", [".gitignore", "sub/.gitignore", ".ignore", ".rgignore",
+                                  ".git/info/exclude"])
+@pytest.mark.parametrize("make,reason", [(_fifo, "not a regular file"), (_to_dev_zero, "not a regular file"),
+                                         (_huge, "larger than 16 MiB")])
+def test_an_ignore_file_that_is_a_pipe_a_device_or_huge_is_one_clear_error(
+        call: Any, tree: Path, monkeypatch: pytest.MonkeyPatch, name: str, make: Any, reason: str) -> None:
+    monkeypatch.setenv("FORGE_NO_RIPGREP", "1")
+    target = tree / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    make(target)
+    for tool, args in ((glob_tool.TOOL, {"pattern": "*"}), (grep_tool.TOOL, {"pattern": "needle"})):
+        result = _in_a_thread(lambda tool=tool, args=args: call(tool, **args))
+        assert result.is_error, result.output
+        assert result.output.count("\n") == 0, result.output
+        assert f"{target}: it is {reason}" in result.output, result.output
+
+
+def test_an_unreadable_ignore_file_is_skipped_as_ripgrep_skips_it(call: Any, tree: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads a file of mode 000")
+    monkeypatch.setenv("FORGE_NO_RIPGREP", "1")
+    (tree / "sub" / ".gitignore").chmod(0)
+    files, _ = _found(call, tree)
+    assert "sub/local.py" in files
+
+
+def test_ripgrep_blocked_by_a_pipe_ignore_file_ends_at_the_call_timeout(
+        call: Any, ctx: Any, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ripgrep opens every ignore file it meets; a pipe makes it wait for ever: the call's timeout ends it
+    if not _rg_on_path(monkeypatch):
+        pytest.skip("needs ripgrep")
+
+    (tree / "sub" / ".gitignore").unlink()
+    _fifo(tree / "sub" / ".gitignore")
+    ctx.timeout = 2.0
+    for tool, args in ((glob_tool.TOOL, {"pattern": "*"}), (grep_tool.TOOL, {"pattern": "needle"})):
+        result = _in_a_thread(lambda tool=tool, args=args: call(tool, **args), seconds=30)
+        assert result.is_error, result.output
+        assert result.output.count("\n") == 0, result.output
+        assert "ripgrep did not finish within 2 s" in result.output and "pipe" in result.output
