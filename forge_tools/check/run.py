@@ -125,7 +125,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
                         for key in (str(source.where), str(source.where.resolve()))}
     tell("analysing the rules")
     report.findings += analyse(ctx)
-    report.findings += claude_findings(loaded.cwd)
+    report.findings += runtime_findings(loaded)
     # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
     # there are some (a project without plugins misses nothing)
     report.notes += [n for n in ctx.notes if n != NOTE_PLUGINS_UNKNOWN]
@@ -139,17 +139,23 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
     return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees, texts
 
 
-def claude_findings(cwd: Path) -> list[Finding]:
-    """FT301-FT307 for a project with Claude Code settings (`.claude/settings*.json`): the files Claude
-    would read there (the person's and managed ones too), read as Claude reads them."""
-    from forge_tools.runtimes import claude_files
+def runtime_findings(loaded: Any) -> list[Finding]:
+    """The findings of every other agent runtime whose config the project holds, in this one report:
+    each runtime package's `files.findings(loaded)` when it has one (Claude Code: FT301-FT307 over the
+    files Claude would read there, the person's and managed ones too, read as Claude reads them).
+    opencode's and forge-tools' own are `analyse`'s."""
+    from importlib import import_module
 
-    if not claude_files(Path(cwd)):
-        return []
-    from forge_tools.runtimes.claude.findings import claude_findings as findings
-    from forge_tools.runtimes.claude.settings import read_settings
+    from forge_tools.runtimes import RUNTIMES
+    from forge_tools.runtimes.found import found_runtimes
 
-    return findings(read_settings(Path(cwd)))
+    found: list[Finding] = []
+    for runtime in found_runtimes(loaded):
+        package = import_module(f"{RUNTIMES[runtime.name]}.files")
+        produce = getattr(package, "findings", None)
+        if produce is not None:
+            found += produce(loaded)
+    return found
 
 
 def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str, str]) -> CheckReport:

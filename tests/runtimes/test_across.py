@@ -211,3 +211,15 @@ def test_library_answers_by_runtime(repo: Path) -> None:
     assert claude.answer.deciding_rule.origin.line == 3
     only = forge_tools.answers_by_runtime(repo, "bash", {"command": "ls"}, runtimes=["opencode"])
     assert [e.runtime.name for e in only.entries] == ["opencode"] and only.gate is not None
+
+
+def test_one_check_report_holds_every_agents_findings(cli, repo: Path) -> None:
+    claude = CLAUDE.replace('"WebFetch"', '"WebFetch", "Write(.env)"')
+    (repo / ".claude" / "settings.json").write_text(claude)
+    opencode = OPENCODE.replace('"*": "allow"', '"npm *": "ask",\n      "*": "allow"')
+    (repo / "opencode.json").write_text(opencode)
+    _, out, _ = cli("check", "--format", "json")
+    found = {(f["code"], Path(f["location"]["path"]).name) for f in json.loads(out)["findings"]}
+    assert ("FT303", "settings.json") in found  # Claude Code's own (Write(path) is never consulted)
+    assert ("FT103", "opencode.json") in found  # opencode's (`npm *` can never decide)
+    assert ("FT118", "opencode.json") in found  # across the two

@@ -1,5 +1,6 @@
 """FT305 claude-unknown-tool: Claude Code's settings, found by `runtimes/claude/findings.py`
-for a project with Claude Code settings (`check.run.claude_findings`)."""
+for a project with Claude Code settings (`runtimes/claude/files.findings`, run by
+`check.run.runtime_findings`)."""
 
 from forge_tools.report.codeinfo import CodeInfo
 
@@ -16,5 +17,5 @@ RULE = CodeInfo(
     example='{"permissions": {"deny": ["Webfetch"]}}',
     fixed='{"permissions": {"deny": ["WebFetch"]}}',
     kind="source",
-    check="forge_tools.check.run:claude_findings",
+    check="forge_tools.runtimes.claude.files:findings",
 )

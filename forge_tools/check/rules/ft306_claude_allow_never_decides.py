@@ -1,5 +1,6 @@
 """FT306 claude-allow-never-decides: Claude Code's settings, found by `runtimes/claude/findings.py`
-for a project with Claude Code settings (`check.run.claude_findings`)."""
+for a project with Claude Code settings (`runtimes/claude/files.findings`, run by
+`check.run.runtime_findings`)."""
 
 from forge_tools.report.codeinfo import CodeInfo
 
@@ -22,5 +23,5 @@ RULE = CodeInfo(
     example='{"permissions": {"deny": ["Bash(git *)"], "allow": ["Bash(git status)"]}}',
     fixed='{"permissions": {"deny": ["Bash(git push *)"], "allow": ["Bash(git status)"]}}',
     kind="source",
-    check="forge_tools.check.run:claude_findings",
+    check="forge_tools.runtimes.claude.files:findings",
 )

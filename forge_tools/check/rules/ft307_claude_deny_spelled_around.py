@@ -1,5 +1,6 @@
 """FT307 claude-deny-spelled-around: Claude Code's settings, found by `runtimes/claude/findings.py`
-for a project with Claude Code settings (`check.run.claude_findings`)."""
+for a project with Claude Code settings (`runtimes/claude/files.findings`, run by
+`check.run.runtime_findings`)."""
 
 from forge_tools.report.codeinfo import CodeInfo
 
@@ -25,5 +26,5 @@ RULE = CodeInfo(
     example='{"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(git push *)"]}}',
     fixed='{"permissions": {"allow": ["Bash(git status)", "Bash(git log *)"]}}',
     kind="source",
-    check="forge_tools.check.run:claude_findings",
+    check="forge_tools.runtimes.claude.files:findings",
 )

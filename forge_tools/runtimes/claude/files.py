@@ -12,6 +12,7 @@ from forge_tools.runtimes.found import ConfigFile
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
+    from forge_tools.report.findings import Finding
     from forge_tools.runtimes.claude.settings import ClaudeSettings
 
 DISPLAY = "Claude Code"
@@ -63,3 +64,13 @@ def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
     # Claude's own MCP server list (.mcp.json, ~/.claude.json) is not read: whether it has the tool is
     # not known
     return {tool: "?" if tool.startswith("mcp__") else tool_state(settings, tool) for tool in tools}
+
+
+def findings(loaded: LoadedConfig) -> list[Finding]:
+    """FT301-FT307 (`findings.claude_findings`) over the settings Claude reads for this project: what
+    `check` reports for Claude Code beside the other agents' findings."""
+    from forge_tools.runtimes.claude.findings import claude_findings
+    from forge_tools.runtimes.claude.settings import read_settings
+    from forge_tools.runtimes.found import agent_cwd
+
+    return claude_findings(read_settings(agent_cwd(loaded)))
