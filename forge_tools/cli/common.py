@@ -27,8 +27,9 @@ RuntimeOpt = Annotated[
     str | None, typer.Option("--runtime", metavar="NAME",
                              help="Whose answer leads: opencode, claude or forge (default: the config's "
                                   "files decide: opencode's only -> opencode, any forge file -> forge, "
-                                  "Claude's only -> claude); `all` (or NAME,NAME) answers for every agent "
-                                  "runtime the project configures, the gate beside them (docs/agents.md).",
+                                  "Claude's only -> claude); explain --call takes `all` (or NAME,NAME): "
+                                  "every agent runtime the project configures, the gate beside them "
+                                  "(docs/agents.md).",
                              show_default=False)
 ]
 AgentOpt = Annotated[
