@@ -230,3 +230,14 @@ def test_diff_shows_claude_rule_and_answer_changes(claude_project: Path, cli) ->
     assert ("claude:project", "removed", "WebFetch") in rules
     call = next(c for c in data["calls"] if c["agent"] == "Claude Code")
     assert (call["old"], call["new"]) == ("deny", "allow")
+
+
+def test_a_forge_tools_call_in_a_claude_project_is_answered_in_opencode_terms(  # type: ignore[no-untyped-def]
+        claude_project: Path, cli) -> None:
+    (claude_project / "expect.yaml").write_text(
+        '- {agent: build, call: {tool: bash, args: {command: "ls"}}, expect: allow}\n'
+        '- {call: {tool: Bash, args: {command: "ls"}}, expect: allow}\n')
+    _code, out, _ = cli("check", "--expect", "expect.yaml", "--format", "json")
+    results = json.loads(out)["expectations"]["results"]
+    assert [r["passed"] for r in results] == [True, True], results
+    assert "opencode 1.18.33" in results[0]["explanation"] and "claude 2.1.328" in results[1]["explanation"]
