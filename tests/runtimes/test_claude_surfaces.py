@@ -241,3 +241,10 @@ def test_a_forge_tools_call_in_a_claude_project_is_answered_in_opencode_terms(  
     results = json.loads(out)["expectations"]["results"]
     assert [r["passed"] for r in results] == [True, True], results
     assert "opencode 1.18.33" in results[0]["explanation"] and "claude 2.1.328" in results[1]["explanation"]
+
+
+def test_explain_of_a_forge_tools_tool_in_a_claude_project_is_opencodes(  # type: ignore[no-untyped-def]
+        claude_project: Path, cli) -> None:
+    code, out, _ = cli("explain", "bash", "--call", '{"command": "ls"}', "--format", "json")
+    assert code == 0
+    assert json.loads(out)["runtime"]["name"] == "opencode"
