@@ -207,11 +207,12 @@ def _decide(raw: dict[str, Any] | None) -> dict[str, Any]:
         return {"decision": "allow", "reason_type": meta.get("reason_type"), "source": meta.get("source"),
                 "message": raw.get("result", "")[:400], "ran": True, "is_error": raw.get("is_error", False)}
     result = raw.get("result", "")
-    if "No such tool available" in result and "is disabled for this session" in result:
-        # a bare-name deny (or --disallowedTools) removed the tool: the call cannot run at all
-        return {"decision": "deny", "reason_type": "tool_disabled", "message": result[:400], "ran": False}
-    reason = "not_offered" if "No such tool available" in result else None
-    return {"decision": "error", "reason_type": reason, "message": result[:400], "ran": False,
+    if "No such tool available" in result:
+        # the tool is not in this session's tool set (a bare-name or MCP deny, --disallowedTools,
+        # an MCP server not loaded, or not a tool of this version): the call cannot run at all.
+        # "not_offered" is the recorder's label; the binary gives no permission decision here.
+        return {"decision": "deny", "reason_type": "not_offered", "message": result[:400], "ran": False}
+    return {"decision": "error", "reason_type": None, "message": result[:400], "ran": False,
             "is_error": raw.get("is_error", False)}
 
 
