@@ -364,6 +364,8 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
             d = both.gate
         else:
             d = decide_call(result, a.call.tool, a.call.args, root)
+            if chosen is not None and chosen.runtime.name == "claude":
+                chosen = None  # a call in forge-tools' terms (`bash`) is not Claude's: opencode answers
             both = answers(result, a.call.tool, a.call.args, root, chosen or runtime_for(None), d)
         got = both.runtime.action
         if isinstance(both.chosen.runtime, ForgeRuntime):

@@ -20,6 +20,9 @@ CASES = json.loads((HERE / "cases.json").read_text())
 RESULTS_PATH = HERE / f"claude-{CASES['version']}.json"
 RESULTS = json.loads(RESULTS_PATH.read_text())
 DECISIONS = {"allow", "ask", "deny", "error"}
+# reason types Claude Code 2.1.328 reported, per decision, plus the recorder's "not_offered"
+REASONS = {"allow": {"rule", "subcommandResults", "mode"}, "ask": {"asyncAgent"},
+           "deny": {"rule", "subcommandResults", "mode", "classifier", "not_offered"}, "error": {None}}
 
 
 def _case_configs() -> list[dict[str, Any]]:
@@ -60,6 +63,9 @@ def test_each_call_has_exactly_one_answer(config: dict[str, Any]) -> None:
         assert got["input"] == case["input"], where
         assert got["decision"] in DECISIONS, where
         assert isinstance(got["ran"], bool), where
+        assert got["reason_type"] in REASONS[got["decision"]], where
+        if got["reason_type"] == "not_offered":
+            assert "No such tool available" in got["message"], where
         if got["decision"] in {"ask", "deny"}:
             assert got["ran"] is False, where
             assert got["message"], where

@@ -201,3 +201,50 @@ def test_rules_layers_and_agents_answer_for_claude(claude_project: Path, cli) ->
     assert "agent" in json.loads(out)  # opencode's rules with both configs present
     _code, out, _ = cli("rules", "--runtime", "claude")
     assert "Claude Code 2.1.328" in out and "settings.json:11:" in out
+
+
+def test_diff_shows_claude_rule_and_answer_changes(claude_project: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import shutil
+    import subprocess
+
+    shutil.rmtree(claude_project / ".git")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=claude_project, check=True, capture_output=True, env=env)
+
+    git("init", "-q")
+    git("add", ".claude/settings.json")
+    git("commit", "-qm", "base")
+    changed = {"permissions": {"allow": ["Bash(git *)", "Bash(git push *)"], "deny": ["Read(./.env)"]}}
+    (claude_project / ".claude" / "settings.json").write_text(json.dumps(changed, indent=2))
+    (claude_project / "expect.yaml").write_text(
+        '- {call: {tool: Bash, args: {command: "git push origin main"}}, expect: deny}\n')
+    _code, out, _ = cli("diff", "--base", "HEAD", "--expect", "expect.yaml", "--format", "json")
+    data = json.loads(out)
+    rules = {(r["scope"], r["change"], r["rule"]) for r in data["rules"]}
+    assert ("claude:project", "removed", "Bash(git push *)") in rules
+    assert ("claude:project", "added", "Bash(git push *)") in rules  # now an allow
+    assert ("claude:project", "removed", "WebFetch") in rules
+    call = next(c for c in data["calls"] if c["agent"] == "Claude Code")
+    assert (call["old"], call["new"]) == ("deny", "allow")
+
+
+def test_a_forge_tools_call_in_a_claude_project_is_answered_in_opencode_terms(  # type: ignore[no-untyped-def]
+        claude_project: Path, cli) -> None:
+    (claude_project / "expect.yaml").write_text(
+        '- {agent: build, call: {tool: bash, args: {command: "ls"}}, expect: allow}\n'
+        '- {call: {tool: Bash, args: {command: "ls"}}, expect: allow}\n')
+    _code, out, _ = cli("check", "--expect", "expect.yaml", "--format", "json")
+    results = json.loads(out)["expectations"]["results"]
+    assert [r["passed"] for r in results] == [True, True], results
+    assert "opencode 1.18.33" in results[0]["explanation"] and "claude 2.1.328" in results[1]["explanation"]
+
+
+def test_explain_of_a_forge_tools_tool_in_a_claude_project_is_opencodes(  # type: ignore[no-untyped-def]
+        claude_project: Path, cli) -> None:
+    code, out, _ = cli("explain", "bash", "--call", '{"command": "ls"}', "--format", "json")
+    assert code == 0
+    assert json.loads(out)["runtime"]["name"] == "opencode"

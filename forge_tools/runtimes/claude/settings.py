@@ -160,9 +160,11 @@ def settings_paths(cwd: Path, env: Mapping[str, str], home: Path | None = None
 
 
 def read_settings(cwd: Path, env: Mapping[str, str] | None = None, options: ClaudeOptions | None = None,
-                  home: Path | None = None, is_root: bool | None = None) -> ClaudeSettings:
+                  home: Path | None = None, is_root: bool | None = None,
+                  trusted: bool | None = None) -> ClaudeSettings:
     """Claude Code's settings for a session started in `cwd` (nothing is run). `is_root`: whether
-    Claude runs as root (default: whether this process does), which refuses bypassPermissions."""
+    Claude runs as root (default: whether this process does), which refuses bypassPermissions;
+    `trusted` overrides the workspace's trust state."""
     env = dict(os.environ if env is None else env)
     options = options or ClaudeOptions()
     home = home if home is not None else Path(env.get("HOME") or os.path.expanduser("~"))
@@ -172,6 +174,8 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, options: Clau
                               is_root=(hasattr(os, "geteuid") and os.geteuid() == 0) if is_root is None
                               else is_root)
     _read_trust(settings)
+    if trusted is not None:  # a caller's own answer (diff reads a checkout with the worktree's trust)
+        settings.trusted, settings.trust_origin = trusted, None
     for scope, path in settings_paths(cwd, env, home):
         if options.setting_sources is not None and scope in ("user", "project", "local") \
                 and scope not in options.setting_sources:

@@ -207,11 +207,12 @@ def _decide(raw: dict[str, Any] | None) -> dict[str, Any]:
         return {"decision": "allow", "reason_type": meta.get("reason_type"), "source": meta.get("source"),
                 "message": raw.get("result", "")[:400], "ran": True, "is_error": raw.get("is_error", False)}
     result = raw.get("result", "")
-    if "No such tool available" in result and "is disabled for this session" in result:
-        # a bare-name deny (or --disallowedTools) removed the tool: the call cannot run at all
-        return {"decision": "deny", "reason_type": "tool_disabled", "message": result[:400], "ran": False}
-    reason = "not_offered" if "No such tool available" in result else None
-    return {"decision": "error", "reason_type": reason, "message": result[:400], "ran": False,
+    if "No such tool available" in result:
+        # the tool is not in this session's tool set (a bare-name or MCP deny, --disallowedTools,
+        # an MCP server not loaded, or not a tool of this version): the call cannot run at all.
+        # "not_offered" is the recorder's label; the binary gives no permission decision here.
+        return {"decision": "deny", "reason_type": "not_offered", "message": result[:400], "ran": False}
+    return {"decision": "error", "reason_type": None, "message": result[:400], "ran": False,
             "is_error": raw.get("is_error", False)}
 
 
@@ -338,10 +339,49 @@ def main(argv: list[str] | None = None) -> int:
                         help="record only this config (repeatable); the others are kept")
     parser.add_argument("--resume", action="store_true", help="skip configs already in the results file")
     parser.add_argument("--out", help="results file (default: claude-<version>.json beside cases.json)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="record in N parallel recorders (each in its own namespaces)")
     args = parser.parse_args(argv)
+    if args.jobs > 1 and os.environ.get(NS_FLAG) != "1":
+        return _parallel(args)
     if os.environ.get(NS_FLAG) != "1":
         return _reexec_in_namespace(argv)
     return main_in_namespace(args)
+
+
+def _parallel(args: argparse.Namespace) -> int:
+    """Split the configs over ``args.jobs`` recorders, then merge their results in cases order."""
+    cases = json.loads(CASES.read_text())
+    names = [c["name"] for c in cases["configs"]]
+    out_path = Path(args.out or HERE / f"claude-{cases['version']}.json")
+    previous = json.loads(out_path.read_text()) if out_path.exists() and (args.only or args.resume) else {}
+    kept = {c["name"]: c for c in previous.get("configs", [])}
+    todo = [n for n in names if (not args.only or n in args.only) and not (args.resume and n in kept)]
+    with tempfile.TemporaryDirectory(prefix="claude-record-jobs-") as tmp:
+        procs = []
+        for job in range(args.jobs):
+            share = todo[job::args.jobs]
+            if not share:
+                continue
+            part = Path(tmp) / f"part{job}.json"
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--out", str(part)]
+            for name in share:
+                cmd += ["--only", name]
+            procs.append((part, subprocess.Popen(cmd)))
+        failed = [p.wait() for _part, p in procs]
+        binary = previous.get("binary")
+        for part, _proc in procs:
+            if part.exists():
+                got = json.loads(part.read_text())
+                binary = got["binary"]
+                kept.update({c["name"]: c for c in got["configs"]})
+    results = {"version": cases["version"], "binary": binary,
+               "recorded": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d"),
+               "command": "claude -p go --output-format stream-json --verbose --permission-prompts none",
+               "configs": [kept[n] for n in names if n in kept]}
+    out_path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {out_path}", file=sys.stderr)
+    return max(failed, default=0)
 
 
 if __name__ == "__main__":
