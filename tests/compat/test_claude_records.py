@@ -22,7 +22,8 @@ RESULTS = json.loads(RESULTS_PATH.read_text())
 DECISIONS = {"allow", "ask", "deny", "error"}
 # reason types Claude Code 2.1.328 reported, per decision, plus the recorder's "not_offered"
 REASONS = {"allow": {"rule", "subcommandResults", "mode"}, "ask": {"asyncAgent"},
-           "deny": {"rule", "subcommandResults", "mode", "classifier", "not_offered"}, "error": {None}}
+           "deny": {"rule", "subcommandResults", "mode", "classifier", "other", "not_offered"},
+           "error": {None}}
 
 
 def _case_configs() -> list[dict[str, Any]]:

@@ -29,7 +29,14 @@ CASES = HERE / "cases.json"
 RECORDS = HERE / "claude-2.1.328.json"
 
 #: (config, call index) -> the exact gap; each is an xfail(strict=True)
-GAPS: dict[tuple[str, int], str] = {}
+_SUBSHELL_RULE = ("reason_type: the binary reports `rule` for a deny prefix rule matching the one command "
+                  "inside a subshell, a { } group or behind exec; forge-tools reports subcommandResults "
+                  "(the decision, deny, is the binary's)")
+GAPS: dict[tuple[str, int], str] = {
+    ("bash-subshells", 0): _SUBSHELL_RULE,
+    ("bash-subshells", 1): _SUBSHELL_RULE,
+    ("bash-subshells", 6): _SUBSHELL_RULE,
+}
 #: config -> the gap in its tool lists
 TOOL_GAPS: dict[str, str] = {}
 
@@ -153,7 +160,7 @@ def test_call_matches_binary(config: str, index: int, tmp_path: Path) -> None:
         assert settings.start_error is not None, "Claude Code did not start; forge-tools says it does"
         assert not got.offered
         return
-    if want == "deny" and record.get("reason_type") == "tool_disabled":  # a bare deny removed it
+    if want == "deny" and record.get("reason_type") in ("tool_disabled", "not_offered"):  # no such tool
         assert not got.offered and got.behavior == "deny", f"{record['tool']}: Claude Code removes it"
         return
     if want == "error":  # the binary has no such tool in this session

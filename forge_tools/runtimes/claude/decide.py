@@ -32,6 +32,7 @@ from forge_tools.runtimes.claude.rules import (
     bash_pattern,
     domain_matches,
     gitignore_matches,
+    mcp_parts,
     path_rule,
     tool_rule_matches,
 )
@@ -100,6 +101,11 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
     if hidden is not None:
         return ClaudeDecision("deny", "tool_disabled", (Check(name, "deny", hidden,
                               f"not offered: the deny rule {hidden.text!r} removes {name}"),), False)
+    server = mcp_parts(name)
+    if server is not None and server[0] in settings.disabled_mcp:
+        return ClaudeDecision("deny", "not_offered", (Check(name, "deny", None,
+                              f"the MCP server {server[0]!r} is in disabledMcpjsonServers: Claude Code "
+                              "does not start it, so it has no such tool"),), False)
     if not name.startswith("mcp__") and name not in OFFERED_NAMES:
         return ClaudeDecision("deny", "other", (Check(name, "deny", None,
                               f"Claude Code does not offer {name} in this session (no such tool)"),),
@@ -213,6 +219,8 @@ def _match(rules: list[ClaudeRule], part: Part) -> tuple[Behavior, ClaudeRule] |
 
     def allows(r: ClaudeRule) -> bool:
         kind = bash_pattern(r.content or "").kind
+        if part.expands and not any("$" not in c for c in part.candidates[2:]):
+            return False  # a variable's value is not known when the rule is matched
         if part.glob and kind == "wildcard":
             return False
         if kind == "exact":  # as written (trimmed): `touch  n-1` is not `touch n-1`
@@ -298,7 +306,7 @@ def _substituted(command: str) -> list[str]:
     stack = [_parser().parse(data).root_node]
     while stack:
         node = stack.pop()
-        if node.type == "command_substitution":
+        if node.type in ("command_substitution", "process_substitution"):
             for child in node.named_children:
                 found.extend(p.text for p in lower(data[child.start_byte:child.end_byte].decode()))
         stack.extend(node.children)

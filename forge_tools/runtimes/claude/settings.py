@@ -116,6 +116,7 @@ class ClaudeSettings:
     notes: list[str] = field(default_factory=list)
     is_root: bool = False
     start_error: str | None = None  # Claude Code does not start at all with these settings
+    disabled_mcp: set[str] = field(default_factory=set)  # disabledMcpjsonServers: no tools from these
     env: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -281,6 +282,9 @@ def _collect(settings: ClaudeSettings, options: ClaudeOptions) -> None:
     untrusted_note = False
     for f in readable:
         assert f.tree is not None
+        disabled = f.tree.get("disabledMcpjsonServers")
+        if disabled is not None and disabled.is_list:
+            settings.disabled_mcp.update(n.value for n in disabled.value if isinstance(n.value, str))
         perms = f.tree.get("permissions")
         if perms is None or not perms.is_map:
             continue

@@ -39,6 +39,7 @@ class Part(NamedTuple):
     opaque: str | None  # why Claude cannot decide it from its text (it is asked), or None
     candidates: tuple[str, ...]  # the texts allow rules are matched against
     glob: bool = False  # an unquoted `*`, `?` or `[` in its words: the shell expands it
+    expands: bool = False  # a `$VAR` or `${...}` in its words: no allow rule approves it
 
     @property
     def stripped(self) -> tuple[str, ...]:
@@ -58,6 +59,19 @@ def lower(line: str) -> list[Part]:
     tree = _parser().parse(data)
     parts: list[Part] = []
     _statements(tree.root_node, data, parts)
+    if re.search(r"(?<![&>|])&(?![&>])\s*$", line.strip()) or re.search(r"(?<![&>|])&(?![&>])\s+\S", line):
+        parts = [p._replace(opaque=p.opaque or "a command run in the background (&)") for p in parts]
+    assigned: dict[str, str] = {}
+    for i, part in enumerate(parts):  # `g=git; $g push`: the value is known, Claude decides it so
+        if not part.argv and "=" in part.text and part.opaque is None:
+            name, _, value = part.text.partition("=")
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and re.fullmatch(r"[\w./-]*", value):
+                assigned[name] = value
+        elif assigned and "$" in part.text:
+            text = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
+                          lambda m: assigned.get(m.group(1), m.group(0)), part.text)
+            parts[i] = part._replace(candidates=(*part.candidates, text),
+                                     argv=tuple(text.split()) if text != part.text else part.argv)
     if not parts and line.strip():
         parts.append(Part(line.strip(), (), None, "Claude Code cannot parse this command", (line.strip(),)))
     return parts
@@ -115,6 +129,26 @@ def _statement(node: Node, data: bytes, out: list[Part]) -> None:
         text = _text(node, data).strip()
         opaque = "a command substitution" if _has_substitution(node) else None
         out.append(Part(text, (), None, opaque, (text,)))
+        return
+    if kind in ("subshell", "compound_statement"):
+        # the commands inside are decided (a deny matching one denies), but never allowed: ask
+        why = "a subshell" if kind == "subshell" else "a { ...; } group"
+        before = len(out)
+        _statements(node, data, out)
+        for i in range(before, len(out)):
+            out[i] = out[i]._replace(opaque=out[i].opaque or why)
+        if len(out) == before:
+            out.append(_opaque(_text(node, data), why))
+        return
+    if kind in ("if_statement", "for_statement", "while_statement", "do_group", "else_clause",
+                "elif_clause"):
+        # modelled: the commands of a conditional or a loop are decided one by one
+        before = len(out)
+        for child in node.children:
+            if child.is_named and child.type not in ("comment", "variable_name", "word", "string"):
+                _statement(child, data, out)
+        if len(out) == before:
+            out.append(_opaque(_text(node, data), "a loop or conditional"))
         return
     what = {"subshell": "a subshell", "compound_statement": "a { ...; } group",
             "for_statement": "a loop", "while_statement": "a loop", "c_style_for_statement": "a loop",
@@ -200,7 +234,18 @@ def _command(node: Node, data: bytes) -> Part:
         opaque = "eval"
     glob = any(c.type in ("word", "concatenation") and re.search(r"(?<!\\)[*?\[]", _text(c, data))
                for c in node.named_children if c.type != "command_name")
-    return Part(text, tuple(argv), None, opaque, candidates(text, tuple(argv)), glob)
+    expands = _has_kind(node, ("simple_expansion", "expansion"))
+    return Part(text, tuple(argv), None, opaque, candidates(text, tuple(argv)), glob, expands)
+
+
+def _has_kind(node: Node, kinds: tuple[str, ...]) -> bool:
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        if n.type in kinds:
+            return True
+        stack.extend(n.children)
+    return False
 
 
 def strip_wrappers(argv: tuple[str, ...], assignments: bool = True) -> tuple[str, ...]:
@@ -265,7 +310,7 @@ def deny_candidates(part: Part) -> tuple[str, ...]:
     found = [*part.candidates, _BLANKS.sub(" ", part.text)]
     if part.argv:
         found.append(_join(part.argv))
-        stripped = strip_wrappers(part.argv)
+        stripped = strip_wrappers(part.argv[1:] if part.argv[0] == "exec" else part.argv)
         if stripped:
             found.append(_join(stripped))
             if "/" in stripped[0]:

@@ -113,6 +113,10 @@ def _prepare(config: dict[str, Any], base: Path) -> Paths:
             target = root / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
+    for rel, target_text in config.get("project_symlinks", {}).items():
+        link = paths.project / rel
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(target_text)  # relative targets only: the link stays inside the scratch dir
     trust = config.get("trusted", True)
     state_file = paths.config_dir / ".claude.json"
     state = {"projects": {str(paths.project): {"hasTrustDialogAccepted": bool(trust),
