@@ -7,7 +7,10 @@
    within 4x `layers`).
    `--only calls`: the same projects' Python function calls counted by cProfile (repeatable, so the
    steady measure of linearity when the machine's speed moves).
-3. `run bash` printing 100 MB and 1 GB against the shell writing the same bytes to a file.
+3. `run bash` printing 100 MB and 1 GB against the shell writing the same bytes to a file (CPU time;
+   goal within 1.3x).
+   `--only team`: `check` on a team's project of 40k rules and 200 agents (goal: at most 10 s CPU).
+   `--only memory`: peak memory of `check` and `diff` at 100k rules and tools (goal: 400 MB each).
 4. With opencode (`--opencode PATH`, else `opencode` on PATH): `explain`/`layers` against `opencode
    debug agent build` on the small project's config written as opencode.json (both read the same file).
    opencode 1.18.33 for this: `npm install --prefix /tmp/oc opencode-ai@1.18.33`, then
@@ -141,6 +144,50 @@ def scaled_project(root: Path, n: int, seed: int = 7, changed: bool = False) -> 
     return root
 
 
+def team_project(root: Path, rules: int, agents: int, seed: int = 11) -> Path:
+    """A team's project: `rules` rules over the builtin tools, half at the top level and half spread
+    over `agents` agents (each with its own bash, edit and read rules, a few tool switches, a model and
+    a description), plus 1% wildcard permission names. Deterministic for a seed."""
+    rnd = random.Random(seed)
+    actions = ("allow", "deny", "ask")
+    tools = ("bash", "edit", "read", "glob", "grep", "webfetch", "task", "todowrite", "skill")
+
+    def some_rules(count: int, tag: str) -> dict[str, object]:
+        permission: dict[str, dict[str, str]] = {"*": {"*": "ask"}}
+        for i in range(count):
+            kind = rnd.random()
+            if kind < 0.6:
+                name, pattern = "bash", f"{rnd.choice(['git', 'npm', 'make', 'cargo'])} {tag}{i} *"
+            elif kind < 0.8:
+                name, pattern = "edit", f"src/{tag}/m{i}/*"
+            elif kind < 0.95:
+                name, pattern = "read", f"docs/{tag}/p{i}.md"
+            elif kind < 0.96:
+                name, pattern = rnd.choice(tools)[: rnd.randrange(2, 4)] + "*", f"w{tag}{i}/*"
+            else:
+                name, pattern = rnd.choice(tools), f"x{tag}{i}"
+            permission.setdefault(name, {})[pattern] = rnd.choice(actions)
+        return permission
+
+    top = rules // 2
+    per_agent = (rules - top) // max(agents, 1)
+    config: dict[str, object] = {"permission": some_rules(top, "t"), "agent": {}}
+    for a in range(agents):
+        agent: dict[str, object] = {
+            "description": f"team agent {a}",
+            "mode": "subagent" if a % 4 else "primary",
+            "permission": some_rules(per_agent, f"a{a}_"),
+        }
+        if a % 5 == 0:
+            agent["tools"] = {rnd.choice(tools): False}
+        if a % 3 == 0:
+            agent["model"] = "anthropic/claude-sonnet-4"
+        config["agent"][f"agent{a:03d}"] = agent  # type: ignore[index]
+    (root / ".git").mkdir(parents=True)
+    (root / "forge.json").write_text(json.dumps(config, indent=1))
+    return root
+
+
 def row(label: str, t: Timing, base: Timing | None = None, note: str = "") -> None:
     ratio = f"{t.cpu / base.cpu:>6.2f}x" if base is not None and base.cpu > 0 else " " * 7
     bad = "" if t.code in (0, 1) else f"  (exit {t.code})"
@@ -246,6 +293,33 @@ def call_counts(tmp: Path, env: dict[str, str], sizes: list[int]) -> None:
             print(f"  {name} at {n:,}".ljust(40) + f"{total:>14,} calls   {note}")
 
 
+def team(tmp: Path, env: dict[str, str], runs: int, rules: int = 40_000, agents: int = 200) -> None:
+    """`check` on a team's project (`team_project`): goal at most 10 s CPU at 40k rules x 200 agents,
+    printed as the ratio to that goal."""
+    root = team_project(tmp / f"team{rules}", rules, agents)
+    print(f"team project ({rules:,} rules, {agents} agents; median of {runs}; goal: check <= 10 s CPU)")
+    t = measure([forge_exe(), "check"], root, env, runs)
+    row(f"check at {rules:,} x {agents}", t, Timing(10.0, 10.0, 0), "of the 10 s goal "
+        f"({'met' if t.cpu <= 10 else 'NOT met'})")
+
+
+def memory(tmp: Path, env: dict[str, str], n: int = 100_000, goal_mb: float = 400.0) -> None:
+    """Peak memory of `check --load-code` and `diff --load-code` on the scaling project at `n` (one run
+    each: the peak does not depend on the machine's load), as the ratio to the 400 MB goal."""
+    old = tmp / f"old{n}"
+    new = tmp / f"new{n}"
+    if not old.exists():
+        scaled_project(old, n)
+        scaled_project(new, n, changed=True)
+    print(f"peak memory at {n:,} rules and tools (goal: <= {goal_mb:.0f} MB each)")
+    goal = Timing(0.0, 0.0, 0, goal_mb)
+    for name in ("check", "diff"):
+        t = measure([forge_exe(), *command_args(COMMANDS[name], old, new)], old, env, 1)
+        ratio = t.rss_mb / goal.rss_mb
+        print(f"  {name + ' --load-code':<34}{t.rss_mb:>7.0f} MB peak  {ratio:5.2f}x the goal "
+              f"({'met' if ratio <= 1 else 'NOT met'}); {t.cpu:.1f} s CPU")
+
+
 def bash_runs(sizes_mb: list[int]) -> None:
     sys.path.insert(0, str(HERE))
     import bench_run_bash
@@ -260,13 +334,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=11, help="runs per figure (median)")
     parser.add_argument("--sizes", default="1000,10000,100000", help="rule/tool counts for scaling")
     parser.add_argument("--bash-mb", default="100,1000", help="bash output sizes in MB ('' for none)")
-    parser.add_argument("--only", choices=["startup", "scaling", "calls", "bash"], action="append",
+    parser.add_argument("--only", choices=["startup", "scaling", "calls", "bash", "team", "memory"],
+                        action="append",
                         help="parts to run (repeatable; default: startup, scaling and bash)")
     parser.add_argument("--scaling-runs", type=int, default=5,
                         help="runs per scaling figure below 100k (median; 100k takes 3)")
     parser.add_argument("--opencode", help="the opencode executable to compare with (default: on PATH)")
     args = parser.parse_args()
-    parts = args.only or ["startup", "scaling", "bash"]
+    parts = args.only or ["startup", "scaling", "team", "memory", "bash"]
     with tempfile.TemporaryDirectory(prefix="forge-ratios-") as name:
         tmp = Path(name)
         env = isolated_env(tmp)
@@ -277,6 +352,10 @@ def main() -> None:
             scaling(tmp, env, sizes, args.scaling_runs)
         if "calls" in parts:
             call_counts(tmp, env, sizes)
+        if "team" in parts:
+            team(tmp, env, min(args.scaling_runs, 3))
+        if "memory" in parts:
+            memory(tmp, env)
     if "bash" in parts and args.bash_mb:
         bash_runs([int(s) for s in args.bash_mb.split(",") if s])
 

@@ -28,6 +28,8 @@ from forge_tools.report.findings import Finding, Related
 from forge_tools.rule import Rule
 
 if TYPE_CHECKING:
+    from array import array
+
     from forge_tools.permission.agents import Agent
 
 
@@ -70,21 +72,49 @@ class NameSuggester:
     def __init__(self, permission_names: Iterable[str], tool_ids: Iterable[str]) -> None:
         self.fixed = sorted(set(permission_names))
         self.tools = sorted(set(tool_ids) - set(self.fixed))
-        self._deletions: dict[str, list[str]] | None = None
+        self._deletions: list[array[int]] | None = None
 
     @staticmethod
     def _variants(name: str) -> set[str]:
         return {name, *(name[:i] + name[i + 1:] for i in range(len(name)))}
 
+    #: the one-letter deletions are kept as 64-bit keys (40 bits of the variant's hash, 23 of the tool's
+    #: position) in 256 sorted arrays: 8 bytes a variant, where a dict of strings took ~150 (100,000
+    #: tool ids have 1.9 million variants)
+    _BUCKETS, _HASH_BITS, _INDEX_BITS = 256, 40, 23
+
+    def _index(self) -> list[array[int]]:
+        from array import array
+
+        buckets = [array("q") for _ in range(self._BUCKETS)]
+        keep = (1 << self._HASH_BITS) - 1
+        for i, tool_id in enumerate(self.tools):
+            for variant in self._variants(tool_id):
+                h = hash(variant)
+                buckets[h % self._BUCKETS].append((((h >> 8) & keep) << self._INDEX_BITS) | i)
+        for n, bucket in enumerate(buckets):
+            buckets[n] = array("q", sorted(bucket))  # one bucket's ints at a time
+        return buckets
+
     def _near(self, name: str) -> list[str]:
-        if len(self.tools) <= SUGGEST_SCAN_LIMIT:
+        if len(self.tools) <= SUGGEST_SCAN_LIMIT or len(self.tools) >= 1 << self._INDEX_BITS:
             return self.tools
+        from bisect import bisect_left
+
         if self._deletions is None:
-            self._deletions = {}
-            for tool_id in self.tools:
-                for variant in self._variants(tool_id):
-                    self._deletions.setdefault(variant, []).append(tool_id)
-        near = {t for v in self._variants(name) for t in self._deletions.get(v, ())}
+            self._deletions = self._index()
+        keep, low = (1 << self._HASH_BITS) - 1, (1 << self._INDEX_BITS) - 1
+        mine = self._variants(name)
+        near: set[str] = set()
+        for variant in mine:
+            h = hash(variant)
+            bucket, head = self._deletions[h % self._BUCKETS], (h >> 8) & keep
+            at = bisect_left(bucket, head << self._INDEX_BITS)
+            while at < len(bucket) and bucket[at] >> self._INDEX_BITS == head:
+                tool_id = self.tools[bucket[at] & low]
+                if tool_id not in near and not mine.isdisjoint(self._variants(tool_id)):
+                    near.add(tool_id)  # a shared variant, not only a shared hash: one edit away
+                at += 1
         return sorted(near)
 
     def suggest(self, name: str) -> list[str]:
@@ -239,32 +269,86 @@ def dead_rules(ruleset: tuple[Rule, ...]) -> dict[Rule, Rule]:
     return dead
 
 
+class AgentDeadRules:
+    """`dead_rules` of every enabled agent's ruleset, answered per (agent, rule) on demand.
+
+    An agent's ruleset is builtin rules, the top-level rules, its own rules and a common tail, so a
+    top-level rule is dead when a later top-level rule covers it (the same for all agents, analysed
+    once) or, failing that, a rule of the agent's own remainder does. The remainders are analysed once
+    per distinct remainder; a top-level rule is looked up in a remainder's index only when asked, so
+    200 agents over 20,000 top-level rules cost what the questions cost, not 4 million look-ups made
+    ahead (most top-level rules are alive in the first agent asked)."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.top = tuple(ctx.scopes.get(TOP, ()))
+        self.top_set = frozenset(self.top)
+        self.within_top = dead_rules(self.top) if self.top else {}
+        self.agents = ctx.enabled_agents
+        # agent name -> its rules outside the top-level block: their dead rules, the index of them and
+        # the memo of top-level rules asked of it (shared by agents with the same remainder)
+        self._split: dict[str, tuple[dict[Rule, Rule], CoverIndex, dict[Rule, Rule | None]]] = {}
+        self._whole: dict[str, dict[Rule, Rule]] = {}  # an agent without the block: all of its rules
+        by_rest: dict[tuple[Rule, ...], tuple[dict[Rule, Rule], CoverIndex, dict[Rule, Rule | None]]] = {}
+        own: dict[Rule, list[int]] = {}  # rule -> positions of the agents holding it outside the block
+        self._with_top: list[Agent] = []
+        for position, agent in enumerate(self.agents):
+            ruleset = tuple(agent.ruleset)
+            start = _block_start(ruleset, self.top)
+            if start is None:
+                self._whole[agent.name] = dead_rules(ruleset)
+                outside = ruleset
+            else:
+                rest = ruleset[start + len(self.top):]
+                if rest not in by_rest:
+                    by_rest[rest] = (dead_rules(rest), CoverIndex(rest), {})
+                self._split[agent.name] = by_rest[rest]
+                self._with_top.append(agent)
+                outside = ruleset[:start] + rest
+            for rule in dict.fromkeys(outside):
+                own.setdefault(rule, []).append(position)
+        self._own = own
+        self._position = {agent.name: i for i, agent in enumerate(self.agents)}
+
+    def holders(self, rule: Rule) -> list[Agent]:
+        """The enabled agents whose ruleset holds `rule`, in agent order (do not change the list)."""
+        positions = self._own.get(rule, [])
+        if rule not in self.top_set:
+            return [self.agents[i] for i in positions]
+        if not positions:
+            return self._with_top
+        with_top = {id(a) for a in self._with_top}
+        extra = set(positions)
+        return [a for i, a in enumerate(self.agents) if id(a) in with_top or i in extra]
+
+    def holds(self, agent: str, rule: Rule) -> bool:
+        """Whether the enabled agent's ruleset holds `rule`."""
+        if rule in self.top_set and agent in self._split:
+            return True
+        return self._position[agent] in self._own.get(rule, ())
+
+    def coverer(self, agent: str, rule: Rule) -> Rule | None:
+        """The nearest later rule of the agent's ruleset that covers `rule` (a user rule), or None:
+        exactly `dead_rules(tuple(agent.ruleset)).get(rule)`."""
+        split = self._split.get(agent)
+        if split is None:
+            return self._whole[agent].get(rule)
+        rest_dead, rest_index, asked = split
+        if rule in self.top_set:
+            if not is_user_rule(rule):
+                return None
+            if rule not in asked:
+                asked[rule] = self.within_top.get(rule) or rest_index.first_coverer(rule)
+            return asked[rule]
+        return rest_dead.get(rule)
+
+
 def dead_rules_by_agent(ctx: CheckContext) -> dict[str, dict[Rule, Rule]]:
-    """`dead_rules` of every enabled agent, with the top-level rules (shared by every agent) analysed
-    once: an agent's ruleset is builtin rules, the top-level rules, its own rules and a common tail, so
-    a top-level rule is dead when a later top-level rule covers it (the same for all agents) or, failing
-    that, a rule of the agent's own remainder does. Only the remainders are analysed per agent."""
-    top = tuple(ctx.scopes.get(TOP, ()))
-    within_top = dead_rules(top) if top else {}
-    by_rest: dict[tuple[Rule, ...], dict[Rule, Rule]] = {}
+    """`dead_rules` of every enabled agent, as `AgentDeadRules` answers it (every rule asked)."""
+    dead = AgentDeadRules(ctx)
     result: dict[str, dict[Rule, Rule]] = {}
-    for agent in ctx.enabled_agents:
-        ruleset = tuple(agent.ruleset)
-        start = _block_start(ruleset, top)
-        if start is None:
-            result[agent.name] = dead_rules(ruleset)
-            continue
-        rest = ruleset[start + len(top):]
-        if rest not in by_rest:
-            dead = dict(dead_rules(rest))
-            rest_index = CoverIndex(rest)
-            for rule in top:
-                if is_user_rule(rule):
-                    later = within_top.get(rule) or rest_index.first_coverer(rule)
-                    if later is not None:
-                        dead[rule] = later
-            by_rest[rest] = dead
-        result[agent.name] = by_rest[rest]
+    for agent in dead.agents:
+        answers = ((rule, dead.coverer(agent.name, rule)) for rule in agent.ruleset)
+        result[agent.name] = {rule: later for rule, later in answers if later is not None}
     return result
 
 
@@ -299,19 +383,26 @@ def _merge_order_words(rule: Origin | None, later: Origin | None) -> str:
 
 def unreachable_rules(ctx: CheckContext) -> list[Finding]:
     """FT103: a rule that can never decide in any agent whose ruleset holds it."""
-    per_agent = dead_rules_by_agent(ctx)
-    rule_sets = [(a, ctx.rule_set(a.name)) for a in ctx.enabled_agents]
+    dead = AgentDeadRules(ctx)
+    witness: list[str] = []  # the last agent in which a rule was alive: most rules are alive there too
     findings: list[Finding] = []
     for _scope, rule in _unique_rules(ctx):
-        holders = [a for a, rules in rule_sets if rule in rules]
-        if not holders or not all(rule in per_agent[a.name] for a in holders):
+        holders = dead.holders(rule)
+        if not holders:
             continue
+        if witness and dead.holds(witness[0], rule) and dead.coverer(witness[0], rule) is None:
+            continue
+        alive = next((a.name for a in holders if dead.coverer(a.name, rule) is None), None)
+        if alive is not None:
+            witness[:] = [alive]
+            continue
+        names = [a.name for a in holders]
         coverers: dict[Rule, list[str]] = {}
-        for a in holders:
-            coverers.setdefault(per_agent[a.name][rule], []).append(a.name)
+        for name in names:
+            coverers.setdefault(dead.coverer(name, rule), []).append(name)  # type: ignore[arg-type]
         related = []
-        for later, names in coverers.items():
-            where = "" if len(coverers) == 1 else f" (agents {', '.join(names)})"
+        for later, agent_names in coverers.items():
+            where = "" if len(coverers) == 1 else f" (agents {', '.join(agent_names)})"
             label = f"covered by {rule_text(later)}, which comes after it in merge order{where}"
             related.append(Related(label, later.origin))
         first = next(iter(coverers))
@@ -603,10 +694,8 @@ def code_notes(ctx: CheckContext) -> list[Finding]:
     """FT109: say plainly that plugin tools were not looked at."""
     if ctx.plugin_tools_known:
         return []
-    from forge_tools.check.context import plugin_sources
-
     origin = ctx.loaded.plugin_specs[0].origin if ctx.loaded.plugin_specs else None
-    names = ", ".join(plugin_sources(ctx.loaded))
+    names = ", ".join(ctx.plugins_unlisted)
     return [Finding("FT109", "info",
                     f"plugin tools are unknown without --load-code (plugins: {names}); permission names are "
                     "checked against builtin and script tools only",

@@ -46,9 +46,10 @@ class CheckContext:
     agents: dict[str, Agent]
     scopes: dict[str, list[Rule]]  # TOP and each configured agent name -> that level's own rules
     results: dict[str, Any] = field(default_factory=dict)  # agent name -> PipelineResult
-    tools: dict[str, list[ToolView]] = field(default_factory=dict)  # agent name -> candidates
     tool_ids: list[str] = field(default_factory=list)
     plugin_tools_known: bool = False
+    # the plugins whose tools were not listed (no --load-code), as the plugin source names them
+    plugins_unlisted: list[str] = field(default_factory=list)
     listed_mcp_servers: set[str] = field(default_factory=set)  # servers whose tools were listed
     problems: list[ForgeToolsError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -59,6 +60,13 @@ class CheckContext:
     _rule_sets: dict[str, frozenset[Rule]] = field(default_factory=dict, repr=False)
     _scope_by_rule: dict[Rule, str] | None = field(default=None, repr=False)
     _unique_user_rules: list[tuple[str, Rule]] | None = field(default=None, repr=False)
+
+    @property
+    def tools(self) -> dict[str, list[ToolView]]:
+        """Agent name -> its candidates as `ToolView`s, made from the results when asked (a large
+        project's results already hold every (agent, tool) pair once)."""
+        return {name: [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
+                for name, result in self.results.items()}
 
     @property
     def runtime(self) -> Chosen:
@@ -91,7 +99,7 @@ class CheckContext:
 
         if not mcp_configured(self.loaded):
             return []
-        from forge_tools.sources.mcp import configured_server_names, sanitize
+        from forge_tools.sources.mcp_source import configured_server_names, sanitize
 
         return [sanitize(name) + "_" for name in configured_server_names(self.loaded.tree)
                 if name not in self.listed_mcp_servers]
@@ -148,9 +156,7 @@ def _add_tools(ctx: CheckContext, load_code: bool, progress: Callable[[str], Non
     notes = set(ctx.notes)
     for name, result in results.items():
         ctx.results[name] = result
-        views = [ToolView(v.id, v.permission, v.visible, v.tool) for v in result.tools]
-        ctx.tools[name] = views
-        for v in views:
+        for v in result.tools:
             ids.setdefault(v.id, None)
         ctx.listed_mcp_servers.update(v.source.server for v in result.tools
                                       if v.source.kind == "mcp" and v.source.server)
@@ -164,17 +170,8 @@ def _add_tools(ctx: CheckContext, load_code: bool, progress: Callable[[str], Non
                 notes.add(note)
                 ctx.notes.append(note)
     ctx.tool_ids = list(ids)
-    ctx.plugin_tools_known = load_code or not plugin_sources(ctx.loaded)
-
-
-def plugin_sources(loaded: LoadedConfig) -> list[str]:
-    """The Python plugins the project would load, as `plugin_refs.discover` finds them for `layers` (so
-    `check` and `check --load-code` cannot disagree about which plugins exist): installed entry points,
-    Python `plugin` specs and files in config dirs' plugin folders. Nothing is imported (an installed
-    package may be the project itself, installed by the CI job under review); opencode's JavaScript/npm
-    plugins are not forge-tools plugins and are not counted."""
-    from forge_tools.sources.plugin_refs import discover
-
-    refs, _ = discover(loaded.config_dirs, loaded.plugin_specs)
-    return [f"{ref.name} (entry point {ref.target})" if ref.kind == "entry-point"
-            else str(ref.path) if ref.path is not None else ref.target for ref in refs]
+    # every agent's result shares the sources' answers: the first says which plugins were not imported
+    first = next(iter(results.values()), None)
+    ctx.plugins_unlisted = [u.label for u in (first.parts_unlisted if first is not None else ())
+                            if u.source.kind == "plugin"]
+    ctx.plugin_tools_known = not ctx.plugins_unlisted

@@ -67,15 +67,31 @@ def run_check(opts: CheckOptions) -> CheckReport:
     return apply(report, selection, report.files, texts)
 
 
+def static_script_findings(config_dirs: Any) -> list[Finding]:
+    """FT009 for each script the sources' static scan could not read (`forge_tools.sources.ask`
+    without code: nothing is imported), found before the config is merged so a config error does not
+    hide them; made by the one maker `--load-code`'s script problems go through."""
+    from forge_tools.sources import ask
+    from forge_tools.sources.candidates import ScriptProblem
+    from forge_tools.tools.contract import SourceQuery
+
+    problems = [problem
+                for _source, listing in ask(SourceQuery(config_dirs=tuple(config_dirs)), load_code=False)
+                for problem in listing.problems if isinstance(problem, ScriptProblem)]
+    if not problems:
+        return []
+    from forge_tools.check.code_problems import script_finding
+
+    return [script_finding(problem) for problem in problems]
+
+
 def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, str]]:
     """The report, each valid source's tree and each file's text, as the scan read them (once)."""
     from forge_tools.check.analysis import analyse
     from forge_tools.check.context import build_context
     from forge_tools.check.opencode_compat import action_only_maps
     from forge_tools.config import LoadOptions, load_config
-    from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
-    from forge_tools.sources.static_scripts import scan_static_scripts
-    from forge_tools.visibility.pipeline import NOTE_PLUGINS_UNKNOWN
+    from forge_tools.sources.plugin_refs import NOTE_PLUGINS_UNKNOWN
 
     def tell(text: str) -> None:
         if opts.progress is not None:
@@ -93,18 +109,8 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
     for source in scan.sources:
         if isinstance(source.where, Path) and source.tree is not None:
             report.findings += action_only_maps(source.tree, source.where.name)
-    if not opts.load_code:
-        for p in scan_static_scripts(scan.config_dirs).problems:
-            report.findings.append(Finding(
-                "FT009", "warning", p.message, "fix the script; until then it fails to import",
-                Origin("file", str(p.path), p.line, p.column)))
-        if script_files(scan.config_dirs, OPENCODE_SUFFIXES):  # opencode's TS/JS tools
-            from forge_tools.sources.opencode_scripts import scan_opencode_scripts
-
-            for q in scan_opencode_scripts(scan.config_dirs).problems:
-                report.findings.append(Finding(
-                    "FT009", "warning", q.message, "fix the script; until then opencode gets no tool from it",
-                    Origin("file", str(q.path), q.line, q.column)))
+    if not opts.load_code:  # what the sources' static scan could not read (asked again, with the config)
+        report.findings += static_script_findings(scan.config_dirs)
 
     assertions = _load_assertions(opts.expect, report)
     if scan.errors:

@@ -80,10 +80,10 @@ def _code_table(infos: list[CodeInfo]) -> str:
 
 
 def complete_names(kind: str, project: Path | None = None) -> list[str]:
-    """Names for shell completion: the project's agents, its tool ids (builtin, config-dir scripts read
-    as syntax trees, never imported, and MCP tools from the listing cache: no server is started), or
-    the finding codes. A config that cannot be loaded gives no names (completion must not print
-    errors)."""
+    """Names for shell completion: the project's agents, its tool ids (builtin, config-dir scripts and
+    opencode's script tools read as syntax trees, never run, and MCP tools from the listing cache: no
+    server is started), or the finding codes. A config that cannot be loaded gives no names
+    (completion must not print errors)."""
     from forge_tools.errors import ForgeToolsError
 
     if kind == "codes":
@@ -99,10 +99,13 @@ def complete_names(kind: str, project: Path | None = None) -> list[str]:
 
             return [name for name, agent in load_agents(loaded).items() if not agent.disabled]
         from forge_tools.names import builtin_ids
-        from forge_tools.sources.static_scripts import static_script_ids
+        from forge_tools.sources import ask
+        from forge_tools.tools.contract import SourceQuery
 
-        ids = dict.fromkeys(builtin_ids())
-        ids.update(dict.fromkeys(t.id for t in static_script_ids(loaded.config_dirs)))
+        ids = dict.fromkeys(builtin_ids())  # flag-gated ones included
+        scripts = ask(SourceQuery(config_dirs=tuple(loaded.config_dirs)), load_code=False,
+                      only=("scripts", "opencode-scripts"))  # the statically known ids: nothing runs
+        ids.update(dict.fromkeys(entry.id for _source, listing in scripts for entry in listing.tools))
         ids.update(dict.fromkeys(cached_mcp_ids(loaded)))
         return list(ids)
     except (ForgeToolsError, OSError):

@@ -1,4 +1,5 @@
-"""The candidate tools of a turn: builtins, then config-dir scripts, then plugin tools (SPEC 2).
+"""The candidate tools of a turn, merged from the sources' listings in `forge_tools.sources` order
+(builtins, config-dir scripts, opencode's script tools, plugin tools, MCP tools; SPEC 2).
 
 A later candidate whose id is already taken replaces the earlier one (a project may override a
 builtin) and keeps the earlier one's place in the listing; the replacement is recorded as a
@@ -53,7 +54,7 @@ class CandidateSet(NamedTuple):
         return next((c for c in self.candidates if c.id == tool_id), None)
 
 
-Entry = tuple[str, "Tool | None", "ToolSource"]
+Entry = tuple[str, "Tool | None", "ToolSource"]  # a `tools.contract.Listed` is one
 
 
 def entries_of(tools: Iterable[Tool]) -> list[Entry]:
@@ -91,14 +92,14 @@ class ScriptProblem(ConfigError):
     reports say came from a script, named by the script's file name."""
 
     def __init__(self, message: str, path: str | None, line: int | None = None,
-                 name: str | None = None) -> None:
-        super().__init__(message, Origin("file", path=path, line=line) if path else None)
+                 name: str | None = None, column: int | None = None) -> None:
+        super().__init__(message, Origin("file", path=path, line=line, column=column) if path else None)
         self.name = name or (Path(path).name if path else "?")
 
 
 def script_problem(message: str, path: str | None, line: int | None = None,
-                   name: str | None = None) -> ScriptProblem:
-    return ScriptProblem(message, path, line, name)
+                   name: str | None = None, column: int | None = None) -> ScriptProblem:
+    return ScriptProblem(message, path, line, name, column)
 
 
 def problem_to_json(problem: ForgeToolsError) -> dict[str, Any]:

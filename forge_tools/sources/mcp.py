@@ -1,4 +1,5 @@
-"""MCP servers, the fourth source (SPEC 2): the `mcp` config's servers and their tools.
+"""MCP servers, the fourth source (SPEC 2): the `mcp` config's servers and their tools (the source
+itself, which imports this module only when a server may be started, is `mcp_source.McpServerSource`).
 
 Each enabled server is connected with the official `mcp` SDK (`local`: its `command` over stdio with its
 `environment`; `remote`: streamable HTTP, then SSE, with its `headers`), all at once: it may take
@@ -16,10 +17,8 @@ list a given tool id (none for a builtin). The SDK is imported only when a serve
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +27,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from forge_tools.errors import ConfigError, ConfigProblem, McpServerUnavailable
 from forge_tools.origin import Node, Origin, format_key_path
+from forge_tools.sources.mcp_source import NOTE_NOT_CONNECTED as NOTE_NOT_CONNECTED
+from forge_tools.sources.mcp_source import configured_server_names as configured_server_names
+from forge_tools.sources.mcp_source import sanitize as sanitize
 
 if TYPE_CHECKING:
     from forge_tools.tools.contract import Tool, ToolContext, ToolResult
@@ -39,14 +41,6 @@ CACHE_MAX_AGE_S = 24 * 3600
 FAILURE_MAX_AGE_S = 300.0  # a failed server is not tried again for this long (FORGE_MCP_REFRESH=1 does)
 REFRESH_ENV = "FORGE_MCP_REFRESH"
 Progress = Callable[[str], None]
-NOTE_NOT_CONNECTED = ("MCP server tools unknown without --load-code (no server was started): "
-                      "configured servers: {servers}")
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def sanitize(name: str) -> str:
-    """opencode's rule: every character outside `[A-Za-z0-9_-]` becomes `_`."""
-    return _UNSAFE.sub("_", name)
 
 
 def mcp_tool_id(server: str, tool: str) -> str:
@@ -73,6 +67,8 @@ class McpServer:
 
     def cache_key(self) -> str:
         """What decides the listing: the way the server is started or reached (secrets only hashed)."""
+        import hashlib  # here, not at the top: a project without MCP servers never pays for OpenSSL
+
         ident = {"type": self.kind, "command": list(self.command), "environment": dict(self.environment),
                  "url": self.url, "headers": dict(self.headers), "cwd": str(self.cwd)}
         return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:32]
@@ -114,12 +110,6 @@ class McpListing(NamedTuple):
 
 
 # --------------------------------------------------------------------------------------- the config
-
-
-def configured_server_names(tree: Node | None) -> list[str]:
-    """The names under `mcp` (for notes and `check`), without validating anything."""
-    node = tree.get("mcp") if tree is not None else None
-    return [name for name, _ in node.items()] if node is not None and node.is_map else []
 
 
 def servers_from_config(tree: Node | None, cwd: Path) -> tuple[list[McpServer], list[ConfigError]]:
@@ -321,17 +311,15 @@ async def _open(server: McpServer, stack: Any) -> Any:
     from mcp import ClientSession
 
     if server.kind == "local":
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from forge_tools.sources.mcp_stdio import stdio_streams
 
         errlog = stack.enter_context(
             tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
         stack.errlog = errlog
         stack.callback(stack.keep_stderr_tail)  # runs once the server has exited, before errlog closes
         command, *args = server.command
-        params = StdioServerParameters(command=command, args=args, cwd=str(server.cwd),
-                                       env={**os.environ, **dict(server.environment)})
-        read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+        env = {**os.environ, **dict(server.environment)}
+        read, write = await stack.enter_async_context(stdio_streams(command, args, env, server.cwd, errlog))
         session = await stack.enter_async_context(ClientSession(read, write))
         await session.initialize()
         return session
@@ -644,13 +632,6 @@ class McpSource(NamedTuple):
     unlisted: dict[str, str]
 
 
-def unlisted_servers(tree: Node | None, why: str) -> dict[str, str]:
-    """Every configured server's tool-id prefix with one reason its tools are unknown ({server} is
-    filled in)."""
-    return {f"{sanitize(name)}_": why.format(server=format_key_path(("mcp", name)))
-            for name in configured_server_names(tree)}
-
-
 def servers_needed(servers: Sequence[McpServer], tool_id: str | None) -> list[McpServer]:
     """The servers that could list `tool_id` (every server for None): an id that starts with no
     server's `<name>_` (a builtin such as bash) needs none, so asking about it starts nothing."""
@@ -683,3 +664,4 @@ def load_mcp_tools(tree: Node | None, cwd: Path, cache: ListingCache | None = No
     unlisted = {s.prefix: f.message for s in needed for f in failures
                 if f.message.startswith(f"MCP server {s.key}:")}
     return McpSource(mcp_tools(listings), [*problems, *failures], notes, unlisted)
+

@@ -317,3 +317,4 @@ def opencode_tool(found: OpencodeScriptTool) -> Tool:
     return Tool(id=found.id, description=found.description if found.description is not None
                 else UNKNOWN_DESCRIPTION, parameters=dict(PARAMETERS_UNKNOWN), execute=cannot_execute,
                 source=opencode_source(found), cannot_run=CANNOT_RUN)
+

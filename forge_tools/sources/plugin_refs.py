@@ -11,10 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from forge_tools.errors import PluginError
 from forge_tools.origin import Origin
+
+if TYPE_CHECKING:
+    from forge_tools.tools.contract import Listing, SourceQuery, ToolSource
 
 PluginKind = Literal["entry-point", "config", "dir"]
 ENTRY_POINT_GROUP = "forge_tools"
@@ -149,3 +152,61 @@ def _dedupe(refs: list[PluginRef]) -> list[PluginRef]:
         names.add(ref.name)
         out.append(ref)
     return out
+
+
+NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
+NOTE_PURE = "--pure: no external plugin was loaded"
+WHY_NOT_IMPORTED = "its tools are listed only when code is loaded (--load-code); no plugin was imported"
+
+
+def plugin_label(ref: PluginRef) -> str:
+    """How a person is shown a plugin that was not imported: its file, its module, or its entry point."""
+    if ref.kind == "entry-point":
+        return f"{ref.name} (entry point {ref.target})"
+    return str(ref.path) if ref.path is not None else ref.target
+
+
+def plugin_origin(ref: PluginRef) -> ToolSource:
+    """The `ToolSource` of the plugin's tools as far as it is known without importing it (a module
+    plugin's file is known only once it is imported)."""
+    from forge_tools.tools.contract import ToolSource
+
+    return ToolSource("plugin", path=str(ref.path) if ref.path is not None else None, plugin=ref.name)
+
+
+class PluginSource:
+    """The third source (`tools.contract.Source`): Python plugins' `register_tools`. Both answers
+    find the plugins with `discover`, so `check` and `layers` name the same ones; `scan` imports none
+    and lists each as unlisted, `load` imports them (`plugins.load_refs`) and lists their tools,
+    keeping the hooks object for layer two and the call wrapper. `--pure` finds none."""
+
+    name = "plugins"
+
+    def scan(self, query: SourceQuery) -> Listing:
+        from forge_tools.tools.contract import Listing, Unlisted
+
+        if query.pure:
+            return Listing(notes=[NOTE_PURE])
+        notes: list[str] = []
+        refs, problems = discover(query.config_dirs, query.plugin_specs, notes)
+        return Listing([], list(problems), [*notes, *([NOTE_PLUGINS_UNKNOWN] if refs else [])],
+                       [Unlisted(plugin_origin(ref), plugin_label(ref), WHY_NOT_IMPORTED) for ref in refs])
+
+    def load(self, query: SourceQuery) -> Listing:
+        from forge_tools.tools.contract import Listed, Listing
+
+        if query.pure:
+            return Listing(notes=[NOTE_PURE])
+        notes: list[str] = []
+        refs, problems = discover(query.config_dirs, query.plugin_specs, notes)
+        if not refs:  # the loading machinery (pluggy, the hook caller) only for a project with plugins
+            return Listing([], list(problems), notes)
+        from forge_tools.sources.plugins import load_refs
+
+        hooks = load_refs(refs, problems, notes)
+        tools = hooks.register_tools()
+        return Listing([Listed(t.id, t, t.source) for t in tools], list(hooks.problems), list(hooks.notes),
+                       hooks=hooks)
+
+
+SOURCE = PluginSource()

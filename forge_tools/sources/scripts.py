@@ -17,9 +17,12 @@ import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.tools.contract import Tool, ToolSource
+
+if TYPE_CHECKING:
+    from forge_tools.tools.contract import Listing, SourceQuery
 
 TOOL_FOLDERS = ("tool", "tools")
 # opencode's own script tools (sources/opencode_scripts.py): its glob is `{tool,tools}/*.{js,ts}`
@@ -212,3 +215,36 @@ def load_scripts(config_dirs: Sequence[Path]) -> ScriptLoadResult:
         if error is not None:
             result.errors.append(error)
     return result
+
+
+NOTE_SCRIPTS_STATIC = "script tools found by a static scan (not imported): their definitions are unknown"
+
+
+class ScriptSource:
+    """The second source (`tools.contract.Source`): forge's Python tool scripts. `scan` reads each
+    script's syntax tree (`static_scripts.py`) for the ids and binding lines the import would give;
+    `load` imports them. A script that cannot be read or imported is a problem located in it."""
+
+    name = "scripts"
+
+    def scan(self, query: SourceQuery) -> Listing:
+        from forge_tools.sources.candidates import script_problem
+        from forge_tools.sources.static_scripts import scan_static_scripts
+        from forge_tools.tools.contract import Listed, Listing
+
+        found = scan_static_scripts(query.config_dirs)
+        return Listing(
+            [Listed(t.id, None, ToolSource("script", path=str(t.path), line=t.line)) for t in found.tools],
+            [script_problem(p.message, str(p.path), p.line, column=p.column) for p in found.problems],
+            [NOTE_SCRIPTS_STATIC] if found.tools else [])
+
+    def load(self, query: SourceQuery) -> Listing:
+        from forge_tools.sources.candidates import script_problem
+        from forge_tools.tools.contract import Listed, Listing
+
+        loaded = load_scripts(query.config_dirs)
+        return Listing([Listed(t.id, t, t.source) for t in loaded.tools],
+                       [script_problem(e.message, str(e.path), e.line) for e in loaded.errors])
+
+
+SOURCE = ScriptSource()

@@ -15,12 +15,26 @@ from __future__ import annotations
 import copy
 import inspect
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    NamedTuple,
+    Protocol,
+    TypeAlias,
+    get_type_hints,
+    runtime_checkable,
+)
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pydantic import BaseModel, ValidationError
+
+    from forge_tools.errors import ForgeToolsError
+    from forge_tools.origin import Node
 
     # re-exported for tools (see `__getattr__`): the types checkers see
     from forge_tools.permission.calls import PermissionRequest as PermissionRequest
@@ -65,6 +79,81 @@ class ToolSource:
 
 
 BUILTIN = ToolSource("builtin")
+
+
+# ------------------------------------------------------------------------------- the source protocol
+
+
+class SourceQuery(NamedTuple):
+    """What every tool source is asked with: the project's config dirs, its merged config tree (the
+    `mcp` servers) and `plugin` entries, and the turn's switches. `tool_id` names the one tool a
+    question is about (None: every tool), so a source that must start something starts only what
+    could list it; `start_s`, `start_by` and `progress` are how long a server may take to start,
+    what set that limit, and who hears what is being started."""
+
+    config_dirs: tuple[Path, ...] = ()
+    tree: Node | None = None
+    plugin_specs: tuple[Any, ...] = ()
+    cwd: Path | None = None
+    flags: frozenset[str] = frozenset()
+    client: str = "cli"
+    pure: bool = False  # `--pure`: no external plugin
+    no_mcp: bool = False  # `--no-mcp`: no MCP server is started
+    tool_id: str | None = None
+    start_s: float | None = None
+    start_by: str = ""
+    progress: Callable[[str], None] | None = None
+
+
+class Listed(NamedTuple):
+    """One tool a source lists: its id, the tool (None when only the id is known, from a static
+    scan), and where it came from."""
+
+    id: str
+    tool: Tool | None
+    source: ToolSource
+
+
+class Unlisted(NamedTuple):
+    """A part of a source whose tools are not listed (a plugin not imported, an MCP server not
+    started or failed): where it is, how a person names it, and why. `prefix` is the id prefix its
+    tools would carry when it has one (`<server>_`), so an unknown id with it gets this reason."""
+
+    source: ToolSource
+    label: str
+    why: str
+    prefix: str | None = None
+
+
+class Listing(NamedTuple):
+    """A source's answer: its tools in order, the problems met (each located where it is), notes for
+    the person, the parts whose tools are not listed, and (plugins) the hooks object."""
+
+    tools: Sequence[Listed] = ()
+    problems: Sequence[ForgeToolsError] = ()
+    notes: Sequence[str] = ()
+    unlisted: Sequence[Unlisted] = ()
+    hooks: Any = None  # sources.plugins.PluginHooks, for layer two and the call wrapper
+
+
+@runtime_checkable
+class Source(Protocol):
+    """A source of candidate tools (SPEC 2). `name` is how docs and tests name it. Both methods list
+    the source's tools and say where each came from (`Listed.source`, a `ToolSource`):
+
+    - `scan` reads files and config only and never runs a project's scripts, plugins or MCP servers
+      (what `check` and `load_code=False` ask);
+    - `load` may run them (what `layers`, `explain` and `run` ask with code loaded).
+
+    Where `scan` cannot know a part's tools it says so in `Listing.unlisted`; the ids and origins it
+    does list are those `load` lists (tests/sources/test_source_protocol.py holds every source to it).
+    """
+
+    name: str
+
+    def scan(self, query: SourceQuery) -> Listing: ...
+
+    def load(self, query: SourceQuery) -> Listing: ...
 
 
 ExecuteReturn: TypeAlias = "str | ToolResult"

@@ -9,6 +9,7 @@ rename tools. Each accepted change is kept as a unified diff so `explain` can sh
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -106,6 +107,19 @@ def base_definition(tool: Tool) -> dict[str, Any]:
     return {"description": tool.description, "parameters": tool.json_schema()}
 
 
+#: the outcome of a tool nothing rewrites, by the tool's id(): the same for every agent, so the agents'
+#: results share one record per tool (held by them; an entry goes when the last result does)
+_PLAIN: weakref.WeakValueDictionary[int, DefinitionOutcome] = weakref.WeakValueDictionary()
+
+
+def _plain_outcome(tool: Tool) -> DefinitionOutcome:
+    found = _PLAIN.get(id(tool))
+    if found is None or found._lazy_tool is not tool:  # a live outcome holds its tool, so no id reuse
+        found = DefinitionOutcome(None, _lazy_tool=tool)
+        _PLAIN[id(tool)] = found
+    return found
+
+
 def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
                    subagents: Sequence[Agent]) -> DefinitionOutcome:
     """Layer two for one tool: hooks in load order, then the subagent list for `task`."""
@@ -114,7 +128,7 @@ def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
     if hooks is not None and not hooks.implements("tool_definition"):
         hooks = None
     if tool_id != "task" and hooks is None:
-        return DefinitionOutcome(None, _lazy_tool=tool)
+        return _plain_outcome(tool)
     current = base_definition(tool)
     outcome = DefinitionOutcome(current)
     if hooks:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from forge_tools.rule import Rule, Ruleset
     from forge_tools.sources.candidates import CandidateSet, Shadowing
     from forge_tools.sources.plugins import PluginHooks
-    from forge_tools.tools.contract import Tool, ToolSource
+    from forge_tools.tools.contract import SourceQuery, Tool, ToolSource, Unlisted
     from forge_tools.visibility.definition_layer import DefinitionOutcome
     from forge_tools.visibility.model_layer import ModelRule
 
@@ -33,11 +33,9 @@ LAYER_THREE: tuple[LayerName, ...] = ("permission", "request")
 """The layers of the agent's rules and the request booleans: a tool hidden there by its permission's
 `* deny` gets an ask instead under `run --force-hidden` (`call.call_ruleset`). A tool hidden at
 any layer is refused by `run` without `--force-hidden` (`PipelineResult.require`)."""
-NOTE_PLUGINS_UNKNOWN = "plugin tools unknown without --load-code (no plugin was imported)"
 #: tools a request may carry before many model APIs refuse it (OpenAI's limit; opencode users with
 #: several MCP servers hit it without seeing why)
 MODEL_TOOL_LIMIT = 128
-NOTE_SCRIPTS_STATIC = "script tools found by a static scan (not imported): their definitions are unknown"
 
 
 class _NoOverrides(Mapping[str, bool]):
@@ -160,6 +158,7 @@ class Sources(NamedTuple):
     problems: list[ForgeToolsError]
     notes: list[str]
     unlisted: Mapping[str, str]  # why MCP tools of `<server>_` are unknown (no code, ...)
+    parts_unlisted: Sequence[Unlisted] = ()  # every part whose tools are not listed (plugins, servers)
 
 
 class ToolHidden(PermissionDenied):
@@ -185,6 +184,7 @@ class PipelineResult:
     session_rules: tuple[Rule, ...] = ()
     request_rules: tuple[Rule, ...] = ()
     unlisted: Mapping[str, str] = field(default_factory=dict)  # see `Sources.unlisted`
+    parts_unlisted: list[Unlisted] = field(default_factory=list)  # see `Sources.parts_unlisted`
 
     @property
     def disabled_note(self) -> str | None:
@@ -415,120 +415,44 @@ def parse_tool_overrides(text: str | None) -> dict[str, bool]:
 # ------------------------------------------------------------------------------------------ sources
 
 
-NOTE_NO_MCP = "--no-mcp: no MCP server was started (configured: {servers})"
-
-
 def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
                  mcp: McpScope | None = None, focus: str | None = None) -> Sources:
-    """Candidates from builtins, then config-dir scripts, then plugins, then MCP servers (SPEC 2), with
-    their problems. A question about one tool (`focus`) starts only the servers that could list it."""
-    from forge_tools.sources.candidates import build_candidates, entries_of, script_problem
-    from forge_tools.tools.builtins import builtin_tools
-    from forge_tools.tools.contract import ToolSource
+    """Every source's candidates, merged in SPEC 2 order, with their problems and notes. Without
+    `load_code` each source is scanned (nothing of the project runs), with it loaded: the same sources
+    answer both (`forge_tools.sources.ask`). A question about one tool (`focus`) starts only the MCP
+    servers that could list it."""
+    from forge_tools.sources import ask
+    from forge_tools.sources.candidates import build_candidates
 
-    problems: list[ForgeToolsError] = []
-    notes: list[str] = []
-    unlisted: dict[str, str] = {}
-    config_dirs = list(loaded.config_dirs)
-    builtins = builtin_tools(frozenset(request.flags), request.client, config_dirs=config_dirs)
-    hooks = None
-    if load_code:
-        from forge_tools.sources.plugin_refs import discover
-        from forge_tools.sources.scripts import load_scripts
-
-        scripts = load_scripts(config_dirs)
-        for err in scripts.errors:
-            problems.append(script_problem(err.message, str(err.path), err.line))
-        opencode_scripts = _opencode_script_entries(config_dirs, problems)
-        plugin_notes: list[str] = []
-        specs = loaded.plugin_specs
-        refs, plugin_problems = ([], []) if request.pure else discover(config_dirs, specs, plugin_notes)
-        plugin_tools: list[Tool] = []
-        if refs:  # the loading machinery (pluggy, the hook caller) only for a project with plugins
-            from forge_tools.sources.plugins import load_refs
-
-            hooks = load_refs(refs, plugin_problems, plugin_notes)
-            plugin_tools = hooks.register_tools()
-            problems.extend(hooks.problems)
-            notes.extend(hooks.notes)
-        else:
-            problems.extend(plugin_problems)
-            notes.extend(plugin_notes)
-        mcp_entries: list[tuple[str, Tool | None, ToolSource]] = []
-        if mcp_configured(loaded) and request.no_mcp:
-            from forge_tools.sources.mcp import configured_server_names, unlisted_servers
-
-            notes.append(NOTE_NO_MCP.format(servers=", ".join(configured_server_names(loaded.tree))))
-            unlisted = unlisted_servers(loaded.tree, "MCP server {server} was not started (--no-mcp)")
-        elif mcp_configured(loaded):
-            from forge_tools.sources.mcp import load_mcp_tools
-
-            scope = mcp if mcp is not None else McpScope()
-            if focus is not None and scope.tool_id is None:
-                scope = scope._replace(tool_id=focus)
-            source = load_mcp_tools(loaded.tree, Path(loaded.cwd),
-                                    tool_id=scope.tool_id, start_s=scope.start_s, start_by=scope.start_by,
-                                    progress=scope.progress)
-            problems.extend(source.problems)
-            notes.extend(source.notes)
-            unlisted = dict(source.unlisted)
-            mcp_entries = entries_of(source.tools)
-        candidates = build_candidates(
-            entries_of(builtins), entries_of(scripts.tools), opencode_scripts, entries_of(plugin_tools),
-            mcp_entries)
-    else:
-        static: list[tuple[str, Tool | None, ToolSource]] = []
-        try:
-            from forge_tools.sources.static_scripts import static_script_ids
-        except ImportError:
-            notes.append("script tools unknown without --load-code")
-        else:
-            for found in static_script_ids(config_dirs):
-                static.append((found.id, None, ToolSource("script", path=str(found.path), line=found.line)))
-            if static:
-                notes.append(NOTE_SCRIPTS_STATIC)
-        opencode_scripts = _opencode_script_entries(config_dirs, problems)
-        if not request.pure:
-            notes.append(NOTE_PLUGINS_UNKNOWN)
-        if mcp_configured(loaded):
-            from forge_tools.sources.mcp import NOTE_NOT_CONNECTED, configured_server_names, unlisted_servers
-
-            notes.append(NOTE_NOT_CONNECTED.format(servers=", ".join(configured_server_names(loaded.tree))))
-            unlisted = unlisted_servers(loaded.tree, "the tools of MCP server {server} are listed only when "
-                                        "code is loaded (load_code=True; the CLI's explain, layers and run "
-                                        "do), and no server was started")
-        candidates = build_candidates(entries_of(builtins), static, opencode_scripts)
+    answers = ask(source_query(loaded, request, mcp, focus), load_code)
+    candidates = build_candidates(*(listing.tools for _, listing in answers))
+    problems = [p for _, listing in answers for p in listing.problems]
     problems.extend(candidates.problems)
-    if request.pure:
-        notes.append("--pure: no external plugin was loaded")
-    return Sources(candidates, hooks, problems, notes, unlisted)
+    notes = [n for _, listing in answers for n in listing.notes]
+    unlisted = [u for _, listing in answers for u in listing.unlisted]
+    hooks = next((listing.hooks for _, listing in answers if listing.hooks is not None), None)
+    return Sources(candidates, hooks, problems, notes, {u.prefix: u.why for u in unlisted if u.prefix},
+                   unlisted)
+
+
+def source_query(loaded: LoadedConfig, request: Request, mcp: McpScope | None = None,
+                 focus: str | None = None) -> SourceQuery:
+    """What the sources are asked for this config and request (see `tools.contract.SourceQuery`)."""
+    from forge_tools.tools.contract import SourceQuery
+
+    scope = mcp if mcp is not None else McpScope()
+    return SourceQuery(
+        config_dirs=tuple(loaded.config_dirs), tree=loaded.tree, plugin_specs=tuple(loaded.plugin_specs),
+        cwd=Path(loaded.cwd), flags=frozenset(request.flags),
+        client=request.client, pure=request.pure, no_mcp=request.no_mcp,
+        tool_id=scope.tool_id if scope.tool_id is not None else focus, start_s=scope.start_s,
+        start_by=scope.start_by, progress=scope.progress)
 
 
 def mcp_configured(loaded: LoadedConfig) -> bool:
     """Whether the config names any MCP server: only then is the (heavy) MCP source imported."""
     node = loaded.tree.get("mcp")
     return node is not None and bool(node.value)
-
-
-def _opencode_script_entries(config_dirs: list[Path], problems: list[ForgeToolsError]
-                             ) -> list[tuple[str, Tool | None, ToolSource]]:
-    """opencode's TypeScript/JavaScript tools, read (never run) in every mode; unreadable files are
-    problems located in the file."""
-    from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
-
-    if not script_files(config_dirs, OPENCODE_SUFFIXES):  # the reader (tree-sitter) only when needed
-        return []
-    from forge_tools.sources.candidates import script_problem
-    from forge_tools.sources.opencode_scripts import opencode_tool, scan_opencode_scripts
-
-    scan = scan_opencode_scripts(config_dirs)
-    for problem in scan.problems:
-        problems.append(script_problem(problem.message, str(problem.path), problem.line))
-    entries: list[tuple[str, Tool | None, ToolSource]] = []
-    for found in scan.tools:
-        made = opencode_tool(found)
-        entries.append((made.id, made, made.source))
-    return entries
 
 
 # ----------------------------------------------------------------------------------------- resolve
@@ -573,15 +497,18 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
 
     problems = list(sources.problems)
     tools: list[ToolVerdict] = []
+    # most tools share their verdicts (kept by the same `*` rule, or by none): one record per distinct
+    # verdict, as a large project holds every agent's results at once (check, diff)
+    verdicts: dict[LayerVerdict, LayerVerdict] = {}
     for cand in candidates:
         mv, dv, pv = model_verdicts[cand.id], definitions[cand.id], third[cand.id]
         problems.extend(dv.problems)
-        layers = [
+        layers = [verdicts.setdefault(v, v) for v in (
             LayerVerdict("model", mv.kept, mv.reason, mv.rule),
             LayerVerdict("definition", True, dv.reason, None),
             LayerVerdict("permission", pv.permission_kept, pv.permission_reason, pv.permission_rule),
             LayerVerdict("request", pv.request_kept, pv.request_reason, pv.request_rule),
-        ]
+        )]
         hidden_at: LayerName | None = "model" if not mv.kept else pv.hidden_at  # type: ignore[assignment]
         reason = next((v.reason for v in layers if v.layer == hidden_at), None) if hidden_at else None
         tools.append(ToolVerdict(
@@ -594,6 +521,7 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
         flags=frozenset(request.flags), ruleset=(*configured, *req_rules), tools=tools,
         problems=problems, notes=list(sources.notes), shadowings=list(sources.candidates.shadowings),
         hooks=sources.hooks, session_rules=session, request_rules=req_rules, unlisted=sources.unlisted,
+        parts_unlisted=list(sources.parts_unlisted),
     )
 
 

@@ -299,3 +299,82 @@ def test_npm_plugin_entry_does_not_soften_a_typo(project: Path, cli) -> None:
         [f] = only(findings, "FT101")
         assert code == 1 and f["level"] == "error", f
     assert only(static[1], "FT109") == []
+
+
+# Each source kind: `check` (the sources' static scan) and `check --load-code` (the sources loaded) ask
+# the same sources, so they agree on the tool names they know and on where each came from.
+
+
+def agreeing(cli, code_name: str) -> list[dict[str, Any]]:
+    """The `code_name` findings, which must be the same (level, message, location) with and without
+    --load-code."""
+    static, loaded = check(cli), check(cli, "--load-code")
+    assert static[0] == loaded[0], (static[1], loaded[1])
+    assert only(static[1], code_name) == only(loaded[1], code_name)
+    return only(static[1], code_name)
+
+
+def test_builtin_names_agree_with_and_without_load_code(project: Path, cli) -> None:
+    config(project, '{"permission": {"bsh": "deny", "lsp": "deny", "read": "allow"}}')
+    [f] = agreeing(cli, "FT101")
+    assert f["data"]["name"] == "bsh" and f["level"] == "error"
+
+
+def test_script_names_and_broken_scripts_agree_with_and_without_load_code(project: Path, cli) -> None:
+    tools = project / ".forge" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "deploy.py").write_text("from forge_tools import tool\n\n@tool\ndef default():\n    pass\n\n"
+                                     "@tool\ndef rollback():\n    pass\n")
+    (tools / "broken.py").write_text("from forge_tools import tool\n\n@tool\ndef oops(:\n    pass\n")
+    config(project, '{"permission": {"deploy": "ask", "deploy_rollback": "deny", "deploy_rolback": "ask"}}')
+    assert [f["data"]["name"] for f in agreeing(cli, "FT101")] == ["deploy_rolback"]
+    [broken] = agreeing(cli, "FT009")
+    assert broken["location"]["path"].endswith("broken.py") and broken["location"]["line"] == 4
+
+
+def test_opencode_script_names_agree_with_and_without_load_code(project: Path, cli) -> None:
+    folder = project / ".opencode" / "tool"
+    folder.mkdir(parents=True)
+    (folder / "db.ts").write_text(
+        'import { tool } from "@opencode-ai/plugin"\n'
+        'export const drop = tool({ description: "Drop", args: {}, async execute() { return "" } })\n')
+    (project / "opencode.json").write_text('{"permission": {"db_drop": "deny", "db_dorp": "deny"}}')
+    [f] = agreeing(cli, "FT101")
+    assert f["data"]["name"] == "db_dorp" and f["level"] == "error"
+
+
+def test_plugins_check_names_are_the_plugins_load_code_imports(project: Path, cli) -> None:
+    """Without --load-code, FT109 names each plugin the plugin source found (and no other); with it,
+    the tools those same plugins register are known, from the same files."""
+    plugin = project / ".forge" / "plugins" / "alpha.py"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("from forge_tools import hookimpl, tool\n\n@tool\ndef alpha_tool() -> str:\n"
+                      "    return ''\n\n@hookimpl\ndef register_tools(register):\n    register(alpha_tool)\n")
+    (project / "opencode.json").write_text(
+        '{"plugin": ["opencode-wakatime@1.2.0"], "permission": {"alpha_tool": "deny"}}')
+    _code, static, _ = check(cli)
+    [note] = only(static, "FT109")
+    assert f"(plugins: {plugin})" in note["message"]  # the Python file, not the npm entry
+    [unsure] = only(static, "FT101")
+    assert unsure["level"] == "warning"
+    code, loaded, _ = check(cli, "--load-code")
+    assert only(loaded, "FT109") == [] and only(loaded, "FT101") == [] and code == 0
+    _code, out, _ = cli("layers", "--format", "json")
+    [tool] = [t for t in json.loads(out)["tools"] if t["id"] == "alpha_tool"]
+    assert tool["source"]["path"] == str(plugin) and tool["source"]["plugin"] == "alpha"
+
+
+def test_mcp_server_names_agree_with_and_without_load_code(project: Path, cli, tmp_path: Path) -> None:
+    import sys
+
+    server = Path(__file__).parents[1] / "sources" / "mcp_demo_server.py"
+    (project / "opencode.json").write_text(json.dumps({
+        "mcp": {"demo": {"type": "local", "command": [sys.executable, str(server)]}},
+        "permission": {"demo_echo": "deny", "demo_ecko": "deny", "dmeo_echo": "deny"}}))
+    _code, static, _ = check(cli)
+    _code, loaded, _ = check(cli, "--load-code")
+    # statically `demo_` may be right (the server was not started); loaded, the listed tools decide;
+    # in both the prefix of no configured server is an unknown name
+    assert "dmeo_echo" in {f["data"]["name"] for f in only(static, "FT101")}
+    assert {f["data"]["name"] for f in only(loaded, "FT101")} == {"dmeo_echo", "demo_ecko"}
+    assert "demo_echo" not in {f["data"]["name"] for f in only(static, "FT101") + only(loaded, "FT101")}

@@ -167,3 +167,19 @@ def test_completion_offers_finding_codes(tmp_path: Path, project: Path) -> None:
     assert ft10 and _complete_in_bash("forge-tools check --select FT10", tmp_path, project) == ft10
     assert _complete_in_bash("forge-tools check --ignore FT10", tmp_path, project) == ft10
     assert _complete_in_bash("forge-tools rule FT10", tmp_path, project) == ft10
+
+
+def test_completion_offers_the_ids_the_script_sources_scan(tmp_path: Path, project: Path) -> None:
+    """Tool ids come from the same static scan `check` asks the sources for: forge's Python scripts
+    and opencode's script tools, neither run (a script that would write a marker is not imported)."""
+    marker = tmp_path / "imported"
+    (project / ".forge" / "tools").mkdir(parents=True)
+    (project / ".forge" / "tools" / "deploy.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\nfrom forge_tools import tool\n\n"
+        "@tool\ndef default() -> str:\n    return ''\n")
+    (project / ".opencode" / "tool").mkdir(parents=True)
+    (project / ".opencode" / "tool" / "db.ts").write_text(
+        'export const drop = { description: "Drop", args: {}, async execute() { return "" } }\n')
+    assert _complete_in_bash("forge-tools explain de", tmp_path, project) == {"deploy"}
+    assert _complete_in_bash("forge-tools run db_", tmp_path, project) == {"db_drop"}
+    assert not marker.exists()

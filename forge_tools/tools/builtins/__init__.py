@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from forge_tools.names import ALL_BUILTINS, BUILTIN_ORDER, GATED_ORDER
 
 if TYPE_CHECKING:
-    from forge_tools.tools.contract import Tool
+    from forge_tools.tools.contract import Listing, SourceQuery, Tool
 
 
 def gate_holds(tool_id: str, flags: Iterable[str], client: str) -> bool:
@@ -102,3 +102,23 @@ def skill_tool(config_dirs: Iterable[Path | str]) -> Tool:
 
     skills, _ = discover(config_dirs)
     return _declare("skill", describe(skills))
+
+
+class BuiltinSource:
+    """The first source (`tools.contract.Source`): the builtins for the query's flags and client, in
+    SPEC order. Nothing of the project runs to list them, so `scan` and `load` give the same answer
+    (each a `LazyTool` whose module is imported when a call needs it)."""
+
+    name = "builtins"
+
+    def scan(self, query: SourceQuery) -> Listing:
+        from forge_tools.tools.contract import Listed, Listing
+
+        tools = builtin_tools(query.flags, query.client, config_dirs=query.config_dirs)
+        return Listing([Listed(t.id, t, t.source) for t in tools])
+
+    def load(self, query: SourceQuery) -> Listing:
+        return self.scan(query)
+
+
+SOURCE = BuiltinSource()
