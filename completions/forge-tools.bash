@@ -24,7 +24,7 @@ _forge_tools() {
       case "$prev" in
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--format -f --config -c --project --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtimes --format -f --config -c --project --help -h" -- "$cur"));
       fi
       ;;
     "check")
@@ -74,7 +74,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --wide --format -f --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --runtimes --wide --format -f --runtime --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       fi
       ;;
     "outputs")
@@ -116,7 +116,7 @@ _forge_tools() {
         --agent) COMPREPLY=($(compgen -W "build plan general explore $(forge-tools __complete agents ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --format -f --config -c --project --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --format -f --config -c --project --runtime --help -h" -- "$cur"));
       fi
       ;;
     "run")

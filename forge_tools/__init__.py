@@ -9,6 +9,8 @@ Public API (imported lazily so `forge-tools` starts fast):
 - `decide_call`: how the permission gate decides a whole call (nothing runs).
 - `call_answers`: both answers about a call: the runtime's (what the agent, e.g. opencode 1.18.33,
   does) and the gate's (what `run` enforces), with the line saying where they differ.
+- `answers_by_runtime`: one call answered by every agent runtime the project configures (opencode,
+  Claude Code), each with its deciding rule, and the gate's once.
 - `run_call`: run one call through the real wrapper and the gate; `new_session` shares `always` answers.
 - `PermissionSession`, `Answer`, `Question`, `CallDecision`, `PatternDecision`: the gate's records.
 - `LoadedConfig`, `PipelineResult`, `ToolVerdict`, `LayerVerdict`, `RunOutcome`: what they return
@@ -39,6 +41,7 @@ _LAZY = {
     "tool_visibility": ("forge_tools.api", "tool_visibility"),
     "decide_call": ("forge_tools.api", "decide_call"),
     "call_answers": ("forge_tools.api", "call_answers"),
+    "answers_by_runtime": ("forge_tools.api", "answers_by_runtime"),
     "run_call": ("forge_tools.api", "run_call"),
     "new_session": ("forge_tools.api", "new_session"),
     "PermissionSession": ("forge_tools.permission.gate", "PermissionSession"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from forge_tools.api import answers_by_runtime as answers_by_runtime
 from forge_tools.api import call_answers as call_answers
 from forge_tools.api import decide_call as decide_call
 from forge_tools.api import new_session as new_session

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.calls import CallDecision
     from forge_tools.permission.gate import Approve, PermissionSession
+    from forge_tools.runtimes.across import AcrossAnswers
     from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
 
@@ -76,9 +77,11 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
                  agent: str | None = None, *, runtime: str | None = None,
                  session: PermissionSession | None = None, load_code: bool = False) -> Answers:
     """Both answers about a call, as `explain --call` gives them: `.runtime` (what the agent the config
-    belongs to does: opencode 1.18.33 for opencode's files, forge-tools' gate for forge's; `runtime`
-    names one instead), `.gate` (`decide_call`'s decision, what `run_call` enforces), `.chosen` (which
-    runtime and why) and `.difference` (the one line saying where they differ, or None)."""
+    belongs to does: opencode 1.18.33 for opencode's files, forge-tools' gate for forge's, Claude Code
+    2.1.328 for a project with only Claude's `.claude/settings*.json` or a call naming a Claude tool
+    such as `Bash` with `{"command": ...}`; `runtime` names one instead), `.gate` (`decide_call`'s
+    decision, what `run_call` enforces; for Claude, of the same call under Claude's rules), `.chosen`
+    (which runtime and why) and `.difference` (the one line saying where they differ, or None)."""
     from forge_tools.permission.gate import dry_gate
     from forge_tools.runtimes import runtime_for
     from forge_tools.runtimes.compare import answers
@@ -87,8 +90,32 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
     loaded = _loaded(project)
     result = resolve(loaded, agent, load_code=load_code)
     root = Path(loaded.project_root)
+    chosen = runtime_for(loaded, runtime, tool_id)
+    if chosen.runtime.name == "claude":  # the call names Claude's tool: `Bash {"command": ...}`
+        from forge_tools.runtimes.claude.runtime import claude_answers
+
+        return claude_answers(result, tool_id, args, root, Path(loaded.cwd), chosen)
     gate = decide(result, tool_id, args, root, dry_gate(result.ruleset, session))
-    return answers(result, tool_id, args, root, runtime_for(loaded, runtime), gate, Path(loaded.cwd))
+    return answers(result, tool_id, args, root, chosen, gate, Path(loaded.cwd))
+
+
+def answers_by_runtime(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],
+                       agent: str | None = None, *, runtimes: Iterable[str] | None = None,
+                       load_code: bool = False) -> AcrossAnswers:
+    """Every agent runtime's answer about one call, as `explain --call ... --runtime all` gives them:
+    the call may be written in any agent's words (`bash {"command": ...}` or Claude Code's `Bash`);
+    `.entries` holds one `RuntimeEntry` per agent runtime the project configures (or per name in
+    `runtimes`): its call in its own words (`.call`, None where it has no such tool), `.action`, its
+    `RuntimeAnswer` and `.words()` (the deciding rule at file:line:col). `.gate` is `decide_call`'s
+    decision over forge-tools' config (what `run_call` enforces), `.summary()` the one line
+    ("`git push`: opencode deny, Claude Code allow; forge-tools gate deny") and `.disagree` whether
+    one agent denies what another allows."""
+    from forge_tools.runtimes.across import answers_by_runtime as across
+
+    loaded = _loaded(project)
+    result = resolve(loaded, agent, load_code=load_code)
+    return across(loaded, result, tool_id, args, list(runtimes) if runtimes is not None else None,
+                  load_code=load_code)
 
 
 def new_session(project: LoadedConfig | str | Path | None = None, agent: str | None = None, *,

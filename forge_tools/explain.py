@@ -291,8 +291,8 @@ def call_answers(result: PipelineResult, verdict: ToolVerdict, decision: CallDec
     from forge_tools.runtimes.compare import answers
 
     cwd = Path(loaded.cwd) if loaded is not None else None
-    return answers(result, verdict.id, decision.args, _project_root(loaded), runtime_for(loaded, runtime),
-                   decision, cwd)
+    return answers(result, verdict.id, decision.args, _project_root(loaded),
+                   runtime_for(loaded, runtime, verdict.id), decision, cwd)
 
 
 def _project_root(loaded: LoadedConfig | None) -> Path:

@@ -84,6 +84,8 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     """FT116: the other spellings of a bash deny/ask rule's command that the runtime lets through."""
     chosen = ctx.runtime
     runtime = chosen.runtime
+    if runtime.name == "claude":  # Claude's rules are not opencode's: FT307 is this check under Claude
+        return []
     if runtime.name == "forge" and ctx.runtime_name is None:
         # the gate's answers need the bash tool loaded (its model built), which `check` keeps off its
         # start-up path; its lowering resolves these spellings by design, so it is asked only on request

@@ -385,7 +385,48 @@ def diff_sides(old: Side, new: Side, expect: Path | None = None) -> DiffReport:
     report.tools = tool_changes(old, new)
     report.calls = call_changes(old, new, expect)
     report.rules = rule_changes(old, new)
+    claude_rules, claude_calls = claude_changes(old, new, expect)
+    report.rules += claude_rules
+    report.calls += claude_calls
     return _scrubbed(report)
+
+
+def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleChange], list[CallChange]]:
+    """Claude Code's side of a diff, when either side has `.claude/settings*.json`: its project and
+    local rules added or removed (scope `claude:project` / `claude:local`), and the `--expect` calls
+    naming Claude's tools whose Claude Code answer changed. Both sides are read with the new side's
+    trust (the old side is a temporary checkout Claude has never trusted)."""
+    from forge_tools.runtimes import claude_files
+
+    if not (claude_files(old.root) or claude_files(new.root)):
+        return [], []
+    from forge_tools.runtimes.claude.decide import decide
+    from forge_tools.runtimes.claude.settings import read_settings
+
+    after = read_settings(new.root)
+    before = read_settings(old.root, trusted=after.trusted)
+
+    def keyed(settings: Any) -> dict[tuple[str, str, str], Any]:
+        return {(r.scope, r.behavior, r.text): r for r in settings.rules if r.scope in ("project", "local")}
+
+    was, now = keyed(before), keyed(after)
+    rules = [RuleChange(f"claude:{k[0]}", "removed", k[2], str(r.origin), None, k[1], None)
+             for k, r in was.items() if k not in now]
+    rules += [RuleChange(f"claude:{k[0]}", "added", k[2], None, str(r.origin), None, k[1])
+              for k, r in now.items() if k not in was]
+    calls: list[CallChange] = []
+    if expect is not None:
+        from forge_tools.check.expect import _claude_call, load_expectations
+
+        for a in load_expectations(expect):
+            if a.call is None or not _claude_call(a, None):
+                continue
+            b, n = (decide(s, a.call.tool, a.call.args) for s in (before, after))
+            if b.behavior != n.behavior:
+                why = n.deciding.why if n.deciding is not None else ""
+                calls.append(CallChange("Claude Code", f"{a.call.tool} {json.dumps(a.call.args)}",
+                                        b.behavior, n.behavior, f"claude 2.1.328: {why}"))
+    return rules, calls
 
 
 def _scrubbed(report: DiffReport) -> DiffReport:
@@ -613,7 +654,8 @@ def _make_links(links: list[tuple[Path, str]], dest: Path) -> None:
 
 def config_files_of(prefix: str) -> Callable[[tuple[str, ...]], bool]:
     """What the loader reads in the project at `prefix` (cwd = project root): its config files and
-    everything under its `.forge/` and `.opencode/` (config, tool scripts, plugins, skills)."""
+    everything under its `.forge/` and `.opencode/` (config, tool scripts, plugins, skills), and
+    `.claude/` (Claude Code's settings)."""
     from forge_tools.config.loader import CONFIG_FILE_ORDER
 
     base = tuple(p for p in prefix.split("/") if p)
@@ -623,7 +665,7 @@ def config_files_of(prefix: str) -> Callable[[tuple[str, ...]], bool]:
         if parts[:len(base)] != base:
             return False
         rest = parts[len(base):]
-        return (len(rest) == 1 and rest[0] in names) or rest[0] in (".forge", ".opencode")
+        return (len(rest) == 1 and rest[0] in names) or rest[0] in (".forge", ".opencode", ".claude")
 
     return wanted
 

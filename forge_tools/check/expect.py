@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from forge_tools.runtimes import Chosen
     from forge_tools.visibility.pipeline import PipelineResult
 
-_KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model", "runtime")
+_KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model", "runtime", "runtimes")
 
 
 class Call(NamedTuple):
@@ -55,6 +55,9 @@ class Assertion:
     name: str | None = None
     model: str | None = None
     runtime: str | None = None  # whose answer `expect` is about (default: the check's runtime)
+    #: `runtime: all` (every agent runtime the repository configures: []) or `runtimes: [a, b]`: the
+    #: call must get `expect` from each (runtimes/across.py); None: one runtime's answer
+    runtimes: list[str] | None = None
     agent_origin: Origin | None = None
     tool_origin: Origin | None = None  # the call's `tool` value
     args_origin: Origin | None = None  # the call's `args` (or the call itself)
@@ -71,6 +74,13 @@ class Assertion:
         if self.call is not None:
             parts.append(f"call {self.call.tool} {json.dumps(self.call.args)} -> {self.expect or '?'}")
         who = "every agent" if self.agent == "*" else f"agent {self.agent or '?'}"
+        if self.runtimes is not None and not self.agent:
+            who = "every agent runtime" if not self.runtimes else ", ".join(self.runtimes)
+        claude_tool = self.call is not None and (self.call.tool[:1].isupper()
+                                                 or self.call.tool.startswith("mcp__"))
+        if not self.agent and self.call is not None and (
+                self.runtime == "claude" or (self.runtime is None and claude_tool)):
+            who = "Claude Code"
         return f"{who}: {'; '.join(parts) or '(incomplete)'}"
 
 
@@ -144,7 +154,7 @@ def _assertion(node: Node) -> Assertion | None:
     agent_node = node.get("agent")
     agent = None
     if agent_node is None:
-        if "agent" not in meant:
+        if "agent" not in meant and not _names_claude_call(node) and not _across(node):
             problems.append(('an assertion needs `agent` (an agent name, or "*" for every agent)',
                              node.origin))
     else:
@@ -163,11 +173,15 @@ def _assertion(node: Node) -> Assertion | None:
         from forge_tools.runtimes import RUNTIMES
 
         name = _str(r, "runtime", problems)
-        if name is not None and name not in RUNTIMES:
+        if name == "all":
+            a.runtimes = []
+        elif name is not None and name not in RUNTIMES:
             problems.append((f"unknown runtime {name!r}{_hint(name, list(RUNTIMES))}; known: "
                              f"{', '.join(RUNTIMES)}", r.origin))
         elif name is not None:
             a.runtime = name
+    if (rs := node.get("runtimes")) is not None:
+        _runtimes(a, rs, r, problems)
     if (m := node.get("model")) is not None:
         a.model = _str(m, "model", problems)
     call, expect = node.get("call"), node.get("expect")
@@ -189,6 +203,33 @@ def _assertion(node: Node) -> Assertion | None:
             and not meant & {"hidden", "visible", "call", "expect"}):
         problems.append(("an assertion needs `hidden`, `visible`, or `call` with `expect`", node.origin))
     return a
+
+
+def _across(node: Node) -> bool:
+    """An assertion about every agent runtime's answer (`runtime: all`, `runtimes: [...]`): it needs
+    no `agent` (opencode's answer is its default agent's)."""
+    runtime = node.get("runtime")
+    return node.get("runtimes") is not None or (runtime is not None and runtime.value == "all")
+
+
+def _runtimes(a: Assertion, node: Node, runtime: Node | None, problems: Problems) -> None:
+    """`runtimes: [opencode, claude]`: each a known runtime name."""
+    from forge_tools.runtimes import RUNTIMES
+
+    if runtime is not None:
+        problems.append(("give `runtime` or `runtimes`, not both", node.key_origin or node.origin))
+        return
+    items = _names(node, "runtimes", problems)
+    names = []
+    for name, origin in items:
+        if name not in RUNTIMES:
+            problems.append((f"unknown runtime {name!r}{_hint(name, list(RUNTIMES))}; known: "
+                             f"{', '.join(RUNTIMES)}", origin))
+        else:
+            names.append(name)
+    if not items:
+        problems.append(("runtimes must name at least one runtime (or write `runtime: all`)", node.origin))
+    a.runtimes = names
 
 
 @dataclass
@@ -309,12 +350,23 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
         from forge_tools.runtimes.compare import answers
         from forge_tools.runtimes.forge.runtime import ForgeRuntime
 
-        d = decide_call(result, a.call.tool, a.call.args, root)
         if a.runtime is not None:
             from forge_tools.runtimes import Chosen as Picked
 
             chosen = Picked(get_runtime(a.runtime), "the expectation's runtime:")
-        both = answers(result, a.call.tool, a.call.args, root, chosen or runtime_for(None), d)
+        if _claude_call(a, chosen):
+            from forge_tools.runtimes import Chosen as Picked
+            from forge_tools.runtimes.claude.runtime import claude_answers
+
+            if chosen is None or chosen.runtime.name != "claude":
+                chosen = Picked(get_runtime("claude"), f"call: {a.call.tool} is a Claude Code tool")
+            both = claude_answers(result, a.call.tool, a.call.args, root, root, chosen)
+            d = both.gate
+        else:
+            d = decide_call(result, a.call.tool, a.call.args, root)
+            if chosen is not None and chosen.runtime.name == "claude":
+                chosen = None  # a call in forge-tools' terms (`bash`) is not Claude's: opencode answers
+            both = answers(result, a.call.tool, a.call.args, root, chosen or runtime_for(None), d)
         got = both.runtime.action
         if isinstance(both.chosen.runtime, ForgeRuntime):
             explanation = call_words(d, a.call.tool, root)
@@ -329,6 +381,56 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
             holds = False
             words.append(f"{a.call.tool} call: expected {a.expect}, got {got}: {explanation}")
     return holds, "; ".join(words)
+
+
+def _across_verdicts(a: Assertion, agent: str, result_for: ResultFor, loaded: Any) -> tuple[bool, str]:
+    """Whether every runtime named (or every agent runtime found) answers the call with `expect`; the
+    words name each runtime that differs, with its deciding rule, then those that agree."""
+    from forge_tools.runtimes.across import answers_by_runtime
+
+    assert a.call is not None and a.expect is not None and a.runtimes is not None
+    result = result_for(agent, a.model)
+    both = answers_by_runtime(loaded, result, a.call.tool, a.call.args, a.runtimes or None,
+                              load_code=result.hooks is not None)
+    root = both.root
+    differ: list[str] = []
+    agree: list[str] = []
+    for e in both.entries:
+        got = e.action or "deny"  # an agent without the tool cannot make the call
+        words = f"{e.runtime.label} {got} ({e.words(root)})"
+        (agree if got == a.expect else differ).append(words)
+    gate = f"; forge-tools gate: {both.gate.action} ({both.gate_words()})" if both.gate is not None else ""
+    if differ:
+        text = f"{a.call.tool} call: expected {a.expect} in every agent, but {'; '.join(differ)}"
+        if agree:
+            text += f"; as expected: {'; '.join(agree)}"
+        return False, text + gate
+    return True, f"{a.call.tool} call: {a.expect} in every agent: {'; '.join(agree)}{gate}"
+
+
+def _names_claude_call(node: Node) -> bool:
+    """An assertion about a Claude Code call (Claude has no agents: it needs no `agent`)."""
+    from forge_tools.runtimes import is_claude_tool
+
+    runtime, call = node.get("runtime"), node.get("call")
+    if runtime is not None:
+        return runtime.value == "claude"
+    tool = call.get("tool") if call is not None else None
+    return tool is not None and isinstance(tool.value, str) and is_claude_tool(tool.value)
+
+
+def _claude_call(a: Assertion, chosen: Chosen | None) -> bool:
+    """A call in Claude Code's terms: the assertion (or the check) names the claude runtime, or no
+    runtime is named and the tool is Claude's (`Bash`, `Read`, `mcp__srv__tool`)."""
+    from forge_tools.runtimes import is_claude_tool
+
+    if a.call is None:
+        return False
+    if a.runtime is not None:
+        return a.runtime == "claude"
+    if chosen is not None and chosen.chosen_by == "--runtime":
+        return chosen.runtime.name == "claude"
+    return is_claude_tool(a.call.tool)
 
 
 def _grouped(per_agent: list[tuple[str, str]]) -> str:
@@ -353,11 +455,18 @@ def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
     result = result_for(a.agent if a.agent in agents else agents[0], a.model)
     unsure = "" if plugin_tools_known else " (plugin tools are unknown without --load-code)"
     named = [*a.hidden, *a.visible]
-    if a.call is not None:
+    if a.call is not None and _claude_call(a, None):
+        from forge_tools.runtimes.claude.tools import KNOWN, canonical
+
+        tool = a.call.tool
+        if canonical(tool) not in KNOWN and not tool.startswith("mcp__"):
+            problems.append((f"unknown Claude Code tool {tool!r}{did_you_mean(tool, sorted(KNOWN))}",
+                             a.tool_origin or a.origin))
+    elif a.call is not None:
         named.append((a.call.tool, a.tool_origin or a.origin))
     problems += [(f"unknown tool {t!r}{did_you_mean(t, result.ids)}{unsure}", o)
                  for t, o in named if result.get(t) is None]
-    if a.call is not None and result.get(a.call.tool) is not None:
+    if a.call is not None and not _claude_call(a, None) and result.get(a.call.tool) is not None:
         why = args_problem(result, a.call.tool, a.call.args)
         if why is not None:
             problems.append((why, a.args_origin or a.origin))
@@ -366,7 +475,8 @@ def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
 
 def check_expectations(assertions: list[Assertion], agents: list[str], result_for: ResultFor,
                        project_root: Path, plugin_tools_known: bool = True,
-                       runtime: Chosen | None = None) -> tuple[list[ExpectationOutcome], list[Finding]]:
+                       runtime: Chosen | None = None, loaded: Any = None,
+                       ) -> tuple[list[ExpectationOutcome], list[Finding]]:
     """Each assertion's outcome with the actual verdicts; an FT201 finding (at the assertion) for each
     one that fails, and an FT202 finding (at the name) for an unknown agent or tool or unfit args.
     An assertion with problems of form (`Assertion.problems`, reported by the caller when the file is
@@ -383,8 +493,16 @@ def check_expectations(assertions: list[Assertion], agents: list[str], result_fo
             outcomes.append(ExpectationOutcome(
                 a.describe(), False, "not checked: " + "; ".join(m for m, _ in problems), a.origin))
             continue
-        targets = agents if a.agent == "*" else [a.agent]
-        verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, runtime)) for agent in targets]
+        if a.runtimes is not None and a.call is not None and loaded is not None and agents:
+            targets = agents if a.agent == "*" else [a.agent or agents[0]]
+            verdicts = [(f"agent {agent}",
+                         *_across_verdicts(a, agent, result_for, loaded)) for agent in targets]
+        elif not a.agent and _claude_call(a, runtime) and agents:  # Claude Code has no agents
+            verdicts = [("Claude Code", *_verdicts(a, agents[0], result_for, project_root, runtime))]
+        else:
+            targets = agents if a.agent == "*" else [a.agent]
+            verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, runtime))
+                        for agent in targets]
         failing = [(agent, words) for agent, holds, words in verdicts if not holds]
         if failing:
             text = _grouped(failing)

@@ -131,6 +131,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
                         for key in (str(source.where), str(source.where.resolve()))}
     tell("analysing the rules")
     report.findings += analyse(ctx)
+    report.findings += runtime_findings(loaded)
     # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
     # there are some (a project without plugins misses nothing)
     report.notes += [n for n in ctx.notes if n != NOTE_PLUGINS_UNKNOWN]
@@ -142,6 +143,25 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
         tell("testing the expectations")
         _check_assertions(assertions, ctx, report, opts.load_code)
     return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees, texts
+
+
+def runtime_findings(loaded: Any) -> list[Finding]:
+    """The findings of every other agent runtime whose config the project holds, in this one report:
+    each runtime package's `files.findings(loaded)` when it has one (Claude Code: FT301-FT307 over the
+    files Claude would read there, the person's and managed ones too, read as Claude reads them).
+    opencode's and forge-tools' own are `analyse`'s."""
+    from importlib import import_module
+
+    from forge_tools.runtimes import RUNTIMES
+    from forge_tools.runtimes.found import found_runtimes
+
+    found: list[Finding] = []
+    for runtime in found_runtimes(loaded):
+        package = import_module(f"{RUNTIMES[runtime.name]}.files")
+        produce = getattr(package, "findings", None)
+        if produce is not None:
+            found += produce(loaded)
+    return found
 
 
 def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str, str]) -> CheckReport:
@@ -197,7 +217,7 @@ def _check_assertions(assertions: list[Any], ctx: CheckContext, report: CheckRep
 
     names = [a.name for a in ctx.enabled_agents]
     outcomes, findings = check_expectations(assertions, names, result_for, ctx.loaded.project_root,
-                                            ctx.plugin_tools_known, ctx.runtime)
+                                            ctx.plugin_tools_known, ctx.runtime, ctx.loaded)
     report.expectations += outcomes
     report.findings += findings
 

@@ -25,8 +25,11 @@ ProjectOpt = Annotated[
 ]
 RuntimeOpt = Annotated[
     str | None, typer.Option("--runtime", metavar="NAME",
-                             help="Whose answer leads: opencode or forge (default: the config's files "
-                                  "decide: opencode's only -> opencode, any forge file -> forge).",
+                             help="Whose answer leads: opencode, forge or claude (default: the config's "
+                                  "files decide: opencode's only -> opencode, any forge file -> forge, "
+                                  ".claude settings only (or a Claude tool name such as Bash) -> claude); "
+                                  "explain --call takes `all` (or NAME,NAME): every agent runtime the "
+                                  "project configures, the gate beside them (docs/agents.md).",
                              show_default=False)
 ]
 AgentOpt = Annotated[

@@ -49,11 +49,15 @@ def register(app: typer.Typer) -> None:
         from forge_tools.explain import call_answers, call_decision, explanation
 
         check_format(fmt, ("text", "json"))
+        raw_call = _parse_call(call)
+        if runtime is not None and (runtime == "all" or "," in runtime):
+            return _explain_across(tool, raw_call, opts, runtime, fmt)
         if runtime is not None:
             from forge_tools.runtimes import get_runtime
 
             get_runtime(runtime)
-        raw_call = _parse_call(call)
+        if runtime == "claude" or (runtime is None and _claude_name(tool)):
+            return _explain_claude(tool, raw_call, opts, runtime, fmt)
         project, result = resolve_options(opts, focus=tool, fmt=fmt)
         loaded = project.config
         verdict = result.require(tool, allow_hidden=True)
@@ -70,6 +74,68 @@ def register(app: typer.Typer) -> None:
         else:
             typer.echo(render_text(data, definition=definition))
         return 0
+
+
+def _claude_name(tool: str) -> bool:
+    from forge_tools.runtimes import is_claude_tool
+
+    return is_claude_tool(tool)
+
+
+def _explain_claude(tool: str, raw_call: Any, opts: Any, runtime: str | None, fmt: str) -> int:
+    """`explain` of a Claude Code tool: Claude's answer (its settings files), the gate's beside it."""
+    from forge_tools.cli.pipeline_opts import resolve_options
+    from forge_tools.errors import UsageError
+    from forge_tools.runtimes import runtime_for
+    from forge_tools.runtimes.claude.explain import explanation, render_text
+    from forge_tools.runtimes.claude.gate import gate_call
+
+    mapped = gate_call(tool, raw_call or {})
+    project, result = resolve_options(opts, focus=mapped[0] if mapped else None, fmt=fmt)
+    loaded = project.config
+    chosen = runtime_for(loaded, runtime, tool)
+    if chosen.runtime.name != "claude":
+        forge_name = f" (forge-tools' name is {mapped[0]!r})" if mapped else ""
+        raise UsageError(f"{tool!r} is a Claude Code tool name, but {loaded.cwd} has no Claude Code "
+                         f"settings (.claude/settings.json){forge_name}; give --runtime claude to ask "
+                         "Claude Code with the person's own settings", where="TOOL")
+    data = explanation(tool, raw_call, loaded, result, chosen)
+    if fmt == "json":
+        import json
+
+        typer.echo(json.dumps(data, indent=2, default=str))
+    else:
+        typer.echo(render_text(data))
+    return 0
+
+
+def _explain_across(tool: str, raw_call: Any, opts: Any, runtime: str, fmt: str) -> int:
+    """`explain TOOL --call JSON --runtime all`: every agent runtime's answer, one line each with its
+    deciding rule at file:line:col, and forge-tools' gate once beside them (runtimes/across.py)."""
+    from forge_tools.cli.pipeline_opts import resolve_options
+    from forge_tools.errors import UsageError
+    from forge_tools.runtimes.across import answers_by_runtime, mcp_servers, parse_runtimes
+    from forge_tools.runtimes.vocabulary import shared_call
+
+    names = parse_runtimes(runtime, "--runtime")
+    if raw_call is None:
+        raise UsageError("answering for several runtimes needs a call: add --call JSON, e.g. "
+                         f"{CALL_EXAMPLE}", where="--runtime")
+    from forge_tools.cli.pipeline_opts import load_for
+
+    # the call in the shared vocabulary first (an opencode MCP id needs the config's server names)
+    shared = shared_call(tool, raw_call, mcp_servers(load_for(opts.config, opts.project)))
+    project, result = resolve_options(opts, focus=shared.tool, fmt=fmt)
+    loaded = project.config
+    result.require(shared.tool, allow_hidden=True)
+    both = answers_by_runtime(loaded, result, tool, raw_call, names)
+    if fmt == "json":
+        import json
+
+        typer.echo(json.dumps({"tool": tool, **both.to_json()}, indent=2, default=str))
+    else:
+        typer.echo("\n".join(both.lines()))
+    return 0
 
 
 CALL_EXAMPLE = """--call '{"command": "ls"}' (bash) or --call '{"filePath": "src/a.py"}' (read)"""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge_tools.cli.common import AgentOpt, FormatOpt, json_errors
+from forge_tools.cli.common import AgentOpt, FormatOpt, RuntimeOpt, json_errors
 from forge_tools.cli.pipeline_opts import PipelineOptions, pipeline_options
 
 if TYPE_CHECKING:
@@ -25,6 +25,13 @@ MatrixOpt = Annotated[
 ]
 
 
+RuntimesOpt = Annotated[
+    bool, typer.Option("--runtimes", help="With --matrix: a column for each other agent runtime whose "
+                                          "config the project holds (Claude Code), tools in the shared "
+                                          "vocabulary (docs/agents.md).")
+]
+
+
 def register(app: typer.Typer) -> None:
     @app.command("layers")
     @json_errors
@@ -32,17 +39,45 @@ def register(app: typer.Typer) -> None:
     def layers_command(
         agent: AgentOpt = None,
         matrix: MatrixOpt = False,
+        runtimes: RuntimesOpt = False,
         wide: WideOpt = False,
         fmt: FormatOpt = "text",
+        runtime: RuntimeOpt = None,
         opts: PipelineOptions = PipelineOptions(),
     ) -> int:
-        """Show each candidate tool, its source, every layer's verdict and whether the model sees it."""
+        """Show each candidate tool, its source, every layer's verdict and whether the model sees it.
+        For Claude Code (`--runtime claude`, or a project with only .claude settings): the tools it
+        offers the model and the deny rule that hides one."""
         from forge_tools.cli.common import check_format
 
         check_format(fmt, ("text", "json"))
+        if runtime == "claude" or (runtime is None and not matrix and _claude_here(opts.project)):
+            from forge_tools.cli.common import load
+            from forge_tools.runtimes.claude.listing import layers_payload, layers_text, settings_if_claude
+
+            claude = settings_if_claude(load(list(opts.config), opts.project), runtime)
+            if claude is not None:
+                import json
+
+                typer.echo(json.dumps(layers_payload(claude), indent=2) if fmt == "json"
+                           else layers_text(claude))
+                return 0
+        if runtimes and not matrix:
+            from forge_tools.errors import UsageError
+
+            raise UsageError("--runtimes adds columns to the matrix: give --matrix too", where="--runtimes")
         if matrix:
-            return show_matrix(opts, fmt)
+            return show_matrix(opts, fmt, runtimes)
         return show_layers(opts, fmt, wide=wide)
+
+
+def _claude_here(project: Any) -> bool:
+    """A cheap look for Claude Code settings before loading anything (most projects have none)."""
+    from pathlib import Path
+
+    from forge_tools.runtimes import claude_files
+
+    return bool(claude_files(Path(project) if project is not None else Path.cwd()))
 
 
 # ------------------------------------------------------------------------------------------ layers
@@ -258,7 +293,13 @@ def matrix_state(result: "PipelineResult", verdict: "ToolVerdict") -> str:
     return {"allow": "allow", "ask": "ask"}.get(action, "limited")
 
 
-def show_matrix(opts: PipelineOptions, fmt: str) -> int:
+RUNTIME_STATES = {
+    "-": "the agent has no such tool",
+    "?": "not known: that agent's own MCP server list is not read",
+}
+
+
+def show_matrix(opts: PipelineOptions, fmt: str, runtimes: bool = False) -> int:
     from forge_tools.cli.pipeline_opts import read_project, warn_unknown_tools
     from forge_tools.cli.progress import TerminalStatus, wants_progress
     from forge_tools.permission.agents import load_agents, select_agent
@@ -277,38 +318,56 @@ def show_matrix(opts: PipelineOptions, fmt: str) -> int:
     warn_unknown_tools(first)
     tool_ids = first.ids
     grid = {name: {t.id: matrix_state(r, t) for t in r.tools} for name, r in results.items()}
+    extra: list[Any] = []
+    if runtimes:
+        from forge_tools.runtimes.across import runtime_columns
+
+        extra = runtime_columns(loaded, tool_ids)
     if fmt == "json":
         import json
 
-        typer.echo(json.dumps({
+        payload: dict[str, Any] = {
             "agents": [{"name": n, "mode": agents[n].mode, "model": results[n].model} for n in names],
             "tools": tool_ids,
             "matrix": grid,
             "legend": MATRIX_STATES,
             "disabled": [a.name for a in agents.values() if a.disabled],
-        }, indent=2))
+        }
+        if runtimes:
+            payload["runtimes"] = [{**found.to_json(), "matrix": states} for found, states in extra]
+            payload["legend"] = {**MATRIX_STATES, **RUNTIME_STATES}
+        typer.echo(json.dumps(payload, indent=2))
         return 0
     from forge_tools.cli.common import console, format_table
 
     out = console()
     out.print(f"config: {config_label(loaded)} · client {request.client} · flags "
               f"{', '.join(sorted(request.flags)) or 'none'}", markup=False)
-    columns = ["TOOL", *(f"{name} ({agents[name].mode})" for name in names)]
+    columns = ["TOOL", *(f"{name} ({agents[name].mode})" for name in names),
+               *(found.label for found, _ in extra)]
+    cells = {tool_id: [*(grid[n][tool_id] for n in names), *(states[tool_id] for _, states in extra)]
+             for tool_id in tool_ids}
     if out.is_terminal:
         from rich.table import Table
         from rich.text import Text
 
-        styles = {"allow": "green", "ask": "yellow", "limited": "magenta", "hidden": "dim"}
+        styles = {"allow": "green", "ask": "yellow", "limited": "magenta", "hidden": "dim", "-": "dim",
+                  "?": "dim"}
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
         for column in columns:
             table.add_column(column)
         for tool_id in tool_ids:
-            table.add_row(tool_id, *(Text(grid[n][tool_id], style=styles[grid[n][tool_id]]) for n in names))
+            table.add_row(tool_id, *(Text(c, style=styles[c]) for c in cells[tool_id]))
         out.print(table)
     else:
-        rows = [(tool_id, *(grid[n][tool_id] for n in names)) for tool_id in tool_ids]
+        rows = [(tool_id, *cells[tool_id]) for tool_id in tool_ids]
         out.print(format_table(columns, rows), markup=False, soft_wrap=True)
-    out.print("legend:\n" + "\n".join(f"  {k:<8} {v}" for k, v in MATRIX_STATES.items()), markup=False)
+    legend = {**MATRIX_STATES, **RUNTIME_STATES} if runtimes else MATRIX_STATES
+    out.print("legend:\n" + "\n".join(f"  {k:<8} {v}" for k, v in legend.items()), markup=False)
+    if runtimes:
+        others = ", ".join(found.label for found, _ in extra) or "none"
+        out.print(f"other agent runtimes configured here: {others} (their columns are each agent's own "
+                  "answer for calls in general, in its tool names: bash is Bash)", markup=False)
     models = {n: results[n].model or "none" for n in names}
     if len(set(models.values())) == 1:
         out.print(f"model: {next(iter(models.values()))} (every agent)", markup=False)

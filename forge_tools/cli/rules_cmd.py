@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from forge_tools.cli.common import AgentOpt, ConfigOpt, FormatOpt, ProjectOpt, json_errors
+from forge_tools.cli.common import AgentOpt, ConfigOpt, FormatOpt, ProjectOpt, RuntimeOpt, json_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -15,8 +15,10 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = "text",
         config: ConfigOpt = None,
         project: ProjectOpt = None,
+        runtime: RuntimeOpt = None,
     ) -> int:
-        """Print the agent's rules in evaluation order; the last matching rule decides."""
+        """Print the agent's rules in evaluation order; the last matching rule decides. For Claude Code
+        (`--runtime claude`, or a project with only .claude settings): its rules from every file."""
         import json
 
         from forge_tools.cli.common import check_format, format_table, load
@@ -24,6 +26,12 @@ def register(app: typer.Typer) -> None:
 
         check_format(fmt, ("text", "json"))
         loaded = load(config, project)
+        from forge_tools.runtimes.claude.listing import rules_payload, rules_text, settings_if_claude
+
+        claude = settings_if_claude(loaded, runtime)
+        if claude is not None:
+            typer.echo(json.dumps(rules_payload(claude), indent=2) if fmt == "json" else rules_text(claude))
+            return 0
         agents = load_agents(loaded)
         chosen = select_agent(agents, agent, loaded)
         if fmt == "json":

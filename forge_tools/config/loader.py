@@ -7,7 +7,7 @@ problem stops the load with a `ConfigError` that names its location.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -310,23 +310,30 @@ def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path
         raise ConfigError(f"{exc.message}{pos}", Origin("env", name=where), code=exc.code) from None
 
 
-def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str], Node] | None = None
-                ) -> LoadedConfig:
+def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str], Node] | None = None,
+                keep: Callable[[ConfigSource], bool] | None = None) -> LoadedConfig:
     """Load, validate and merge every source in SPEC 6.2 order; raise `ConfigError` (exit 3) on any
     problem, before anything is merged. `already_read` holds the trees of sources read (by
     `config.reader.read_source` with these options' environment, without error) before, by step and
-    place: `check` reads each source once to report all its problems and loads from those trees."""
+    place: `check` reads each source once to report all its problems and loads from those trees.
+    `keep`: only the sources (and config directories, asked as a `config-dir` source) it keeps: the
+    files one agent reads of those forge-tools reads (opencode's without forge-tools' own)."""
     env = os.environ if opts.env is None else opts.env
     root, cwd, found, config_dirs = discover(opts, agent_files=True)
     trees: list[tuple[ConfigSource, Node]] = []
     for step, where in found:
-        known = already_read.get((step, where)) if already_read else None
-        tree = known if known is not None else read_source(step, where, env, cwd)
         if isinstance(where, Path):
             source = ConfigSource(step, Origin("file", path=str(where)), where)
         else:
             source = ConfigSource(step, Origin("env", name=where))
+        if keep is not None and not keep(source):
+            continue
+        known = already_read.get((step, where)) if already_read else None
+        tree = known if known is not None else read_source(step, where, env, cwd)
         trees.append((source, tree))
+    if keep is not None:
+        config_dirs = [d for d in config_dirs
+                       if keep(ConfigSource("config-dir", Origin("file", path=str(d)), d))]
 
     merged = Node({}, Origin("default"))
     for _, tree in trees:

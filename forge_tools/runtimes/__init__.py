@@ -9,6 +9,7 @@ forge-tools file (`forge.*`, `.forge/`, `FORGE_*`) makes it forge-tools' own (th
 from __future__ import annotations
 
 from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 RUNTIMES: dict[str, str] = {
     "opencode": "forge_tools.runtimes.opencode",
     "forge": "forge_tools.runtimes.forge",
+    "claude": "forge_tools.runtimes.claude",
 }
 
 
@@ -56,13 +58,33 @@ def is_forge_source(source: ConfigSource) -> bool:
     return path.name.startswith("forge.") or ".forge" in path.parts or "forge-tools" in path.parts
 
 
-def runtime_for(loaded: LoadedConfig | None, name: str | None = None) -> Chosen:
-    """`name`'s runtime when given; else forge when any source is forge-tools', else opencode."""
+def claude_files(directory: Path) -> list[Path]:
+    """The project's Claude Code settings files (`.claude/settings.json`, `.claude/settings.local.json`)
+    in `directory`: what makes a project a Claude Code one (a person's ~/.claude does not)."""
+    folder = directory / ".claude"
+    return [p for p in (folder / "settings.json", folder / "settings.local.json") if p.is_file()]
+
+
+def is_claude_tool(tool: str) -> bool:
+    """A Claude Code tool name: capitalised (`Bash`, `Read`, `WebFetch`) or `mcp__server__tool`."""
+    return tool[:1].isupper() or tool.startswith("mcp__")
+
+
+def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str | None = None) -> Chosen:
+    """`name`'s runtime when given; else forge when any source is forge-tools'; else Claude Code when
+    the project has Claude files and either no opencode file or a call naming a Claude tool (`tool`);
+    else opencode."""
     if name is not None:
         return Chosen(get_runtime(name), "--runtime")
     sources = loaded.sources if loaded is not None else []
     forge = next((s for s in sources if is_forge_source(s)), None)
     if forge is not None:
         return Chosen(get_runtime("forge"), f"config: forge-tools source {forge.describe()}")
+    claude = claude_files(Path(loaded.cwd)) if loaded is not None else []
+    project = [s for s in sources if not s.personal]
+    if claude and tool is not None and is_claude_tool(tool):
+        return Chosen(get_runtime("claude"), f"call: {tool} is a Claude Code tool and {claude[0]} exists")
+    if claude and not project and (tool is None or is_claude_tool(tool)):
+        return Chosen(get_runtime("claude"), f"config: Claude Code files only ({claude[0]})")
     return Chosen(get_runtime("opencode"), "config: opencode's files only" if sources
                   else "config: no config file (opencode's defaults)")

@@ -29,6 +29,7 @@ class RuntimeAnswer(NamedTuple):
     version: str  # the version whose behaviour is reproduced ("1.18.33"); forge-tools' own for forge
     decision: CallDecision
     reason: str  # one line: what was matched against what
+    extra: dict[str, Any] | None = None  # the runtime's own terms (Claude's reason_type, fidelity, ...)
 
     @property
     def action(self) -> Action:
@@ -45,7 +46,7 @@ class RuntimeAnswer(NamedTuple):
 
     def to_json(self) -> dict[str, Any]:
         return {"runtime": self.runtime, "version": self.version, **self.decision.to_json(),
-                "reason": self.reason}
+                "reason": self.reason, **(self.extra or {})}
 
 
 class Runtime(Protocol):

@@ -71,7 +71,7 @@ def _gate_why(answer: RuntimeAnswer, gate: CallDecision) -> str:
 
 def _closest(checks: tuple[PatternDecision, ...], strict: PatternDecision) -> PatternDecision | None:
     """The runtime's check of the same permission most like the gate's strictest one."""
-    same = [c for c in checks if c.permission == strict.permission]
+    same = [c for c in checks if c.permission.lower() == strict.permission]  # Claude says Bash
     if not same:
         return None
     return max(same, key=lambda c: difflib.SequenceMatcher(None, c.pattern, strict.pattern).ratio())
@@ -102,6 +102,8 @@ def answers(result: PipelineResult, tool_id: str, args: dict[str, Any], project_
     from forge_tools.runtimes.forge.runtime import ForgeRuntime
 
     runtime = chosen.runtime
+    if runtime.name == "claude":
+        raise ValueError("Claude Code's calls name its own tools: use runtimes.claude.runtime.claude_answers")
     if isinstance(runtime, ForgeRuntime):
         answer = runtime.answer(gate, project_root)
     else:

@@ -1,0 +1,472 @@
+"""Claude Code 2.1.328's decision of one tool call, without running it.
+
+The loaded rules of every settings file are merged; for the call's tool and input, any matching deny
+denies, else any matching ask asks, else any matching allow allows, whatever file each came from.
+When nothing matches, Claude's default decides: read-only tools (Read, Glob, Grep, ...) and
+read-only Bash commands (`readonly.py`) are allowed, as are reads inside the working directories;
+edits ask (allowed in the working directories under `acceptEdits`); everything else asks. The mode
+then applies: `dontAsk` turns every ask into a deny; `bypassPermissions` allows what only the
+default would have asked (an ask or deny rule still holds).
+
+A Bash line is split into subcommands (`shell.py`): each is decided so; any deny denies the line,
+any ask asks, else it is allowed. An output redirection to a file asks unless a deny or ask rule
+decided the subcommand. Commands inside `$(...)` and backquotes are checked against deny and ask
+rules; the line is otherwise asked.
+
+`reason_type` is the binary's name for what decided: `rule` (a rule matched the whole call),
+`subcommandResults` (the line's subcommands decided), `mode` (the mode, or the default for a
+read-only tool), `other`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from forge_tools.runtimes.claude.readonly import read_only
+from forge_tools.runtimes.claude.rules import (
+    EDIT_TOOLS,
+    READ_TOOLS,
+    bash_matches,
+    bash_pattern,
+    domain_matches,
+    gitignore_matches,
+    mcp_parts,
+    path_rule,
+    tool_rule_matches,
+)
+from forge_tools.runtimes.claude.settings import Behavior, ClaudeRule, ClaudeSettings
+from forge_tools.runtimes.claude.shell import Part, deny_candidates, lower
+from forge_tools.runtimes.claude.tools import NO_PERMISSION, OFFERED, canonical, hiding_rule, input_problem
+
+_ORDER = {"allow": 0, "ask": 1, "deny": 2}
+OFFERED_NAMES = frozenset(canonical(n) for n in OFFERED)
+#: commands whose arguments Claude checks as paths: read ones against Read rules, the rest
+#: against Edit rules (`grep`, `rg` and `sed` take a pattern or script first)
+READ_COMMANDS = frozenset({"cat", "head", "tail", "sort", "stat", "diff", "wc", "grep", "rg", "sed"})
+WRITE_COMMANDS = frozenset({"rm", "mv", "cp", "touch", "mkdir", "chmod", "chown"})
+
+
+class Check(NamedTuple):
+    """One thing Claude decided: a subcommand, a path, a URL or the tool itself."""
+
+    subject: str
+    behavior: Behavior
+    rule: ClaudeRule | None
+    why: str
+    fidelity: str = "reproduced"  # or "modelled": no record of the binary shows this fact
+
+
+class ClaudeDecision(NamedTuple):
+    behavior: Behavior
+    reason_type: str
+    checks: tuple[Check, ...]
+    offered: bool = True
+    invalid: str | None = None  # Claude's input validation refused the call (no permission asked)
+
+    @property
+    def deciding(self) -> Check | None:
+        worst: Check | None = None
+        for check in self.checks:
+            if worst is None or _ORDER[check.behavior] > _ORDER[worst.behavior]:
+                worst = check
+        return worst
+
+    @property
+    def rule(self) -> ClaudeRule | None:
+        d = self.deciding
+        return d.rule if d is not None else None
+
+
+def _first(rules: list[ClaudeRule], behavior: str, test: Any) -> ClaudeRule | None:
+    return next((r for r in rules if r.behavior == behavior and test(r)), None)
+
+
+def _by_rules(rules: list[ClaudeRule], test: Any) -> tuple[Behavior, ClaudeRule] | None:
+    for behavior in ("deny", "ask", "allow"):
+        rule = _first(rules, behavior, test)
+        if rule is not None:
+            return behavior, rule
+    return None
+
+
+def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None
+           ) -> ClaudeDecision:
+    """What Claude Code does with a call of `tool` (its own name) with `args`."""
+    name = canonical(tool)
+    if settings.start_error is not None:
+        return ClaudeDecision("deny", "other", (Check(name, "deny", None, settings.start_error),), False)
+    hidden = hiding_rule(settings, name)
+    if hidden is not None:
+        return ClaudeDecision("deny", "tool_disabled", (Check(name, "deny", hidden,
+                              f"not offered: the deny rule {hidden.text!r} removes {name}"),), False)
+    server = mcp_parts(name)
+    if server is not None and server[0] in settings.disabled_mcp:
+        return ClaudeDecision("deny", "not_offered", (Check(name, "deny", None,
+                              f"the MCP server {server[0]!r} is in disabledMcpjsonServers: Claude Code "
+                              "does not start it, so it has no such tool"),), False)
+    if not name.startswith("mcp__") and name not in OFFERED_NAMES:
+        return ClaudeDecision("deny", "other", (Check(name, "deny", None,
+                              f"Claude Code does not offer {name} in this session (no such tool)"),),
+                              False)
+    problem = input_problem(name, args)
+    if problem is not None:
+        return ClaudeDecision("deny", "other", (Check(name, "deny", None, problem),), True, problem)
+    rules = settings.loaded_rules
+    here = Path(cwd) if cwd is not None else settings.cwd
+    bare = [r for r in rules if r.content is None and tool_rule_matches(r.tool, name)]
+    decided = _by_rules(bare, lambda r: True)
+    if decided is not None and decided[0] != "allow":
+        behavior, rule = decided
+        return _moded(settings, ClaudeDecision(behavior, "rule", (Check(name, behavior, rule,
+                                               f"the rule {rule.text!r} names the tool"),)), name)
+    if decided is not None and name != "Bash":
+        # a bare allow: the tool's deny and ask rules with a content still decide first
+        strict = [r for r in rules if r.content is not None and r.behavior != "allow"]
+        answer = decide_content(settings, name, args, strict, here)
+        if answer is not None and answer.behavior != "allow" and answer.checks[0].rule is not None:
+            return answer
+        rule = decided[1]
+        return _moded(settings, ClaudeDecision("allow", "rule", (Check(name, "allow", rule,
+                                               f"the rule {rule.text!r} names the tool"),)), name)
+    return decide_content(settings, name, args, rules, here, decided) or _moded(
+        settings, _default(name, name, f"no rule names {name}: Claude Code asks",
+                           "reproduced" if name.startswith("mcp__") else "modelled"), name)
+
+
+def decide_content(settings: ClaudeSettings, name: str, args: dict[str, Any], rules: list[ClaudeRule],
+                   here: Path, decided: tuple[Behavior, ClaudeRule] | None = None) -> ClaudeDecision | None:
+    """The call decided by rules with a content (and the default for the tool); None for a tool
+    whose calls only bare rules decide."""
+    if name == "Bash":
+        return _bash(settings, str(args.get("command", "")), rules, decided, here)
+    if name in READ_TOOLS or name in EDIT_TOOLS:
+        return _path_call(settings, name, args, rules, here)
+    if name == "WebFetch":
+        url = str(args.get("url", ""))
+        hit = _by_rules([r for r in rules if r.tool == "WebFetch" and r.content is not None],
+                        lambda r: domain_matches(r.content or "", url))
+        if hit is not None:
+            return _moded(settings, ClaudeDecision(hit[0], "rule", (Check(url, hit[0], hit[1],
+                                                   f"the rule {hit[1].text!r} names its domain"),)),
+                          name)
+        return _moded(settings, _default(name, url, "no rule names this domain: Claude Code asks"), name)
+    if name in NO_PERMISSION:
+        return ClaudeDecision("allow", "other", (Check(name, "allow", None,
+                              f"{name} needs no permission in Claude Code", "modelled"),))
+    return None
+
+
+def _default(tool: str, subject: str, why: str, fidelity: str = "reproduced") -> ClaudeDecision:
+    return ClaudeDecision("ask", "other", (Check(subject, "ask", None, why, fidelity),))
+
+
+#: the tools whose unruled calls plan mode leaves to Claude's classifier (auto mode: every tool's),
+#: which does not run offline (the binary denies them: "Auto mode is unavailable")
+CLASSIFIED = frozenset({"Bash", "WebFetch"})
+
+
+def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None = None) -> ClaudeDecision:
+    """The mode's last word: dontAsk denies every ask; bypassPermissions allows all that no deny or
+    ask rule decided; plan and auto leave an unruled Bash or WebFetch call to the classifier, which
+    is not there offline (deny)."""
+    mode = settings.mode
+    if decision.behavior == "deny":
+        return decision
+    ruled_ask = any(c.behavior == "ask" and c.rule is not None for c in decision.checks)
+    if mode == "bypassPermissions":
+        if ruled_ask:
+            return decision
+        checks = tuple(c._replace(behavior="allow", why=c.why + "; bypassPermissions allows it")
+                       if c.behavior == "ask" else c for c in decision.checks)
+        return ClaudeDecision("allow", "mode", checks, decision.offered)
+    if decision.behavior != "ask":
+        return decision
+    if mode == "dontAsk":
+        checks = tuple(c._replace(behavior="deny", why=c.why + "; dontAsk denies what would ask")
+                       if c.behavior == "ask" else c for c in decision.checks)
+        return ClaudeDecision("deny", "mode", checks, decision.offered)
+    if (mode == "auto" or (mode == "plan" and tool in CLASSIFIED)) and not ruled_ask:
+        checks = tuple(c._replace(behavior="deny", why=c.why + f"; in {mode} mode Claude Code leaves it to "
+                                  "its classifier, which does not run here: deny", fidelity="reproduced")
+                       if c.behavior == "ask" else c for c in decision.checks)
+        return ClaudeDecision("deny", "classifier", checks, decision.offered)
+    return decision
+
+
+# ------------------------------------------------------------------------------------------ Bash
+
+#: the commands acceptEdits runs unasked when every path they name is in the working directories
+#: (touch and mkdir recorded; the others modelled)
+ACCEPT_EDITS_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "sed"})
+
+
+def _bash_rules(rules: list[ClaudeRule]) -> list[ClaudeRule]:
+    return [r for r in rules if r.tool == "Bash" and r.content is not None]
+
+
+def _match(rules: list[ClaudeRule], part: Part) -> tuple[Behavior, ClaudeRule] | None:
+    """The strictest rule matching one subcommand: deny and ask rules see more of its forms
+    (`shell.deny_candidates`) than allow rules do; a wildcard allow does not approve a command
+    whose words the shell expands as a glob."""
+    strict = deny_candidates(part)
+    stricter: tuple[Behavior, ...] = ("deny", "ask")
+    for behavior in stricter:
+        rule = _first(rules, behavior, lambda r: any(bash_matches(r.content or "", c) for c in strict))
+        if rule is not None:
+            return behavior, rule
+
+    def allows(r: ClaudeRule) -> bool:
+        kind = bash_pattern(r.content or "").kind
+        if part.expands and not any("$" not in c for c in part.candidates[2:]):
+            return False  # a variable's value is not known when the rule is matched
+        if part.glob and kind == "wildcard":
+            return False
+        if kind == "exact":  # as written (trimmed): `touch  n-1` is not `touch n-1`
+            return any(bash_matches(r.content or "", c) for c in part.candidates if c != _blank(part.text))
+        return any(bash_matches(r.content or "", c) for c in part.candidates)
+
+    rule = _first(rules, "allow", allows)
+    return ("allow", rule) if rule is not None else None
+
+
+def _blank(text: str) -> str | None:
+    import re
+
+    squeezed = re.sub(r"[ \t]+", " ", text)
+    return squeezed if squeezed != text else None
+
+
+def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
+          bare_allow: tuple[Behavior, ClaudeRule] | None, cwd: Path) -> ClaudeDecision:
+    bash = _bash_rules(rules)
+    inner = _substituted(command)
+    for text in inner:
+        hit = _by_rules([r for r in bash if r.behavior != "allow"],
+                        lambda r, t=text: bash_matches(r.content or "", t))
+        if hit is not None and hit[0] == "deny":
+            return _moded(settings, ClaudeDecision("deny", "rule", (Check(text, "deny", hit[1],
+                                                   f"the rule {hit[1].text!r} matches {text!r}"),)), "Bash")
+    parts = lower(command)
+    if bare_allow is not None:
+        # `Bash` (or `Bash(*)`) allowed: only a deny or ask rule matching a subcommand still decides
+        for part in parts:
+            hit = _match([r for r in bash if r.behavior != "allow"], part)
+            if hit is not None:
+                named = len(parts) == 1 and any(_whole(hit[1], c) for c in deny_candidates(part))
+                return _moded(settings, ClaudeDecision(hit[0], "rule" if named else "subcommandResults",
+                                                       (Check(part.text, hit[0], hit[1],
+                                                              f"the rule {hit[1].text!r} matches "
+                                                              f"{part.text!r}"),)), "Bash")
+        rule = bare_allow[1]
+        return _moded(settings, ClaudeDecision("allow", "rule", (Check(command.strip(), "allow", rule,
+                                               f"the rule {rule.text!r} allows every command"),)), "Bash")
+    checks: list[Check] = []
+    here = cwd
+    for part in parts:
+        check, here = _part(settings, part, rules, bash, bare_allow, here)
+        checks.append(check)
+    if not checks:
+        checks.append(Check(command.strip(), "allow", None, "an empty command"))
+    if any(p.argv[:1] == ("cd",) for p in parts) and len(parts) > 1:
+        # modelled: a compound with cd asks unless every other subcommand is read-only
+        for i, (part, check) in enumerate(zip(parts, checks, strict=True)):
+            if part.argv[:1] != ("cd",) and check.behavior == "allow" and check.rule is not None:
+                checks[i] = check._replace(behavior="ask", why=f"{check.why}, but the line changes "
+                                           "directory first (cd): Claude Code asks", fidelity="modelled")
+    behavior = _worst(checks)
+    if settings.mode == "auto" and behavior == "allow" and any(
+            c.why.startswith("auto") for c in checks):
+        return ClaudeDecision("allow", "mode", tuple(checks))
+    first = checks[0].rule
+    named = (len(parts) == 1 and first is not None and checks[0].behavior == behavior
+             and any(_whole(first, c) for c in (
+                 deny_candidates(parts[0]) if behavior != "allow" else (parts[0].text,))))
+    decision = ClaudeDecision(behavior, "rule" if named else "subcommandResults", tuple(checks))
+    return _moded(settings, decision, "Bash")
+
+
+def _whole(rule: ClaudeRule, command: str) -> bool:
+    """A rule that names the whole command: exactly, or as the prefix itself (the binary's `rule`)."""
+    kind, text = bash_pattern(rule.content or "")
+    if kind == "exact":
+        return text == command
+    if kind == "prefix":
+        return " ".join(text.split()) == " ".join(command.split())
+    return False
+
+
+def _substituted(command: str) -> list[str]:
+    """The commands inside `$(...)` and backquotes of `command`, as written."""
+    from forge_tools.runtimes.claude.shell import _parser
+
+    data = command.encode("utf-8")
+    found: list[str] = []
+    stack = [_parser().parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in ("command_substitution", "process_substitution"):
+            for child in node.named_children:
+                found.extend(p.text for p in lower(data[child.start_byte:child.end_byte].decode()))
+        stack.extend(node.children)
+    return found
+
+
+def _worst(checks: list[Check]) -> Behavior:
+    return max((c.behavior for c in checks), key=lambda b: _ORDER[b])
+
+
+def _resolve(arg: str, cwd: Path, home: Path) -> Path:
+    raw = str(home) + arg[1:] if arg == "~" or arg.startswith("~/") else arg
+    return Path(os.path.normpath(os.path.join(cwd, raw)))
+
+
+#: read-only commands whose arguments are not paths (`echo /etc` reads nothing)
+NO_PATHS = frozenset({"echo", "printf", "true", "false", "sleep", "expr", "seq", "type", "pwd", "whoami",
+                      "id", "uname", "date", "basename", "dirname", "which", "whereis", "cal", "uptime",
+                      "groups", "nproc", "locale", "free", "alias", "numfmt", "tsort"})
+
+
+def _outside(settings: ClaudeSettings, argv: tuple[str, ...], cwd: Path) -> str | None:
+    """The first argument naming a path outside the working directories (`..`, `/x`, `~/x`)."""
+    if not argv or argv[0] in NO_PATHS:
+        return None
+    for arg in argv[1:]:
+        if arg.startswith("-") or not (arg.startswith(("/", "~", "..")) or "/.." in arg or arg == "."):
+            continue
+        if not _inside(_resolve(arg, cwd, settings.home), settings.working_dirs):
+            return arg
+    return None
+
+
+def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: list[ClaudeRule],
+          bare_allow: tuple[Behavior, ClaudeRule] | None, cwd: Path) -> tuple[Check, Path]:
+    """One subcommand's answer, and the working directory after it (`cd`)."""
+    hit = _match(bash, part)
+    if hit is not None and hit[0] != "allow":
+        return Check(part.text, hit[0], hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"), cwd
+    denied = _denied_path(settings, part, rules, cwd)
+    if denied is not None:
+        return denied, cwd
+    if part.opaque is not None:
+        return Check(part.text, "ask", None, f"{part.opaque}: Claude Code asks"), cwd
+    stripped = part.stripped
+    if stripped[:1] == ("cd",):
+        target = _resolve(stripped[1], cwd, settings.home) if len(stripped) > 1 else settings.home
+        if not _inside(target, settings.working_dirs):
+            return Check(part.text, "ask", None, f"cd leaves the working directories ({target}): "
+                         "Claude Code asks"), target
+        return Check(part.text, "allow", None, "cd inside the working directories"), target
+    if hit is None and bare_allow is not None:
+        hit = bare_allow
+    accept = settings.mode in ("acceptEdits", "auto")
+    if part.redirect is not None:
+        written = part.redirect.lstrip("0123456789&>| ").strip("'\"")
+        if accept and _inside(_resolve(written, cwd, settings.home), settings.working_dirs):
+            if settings.mode == "auto" and hit is None:
+                return Check(part.text, "allow", None, "auto writes files inside the working "
+                             "directories"), cwd
+        else:
+            return Check(part.text, "ask", None, f"it writes to a file ({part.redirect}): Claude Code "
+                         "asks even when a rule allows it"), cwd
+    if hit is not None:
+        return Check(part.text, "allow", hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"), cwd
+    fidelity = read_only(" ".join(stripped) if stripped != part.argv else part.text, stripped)
+    if fidelity is not None:
+        outside = _outside(settings, stripped, cwd)
+        if outside is not None:
+            return Check(part.text, "ask", None, f"a read-only command, but {outside!r} is outside the "
+                         "working directories: Claude Code asks"), cwd
+        return Check(part.text, "allow", None, "a read-only command: Claude Code runs it without asking",
+                     fidelity), cwd
+    if (accept and stripped and stripped[0] in ACCEPT_EDITS_COMMANDS
+            and _outside(settings, stripped, cwd) is None):
+        return Check(part.text, "allow", None, f"{settings.mode} runs file commands inside the working "
+                     "directories", "reproduced" if stripped[0] in ("touch", "mkdir") else "modelled"), cwd
+    return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks"), cwd
+
+
+def _denied_path(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], cwd: Path
+                 ) -> Check | None:
+    """A path argument of a file command that a Read (reading commands) or Edit (writing commands)
+    deny rule covers: Claude denies the subcommand."""
+    argv = part.stripped
+    if not argv or argv[0] not in READ_COMMANDS | WRITE_COMMANDS:
+        return None
+    kind = "Read" if argv[0] in READ_COMMANDS else "Edit"
+    args = [a for a in argv[1:] if not a.startswith("-")]
+    if argv[0] in ("grep", "rg", "sed") and args:
+        args = args[1:]
+    denies = [r for r in rules if r.behavior == "deny" and r.tool == kind and r.content is not None]
+    for arg in args:
+        path = Path(os.path.normpath(os.path.join(cwd, os.path.expanduser(arg))))
+        rule = next((r for r in denies if path_rule_matches(settings, r, path, cwd)), None)
+        if rule is not None:
+            return Check(part.text, "deny", rule, f"its argument {arg!r} is covered by the {kind} deny "
+                         f"rule {rule.text!r}")
+    return None
+
+
+# ----------------------------------------------------------------------------------------- paths
+
+
+def _path_of(name: str, args: dict[str, Any], cwd: Path) -> Path:
+    raw = args.get("file_path") or args.get("notebook_path") or args.get("path") or str(cwd)
+    path = os.path.expanduser(str(raw))
+    return Path(os.path.normpath(os.path.join(cwd, path)))
+
+
+def path_rule_matches(settings: ClaudeSettings, rule: ClaudeRule, path: Path, cwd: Path) -> bool:
+    anchor, pattern = path_rule(rule.content or "")
+    root = {"root": Path("/"), "home": settings.home, "settings": rule.base, "cwd": cwd}[anchor]
+    try:
+        relative = path.relative_to(root)
+    except ValueError:
+        return False
+    text = relative.as_posix()
+    if text == ".":
+        return pattern in ("", "**", "*")
+    return gitignore_matches(pattern, text)
+
+
+def _inside(path: Path, dirs: list[Path]) -> bool:
+    return any(path == d or d in path.parents for d in dirs)
+
+
+def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules: list[ClaudeRule],
+               cwd: Path) -> ClaudeDecision:
+    path = _path_of(name, args, cwd)
+    editing = name in EDIT_TOOLS
+    kinds = ("Edit", "Read") if editing else ("Read", "Edit")
+    candidates = [r for r in rules if r.content is not None and r.tool in kinds]
+    if editing:
+        # a Read deny covers editing the file too; a Read allow or ask does not decide an edit
+        candidates = [r for r in candidates if r.tool == "Edit" or r.behavior == "deny"]
+    else:
+        # an Edit rule allows reading what it allows editing; an Edit deny does not stop a read
+        candidates = [r for r in candidates if r.tool == "Read" or r.behavior == "allow"]
+    hit = _by_rules(candidates, lambda r: path_rule_matches(settings, r, path, cwd))
+    subject = str(path)
+    if hit is not None:
+        behavior, rule = hit
+        why = (f"the rule {rule.text!r} covers {subject}" if behavior != "deny" else
+               f"the rule {rule.text!r} covers {subject} (a denied file or directory)")
+        if behavior == "allow" and editing and settings.mode == "plan":
+            return _default(name, subject, f"{why}, but plan mode asks before every edit")
+        # a read the rules allow inside the working directories is the binary's `mode` answer
+        kind = "mode" if behavior == "allow" and not editing and _inside(path, settings.working_dirs) \
+            else "rule"
+        return _moded(settings, ClaudeDecision(behavior, kind, (Check(subject, behavior, rule, why),)))
+    inside = _inside(path, settings.working_dirs)
+    if not editing:
+        if inside:
+            return ClaudeDecision("allow", "mode", (Check(subject, "allow", None,
+                                  "a read inside the working directories: Claude Code allows it"),))
+        return _moded(settings, _default(name, subject, "a read outside the working directories: "
+                                         "Claude Code asks"))
+    if inside and settings.mode in ("acceptEdits", "auto"):
+        return ClaudeDecision("allow", "mode", (Check(subject, "allow", None,
+                              f"{settings.mode} allows edits inside the working directories"),))
+    return _moded(settings, _default(name, subject, "no rule covers this file: Claude Code asks "
+                                     "before an edit"))

@@ -1,0 +1,76 @@
+"""Which files Claude Code 2.1.328 reads for permissions here (`settings.settings_paths`: the user's
+`~/.claude/settings.json`, the project's `.claude/settings.json` and `.claude/settings.local.json`, the
+managed settings and their drop-ins), those that exist, for `forge-tools agents` and the commands that
+answer for every agent (runtimes/found.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from forge_tools.runtimes.found import ConfigFile
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
+    from forge_tools.report.findings import Finding
+    from forge_tools.runtimes.claude.settings import ClaudeSettings
+
+DISPLAY = "Claude Code"
+AGENT = True
+
+
+def config_files(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> list[ConfigFile]:
+    import os
+
+    from forge_tools.runtimes.claude.settings import settings_paths
+    from forge_tools.runtimes.found import agent_cwd
+
+    paths = settings_paths(agent_cwd(loaded), os.environ if env is None else env)
+    return [ConfigFile(str(path), scope, "settings file") for scope, path in paths if path.is_file()]
+
+
+def rule_text(permission: str, pattern: str) -> str:
+    """A rule as Claude Code's settings write it: `Bash(git *)`, or the bare tool."""
+    return permission if pattern == "*" else f"{permission}({pattern})"
+
+
+def tool_state(settings: ClaudeSettings, tool: str) -> str:
+    """Calls of Claude's `tool` in general, in `layers --matrix`'s words: `hidden` (a bare deny removes
+    it), `allow` (it needs no permission, a bare allow, or bypassPermissions), `ask` (Claude's default
+    for a tool that needs permission, or a bare ask), `limited` (dontAsk: only what a rule allows
+    runs; a bare Write deny, which leaves Write offered)."""
+    from forge_tools.runtimes.claude.decide import _by_rules
+    from forge_tools.runtimes.claude.rules import tool_rule_matches
+    from forge_tools.runtimes.claude.tools import NO_PERMISSION, canonical, hiding_rule
+
+    name = canonical(tool)
+    if settings.start_error is not None or hiding_rule(settings, name) is not None:
+        return "hidden"
+    bare = [r for r in settings.loaded_rules if r.content is None and tool_rule_matches(r.tool, name)]
+    decided = _by_rules(bare, lambda r: True)
+    if decided is not None:
+        return {"allow": "allow", "ask": "ask", "deny": "limited"}[decided[0]]
+    if name in NO_PERMISSION:
+        return "allow"
+    return {"bypassPermissions": "allow", "dontAsk": "limited"}.get(settings.mode, "ask")
+
+
+def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
+    """`tool_state` of each of Claude's `tools` under the settings Claude reads for this project."""
+    from forge_tools.runtimes.claude.settings import read_settings
+    from forge_tools.runtimes.found import agent_cwd
+
+    settings = read_settings(agent_cwd(loaded))
+    # Claude's own MCP server list (.mcp.json, ~/.claude.json) is not read: whether it has the tool is
+    # not known
+    return {tool: "?" if tool.startswith("mcp__") else tool_state(settings, tool) for tool in tools}
+
+
+def findings(loaded: LoadedConfig) -> list[Finding]:
+    """FT301-FT307 (`findings.claude_findings`) over the settings Claude reads for this project: what
+    `check` reports for Claude Code beside the other agents' findings."""
+    from forge_tools.runtimes.claude.findings import claude_findings
+    from forge_tools.runtimes.claude.settings import read_settings
+    from forge_tools.runtimes.found import agent_cwd
+
+    return claude_findings(read_settings(agent_cwd(loaded)))

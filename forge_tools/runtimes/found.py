@@ -1,0 +1,118 @@
+"""Which agents' configs a repository holds: each runtime package's `files.py` says how it recognises
+its own files (`config_files(loaded, env) -> [ConfigFile]`, `DISPLAY`, `AGENT`); this module asks every
+package named in `runtimes.RUNTIMES` and nothing else, so a new agent (Codex, Gemini CLI) is found
+once its package has a `files.py`.
+
+A runtime is *in the project* when one of its files is the project's (scope `project` or `local`);
+the person's own and managed files are listed beside them (they take part in the agent's answer),
+but they alone do not make a repository an agent's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import ConfigSource, LoadedConfig
+
+PROJECT_SCOPES = frozenset({"project", "local"})
+
+
+class ConfigFile(NamedTuple):
+    """One file (or directory, or variable) an agent reads: where, and whose it is."""
+
+    path: str  # a path, or `env NAME`
+    scope: str  # project, local, user, managed, env, cli
+    what: str = "config file"
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "scope": self.scope, "what": self.what}
+
+
+class FoundRuntime(NamedTuple):
+    """A runtime whose files are here: its name, how it is shown, its version, its files."""
+
+    name: str  # the runtime's name in RUNTIMES: opencode, claude, forge
+    display: str  # "Claude Code"
+    version: str
+    agent: bool  # an agent people run (False: forge-tools' own gate)
+    files: tuple[ConfigFile, ...]
+
+    @property
+    def in_project(self) -> bool:
+        return any(f.scope in PROJECT_SCOPES for f in self.files)
+
+    @property
+    def label(self) -> str:
+        return f"{self.display} {self.version}"
+
+    def to_json(self, default: str | None = None) -> dict[str, Any]:
+        """`name` is the runtime's (`claude`), `display` its agent's (`Claude Code`); `files` the
+        paths, `file_scopes` each with its scope; `default`: the runtime that answers by default
+        (`runtimes.runtime_for`) when `default` names it."""
+        return {"name": self.name, "display": self.display, "version": self.version, "agent": self.agent,
+                "in_project": self.in_project, "default": self.name == default,
+                "files": [f.path for f in self.files], "file_scopes": [f.to_json() for f in self.files]}
+
+
+def agent_cwd(loaded: LoadedConfig) -> Path:
+    """Where an agent would be started for this project: the working directory when it is inside the
+    project, else the project root (`--project DIR` from elsewhere)."""
+    cwd, root = Path(loaded.cwd), Path(loaded.project_root)
+    return cwd if cwd == root or root in cwd.parents else root
+
+
+def source_file(source: ConfigSource) -> ConfigFile:
+    """A forge-tools config source as a `ConfigFile` (opencode's and forge-tools' own files)."""
+    if source.path is None:
+        return ConfigFile(f"env {source.origin.name}", "env", "environment variable")
+    step = source.step
+    scope = ("managed" if step == "managed" else "user" if source.personal
+             else "cli" if step == "--config" else "env" if step.endswith(("_CONFIG", "_CONFIG_DIR"))
+             else "project")
+    what = "agent file" if step in ("agent-file", "mode-file") else "config file"
+    return ConfigFile(str(source.path), scope, what)
+
+
+def runtime_files(name: str, loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> FoundRuntime:
+    """One runtime's files here (none found: an empty `files`)."""
+    from forge_tools.runtimes import RUNTIMES, get_runtime
+
+    package = import_module(f"{RUNTIMES[name]}.files")
+    runtime = get_runtime(name)
+    return FoundRuntime(name, package.DISPLAY, runtime.version, package.AGENT,
+                        tuple(package.config_files(loaded, env)))
+
+
+def found_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None,
+                   in_project: bool = True) -> list[FoundRuntime]:
+    """Every runtime with files here, in `RUNTIMES` order (`in_project`: only those the project
+    configures itself)."""
+    from forge_tools.runtimes import RUNTIMES
+
+    found = [runtime_files(name, loaded, env) for name in RUNTIMES]
+    return [f for f in found if f.files and (f.in_project or not in_project)]
+
+
+def listed_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None
+                    ) -> tuple[list[FoundRuntime], str]:
+    """What `agents` lists: every runtime with files here (the person's own too), and the one that
+    answers by default (`runtimes.runtime_for`), listed even with no file (opencode's defaults)."""
+    from forge_tools.runtimes import RUNTIMES, runtime_for
+
+    found = found_runtimes(loaded, env, in_project=False)
+    default = runtime_for(loaded).runtime.name
+    if default not in {f.name for f in found}:
+        found.append(runtime_files(default, loaded, env))
+        found.sort(key=lambda f: list(RUNTIMES).index(f.name))
+    return found, default
+
+
+def display_name(name: str) -> str:
+    """`Claude Code` for `claude`: how the runtime's package names its agent."""
+    from forge_tools.runtimes import RUNTIMES
+
+    return str(import_module(f"{RUNTIMES[name]}.files").DISPLAY)
