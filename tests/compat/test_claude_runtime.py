@@ -91,6 +91,10 @@ class Layout:
                 target = root / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text)
+        for rel, target in case.get("project_symlinks", {}).items():
+            link = self.project / rel
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(target)
         trust = case.get("trusted", True)
         state: dict[str, Any] = ({"projects": {str(self.project): {"hasTrustDialogAccepted": bool(trust)}}}
                                  if trust is not None else {})

@@ -401,7 +401,9 @@ def _denied_path(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], 
     denies = [r for r in rules if r.behavior == "deny" and r.tool == kind and r.content is not None]
     for arg in args:
         path = Path(os.path.normpath(os.path.join(cwd, os.path.expanduser(arg))))
-        rule = next((r for r in denies if path_rule_matches(settings, r, path, cwd)), None)
+        real = _real(path, cwd)
+        rule = next((r for r in denies if path_rule_matches(settings, r, path, cwd)
+                     or path_rule_matches(settings, r, real, cwd)), None)
         if rule is not None:
             return Check(part.text, "deny", rule, f"its argument {arg!r} is covered by the {kind} deny "
                          f"rule {rule.text!r}")
@@ -430,14 +432,29 @@ def path_rule_matches(settings: ClaudeSettings, rule: ClaudeRule, path: Path, cw
     return gitignore_matches(pattern, text)
 
 
+def _real(path: Path, cwd: Path) -> Path:
+    """The file `path` names after symlinks, spelled below `cwd` when it is there (so a working
+    directory reached through a symlink, such as macOS's /tmp, keeps matching its rules)."""
+    real = Path(os.path.realpath(path))
+    base = Path(os.path.realpath(cwd))
+    try:
+        return cwd / real.relative_to(base)
+    except ValueError:
+        return real
+
+
 def _inside(path: Path, dirs: list[Path]) -> bool:
     return any(path == d or d in path.parents for d in dirs)
 
 
 def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules: list[ClaudeRule],
                cwd: Path) -> ClaudeDecision:
-    path = _path_of(name, args, cwd)
+    lexical = _path_of(name, args, cwd)
+    path = _real(lexical, cwd)  # Claude decides the file a symlink names
     editing = name in EDIT_TOOLS
+    if editing and lexical.is_symlink():
+        return ClaudeDecision("deny", "other", (Check(str(lexical), "deny", None,
+                              "Claude Code refuses to write through a symbolic link (write to its target)"),))
     kinds = ("Edit", "Read") if editing else ("Read", "Edit")
     candidates = [r for r in rules if r.content is not None and r.tool in kinds]
     if editing:
@@ -446,8 +463,13 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
     else:
         # an Edit rule allows reading what it allows editing; an Edit deny does not stop a read
         candidates = [r for r in candidates if r.tool == "Read" or r.behavior == "allow"]
-    hit = _by_rules(candidates, lambda r: path_rule_matches(settings, r, path, cwd))
-    subject = str(path)
+    def covers(r: ClaudeRule) -> bool:
+        if r.behavior == "allow":  # an allow must cover the file itself, not only the link's name
+            return path_rule_matches(settings, r, path, cwd)
+        return path_rule_matches(settings, r, path, cwd) or path_rule_matches(settings, r, lexical, cwd)
+
+    hit = _by_rules(candidates, covers)
+    subject = str(lexical)
     if hit is not None:
         behavior, rule = hit
         why = (f"the rule {rule.text!r} covers {subject}" if behavior != "deny" else
