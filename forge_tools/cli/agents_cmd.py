@@ -28,9 +28,10 @@ def register(app: typer.Typer) -> None:
         JSON always has both)."""
         import json
 
-        from forge_tools.cli.common import check_format, format_table, load
+        from forge_tools.cli.common import check_format, load
         from forge_tools.errors import ConfigError
         from forge_tools.permission.agents import default_agent_name, listing_order, load_agents
+        from forge_tools.report.table import format_table
         from forge_tools.runtimes.found import listed_runtimes
 
         check_format(fmt, ("text", "json"))
@@ -78,9 +79,9 @@ def runtime_lines(found: list[Any], loaded: Any, answering: str | None = None) -
     """The agent runtimes with files here, each with its files (project ones first) and their scope."""
     from pathlib import Path
 
-    from forge_tools.cli.common import format_table
     from forge_tools.paths import home_dir
     from forge_tools.report.findings import display_path
+    from forge_tools.report.table import format_table
 
     root, home = Path(loaded.project_root), str(home_dir())
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -149,13 +149,3 @@ def console(stderr: bool = False) -> Any:
     from forge_tools.report.colour import make_console
 
     return make_console(stderr=stderr)
-
-
-def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Plain aligned columns (no colour, safe for pipes); the last column is not padded."""
-    table: list[Sequence[str]] = [header, *rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
-    return "\n".join(
-        "  ".join([*(cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])), row[-1]]).rstrip()
-        for row in table
-    )

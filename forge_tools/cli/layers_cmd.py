@@ -222,7 +222,7 @@ def render_layers(out: Any, result: "PipelineResult", root: Any = None, wide: bo
     to the width with an ellipsis (`wide`: every cell whole); plain aligned columns in a pipe or file."""
     rows = layer_rows(result, root)
     if not out.is_terminal:
-        from forge_tools.cli.common import format_table
+        from forge_tools.report.table import format_table
 
         out.print(format_table(LAYER_HEADER, rows), markup=False, highlight=False, soft_wrap=True)
         return
@@ -338,7 +338,8 @@ def show_matrix(opts: PipelineOptions, fmt: str, runtimes: bool = False) -> int:
             payload["legend"] = {**MATRIX_STATES, **RUNTIME_STATES}
         typer.echo(json.dumps(payload, indent=2))
         return 0
-    from forge_tools.cli.common import console, format_table
+    from forge_tools.cli.common import console
+    from forge_tools.report.table import format_table
 
     out = console()
     out.print(f"config: {config_label(loaded)} · client {request.client} · flags "

@@ -21,8 +21,9 @@ def register(app: typer.Typer) -> None:
         (`--runtime claude`, or a project with only .claude settings): its rules from every file."""
         import json
 
-        from forge_tools.cli.common import check_format, format_table, load
+        from forge_tools.cli.common import check_format, load
         from forge_tools.permission.agents import load_agents, select_agent
+        from forge_tools.report.table import format_table
 
         check_format(fmt, ("text", "json"))
         loaded = load(config, project)

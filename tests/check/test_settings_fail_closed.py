@@ -57,9 +57,9 @@ def test_the_same_settings_in_a_forge_file_fail_closed_too(project: Path, cli) -
     code, out, _ = cli("check", "--format", "json")
     [finding] = json.loads(out)["findings"]
     assert code == 1 and finding["code"] == "FT004" and "did you mean 'ignore'" in finding["message"]
-    (project / "forge.json").write_text('{\n  "check": {"select": ["FT103", "FT118"]}\n}\n')
+    (project / "forge.json").write_text('{\n  "check": {"select": ["FT103", "FT198"]}\n}\n')
     code, _, err = cli("check")
-    assert code == 3 and "forge.json:2:33" in err and "'FT118'" in err and "did you mean" in err
+    assert code == 3 and "forge.json:2:33" in err and "'FT198'" in err and "did you mean" in err
 
 
 def test_informational_hints_are_off_unless_selected(project: Path, cli) -> None:

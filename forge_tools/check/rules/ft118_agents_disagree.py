@@ -3,7 +3,7 @@ the loaded config by `check.analysis.analyse` when the repository holds several 
 
 The probe calls are each runtime's own bash deny rules (opencode's `bash` deny patterns, Claude Code's
 `Bash(...)` deny rules: one command each rule matches) and the other spellings FT116 writes of each
-(`check.deny_strength.other_spellings`). Each probe is decided by every agent runtime found
+(`tools.spellings.other_spellings`). Each probe is decided by every agent runtime found
 (`runtimes.across.answers_by_runtime`, each runtime's own decider over its own files); nothing runs. A
 probe denied by one agent's rule and allowed by another is reported at the denying rule, naming the
 agent that allows it and its deciding rule.
@@ -58,7 +58,7 @@ SHOWN = 4
 
 def _opencode_denies(ctx: CheckContext, turn: Any) -> list[str]:
     from forge_tools.check.context import is_user_rule
-    from forge_tools.check.deny_strength import example_command
+    from forge_tools.tools.spellings import example_command
 
     out = []
     for rule in turn.ruleset:
@@ -70,10 +70,10 @@ def _opencode_denies(ctx: CheckContext, turn: Any) -> list[str]:
 
 
 def _claude_denies(ctx: CheckContext, turn: Any) -> list[str]:
-    from forge_tools.check.deny_strength import example_command
     from forge_tools.runtimes.claude.rules import bash_pattern
     from forge_tools.runtimes.claude.settings import read_settings
     from forge_tools.runtimes.found import agent_cwd
+    from forge_tools.tools.spellings import example_command
 
     out = []
     for rule in read_settings(agent_cwd(ctx.loaded)).loaded_rules:
@@ -93,11 +93,11 @@ DENY_COMMANDS: dict[str, Callable[[Any, Any], list[str]]] = {
 
 
 def check(ctx: CheckContext) -> list[Finding]:
-    from forge_tools.check.deny_strength import other_spellings
     from forge_tools.permission.agents import default_agent_name
     from forge_tools.report.findings import Finding
     from forge_tools.runtimes.across import answers_by_runtime, opencode_turn
     from forge_tools.runtimes.found import found_runtimes
+    from forge_tools.tools.spellings import other_spellings
 
     found = [f for f in found_runtimes(ctx.loaded) if f.agent]
     if len(found) < 2 or not ctx.results:

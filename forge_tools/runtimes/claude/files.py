@@ -22,7 +22,7 @@ AGENT = True
 def config_files(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> list[ConfigFile]:
     import os
 
-    from forge_tools.runtimes.claude.settings import settings_paths
+    from forge_tools.runtimes.claude.paths import settings_paths
     from forge_tools.runtimes.found import agent_cwd
 
     paths = settings_paths(agent_cwd(loaded), os.environ if env is None else env)

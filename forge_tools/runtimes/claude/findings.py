@@ -118,8 +118,8 @@ def _dead_allows(settings: ClaudeSettings) -> list[Finding]:
 def _spelled_around(settings: ClaudeSettings) -> list[Finding]:
     """FT307: each Bash deny/ask rule's command written the other known ways, decided by Claude; the
     spellings Claude then runs unasked are listed (the FT116 idea under Claude's lowering)."""
-    from forge_tools.check.deny_strength import example_command, other_spellings
     from forge_tools.runtimes.claude.decide import decide
+    from forge_tools.tools.spellings import example_command, other_spellings
 
     out: list[Finding] = []
     for rule in settings.loaded_rules:

@@ -32,7 +32,7 @@ def rules_payload(settings: ClaudeSettings) -> dict[str, Any]:
 
 
 def rules_text(settings: ClaudeSettings) -> str:
-    from forge_tools.cli.common import format_table
+    from forge_tools.report.table import format_table
 
     loaded = len(settings.loaded_rules)
     lines = [_header(settings),
@@ -61,7 +61,7 @@ def layers_payload(settings: ClaudeSettings) -> dict[str, Any]:
 
 
 def layers_text(settings: ClaudeSettings) -> str:
-    from forge_tools.cli.common import format_table
+    from forge_tools.report.table import format_table
     from forge_tools.runtimes.claude.tools import offers
 
     lines = [_header(settings)]

@@ -33,16 +33,19 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from forge_tools.origin import Node, Origin
+from forge_tools.runtimes.claude.paths import (
+    Scope,
+    config_dir,
+    managed_dir,
+    settings_paths,
+)
 from forge_tools.runtimes.claude.rules import Spec, parse_rule
 
-Scope = Literal["user", "project", "local", "cli", "managed"]
 Behavior = Literal["allow", "ask", "deny"]
 BEHAVIORS: tuple[Behavior, ...] = ("allow", "ask", "deny")
 #: lowest to highest for single values
 SCOPES: tuple[Scope, ...] = ("user", "project", "local", "cli", "managed")
 MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
-MANAGED_DIR = Path("/etc/claude-code")
-MANAGED_DIR_ENV = "FORGE_TOOLS_CLAUDE_MANAGED_DIR"
 
 
 class ClaudeOptions(NamedTuple):
@@ -130,34 +133,6 @@ class ClaudeSettings:
     @property
     def present_files(self) -> list[SettingsFile]:
         return [f for f in self.files if f.exists]
-
-
-def managed_dir(env: Mapping[str, str]) -> Path:
-    value = env.get(MANAGED_DIR_ENV)
-    return Path(value) if value else MANAGED_DIR
-
-
-def config_dir(env: Mapping[str, str], home: Path) -> Path:
-    value = env.get("CLAUDE_CONFIG_DIR")
-    return Path(value) if value else home / ".claude"
-
-
-def settings_paths(cwd: Path, env: Mapping[str, str], home: Path | None = None
-                   ) -> list[tuple[Scope, Path]]:
-    """Every file Claude would read here, lowest first (managed drop-ins in name order)."""
-    home = home if home is not None else Path(env.get("HOME") or os.path.expanduser("~"))
-    managed = managed_dir(env)
-    found: list[tuple[Scope, Path]] = [
-        ("user", config_dir(env, home) / "settings.json"),
-        ("project", cwd / ".claude" / "settings.json"),
-        ("local", cwd / ".claude" / "settings.local.json"),
-        ("managed", managed / "managed-settings.json"),
-    ]
-    dropins = managed / "managed-settings.d"
-    if dropins.is_dir():
-        found.extend(("managed", p) for p in sorted(dropins.glob("*.json"))
-                     if p.is_file() and not p.name.startswith("."))
-    return found
 
 
 def read_settings(cwd: Path, env: Mapping[str, str] | None = None, options: ClaudeOptions | None = None,
