@@ -26,6 +26,7 @@ from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
 
 if TYPE_CHECKING:
     from forge_tools.check.context import CheckContext
+    from forge_tools.config.loader import LoadedConfig
 
 
 class CheckOptions(NamedTuple):
@@ -145,7 +146,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
     return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees, texts
 
 
-def runtime_findings(loaded: Any) -> list[Finding]:
+def runtime_findings(loaded: LoadedConfig) -> list[Finding]:
     """The findings of every other agent runtime whose config the project holds, in this one report:
     each runtime package's `files.findings(loaded)` when it has one (Claude Code: FT301-FT307 over the
     files Claude would read there, the person's and managed ones too, read as Claude reads them).

@@ -9,7 +9,7 @@ stay readable unless a rule after it says otherwise. Every rule keeps its origin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from forge_tools.errors import ConfigError, ConfigProblem, UnknownNameError
 from forge_tools.origin import Node, Origin, format_key_path
@@ -17,6 +17,11 @@ from forge_tools.paths import home_dir, skill_folders, truncation_globs
 from forge_tools.permission.evaluate import evaluate
 from forge_tools.permission.rules import rules_from_config
 from forge_tools.rule import Action, Rule, Ruleset
+
+if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
+
+    ConfigLike = LoadedConfig | Node | None  # a loaded config, or a bare tree (tests)
 
 Mode = Literal["primary", "subagent", "all"]
 MODES: tuple[Mode, ...] = ("primary", "subagent", "all")
@@ -131,7 +136,7 @@ class Agent(NamedTuple):
         }
 
 
-def _tree(loaded: Any) -> Node | None:
+def _tree(loaded: ConfigLike) -> Node | None:
     """Accept a LoadedConfig (its `.tree`) or a bare Node tree (tests)."""
     if loaded is None:
         return None
@@ -176,7 +181,7 @@ def _mode(node: Node | None, name: str) -> Mode | None:
     return cast(Mode, value)
 
 
-def _skill_globs(loaded: Any) -> list[str]:
+def _skill_globs(loaded: ConfigLike) -> list[str]:
     """`<dir>/*` for every skill directory found in the loaded config's directories (none for a
     bare tree)."""
     config_dirs = getattr(loaded, "config_dirs", None)
@@ -187,7 +192,7 @@ def _skill_globs(loaded: Any) -> list[str]:
     return skill_dir_globs(config_dirs)
 
 
-def is_opencode_project(loaded: Any, env: Mapping[str, str] | None = None) -> bool:
+def is_opencode_project(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> bool:
     """Whether opencode's own config is in play: a source named like opencode's files, or an
     `.opencode/` (or opencode's global) directory among the config directories."""
     from forge_tools.paths import opencode_global_dir
@@ -201,7 +206,7 @@ def is_opencode_project(loaded: Any, env: Mapping[str, str] | None = None) -> bo
             or any(d.name == ".opencode" or str(d) == global_dir for d in config_dirs))
 
 
-def _opencode_plans(loaded: Any, env: Mapping[str, str] | None) -> dict[str, list[str]]:
+def _opencode_plans(loaded: ConfigLike, env: Mapping[str, str] | None) -> dict[str, list[str]]:
     """The placeholders of opencode's plan rules: its global plans dir (`<data>/opencode/plans`) as
     an external_directory glob and, relative to the project root, as edit patterns; nothing (the
     rules are left out) outside an opencode project."""
@@ -226,7 +231,7 @@ def opencode_tmp_glob() -> str:
     return system_temp_dir().replace("\\", "/").rstrip("/") + "/opencode/*"
 
 
-def reference_globs(loaded: Any, env: Mapping[str, str] | None = None) -> list[str]:
+def reference_globs(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> list[str]:
     """`<dir>/*` for each local directory of the config's `references` (opencode 1.18.33: a name
     without `/`, space, backquote or comma, and a value that starts with `.`, `/` or `~` or is an
     object with `path`; relative to the file it is written in, `~/` to the home dir). opencode lets
@@ -301,7 +306,7 @@ def agent_nodes(tree: Node) -> dict[str, Node]:
     return {name: node for name, node in nodes.items() if node.is_map}
 
 
-def load_agents(loaded: Any, env: Mapping[str, str] | None = None) -> dict[str, Agent]:
+def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> dict[str, Agent]:
     """Every agent, builtins first (build, plan, general, explore), then custom agents in config order.
 
     Disabled agents are included with `disabled=True` so listings can show them; `select_agent` and
@@ -379,7 +384,7 @@ def _suggest(name: str, names: list[str]) -> list[str]:
     return get_close_matches(name, names, n=3, cutoff=0.5)
 
 
-def default_agent_name(loaded: Any, agents: Mapping[str, Agent]) -> str:
+def default_agent_name(loaded: ConfigLike, agents: Mapping[str, Agent]) -> str:
     """Config `default_agent` (must be an enabled, non-subagent agent), else the first visible primary."""
     node = _get(_tree(loaded), "default_agent")
     name = _str(node, "default_agent")
@@ -400,7 +405,7 @@ def default_agent_name(loaded: Any, agents: Mapping[str, Agent]) -> str:
     raise ConfigError("no enabled primary agent is left; enable one or set default_agent")
 
 
-def select_agent(agents: Mapping[str, Agent], name: str | None, loaded: Any = None) -> Agent:
+def select_agent(agents: Mapping[str, Agent], name: str | None, loaded: ConfigLike = None) -> Agent:
     """The agent a command runs as: `name`, else the default agent. Unknown names get did-you-mean."""
     if name is None:
         name = default_agent_name(loaded, agents)

@@ -21,9 +21,12 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools import paths
+
+if TYPE_CHECKING:
+    from forge_tools.tools.truncation import SettingsLike
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -183,7 +186,7 @@ class OutputStore:
         return cls(paths.truncation_dir(env), retention_days=retention_days)
 
     @classmethod
-    def from_config(cls, loaded: Any, env: Mapping[str, str] | None = None) -> OutputStore:
+    def from_config(cls, loaded: SettingsLike, env: Mapping[str, str] | None = None) -> OutputStore:
         """Like `from_env`, with `tool_output.retention_days` from a loaded config when it is set."""
         from forge_tools.errors import ConfigError, ConfigProblem
         from forge_tools.tools.truncation import tool_output_setting

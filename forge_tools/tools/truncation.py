@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from forge_tools.errors import ConfigError, ConfigProblem
 
 if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
+
+    SettingsLike = LoadedConfig | Mapping[str, Any] | None  # a loaded config, or a plain mapping
     from forge_tools.tools.outputs import OutputStore
 
 Direction = Literal["head", "tail"]
@@ -41,7 +44,7 @@ class TruncationPolicy:
         return TruncationPolicy(self.max_lines, self.max_bytes, direction)
 
     @classmethod
-    def from_config(cls, loaded: Any) -> TruncationPolicy:
+    def from_config(cls, loaded: SettingsLike) -> TruncationPolicy:
         """Limits from `tool_output.max_lines` / `tool_output.max_bytes` (defaults when unset).
 
         Accepts a LoadedConfig (values keep their origin, so a bad one is reported where it was
@@ -60,7 +63,7 @@ class TruncationPolicy:
         return cls(max_lines=limits["max_lines"], max_bytes=limits["max_bytes"])
 
 
-def tool_output_setting(loaded: Any, key: str) -> tuple[Any, Any]:
+def tool_output_setting(loaded: SettingsLike, key: str) -> tuple[Any, Any]:
     """`(value, origin)` of `tool_output.<key>` in a LoadedConfig or a plain mapping; `(None, None)`
     when unset."""
     if loaded is None:
