@@ -8,7 +8,7 @@ stay readable unless a rule after it says otherwise. Every rule keeps its origin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from forge_tools.errors import ConfigError, ConfigProblem, UnknownNameError
@@ -415,14 +415,16 @@ def select_agent(agents: Mapping[str, Agent], name: str | None, loaded: ConfigLi
     return agent
 
 
-def subagents_for(agent: Agent, agents: Mapping[str, Agent]) -> list[Agent]:
+def subagents_for(agent: Agent, agents: Mapping[str, Agent], later: Sequence[Rule] = ()) -> list[Agent]:
     """Agents `agent` may dispatch with `task` (SPEC 3.2): not primary, not denied, sorted by name
-    case-insensitively, as opencode 1.18.33 lists them (`Zeta` after `alpha`)."""
+    case-insensitively, as opencode 1.18.33 lists them (`Zeta` after `alpha`). `later`: this turn's
+    rules after the agent's own (session, request), evaluated as if appended to its ruleset; passed
+    apart so the agent's own (indexed once, kept) ruleset is not copied into a new one per turn."""
     return sorted(
         (
             other for other in agents.values()
             if not other.disabled and other.mode != "primary"
-            and evaluate("task", other.name, agent.ruleset).action != "deny"
+            and evaluate("task", other.name, agent.ruleset, tuple(later)).action != "deny"
         ),
         key=lambda a: (a.name.lower(), a.name),
     )

@@ -460,14 +460,16 @@ def mcp_configured(loaded: LoadedConfig) -> bool:
 
 def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sources: Sources | None = None,
             agents: dict[str, Agent] | None = None, focus: str | None = None,
-            mcp: McpScope | None = None, session: Sequence[Rule] | None = None) -> PipelineResult:
+            mcp: McpScope | None = None, session: Sequence[Rule] | None = None,
+            shared: dict[Any, Any] | None = None) -> PipelineResult:
     """Run the three layers for `request` over every candidate (see the module docstring).
 
     `sources` and `agents` may be passed in to reuse them across agents (`layers --matrix`). `focus`
     names the one tool whose definition (layer two) is wanted, and starts only the MCP servers that
     could list it; every other layer is still computed for every tool. `mcp`: see `McpScope`.
     `session`: the rules of `request.session_permission` as already read (`config.project.Project`);
-    None: the file is read here.
+    None: the file is read here. `shared`: records already made for other agents over the same
+    `sources` (`resolve_all`), reused where this agent's are equal.
     """
     from forge_tools.names import permission_name
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
@@ -490,7 +492,7 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     ids = [c.id for c in candidates]
     model_verdicts = model_layer(ids, ModelContext.of(model, request.client, request.flags))
     # the task description lists what this turn's agent may dispatch, under this turn's rules
-    subagents = subagents_for(_with_ruleset(agent, (*configured, *req_rules)), agents)
+    subagents = subagents_for(agent, agents, (*session, *req_rules))
     definitions = definition_layer([(c.id, c.tool) for c in candidates], sources.hooks, subagents,
                                    focus=focus)
     third = permission_layer(ids, configured, req_rules, overrides)
@@ -498,8 +500,11 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     problems = list(sources.problems)
     tools: list[ToolVerdict] = []
     # most tools share their verdicts (kept by the same `*` rule, or by none): one record per distinct
-    # verdict, as a large project holds every agent's results at once (check, diff)
-    verdicts: dict[LayerVerdict, LayerVerdict] = {}
+    # verdict, as a large project holds every agent's results at once (check, diff); across agents
+    # too (`shared`), and so one `ToolVerdict` per tool for the agents whose layers agree on it. Keyed
+    # by the identity of the candidate, its definition outcome and its (shared) layer verdicts, which
+    # the record itself keeps alive; no reader changes a `ToolVerdict`.
+    verdicts: dict[Any, Any] = shared if shared is not None else {}
     for cand in candidates:
         mv, dv, pv = model_verdicts[cand.id], definitions[cand.id], third[cand.id]
         problems.extend(dv.problems)
@@ -509,13 +514,17 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
             LayerVerdict("permission", pv.permission_kept, pv.permission_reason, pv.permission_rule),
             LayerVerdict("request", pv.request_kept, pv.request_reason, pv.request_rule),
         )]
-        hidden_at: LayerName | None = "model" if not mv.kept else pv.hidden_at  # type: ignore[assignment]
-        reason = next((v.reason for v in layers if v.layer == hidden_at), None) if hidden_at else None
-        tools.append(ToolVerdict(
-            id=cand.id, tool=cand.tool, source=cand.source, shadowed=list(cand.shadowed),
-            permission=permission_name(cand.id), layers=layers, visible=hidden_at is None,
-            hidden_at=hidden_at, reason=reason, definition_outcome=dv, definition_changes=dv.changes,
-        ))
+        key = (id(cand), id(dv), *map(id, layers))
+        made = verdicts.get(key)
+        if made is None:
+            hidden_at: LayerName | None = "model" if not mv.kept else pv.hidden_at  # type: ignore[assignment]
+            reason = next((v.reason for v in layers if v.layer == hidden_at), None) if hidden_at else None
+            made = verdicts[key] = ToolVerdict(
+                id=cand.id, tool=cand.tool, source=cand.source, shadowed=list(cand.shadowed),
+                permission=permission_name(cand.id), layers=layers, visible=hidden_at is None,
+                hidden_at=hidden_at, reason=reason, definition_outcome=dv, definition_changes=dv.changes,
+            )
+        tools.append(made)
     return PipelineResult(
         request=request, agent=agent, agents=agents, model=model, client=request.client,
         flags=frozenset(request.flags), ruleset=(*configured, *req_rules), tools=tools,
@@ -549,6 +558,7 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
         names = [a.name for a in agents.values() if not a.disabled]
     results: dict[str, PipelineResult] = {}
     sources: Sources | None = None
+    shared: dict[Any, Any] = {}  # the records the agents' results share (see `resolve`)
     progress = mcp.progress if mcp is not None else None
     for number, name in enumerate(names, 1):
         try:
@@ -557,13 +567,9 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
             if progress is not None and len(names) > 1:
                 progress(f"resolving agent {name} ({number}/{len(names)})")
             results[name] = resolve(loaded, request._replace(agent=name), load_code=load_code,
-                                    sources=sources, agents=agents, session=session)
+                                    sources=sources, agents=agents, session=session, shared=shared)
         except ForgeToolsError as exc:
             if problems is None:
                 raise
             problems.append(exc)
     return results
-
-
-def _with_ruleset(agent: Agent, ruleset: Ruleset) -> Agent:
-    return agent._replace(ruleset=tuple(ruleset))
