@@ -65,6 +65,22 @@ def agent_cwd(loaded: LoadedConfig) -> Path:
     return cwd if cwd == root or root in cwd.parents else root
 
 
+def vocabulary_files(loaded: LoadedConfig, env: Mapping[str, str] | None, forge: bool,
+                     dir_name: str) -> list[ConfigFile]:
+    """The files of one runtime of opencode's vocabulary: the sources that are forge-tools' own
+    (`forge`) or not, and the config directories called `dir_name` (`.forge`, `.opencode`)."""
+    from forge_tools.paths import home_dir
+    from forge_tools.runtimes import is_forge_source
+
+    found = [source_file(s) for s in loaded.sources if is_forge_source(s) == forge]
+    seen = {f.path for f in found}
+    home = home_dir(env)
+    for d in loaded.config_dirs:
+        if d.name == dir_name and str(d) not in seen:
+            found.append(ConfigFile(str(d), "user" if d.parent == home else "project", "config directory"))
+    return found
+
+
 def source_file(source: ConfigSource) -> ConfigFile:
     """A forge-tools config source as a `ConfigFile` (opencode's and forge-tools' own files)."""
     if source.path is None:

@@ -25,6 +25,9 @@ from forge_tools.runtimes.claude.settings import ClaudeOptions, read_settings
 from forge_tools.runtimes.claude.tools import offers
 
 HERE = Path(__file__).parent / "claude"
+sys.path.insert(0, str(HERE))
+from case_layout import expand, write_case_files  # noqa: E402  (tests/compat/claude is no package)
+
 CASES = HERE / "cases.json"
 RECORDS = HERE / "claude-2.1.328.json"
 
@@ -81,20 +84,7 @@ class Layout:
         self.managed = base / "managed"
         for d in (self.project, self.config_dir, base / "tmp"):
             d.mkdir(parents=True, exist_ok=True)
-        for name, content in case.get("files", {}).items():
-            target = Path(self.expand(name))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(self.expand(content) if isinstance(content, str)
-                              else json.dumps(self.expand(content), indent=2))
-        for root, key in ((self.project, "project_files"), (self.home, "home_files")):
-            for rel, text in case.get(key, {}).items():
-                target = root / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text)
-        for rel, target in case.get("project_symlinks", {}).items():
-            link = self.project / rel
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(target)
+        write_case_files(case, self.expand, self.project, self.home)
         trust = case.get("trusted", True)
         state: dict[str, Any] = ({"projects": {str(self.project): {"hasTrustDialogAccepted": bool(trust)}}}
                                  if trust is not None else {})
@@ -105,15 +95,8 @@ class Layout:
         self.options = _options(case.get("flags", []))
 
     def expand(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return (value.replace("$PROJECT", str(self.project)).replace("$HOME", str(self.home))
-                    .replace("$MANAGED", str(self.managed)).replace("$PYTHON", sys.executable)
-                    .replace("$COMPAT", str(HERE)))
-        if isinstance(value, list):
-            return [self.expand(v) for v in value]
-        if isinstance(value, dict):
-            return {k: self.expand(v) for k, v in value.items()}
-        return value
+        return expand(value, {"$PROJECT": str(self.project), "$HOME": str(self.home),
+                              "$MANAGED": str(self.managed), "$PYTHON": sys.executable, "$COMPAT": str(HERE)})
 
     def settings(self):  # type: ignore[no-untyped-def]
         # the recorder runs the binary as root (bypassPermissions needs IS_SANDBOX=1 there)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from forge_tools.runtimes.found import ConfigFile, source_file
+from forge_tools.runtimes.found import ConfigFile, vocabulary_files
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
@@ -16,13 +16,4 @@ AGENT = False  # forge-tools' own gate: the answer `forge-tools run` enforces, s
 
 
 def config_files(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> list[ConfigFile]:
-    from forge_tools.paths import home_dir
-    from forge_tools.runtimes import is_forge_source
-
-    found = [source_file(s) for s in loaded.sources if is_forge_source(s)]
-    seen = {f.path for f in found}
-    home = home_dir(env)
-    for d in loaded.config_dirs:
-        if d.name == ".forge" and str(d) not in seen:
-            found.append(ConfigFile(str(d), "user" if d.parent == home else "project", "config directory"))
-    return found
+    return vocabulary_files(loaded, env, forge=True, dir_name=".forge")

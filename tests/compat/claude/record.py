@@ -33,6 +33,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from case_layout import expand, write_case_files  # noqa: E402
 from standin import Script, StandIn  # noqa: E402
 
 CLAUDE = Path(os.environ.get("CLAUDE_BIN", "/work/agents/node_modules/.bin/claude"))
@@ -69,15 +70,8 @@ class Paths:
         self.tmp = base / "tmp"
 
     def expand(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return (value.replace("$PROJECT", str(self.project)).replace("$HOME", str(self.home))
-                    .replace("$MANAGED", str(MANAGED_DIR)).replace("$PYTHON", sys.executable)
-                    .replace("$COMPAT", str(HERE)))
-        if isinstance(value, list):
-            return [self.expand(v) for v in value]
-        if isinstance(value, dict):
-            return {k: self.expand(v) for k, v in value.items()}
-        return value
+        return expand(value, {"$PROJECT": str(self.project), "$HOME": str(self.home),
+                              "$MANAGED": str(MANAGED_DIR), "$PYTHON": sys.executable, "$COMPAT": str(HERE)})
 
     def normalise(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -101,22 +95,12 @@ def _prepare(config: dict[str, Any], base: Path) -> Paths:
     subprocess.run(["git", "init", "-q", str(paths.project)], check=True)
     if MANAGED_DIR.exists():
         shutil.rmtree(MANAGED_DIR)
-    for name, content in config.get("files", {}).items():
-        target = Path(paths.expand(name))
+
+    def inside(target: Path, name: str) -> None:
         if not (str(target).startswith(str(base)) or str(target).startswith(str(MANAGED_DIR))):
             raise SystemExit(f"cases.json: config {config['name']}: file {name} is outside the scratch dirs")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(paths.expand(content) if isinstance(content, str)
-                          else json.dumps(paths.expand(content), indent=2))
-    for root, key in ((paths.project, "project_files"), (paths.home, "home_files")):
-        for rel, text in config.get(key, {}).items():
-            target = root / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
-    for rel, target_text in config.get("project_symlinks", {}).items():
-        link = paths.project / rel
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(target_text)  # relative targets only: the link stays inside the scratch dir
+
+    write_case_files(config, paths.expand, paths.project, paths.home, inside)
     trust = config.get("trusted", True)
     state_file = paths.config_dir / ".claude.json"
     state = {"projects": {str(paths.project): {"hasTrustDialogAccepted": bool(trust),
