@@ -154,6 +154,11 @@ def by_name_hint(pattern: str) -> str:
     return f"; an allow rule for exactly {pattern!r} (no wildcard) lets it run"
 
 
+def _rules_for(permission: str, rules: Sequence[Rule]) -> list[Rule]:
+    """The rules (in order) that can apply to a request of `permission`."""
+    return [r for r in rules if wildcard_match(permission, r.permission)]
+
+
 def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule],
                       kind: Escalation = "opaque") -> Rule | None:
     """For a pattern that cannot be pinned down: a rule that could apply to what it really is, or None.
@@ -164,7 +169,7 @@ def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule],
     returned first: under `"*": "deny"` an opaque command is denied, not asked.
     """
     actions = ("deny",) if kind == "linked" else ("deny", "ask")
-    relevant = [r for r in rules if wildcard_match(permission, r.permission)]
+    relevant = _rules_for(permission, rules)
     catch_all = max((i for i, r in enumerate(relevant) if set(r.pattern) <= {"*"}), default=0)
     last = relevant[catch_all] if relevant else None
     if kind == "opaque" and last is not None and set(last.pattern) <= {"*"} and last.action == "deny":
@@ -184,9 +189,9 @@ def allowed_by_name(rule: Rule | None) -> bool:
 
 def named_allow_risk(permission: str, allow: Rule, rules: Sequence[Rule]) -> Rule | None:
     """For an opaque pattern allowed by name (`allowed_by_name`): a deny or ask written after that
-    allow which could still apply to what really runs (`"python3 -c *": "allow"` then `"rm *": "deny"`:
+    allow which could still apply to what really runs (`"python3 -c x": "allow"` then `"rm *": "deny"`:
     the code may run rm), or None. Rules before the allow are overridden by it, as last match says."""
-    relevant = [r for r in rules if wildcard_match(permission, r.permission)]
+    relevant = _rules_for(permission, rules)
     after = next((i for i, r in enumerate(relevant) if r is allow), None)
     if after is None:
         return None
@@ -219,8 +224,8 @@ def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bo
     kinds: list[Escalation] = ["opaque"] if opaque else []
     kinds += [k for k in escalations if k not in kinds]
     if kinds and decision.action == "allow" and not answered:
+        every = (*_rules_of(rules), *session)
         for kind in kinds:
-            every = (*_rules_of(rules), *session)
             if kind == "opaque" and allowed_by_name(decision.rule):
                 assert decision.rule is not None
                 named = named_allow_risk(permission, decision.rule, every)
