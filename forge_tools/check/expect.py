@@ -302,14 +302,8 @@ def call_words(decision: CallDecision, tool_id: str, project_root: Path | None) 
     if worst is None:
         return f"{tool_id} needs no permission check for this call"
     why = rule_origin_words(worst.rule, project_root)
-    if worst.escalated_by is not None and worst.escalated_by.origin.kind == "safety":
+    if worst.escalated_by is not None:  # the note says why, in the decision's own words (permission.calls)
         why = f"the rules allow it ({why}), but {worst.note}"
-    elif worst.escalated_by is not None:
-        from forge_tools.permission.calls import escalation_reason
-
-        reason = escalation_reason(worst.escalation or "opaque", worst.pattern)
-        why = (f"the rules allow it ({why}), but {reason}, and "
-               f"{rule_origin_words(worst.escalated_by, project_root)} could apply to it")
     text = f"{worst.permission} {json.dumps(worst.pattern)}: {why}"
     if len(decision.checks) > 1:
         checked = "; ".join(f"{d.permission} {json.dumps(d.pattern)} -> {d.action}" for d in decision.checks)

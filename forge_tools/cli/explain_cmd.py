@@ -197,18 +197,9 @@ def _check_lines(checks: list[dict[str, Any]]) -> list[str]:
     was escalated)."""
     lines = []
     for check in checks:
-        if check.get("escalated_by") and check["escalated_by"]["origin"]["kind"] == "safety":
+        if check.get("escalated_by"):  # the note says why, in the decision's own words (permission.calls)
             lines.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
                          f"(the rules allow it by {_rule_text(check['rule'])}, but {check['note']})")
-        elif check.get("escalated_by"):
-            from forge_tools.permission.calls import Escalation, by_name_hint, escalation_reason
-
-            kind: Escalation = "linked" if check.get("escalation") == "linked" else "opaque"
-            reason = escalation_reason(kind, check["pattern"])
-            hint = by_name_hint(check["pattern"]) if kind == "opaque" else ""
-            lines.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
-                         f"(the rules allow it by {_rule_text(check['rule'])}, but {reason}, and "
-                         f"{_rule_text(check['escalated_by'])} could apply to it{hint})")
         else:
             lines.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
                          f"(by {_rule_text(check['rule'])})")

@@ -11,7 +11,9 @@ A pattern marked opaque (a bash command whose real name is only known when it ru
 really runs, the answer is ask. A person's `always` answer in this session is the one allow that stands.
 A pattern marked linked (a file with more than one hard link: its other names are unknown) is asked when
 the rules would allow it but a narrower deny of the permission exists, since another name of the same
-file may be the denied one.
+file may be the denied one. A pattern with readings (a bash command with options before its words:
+`git -C . push x` may be `git push x`) is asked when the rules allow it but a reading meets a deny or
+ask that is narrower than the catch-all and written after that allow.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class PatternDecision:
     rule: Rule | None
     escalated_by: Rule | None = None  # the narrower rule that could apply to an opaque command
     escalation: Escalation | None = None  # why the pattern could not be pinned down
+    reading: str | None = None  # for an "options" escalation: the reading the narrower rule meets
 
     @property
     def deciding_rule(self) -> Rule | None:
@@ -66,8 +69,8 @@ class PatternDecision:
             return (f"{self.pattern!r} is the project's agent config: a write there would change the rules, "
                     "so it is always asked")
         hint = by_name_hint(self.pattern) if self.escalation in (None, "opaque") else ""
-        return (f"{escalation_reason(self.escalation or 'opaque', self.pattern)}, and rule {r.permission} "
-                f"{r.pattern!r} {r.action} ({r.origin}) could apply to it{hint}")
+        return (f"{escalation_reason(self.escalation or 'opaque', self.pattern, self.reading)}, and rule "
+                f"{r.permission} {r.pattern!r} {r.action} ({r.origin}) could apply to it{hint}")
 
     @property
     def asking_rule(self) -> Rule | None:
@@ -86,6 +89,7 @@ class PatternDecision:
             "rule": self.rule.to_json() if self.rule is not None else None,
             "escalated_by": self.escalated_by.to_json() if self.escalated_by is not None else None,
             "escalation": self.escalation,
+            **({"reading": self.reading} if self.reading is not None else {}),
             "note": self.note,
         }
 
@@ -137,15 +141,20 @@ class CallDecision:
         return data
 
 
-Escalation = Literal["opaque", "linked"]
+Escalation = Literal["opaque", "linked", "options"]
 ESCALATIONS: tuple[Escalation, ...] = ("opaque", "linked")
 """The request metadata keys that list patterns which cannot be pinned down, in the order checked."""
+#: request metadata key: pattern -> its readings past its options (tools.shell.option_readings)
+READINGS = "readings"
 
 
-def escalation_reason(kind: Escalation, pattern: str) -> str:
+def escalation_reason(kind: Escalation, pattern: str, reading: str | None = None) -> str:
     """Why a pattern the rules allow may still be something a rule forbids, in words."""
     if kind == "linked":
         return f"{pattern!r} has more than one name (hard links) and the rules see only this one"
+    if kind == "options":
+        return (f"options come before the words of {pattern!r}, and which of them takes a value only the "
+                f"program knows: it may be {reading!r}")
     return f"what {pattern!r} runs is known only when it runs"
 
 
@@ -214,11 +223,12 @@ def _rules_of(ruleset: RulesetLike) -> tuple[Rule, ...]:
 
 def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bool = False,
                    session: Sequence[Rule] = (), always_ask: bool = False,
-                   escalations: Iterable[Escalation] = ()) -> PatternDecision:
+                   escalations: Iterable[Escalation] = (), readings: Sequence[str] = ()) -> PatternDecision:
     """The one pattern evaluator: last match over the turn's rules then the session's rules; an opaque
     pattern the rules allow is asked when a narrower deny or ask could apply to what really runs, and
-    denied under a catch-all deny; an `always_ask` pattern the rules allow is asked (a session `always`
-    answer for either stands)."""
+    denied under a catch-all deny; a pattern the rules allow is asked when one of its `readings` meets a
+    narrower deny or ask written after that allow (`reading_escalation`); an `always_ask` pattern the
+    rules allow is asked (a session `always` answer for any of these stands)."""
     decision = evaluate(permission, pattern, rules, tuple(session))
     answered = decision.rule is not None and decision.rule.origin.kind == "session"
     kinds: list[Escalation] = ["opaque"] if opaque else []
@@ -236,9 +246,29 @@ def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bo
             if risk is not None:
                 action = escalated_action(risk) if kind == "opaque" else "ask"
                 return PatternDecision(permission, pattern, action, decision.rule, risk, kind)
+    if readings and decision.action == "allow" and not answered:
+        found = reading_escalation(permission, decision.rule, readings, rules, session)
+        if found is not None:
+            return PatternDecision(permission, pattern, "ask", decision.rule, found[1], "options", found[0])
     if always_ask and decision.action == "allow" and not answered:
         return PatternDecision(permission, pattern, "ask", decision.rule, AGENT_CONFIG_RULE)
     return PatternDecision(permission, pattern, decision.action, decision.rule)
+
+
+def reading_escalation(permission: str, allow: Rule | None, readings: Sequence[str], rules: RulesetLike,
+                       session: Sequence[Rule] = ()) -> tuple[str, Rule] | None:
+    """The first reading of an allowed pattern (`git -C . push x` read as `git push x`) that the rules
+    deny or ask by a rule narrower than the catch-all and after `allow` (an earlier rule is overridden
+    by the allow, as last match says), with that rule; or None."""
+    every = (*_rules_of(rules), *session)
+    after = next((i for i, r in enumerate(every) if r is allow), -1)
+    later = {id(r) for r in every[after + 1:]}
+    for reading in readings:
+        rule = evaluate(permission, reading, rules, tuple(session)).rule
+        if (rule is not None and rule.action != "allow" and id(rule) in later
+                and not set(rule.pattern) <= {"*"}):
+            return reading, rule
+    return None
 
 
 #: request metadata key: rule patterns whose `allow` does not cover the request (the output store's
@@ -254,10 +284,11 @@ def decide_request(permission: str, patterns: Iterable[str], metadata: dict[str,
     request is decided as if those allow rules were not there)."""
     forced = set((metadata or {}).get("ask") or ())
     uncovered = set((metadata or {}).get(NOT_COVERED_BY) or ())
+    readings: dict[str, Sequence[str]] = (metadata or {}).get(READINGS) or {}
     if uncovered:
         rules = tuple(r for r in _rules_of(rules) if not (r.action == "allow" and r.pattern in uncovered))
     return [decide_pattern(permission, p, rules, session=session, always_ask=p in forced,
-                           escalations=escalations_of(metadata, p))
+                           escalations=escalations_of(metadata, p), readings=readings.get(p, ()))
             for p in patterns]
 
 

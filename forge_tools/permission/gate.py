@@ -83,6 +83,7 @@ class GateDecision(NamedTuple):
     allowed_by: Rule | None = None  # for an escalated opaque pattern: the allow the escalation overrode
     escalated_by: Rule | None = None  # ... and the narrower rule that could apply to what really runs
     escalation: Escalation | None = None  # ... and why the pattern could not be pinned down
+    reading: str | None = None  # ... and, for options before its words, the reading the rule meets
 
     @classmethod
     def of(cls, when: float, check: PatternDecision, answer: str | None = None, reason: str | None = None,
@@ -90,14 +91,14 @@ class GateDecision(NamedTuple):
         """The audit record of one decided pattern (an escalated one names its `safety` ask)."""
         return cls(when, check.permission, check.pattern, check.action, check.asking_rule, answer, reason,
                    feedback, check.rule if check.escalated_by is not None else None, check.escalated_by,
-                   check.escalation)
+                   check.escalation, check.reading)
 
     @property
     def check(self) -> PatternDecision:
         """The pattern decision this record holds, as `decide` made it."""
         if self.escalated_by is not None:
             return PatternDecision(self.permission, self.pattern, self.action, self.allowed_by,
-                                   self.escalated_by, self.escalation)
+                                   self.escalated_by, self.escalation, self.reading)
         return PatternDecision(self.permission, self.pattern, self.action, self.rule)
 
     def to_json(self) -> dict[str, Any]:

@@ -29,6 +29,12 @@ make a call stricter, never looser. The decisions below all follow from that:
 - `alias NAME=VALUE`, `trap 'CMD' SIG`, `su -c CMD` (also runuser, script), `flock FILE -c CMD` and
   `env -S 'CMD'` are also checked as the command line they carry; `coproc [NAME] CMD` as CMD.
 - A line with no command at all (only assignments or comments) is checked as its whole text.
+- **Options before a word** (`git -C . push origin main`): which option takes an argument is the
+  program's own business, so the words after the options are also read as the program's next words
+  (`git push origin main`), every way the options could be read (`option_readings`). These readings are
+  not patterns (they would deny what an allow-list lets run); the gate asks a command the rules allow
+  when one of its readings meets a narrower deny or ask written after that allow
+  (`permission.calls.decide_pattern`).
 
 **Understand, or ask (issue 9).** The splitter models a subset of bash completely; everything outside it
 is *opaque*: its source text is one more pattern, listed in `CommandLine.opaque`, and the gate never
@@ -110,6 +116,7 @@ class CommandLine(NamedTuple):
     writes: tuple[str, ...] = ()  # the static targets of redirects that write (`> out`, `>> x`, `<> y`)
     dynamic_targets: tuple[str, ...] = ()  # redirect targets known only at run time (`> $F`), as written
     texts: tuple[tuple[str, ...], ...] = ()  # each simple command's words as in `argv`, source text for None
+    readings: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (pattern, its words read past their options)
 
 
 class _Found(list[str]):
@@ -123,6 +130,7 @@ class _Found(list[str]):
         self.writes: list[str] = []
         self.dynamic_targets: list[str] = []
         self.texts: list[tuple[str, ...]] = []
+        self.readings: dict[str, tuple[str, ...]] = {}
         self.enumerating = False  # inside an unknown wrapper that checks every later start
 
     def add_opaque(self, pattern: str) -> None:
@@ -160,7 +168,7 @@ def split_command_line(line: str) -> CommandLine:
     return CommandLine(tuple(dict.fromkeys(out)), has_error, tuple(dict.fromkeys(out.argv)),
                        tuple(dict.fromkeys(out.opaque)), tuple(dict.fromkeys(out.redirects)),
                        tuple(dict.fromkeys(out.writes)), tuple(dict.fromkeys(out.dynamic_targets)),
-                       tuple(dict.fromkeys(out.texts)))
+                       tuple(dict.fromkeys(out.texts)), tuple(out.readings.items()))
 
 
 def command_patterns(line: str) -> list[str]:
@@ -326,7 +334,7 @@ def _add_command(
     anew and so come here too.) So every route gets the same checks: the words, the words with their
     prefix assignments, and a command named by a path also as its last component (`/bin/rm x`,
     `./rm x`, `bin/rm x` are also checked as `rm x`: a rule about `rm` applies to every rm)."""
-    out.append(normalise(" ".join(words)))
+    _add_pattern(words, static, out)
     out.argv.append(tuple(static))
     out.texts.append(tuple(words))
     if assignments:
@@ -338,8 +346,72 @@ def _add_command(
     if name is not None and "/" in name.rstrip("/"):
         words = [name.rstrip("/").rsplit("/", 1)[-1], *words[1:]]
         static = [words[0], *static[1:]]
-        out.append(normalise(" ".join(words)))
+        _add_pattern(words, static, out)
     _follow_inner(words, static, out, depth)
+
+
+def _add_pattern(words: list[str], static: list[str | None], out: _Found) -> None:
+    """One command's words as a pattern, with its readings past its options (`option_readings`)."""
+    pattern = normalise(" ".join(words))
+    out.append(pattern)
+    readings = option_readings(static)
+    if readings:
+        known = out.readings.get(pattern, ())
+        out.readings[pattern] = tuple(dict.fromkeys([*known, *readings]))
+
+
+MAX_READINGS = 32  # readings of one command past its options; more are not needed to find a named word
+
+
+def option_readings(static: list[str | None]) -> tuple[str, ...]:
+    """The command's words read past the options before its words (`git -C . push x` -> `git push x`).
+
+    Whether an option takes the next word as its value is known only to the program, so both are
+    tried: after an option without `=`, the next plain word is either the option's value or the
+    program's next word. Options are read off at the start and again after each word so read (`git
+    remote -v add x` -> `git remote add x`), `--` ends them. Only static words are read; a reading that
+    drops nothing is not one. At most `MAX_READINGS` (breadth first: the first words' readings come
+    first)."""
+    if len(static) < 2 or any(w is None for w in static):
+        return ()
+    words = [w for w in static if w is not None]
+    found: list[str] = []
+    todo: list[tuple[list[str], int]] = [([words[0]], 1)]  # (words kept so far, index of the next word)
+    while todo and len(found) < MAX_READINGS:
+        kept, i = todo.pop(0)
+        if i >= len(words):
+            continue
+        starts = _word_starts(words, i)
+        for start in starts:
+            if start >= len(words):
+                continue
+            reading = [*kept, words[start]]
+            if start > i:  # options were dropped before this word
+                text = " ".join([*reading, *words[start + 1:]])
+                if text != " ".join(words) and text not in found:
+                    found.append(text)
+            todo.append((reading, start + 1))
+    return tuple(found[:MAX_READINGS])
+
+
+def _word_starts(words: list[str], i: int) -> list[int]:
+    """Where the next word after the options from `words[i]` on may be: the first word that is not an
+    option, and each word that follows an option without `=` (the option may take no value)."""
+    starts: list[int] = []
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            starts.append(i + 1)
+            break
+        if not word.startswith("-") or word == "-":
+            starts.append(i)
+            break
+        if "=" not in word and i + 1 < len(words) and not words[i + 1].startswith("-"):
+            starts.append(i + 1)  # the option takes no value: words[i + 1] is the next word
+            i += 2  # ... or it takes words[i + 1] as its value
+            continue
+        i += 1
+    return starts
 
 
 def _split_static(text: str | None, words: list[str], out: _Found, depth: int) -> None:

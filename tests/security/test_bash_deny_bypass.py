@@ -145,3 +145,86 @@ def test_nested_expansions_are_split_once() -> None:
     # Re-scanning each nested `${x:-$(...)}` level from every outer one took exponential time.
     line = "echo " + "${x:-$(echo " * 30 + "rm victim" + ")}" * 30
     assert "echo rm victim" in split_command_line(line).commands
+
+
+# Options before a subcommand (`git -C . push`): a prefix deny (`git push *`) names the words after the
+# program, and the options between them are the program's own to read. Under an allow of `git *` such
+# a line is asked, never allowed; an allow-list keeps working for everything no narrower rule names.
+GIT_RULES = {"bash": {"*": "deny", "git *": "allow", "git push *": "deny"}}
+OPTION_SPELLINGS = [
+    "git -C . push origin main",
+    "git --git-dir=.git push origin main",
+    "git -C . --no-pager push origin main",
+    "git --no-pager -C . push origin main",
+    "git -p -C . push origin main",
+    "sudo git -C . push origin main",
+    "/usr/bin/git -C . push origin main",
+    "git status && git -C . push origin main",
+]
+
+
+def _git_repo_with_remote(project: Path) -> Path:
+    """`project` as a git repository with one commit and a bare `origin` beside it: a push is seen in
+    the remote's refs."""
+    import subprocess
+
+    remote = project.parent / "origin.git"
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(project.parent)}
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True, env=env)
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "one"],
+                 ["remote", "add", "origin", str(remote)]):
+        subprocess.run(["git", *args], cwd=project, check=True, env=env)
+    return remote
+
+
+def _pushed(remote: Path) -> bool:
+    return (remote / "refs" / "heads" / "main").exists()
+
+
+@pytest.mark.parametrize("rules", [GIT_RULES, {"bash": {"*": "allow", "git push *": "deny"}}],
+                         ids=["allow-list", "open"])
+@pytest.mark.parametrize("line", OPTION_SPELLINGS)
+def test_options_before_the_subcommand_are_never_allowed(cli, project: Path, rules: dict, line: str) -> None:
+    (project / "forge.json").write_text(json.dumps({"permission": rules}))
+    code, out, err = cli("explain", "bash", "--call", json.dumps({"command": line}), "--format", "json")
+    assert code in (0, 1), (code, err)
+    call = json.loads(out)["call"]
+    assert call["action"] in ("ask", "deny"), (line, call)
+    if call["action"] == "ask":  # asked because of a reading, and the note says which
+        worst = next(c for c in call["checks"] if c["action"] == "ask")
+        assert worst["escalation"] == "options" and worst["escalated_by"]["pattern"] == "git push *", worst
+        assert "git push origin main" in worst["note"]
+
+
+def test_run_does_not_push_through_options_before_the_subcommand(cli, project: Path) -> None:
+    remote = _git_repo_with_remote(project)
+    (project / "forge.json").write_text(json.dumps({"permission": GIT_RULES}))
+    code, out, err = cli("run", "bash", "--args", json.dumps({"command": "git -C . push -q origin main"}))
+    assert code == 4 and not _pushed(remote), (code, out, err)
+    code, out, err = cli("run", "bash", "--args", json.dumps({"command": "git -C . log --oneline"}))
+    assert code == 0 and "one" in out, (code, out, err)  # a subcommand no narrower rule names still runs
+
+
+@pytest.mark.parametrize(("line", "action"), [
+    ("git -C . status", "allow"),  # no reading meets a narrower rule
+    ("git -C . log --grep push", "allow"),  # `push` is not the subcommand in any reading
+    ("git push origin main", "deny"),
+    ("ls -la src", "deny"),  # the catch-all deny decides, with or without readings
+])
+def test_readings_only_ask_what_a_narrower_rule_names(cli, project: Path, line: str, action: str) -> None:
+    (project / "forge.json").write_text(json.dumps({"permission": GIT_RULES}))
+    code, out, err = cli("explain", "bash", "--call", json.dumps({"command": line}), "--format", "json")
+    assert code in (0, 1), (code, err)
+    assert json.loads(out)["call"]["action"] == action, (line, out)
+
+
+def test_an_allow_written_after_the_deny_stands(cli, project: Path) -> None:
+    """Last match: `git -C *` allow after the `git push *` deny allows every `git -C` line, push too
+    (the person wrote so); the reading only asks for a deny or ask written after the allow."""
+    rules = {"bash": {"*": "deny", "git push *": "deny", "git -C *": "allow"}}
+    (project / "forge.json").write_text(json.dumps({"permission": rules}))
+    code, out, err = cli("explain", "bash", "--call", json.dumps({"command": "git -C . push x"}),
+                         "--format", "json")
+    assert code in (0, 1), (code, err)
+    assert json.loads(out)["call"]["action"] == "allow", out

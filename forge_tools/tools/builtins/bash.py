@@ -145,6 +145,8 @@ def permission_requests(args: BashArgs, ctx: ToolContext) -> list[PermissionRequ
     metadata: dict[str, Any] = {"command": args.command}
     if split.opaque:
         metadata["opaque"] = list(split.opaque)  # the gate asks (or denies) these: permission.calls
+    if split.readings:
+        metadata["readings"] = {p: list(r) for p, r in split.readings}  # read past options: permission.calls
     requests.append(PermissionRequest("bash", patterns, always, metadata))
     return requests
 
