@@ -50,6 +50,14 @@ def problem_findings(problems: list[ForgeToolsError], loaded: LoadedConfig) -> l
     return findings
 
 
+def script_problems(problems: list[ForgeToolsError]) -> list[ForgeToolsError]:
+    """Of a turn's source problems, the scripts the static scan could not read (FT009 without
+    `--load-code`)."""
+    from forge_tools.sources.candidates import ScriptProblem
+
+    return [p for p in problems if isinstance(p, ScriptProblem)]
+
+
 def _is_script(origin: Origin | None) -> bool:
     path = origin.path if origin is not None and origin.kind == "file" else None
     return (path or "").endswith((".py", ".ts", ".js"))  # Python scripts and opencode's TS/JS tools

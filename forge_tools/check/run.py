@@ -70,8 +70,9 @@ def run_check(opts: CheckOptions) -> CheckReport:
 
 def static_script_findings(config_dirs: Any) -> list[Finding]:
     """FT009 for each script the sources' static scan could not read (`forge_tools.sources.ask`
-    without code: nothing is imported), found before the config is merged so a config error does not
-    hide them; made by the one maker `--load-code`'s script problems go through."""
+    without code: nothing is imported), when the config has errors and no turn is resolved (else the
+    turn's own scan gives them: `code_problems.script_problems`); made by the one maker
+    `--load-code`'s script problems go through."""
     from forge_tools.sources import ask
     from forge_tools.sources.candidates import ScriptProblem
     from forge_tools.tools.contract import SourceQuery
@@ -110,11 +111,11 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
     for source in scan.sources:
         if isinstance(source.where, Path) and source.tree is not None:
             report.findings += action_only_maps(source.tree, source.where.name)
-    if not opts.load_code:  # what the sources' static scan could not read (asked again, with the config)
-        report.findings += static_script_findings(scan.config_dirs)
 
     assertions = _load_assertions(opts.expect, report)
     if scan.errors:
+        if not opts.load_code:  # the sources are asked here only: no turn is resolved
+            report.findings += static_script_findings(scan.config_dirs)
         _not_checked(assertions, report, "not checked: the config has errors")
         return report, trees, texts
     try:
@@ -125,6 +126,8 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
         ctx.runtime_name = opts.runtime
     except ConfigError as exc:
         report.findings.append(redact(finding_for(exc), scan.substituted))
+        if not opts.load_code:
+            report.findings += static_script_findings(scan.config_dirs)
         _not_checked(assertions, report, "not checked: the config has errors")
         return report, trees, texts
     ctx.source_trees = {key: source.tree for source in scan.sources
@@ -136,10 +139,12 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
     # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
     # there are some (a project without plugins misses nothing)
     report.notes += [n for n in ctx.notes if n != NOTE_PLUGINS_UNKNOWN]
-    if opts.load_code:
-        from forge_tools.check.code_problems import problem_findings
+    from forge_tools.check.code_problems import problem_findings, script_problems
 
-        report.findings += problem_findings(ctx.problems, loaded)
+    # the turn's sources were asked once (build_context): with code, every problem is a finding; without,
+    # what the static scan of the scripts could not read
+    report.findings += problem_findings(ctx.problems if opts.load_code else script_problems(ctx.problems),
+                                        loaded)
     if assertions:
         tell("testing the expectations")
         _check_assertions(assertions, ctx, report, opts.load_code)
