@@ -139,12 +139,13 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
     # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
     # there are some (a project without plugins misses nothing)
     report.notes += [n for n in ctx.notes if n != NOTE_PLUGINS_UNKNOWN]
-    from forge_tools.check.code_problems import problem_findings, script_problems
+    if ctx.problems:  # imported only when there is something to report (start-up stays lean)
+        from forge_tools.check.code_problems import problem_findings, script_problems
 
-    # the turn's sources were asked once (build_context): with code, every problem is a finding; without,
-    # what the static scan of the scripts could not read
-    report.findings += problem_findings(ctx.problems if opts.load_code else script_problems(ctx.problems),
-                                        loaded)
+        # the turn's sources were asked once (build_context): with code, every problem is a finding;
+        # without, what the static scan of the scripts could not read
+        report.findings += problem_findings(
+            ctx.problems if opts.load_code else script_problems(ctx.problems), loaded)
     if assertions:
         tell("testing the expectations")
         _check_assertions(assertions, ctx, report, opts.load_code)
