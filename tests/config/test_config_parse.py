@@ -392,3 +392,16 @@ def test_an_escaped_backslash_before_x_is_read_right() -> None:
     """`"\\\\x"` is a backslash and an x (json-five 1.1 misreads it; the stdlib path does not)."""
     tree = parse_json('{"permission": {"bash": {"echo \\\\x": "deny"}}}', BASE)
     assert list(tree.plain()["permission"]["bash"]) == ["echo \\x"]
+
+
+@pytest.mark.parametrize("text", ['{"caf\\u00e9": {"b\\u0061sh": "ask"}}', '{"plain": {"k": 1}}'])
+def test_a_parsed_key_keeps_the_base_key_path_in_both_paths(text: str) -> None:
+    """A file read below a key (`base.key_path`) gives every key its full path, escaped or not."""
+    from forge_tools.config.formats.json_format import fast_parse_json, parse_json5
+
+    base = BASE._replace(key_path=("agent", "build"))
+    fast = fast_parse_json(text, base)
+    assert fast is not None
+    assert tree_facts(fast) == tree_facts(parse_json5(text, base))
+    inner = next(iter(fast.value.values()))
+    assert inner.key_origin is not None and inner.key_origin.key_path[:2] == ("agent", "build")

@@ -118,7 +118,7 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
                 next(tokens)  # :
                 if check_text:
                     key = clean_text(key, k_origin)
-                    k_origin = k_origin._replace(key_path=(*keys, key))
+                    k_origin = k_origin._replace(key_path=(*prefix, *keys, key))
                 if key in out:
                     raise ConfigError(f"duplicate key {key!r}{first_at(out[key])}", k_origin,
                                       code=ConfigProblem.DUPLICATE_KEY)
