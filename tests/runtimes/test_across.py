@@ -223,3 +223,28 @@ def test_one_check_report_holds_every_agents_findings(cli, repo: Path) -> None:
     assert ("FT303", "settings.json") in found  # Claude Code's own (Write(path) is never consulted)
     assert ("FT103", "opencode.json") in found  # opencode's (`npm *` can never decide)
     assert ("FT118", "opencode.json") in found  # across the two
+
+
+def test_matrix_and_explain_read_claude_code_mcp_servers(cli, repo: Path) -> None:
+    """An MCP row gets Claude Code's state when Claude starts a server of that name (here from the
+    project's .mcp.json; its deny removes one tool) and `-` when it has none; explain says which."""
+    import sys
+
+    server = [sys.executable, str(Path(__file__).parents[1] / "compat" / "claude" / "mcp_server.py")]
+    config = json.loads(OPENCODE)
+    config["mcp"] = {name: {"type": "local", "command": server} for name in ("srv", "other")}
+    (repo / "opencode.json").write_text(json.dumps(config))
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {"command": server[0],
+                                                                       "args": server[1:]}}}))
+    claude = json.loads(CLAUDE)
+    claude["permissions"]["deny"].append("mcp__srv__write_thing")
+    (repo / ".claude" / "settings.json").write_text(json.dumps(claude))
+    code, out, err = cli("layers", "--matrix", "--runtimes", "--format", "json")
+    assert code == 0, err
+    cells = json.loads(out)["runtimes"][0]["matrix"]
+    assert cells["srv_read_thing"] == "ask" and cells["srv_write_thing"] == "hidden"
+    assert cells["other_read_thing"] == "-" and cells["other_write_thing"] == "-"
+    code, out, _ = cli("explain", "mcp__other__read_thing", "--call", "{}", "--runtime", "all")
+    assert "Claude Code has no MCP server 'other' here" in out
+    code, out, _ = cli("explain", "mcp__srv__read_thing", "--call", "{}", "--runtime", "claude")
+    assert "Offered to the model: yes" in out and "ASK" in out

@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from forge_tools.runtimes.claude.mcp import no_server_why, normalise, server_named
 from forge_tools.runtimes.claude.readonly import read_only
 from forge_tools.runtimes.claude.rules import (
     EDIT_TOOLS,
@@ -102,10 +103,10 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
         return ClaudeDecision("deny", "tool_disabled", (Check(name, "deny", hidden,
                               f"not offered: the deny rule {hidden.text!r} removes {name}"),), False)
     server = mcp_parts(name)
-    if server is not None and server[0] in settings.disabled_mcp:
+    if server is not None and (server_named(settings, server[0]) is None
+                               or (server[1] is not None and normalise(server[1]) != server[1])):
         return ClaudeDecision("deny", "not_offered", (Check(name, "deny", None,
-                              f"the MCP server {server[0]!r} is in disabledMcpjsonServers: Claude Code "
-                              "does not start it, so it has no such tool"),), False)
+                              no_server_why(settings, *server)),), False)
     if not name.startswith("mcp__") and name not in OFFERED_NAMES:
         return ClaudeDecision("deny", "other", (Check(name, "deny", None,
                               f"Claude Code does not offer {name} in this session (no such tool)"),),

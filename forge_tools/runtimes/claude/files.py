@@ -56,14 +56,26 @@ def tool_state(settings: ClaudeSettings, tool: str) -> str:
 
 
 def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
-    """`tool_state` of each of Claude's `tools` under the settings Claude reads for this project."""
+    """`tool_state` of each of Claude's `tools` under the settings Claude reads for this project; an
+    MCP tool's by `mcp_state`."""
     from forge_tools.runtimes.claude.settings import read_settings
     from forge_tools.runtimes.found import agent_cwd
 
     settings = read_settings(agent_cwd(loaded))
-    # Claude's own MCP server list (.mcp.json, ~/.claude.json) is not read: whether it has the tool is
-    # not known
-    return {tool: "?" if tool.startswith("mcp__") else tool_state(settings, tool) for tool in tools}
+    return {tool: mcp_state(settings, tool) if tool.startswith("mcp__") else tool_state(settings, tool)
+            for tool in tools}
+
+
+def mcp_state(settings: ClaudeSettings, tool: str) -> str:
+    """An MCP tool's cell: `-` when Claude Code starts no server of that name here (none configured,
+    or one it does not start), else the tool's state by Claude's rules (the server's own tool list is
+    not known: no server is started to read it)."""
+    from forge_tools.runtimes.claude.decide import decide
+
+    decision = decide(settings, tool, {})
+    if not decision.offered and decision.reason_type == "not_offered":
+        return "-"
+    return tool_state(settings, tool)
 
 
 def findings(loaded: LoadedConfig) -> list[Finding]:

@@ -16,7 +16,7 @@ Trust is `projects[<dir>].hasTrustDialogAccepted` in `$CLAUDE_CONFIG_DIR/.claude
 `~/.claude.json`), for the directory or one of its parents. In an untrusted workspace the allow rules
 of `.claude/settings.json` are not loaded (and said so); those of `settings.local.json` are, as the
 binary shows. `allowManagedPermissionRulesOnly: true` in a managed file drops every other file's
-rules, denies included.
+rules, denies included. The MCP servers Claude would start are read too (`mcp.py`), never started.
 
 Every file is read by forge-tools' located JSON reader (`config.formats.json_format.parse_json`), so
 each rule knows its file:line:col. A file Claude cannot read (not JSON) is skipped, with a problem
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from forge_tools.origin import Node, Origin
+from forge_tools.runtimes.claude.mcp import ClaudeMcpServer, read_mcp_servers
 from forge_tools.runtimes.claude.paths import (
     Scope,
     config_dir,
@@ -120,6 +121,7 @@ class ClaudeSettings:
     is_root: bool = False
     start_error: str | None = None  # Claude Code does not start at all with these settings
     disabled_mcp: set[str] = field(default_factory=set)  # disabledMcpjsonServers: no tools from these
+    mcp_servers: list[ClaudeMcpServer] = field(default_factory=list)  # mcp.read_mcp_servers
     env: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -160,6 +162,7 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, options: Clau
     for i, value in enumerate(options.settings):
         settings.files.append(_cli_settings(value, i, settings))
     _collect(settings, options)
+    settings.mcp_servers = read_mcp_servers(settings)
     return settings
 
 
