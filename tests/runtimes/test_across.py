@@ -248,3 +248,66 @@ def test_matrix_and_explain_read_claude_code_mcp_servers(cli, repo: Path) -> Non
     assert "Claude Code has no MCP server 'other' here" in out
     code, out, _ = cli("explain", "mcp__srv__read_thing", "--call", "{}", "--runtime", "claude")
     assert "Offered to the model: yes" in out and "ASK" in out
+
+
+def _ft118(cli) -> dict[tuple[str, int, int], dict]:  # type: ignore[no-untyped-def]
+    _, out, _ = cli("check", "--format", "json")
+    return {(Path(f["location"]["path"]).name, f["location"]["line"], f["location"]["column"]): f
+            for f in json.loads(out)["findings"] if f["code"] == "FT118"}
+
+
+def test_check_probes_file_denies_of_each_agent(cli, repo: Path) -> None:
+    """Read and edit denies are probed with a file each rule matches; Claude's Write(path) deny,
+    which Claude never consults, denies nothing, so it disagrees with no one."""
+    (repo / "opencode.json").write_text("""{
+  "permission": {
+    "read": {"*": "allow", "secrets/*": "deny"},
+    "edit": {"*": "allow", "docs/*": "deny"}
+  }
+}
+""")
+    (repo / ".claude" / "settings.json").write_text("""{
+  "permissions": {
+    "allow": ["Edit"],
+    "deny": ["Read(./config/.env)", "Edit(/build/**)", "Write(notes.txt)"]
+  }
+}
+""")
+    found = _ft118(cli)
+    secrets = found[("opencode.json", 3, 28)]
+    assert "opencode 1.18.33 denies by read \"secrets/*\" deny" in secrets["message"]
+    assert "Claude Code 2.1.328 allows the same call: `read secrets/x`" in secrets["message"]
+    assert secrets["data"]["calls"][0]["tool"] == "read"
+    docs = found[("opencode.json", 4, 28)]
+    assert "`edit docs/x` (by allow Edit at .claude/settings.json:3:15)" in docs["message"]
+    env = found[("settings.json", 4, 14)]["message"]
+    assert "Claude Code 2.1.328 denies by deny Read(./config/.env)" in env
+    assert "opencode 1.18.33 allows the same call: `read config/.env`" in env
+    build = found[("settings.json", 4, 37)]["message"]
+    assert "deny Edit(/build/**)" in build and "`edit build/x`, `write build/x`" in build
+    assert len(found) == 4  # nothing at Write(notes.txt)
+
+
+def test_check_probes_url_denies_of_each_agent(cli, repo: Path) -> None:
+    (repo / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"deny": ["WebFetch(domain:evil.example)"]}}))
+    (repo / "opencode.json").write_text(json.dumps({"permission": {"webfetch": "allow"}}))
+    found = _ft118(cli)
+    (evil,) = found.values()
+    assert "Claude Code 2.1.328 denies by deny WebFetch(domain:evil.example)" in evil["message"]
+    assert "opencode 1.18.33 allows the same call: `webfetch https://evil.example/`" in evil["message"]
+    (repo / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"allow": ["WebFetch(domain:example.com)"]}}))
+    (repo / "opencode.json").write_text(json.dumps({"permission": {"webfetch": "deny"}}))
+    (denied,) = _ft118(cli).values()
+    assert "opencode 1.18.33 denies by webfetch \"*\" deny" in denied["message"]
+    assert ("Claude Code 2.1.328 allows the same call: `webfetch https://example.com/` (by allow "
+            "WebFetch(domain:example.com)") in denied["message"]
+
+
+def test_no_disagreement_when_both_deny_the_file(cli, repo: Path) -> None:
+    (repo / "opencode.json").write_text(json.dumps(
+        {"permission": {"read": {"*": "allow", "config/.env": "deny"}}}))
+    (repo / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"deny": ["Read(./config/.env)"]}}))
+    assert _ft118(cli) == {}
