@@ -44,7 +44,8 @@ _SERVER_TOOLS = ("which tools an MCP server has: the binary started the server C
                  "name (recorded in mcp_servers, matched by test_mcp_servers_match_binary) and it has no "
                  "such tool; forge-tools never starts a server, so it answers by the rules as if it had")
 GAPS.update({(config, i): _SERVER_TOOLS for config, i in (
-    ("mcp-scope-precedence", 0), ("mcp-scope-precedence", 1), ("mcp-user-over-project", 0))})
+    ("mcp-scope-precedence", 0), ("mcp-scope-precedence", 1), ("mcp-user-over-project", 0),
+    ("mcp-parent-and-project", 0))})
 #: config -> the gap in its tool lists
 TOOL_GAPS: dict[str, str] = {}
 #: what init lists once an MCP server has connected before it (a race the recorder does not control):

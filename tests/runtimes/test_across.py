@@ -119,6 +119,7 @@ def test_matrix_gains_a_column_per_other_agent_runtime(cli, repo: Path) -> None:
     cells = {r.split()[0]: r.split()[-1] for r in rows if r and not r.startswith(" ")}
     assert cells["bash"] == "ask" and cells["read"] == "allow" and cells["webfetch"] == "hidden"
     assert cells["list"] == "-"  # Claude Code has no list tool
+    assert cells["glob"] == "-" and cells["grep"] == "-"  # offered by 2.1.328 only when Bash is not
     code, out, _ = cli("layers", "--matrix", "--runtimes", "--no-mcp", "--format", "json")
     claude = json.loads(out)["runtimes"][0]
     assert claude["name"] == "claude" and claude["matrix"]["webfetch"] == "hidden"
@@ -311,3 +312,14 @@ def test_no_disagreement_when_both_deny_the_file(cli, repo: Path) -> None:
     (repo / ".claude" / "settings.json").write_text(json.dumps(
         {"permissions": {"deny": ["Read(./config/.env)"]}}))
     assert _ft118(cli) == {}
+
+
+def test_a_modelled_claude_answer_says_so_beside_every_agent(cli, repo: Path) -> None:
+    """`jq` is in Claude's read-only set only by the model (no record runs it); `ls` is recorded."""
+    code, out, err = cli("explain", "bash", "--call", '{"command": "jq . a.json"}', "--runtime", "all")
+    assert code == 0, err
+    claude = next(line for line in out.splitlines() if "Claude Code 2.1.328" in line and "ALLOW" in line)
+    assert "[modelled: no record of the binary shows it]" in claude
+    _, out, _ = cli("explain", "bash", "--call", '{"command": "ls"}', "--runtime", "all", "--format", "json")
+    (entry,) = [e for e in json.loads(out)["runtimes"] if e["runtime"] == "claude"]
+    assert entry["modelled"] is False and "[modelled" not in entry["why"]

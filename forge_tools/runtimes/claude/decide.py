@@ -42,6 +42,9 @@ from forge_tools.runtimes.claude.shell import Part, deny_candidates, lower
 from forge_tools.runtimes.claude.tools import NO_PERMISSION, OFFERED, canonical, hiding_rule, input_problem
 
 _ORDER = {"allow": 0, "ask": 1, "deny": 2}
+#: tools whose unruled calls a record shows asking (`no-config`: WebSearch); any other such tool's
+#: ask is modelled
+RECORDED_ASK = frozenset({"WebSearch"})
 OFFERED_NAMES = frozenset(canonical(n) for n in OFFERED)
 #: commands whose arguments Claude checks as paths: read ones against Read rules, the rest
 #: against Edit rules (`grep`, `rg` and `sed` take a pattern or script first)
@@ -95,6 +98,21 @@ def _by_rules(rules: list[ClaudeRule], test: Any) -> tuple[Behavior, ClaudeRule]
 def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None
            ) -> ClaudeDecision:
     """What Claude Code does with a call of `tool` (its own name) with `args`."""
+    decision = _decide(settings, tool, args, cwd)
+    parts = mcp_parts(canonical(tool))
+    server = server_named(settings, parts[0]) if parts is not None and decision.offered else None
+    deciding = decision.deciding
+    if server is None or deciding is None:
+        return decision
+    # the rules' answer holds if the server has the tool: its tool list is not read (it is not started)
+    said = (f"{deciding.why} (the MCP server {server.name!r} is Claude's, {server.scope} scope at "
+            f"{server.origin}; whether it has this tool is not known: it is not started here)")
+    checks = tuple(c._replace(why=said) if c is deciding else c for c in decision.checks)
+    return decision._replace(checks=checks)
+
+
+def _decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None
+            ) -> ClaudeDecision:
     name = canonical(tool)
     if settings.start_error is not None:
         return ClaudeDecision("deny", "other", (Check(name, "deny", None, settings.start_error),), False)
@@ -133,7 +151,8 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
                                                f"the rule {rule.text!r} names the tool"),)), name)
     return decide_content(settings, name, args, rules, here, decided) or _moded(
         settings, _default(name, name, f"no rule names {name}: Claude Code asks",
-                           "reproduced" if name.startswith("mcp__") else "modelled"), name)
+                           "reproduced" if name.startswith("mcp__") or name in RECORDED_ASK
+                           else "modelled"), name)
 
 
 def decide_content(settings: ClaudeSettings, name: str, args: dict[str, Any], rules: list[ClaudeRule],

@@ -38,14 +38,17 @@ def tool_state(settings: ClaudeSettings, tool: str) -> str:
     """Calls of Claude's `tool` in general, in `layers --matrix`'s words: `hidden` (a bare deny removes
     it), `allow` (it needs no permission, a bare allow, or bypassPermissions), `ask` (Claude's default
     for a tool that needs permission, or a bare ask), `limited` (dontAsk: only what a rule allows
-    runs; a bare Write deny, which leaves Write offered)."""
+    runs; a bare Write deny, which leaves Write offered), `-` (not among the tools this session
+    offers: Glob and Grep while Bash is)."""
     from forge_tools.runtimes.claude.decide import _by_rules
     from forge_tools.runtimes.claude.rules import tool_rule_matches
-    from forge_tools.runtimes.claude.tools import NO_PERMISSION, canonical, hiding_rule
+    from forge_tools.runtimes.claude.tools import NO_PERMISSION, canonical, hiding_rule, offers
 
     name = canonical(tool)
     if settings.start_error is not None or hiding_rule(settings, name) is not None:
         return "hidden"
+    if not name.startswith("mcp__") and name not in {canonical(o.name) for o in offers(settings)}:
+        return "-"  # not in this session's tools (Glob and Grep while Bash is offered)
     bare = [r for r in settings.loaded_rules if r.content is None and tool_rule_matches(r.tool, name)]
     decided = _by_rules(bare, lambda r: True)
     if decided is not None:
