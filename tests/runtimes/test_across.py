@@ -315,11 +315,15 @@ def test_no_disagreement_when_both_deny_the_file(cli, repo: Path) -> None:
 
 
 def test_a_modelled_claude_answer_says_so_beside_every_agent(cli, repo: Path) -> None:
-    """`jq` is in Claude's read-only set only by the model (no record runs it); `ls` is recorded."""
-    code, out, err = cli("explain", "bash", "--call", '{"command": "jq . a.json"}', "--runtime", "all")
+    """`jq -r` is in Claude's read-only set only by the model (the records run `jq` with no option);
+    `ls` and `git log -1` are recorded."""
+    code, out, err = cli("explain", "bash", "--call", '{"command": "jq -r . a.json"}', "--runtime", "all")
     assert code == 0, err
     claude = next(line for line in out.splitlines() if "Claude Code 2.1.328" in line and "ALLOW" in line)
     assert "[modelled: no record of the binary shows it]" in claude
-    _, out, _ = cli("explain", "bash", "--call", '{"command": "ls"}', "--runtime", "all", "--format", "json")
-    (entry,) = [e for e in json.loads(out)["runtimes"] if e["runtime"] == "claude"]
-    assert entry["modelled"] is False and "[modelled" not in entry["why"]
+    for command in ("ls", "git log -1", "jq . a.json"):
+        _, out, _ = cli("explain", "bash", "--call", json.dumps({"command": command}), "--runtime", "all",
+                        "--format", "json")
+        (entry,) = [e for e in json.loads(out)["runtimes"] if e["runtime"] == "claude"]
+        assert entry["action"] == "allow" and entry["modelled"] is False, command
+        assert "[modelled" not in entry["why"]
