@@ -218,8 +218,9 @@ def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None 
 # ------------------------------------------------------------------------------------------ Bash
 
 #: the commands acceptEdits runs unasked when every path they name is in the working directories
-#: (touch and mkdir recorded; the others modelled)
-ACCEPT_EDITS_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "sed"})
+#: (touch, mkdir, rm, mv and cp recorded; rmdir modelled; `sed -i` asks, recorded)
+ACCEPT_EDITS_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp"})
+RECORDED_ACCEPT_EDITS = frozenset({"touch", "mkdir", "rm", "mv", "cp"})
 
 
 def _bash_rules(rules: list[ClaudeRule]) -> list[ClaudeRule]:
@@ -403,7 +404,7 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
     if (accept and stripped and stripped[0] in ACCEPT_EDITS_COMMANDS
             and _outside(settings, stripped, cwd) is None):
         return Check(part.text, "allow", None, f"{settings.mode} runs file commands inside the working "
-                     "directories", "reproduced" if stripped[0] in ("touch", "mkdir") else "modelled"), cwd
+                     "directories", "reproduced" if stripped[0] in RECORDED_ACCEPT_EDITS else "modelled"), cwd
     return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks"), cwd
 
 
