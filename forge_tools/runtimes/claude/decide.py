@@ -291,11 +291,12 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
     if not checks:
         checks.append(Check(command.strip(), "allow", None, "an empty command"))
     if any(p.argv[:1] == ("cd",) for p in parts) and len(parts) > 1:
-        # modelled: a compound with cd asks unless every other subcommand is read-only
+        # a compound with cd asks unless every other subcommand is read-only: a rule-allowed
+        # `touch` after `cd src` asks (recorded, bash-cd-compound-rule)
         for i, (part, check) in enumerate(zip(parts, checks, strict=True)):
             if part.argv[:1] != ("cd",) and check.behavior == "allow" and check.rule is not None:
                 checks[i] = check._replace(behavior="ask", why=f"{check.why}, but the line changes "
-                                           "directory first (cd): Claude Code asks", fidelity="modelled")
+                                           "directory first (cd): Claude Code asks")
     behavior = _worst(checks)
     if settings.mode == "auto" and behavior == "allow" and any(
             c.why.startswith("auto") for c in checks):

@@ -38,7 +38,7 @@ def tool_state(settings: ClaudeSettings, tool: str) -> str:
     """Calls of Claude's `tool` in general, in `layers --matrix`'s words: `hidden` (a bare deny removes
     it), `allow` (it needs no permission, a bare allow, or bypassPermissions), `ask` (Claude's default
     for a tool that needs permission, or a bare ask), `limited` (dontAsk: only what a rule allows
-    runs; a bare Write deny, which leaves Write offered), `-` (not among the tools this session
+    runs), `-` (not among the tools this session
     offers: Glob and Grep while Bash is)."""
     from forge_tools.runtimes.claude.decide import _by_rules
     from forge_tools.runtimes.claude.rules import tool_rule_matches
