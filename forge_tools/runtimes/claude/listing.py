@@ -82,7 +82,7 @@ def layers_text(settings: ClaudeSettings) -> str:
     lines.append("MCP servers' tools are not listed (that would start the servers); a bare-name deny "
                  "such as mcp__server hides a server's tools")
     for m in settings.mcp_servers:
-        state = "started" if m.loaded else f"NOT started: {m.why_not}"
+        state = "Claude Code starts it" if m.loaded else f"Claude Code does NOT start it: {m.why_not}"
         lines.append(f"MCP server {m.name!r} ({m.scope}, {m.origin}): {state}")
     lines += [f"note: {n}" for n in settings.notes]
     return "\n".join(lines)
