@@ -99,8 +99,9 @@ class Layout:
                                  if trust is not None else {})
         state.update(self.expand(case.get("state", {})))
         (self.config_dir / ".claude.json").write_text(json.dumps(state, indent=2))
-        self.env = {"HOME": str(self.home), "CLAUDE_CONFIG_DIR": str(self.config_dir),
-                    "FORGE_TOOLS_CLAUDE_MANAGED_DIR": str(self.managed), **case.get("env", {})}
+        env = {"HOME": str(self.home), "CLAUDE_CONFIG_DIR": str(self.config_dir),
+               "FORGE_TOOLS_CLAUDE_MANAGED_DIR": str(self.managed), **self.expand(case.get("env", {}))}
+        self.env = {k: v for k, v in env.items() if v is not None}  # a null unsets it
         self.options = _options(case.get("flags", []))
 
     def expand(self, value: Any) -> Any:

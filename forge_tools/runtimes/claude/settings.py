@@ -12,11 +12,12 @@ all of them (deny > ask > allow whatever the file, `decide.py`):
 - managed: `/etc/claude-code/managed-settings.json`, then `managed-settings.d/*.json` in name order.
   `FORGE_TOOLS_CLAUDE_MANAGED_DIR` names another directory (tests, or a copy of a fleet's policy).
 
-Trust is `projects[<dir>].hasTrustDialogAccepted` in `$CLAUDE_CONFIG_DIR/.claude.json` (else
-`~/.claude.json`), for the directory or one of its parents. In an untrusted workspace the allow rules
-of `.claude/settings.json` are not loaded (and said so); those of `settings.local.json` are, as the
-binary shows. `allowManagedPermissionRulesOnly: true` in a managed file drops every other file's
-rules, denies included. The MCP servers Claude would start are read too (`mcp.py`), never started.
+Trust is `projects[<dir>].hasTrustDialogAccepted` in the state file, `$CLAUDE_CONFIG_DIR/.claude.json`
+when that variable is set, else `~/.claude.json`, for the directory or one of its parents. In an
+untrusted workspace the allow rules of `.claude/settings.json` are not loaded (and said so); those
+of `settings.local.json` are, as the binary shows. `allowManagedPermissionRulesOnly: true` in a
+managed file drops every other file's rules, denies included. The MCP servers Claude would start are
+read too (`mcp.py`), never started.
 
 Every file is read by forge-tools' located JSON reader (`config.formats.json_format.parse_json`), so
 each rule knows its file:line:col. A file Claude cannot read (not JSON) is skipped, with a problem
@@ -219,12 +220,12 @@ def _read_trust(settings: ClaudeSettings) -> None:
     from forge_tools.config.formats.json_format import parse_json
     from forge_tools.errors import ConfigError
 
-    for candidate in (settings.config_dir / ".claude.json", settings.home / ".claude.json"):
-        if candidate.is_file():
-            settings.state_file = candidate
-            break
-    if settings.state_file is None:
+    # `$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json` (not `~/.claude/.claude.json`:
+    # recorded, no-config-dir-env)
+    base = settings.config_dir if settings.env.get("CLAUDE_CONFIG_DIR") else settings.home
+    if not (base / ".claude.json").is_file():
         return
+    settings.state_file = base / ".claude.json"
     try:
         tree = parse_json(settings.state_file.read_text(encoding="utf-8"),
                           Origin("file", str(settings.state_file)))

@@ -133,6 +133,7 @@ def _run_claude(paths: Paths, config: dict[str, Any], standin: StandIn, calls: l
         "LANG": "C.UTF-8",
     }
     env.update(paths.expand(config.get("env", {})))
+    env = {k: v for k, v in env.items() if v is not None}  # a null in the config's env unsets it
     cmd = [str(CLAUDE), "-p", "go", "--output-format", "stream-json", "--verbose",
            "--permission-prompts", "none", *paths.expand(config.get("flags", []))]
     proc = subprocess.Popen(cmd, cwd=paths.project, env=env, stdin=subprocess.DEVNULL,
