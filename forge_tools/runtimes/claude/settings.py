@@ -13,7 +13,7 @@ all of them (deny > ask > allow whatever the file, `decide.py`):
   `FORGE_TOOLS_CLAUDE_MANAGED_DIR` names another directory (tests, or a copy of a fleet's policy).
 
 Trust is `projects[<dir>].hasTrustDialogAccepted` in the state file, `$CLAUDE_CONFIG_DIR/.claude.json`
-when that variable is set, else `~/.claude.json`, for the directory or one of its parents. In an
+when that variable is set, else `~/.claude.json`, for the directory or a parent up to its git root. In an
 untrusted workspace the allow rules of `.claude/settings.json` are not loaded (and said so); those
 of `settings.local.json` are, as the binary shows. `allowManagedPermissionRulesOnly: true` in a
 managed file drops every other file's rules, denies included. The MCP servers Claude would start are
@@ -216,7 +216,9 @@ def _cli_settings(value: str, index: int, settings: ClaudeSettings) -> SettingsF
 
 
 def _read_trust(settings: ClaudeSettings) -> None:
-    """`hasTrustDialogAccepted` for the working directory or a parent, from Claude's state file."""
+    """`hasTrustDialogAccepted` for the working directory or a parent up to its git repository's root
+    (a trusted directory above the repository does not count; outside a repository every parent
+    counts: modelled), from Claude's state file."""
     from forge_tools.config.formats.json_format import parse_json
     from forge_tools.errors import ConfigError
 
@@ -243,6 +245,8 @@ def _read_trust(settings: ClaudeSettings) -> None:
                 settings.trusted = True
                 settings.trust_origin = flag.origin
                 return
+        if (here / ".git").exists():
+            return  # a parent of the repository's root does not trust it (recorded: trust-parent-dir)
         here = here.parent if here.parent != here else None
 
 
