@@ -103,6 +103,7 @@ class Layout:
                "FORGE_TOOLS_CLAUDE_MANAGED_DIR": str(self.managed), **self.expand(case.get("env", {}))}
         self.env = {k: v for k, v in env.items() if v is not None}  # a null unsets it
         self.options = _options(case.get("flags", []))
+        self.cwd = self.project / case.get("cwd", "")  # where Claude is started: the project or below
 
     def expand(self, value: Any) -> Any:
         return expand(value, {"$PROJECT": str(self.project), "$HOME": str(self.home),
@@ -111,7 +112,7 @@ class Layout:
 
     def settings(self):  # type: ignore[no-untyped-def]
         # the recorder runs the binary as root (bypassPermissions needs IS_SANDBOX=1 there)
-        return read_settings(self.project, self.env, self.options, home=self.home, is_root=True)
+        return read_settings(self.cwd, self.env, self.options, home=self.home, is_root=True)
 
 
 def _options(flags: list[str]) -> ClaudeOptions:
@@ -147,7 +148,7 @@ def test_call_matches_binary(config: str, index: int, tmp_path: Path) -> None:
     record = RECORD_BY_NAME[config]["calls"][index]
     layout = Layout(tmp_path, CASE_BY_NAME[config])
     args = layout.expand(record["input"])
-    got = decide(layout.settings(), record["tool"], args, layout.project)
+    got = decide(layout.settings(), record["tool"], args, layout.cwd)
     want = record["decision"]
     message = record.get("message") or ""
     if want == "error" and ("InputValidationError" in message or "has not been read yet" in message):

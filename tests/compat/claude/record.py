@@ -136,7 +136,7 @@ def _run_claude(paths: Paths, config: dict[str, Any], standin: StandIn, calls: l
     env = {k: v for k, v in env.items() if v is not None}  # a null in the config's env unsets it
     cmd = [str(CLAUDE), "-p", "go", "--output-format", "stream-json", "--verbose",
            "--permission-prompts", "none", *paths.expand(config.get("flags", []))]
-    proc = subprocess.Popen(cmd, cwd=paths.project, env=env, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, cwd=paths.project / config.get("cwd", ""), env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
