@@ -294,8 +294,7 @@ def matrix_state(result: "PipelineResult", verdict: "ToolVerdict") -> str:
 
 
 RUNTIME_STATES = {
-    "-": "the agent has no such tool",
-    "?": "not known: that agent's own MCP server list is not read",
+    "-": "the agent has no such tool (for an MCP tool: it starts no server of that name)",
 }
 
 

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from forge_tools.visibility.pipeline import PipelineResult, Request
 
 
+MODELLED_MARK = "[modelled: no record of the binary shows it]"
+
+
 class RuntimeEntry(NamedTuple):
     """One agent runtime's answer about the call (or that it has no such tool)."""
 
@@ -44,17 +47,24 @@ class RuntimeEntry(NamedTuple):
     def missing(self) -> str | None:
         return None if self.call is not None else f"{self.runtime.display} has no such tool"
 
+    @property
+    def modelled(self) -> bool:
+        """The runtime says no record of the agent's binary shows this answer (Claude's `fidelity`)."""
+        return self.answer is not None and (self.answer.extra or {}).get("fidelity") == "modelled"
+
     def words(self, root: Path | None = None) -> str:
-        """The deciding rule at file:line:col, else the runtime's reason."""
+        """The deciding rule at file:line:col, else the runtime's reason; `[modelled]` when the
+        runtime could not verify the answer against the agent's binary."""
         if self.answer is None:
             return self.missing or ""
+        mark = f" {MODELLED_MARK}" if self.modelled else ""
         decision = self.answer.decision
         if decision.refused is not None and decision.refused_by is None:
-            return decision.refused
+            return decision.refused + mark
         rule = decision.deciding_rule if decision.refused is None else decision.refused_by
         if rule is None:
-            return self.answer.reason
-        return rule_words(self.runtime.name, rule, root)
+            return self.answer.reason + mark
+        return rule_words(self.runtime.name, rule, root) + mark
 
     def to_json(self, root: Path | None = None) -> dict[str, Any]:
         return {"runtime": self.runtime.name, "name": self.runtime.display, "version": self.runtime.version,
@@ -62,6 +72,7 @@ class RuntimeEntry(NamedTuple):
                 "tool": self.call.tool if self.call is not None else None,
                 "args": self.call.args if self.call is not None else None,
                 "action": self.action, "why": self.words(root), "no_such_tool": self.call is None,
+                "modelled": self.modelled,
                 "notes": list(self.notes),
                 "answer": self.answer.to_json() if self.answer is not None else None}
 

@@ -84,7 +84,9 @@ def has_column(runtime: str) -> bool:
 
 def _mcp_name(runtime: str, server: str, tool: str) -> str:
     if runtime == "claude":
-        return f"mcp__{server}__{tool}"
+        from forge_tools.runtimes.claude.mcp import tool_name
+
+        return tool_name(server, tool)
     from forge_tools.sources.mcp import mcp_tool_id
 
     return mcp_tool_id(server, tool)

@@ -40,8 +40,17 @@ GAPS: dict[tuple[str, int], str] = {
     ("bash-subshells", 1): _SUBSHELL_RULE,
     ("bash-subshells", 6): _SUBSHELL_RULE,
 }
+_SERVER_TOOLS = ("which tools an MCP server has: the binary started the server Claude prefers for the "
+                 "name (recorded in mcp_servers, matched by test_mcp_servers_match_binary) and it has no "
+                 "such tool; forge-tools never starts a server, so it answers by the rules as if it had")
+GAPS.update({(config, i): _SERVER_TOOLS for config, i in (
+    ("mcp-scope-precedence", 0), ("mcp-scope-precedence", 1), ("mcp-user-over-project", 0),
+    ("mcp-parent-and-project", 0))})
 #: config -> the gap in its tool lists
 TOOL_GAPS: dict[str, str] = {}
+#: what init lists once an MCP server has connected before it (a race the recorder does not control):
+#: the server's tools and the MCP resource tools; forge-tools lists neither (it starts no server)
+MCP_CONNECTED_TOOLS = frozenset({"ListMcpResourcesTool", "ReadMcpResourceTool", "ReadMcpResourceDirTool"})
 
 
 def _load() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -90,17 +99,20 @@ class Layout:
                                  if trust is not None else {})
         state.update(self.expand(case.get("state", {})))
         (self.config_dir / ".claude.json").write_text(json.dumps(state, indent=2))
-        self.env = {"HOME": str(self.home), "CLAUDE_CONFIG_DIR": str(self.config_dir),
-                    "FORGE_TOOLS_CLAUDE_MANAGED_DIR": str(self.managed), **case.get("env", {})}
+        env = {"HOME": str(self.home), "CLAUDE_CONFIG_DIR": str(self.config_dir),
+               "FORGE_TOOLS_CLAUDE_MANAGED_DIR": str(self.managed), **self.expand(case.get("env", {}))}
+        self.env = {k: v for k, v in env.items() if v is not None}  # a null unsets it
         self.options = _options(case.get("flags", []))
+        self.cwd = self.project / case.get("cwd", "")  # where Claude is started: the project or below
 
     def expand(self, value: Any) -> Any:
         return expand(value, {"$PROJECT": str(self.project), "$HOME": str(self.home),
-                              "$MANAGED": str(self.managed), "$PYTHON": sys.executable, "$COMPAT": str(HERE)})
+                              "$MANAGED": str(self.managed), "$PYTHON": sys.executable, "$COMPAT": str(HERE),
+                              "$SCRATCH": str(self.project.parent)})
 
     def settings(self):  # type: ignore[no-untyped-def]
         # the recorder runs the binary as root (bypassPermissions needs IS_SANDBOX=1 there)
-        return read_settings(self.project, self.env, self.options, home=self.home, is_root=True)
+        return read_settings(self.cwd, self.env, self.options, home=self.home, is_root=True)
 
 
 def _options(flags: list[str]) -> ClaudeOptions:
@@ -136,7 +148,7 @@ def test_call_matches_binary(config: str, index: int, tmp_path: Path) -> None:
     record = RECORD_BY_NAME[config]["calls"][index]
     layout = Layout(tmp_path, CASE_BY_NAME[config])
     args = layout.expand(record["input"])
-    got = decide(layout.settings(), record["tool"], args, layout.project)
+    got = decide(layout.settings(), record["tool"], args, layout.cwd)
     want = record["decision"]
     message = record.get("message") or ""
     if want == "error" and ("InputValidationError" in message or "has not been read yet" in message):
@@ -172,5 +184,20 @@ def test_tools_offered_match_binary(config: str, tmp_path: Path) -> None:
     # MCP tools reach the model later (deferred, after the server connects): the records' lists,
     # taken at start-up, have none, and neither does this one
     listed = offers(layout.settings())
-    assert [o.name for o in listed if o.offered] == record["tools_offered"]
+    want = record["tools_offered"]
+    if any(s.get("status") == "connected" for s in record.get("mcp_servers", [])):
+        want = [t for t in want if not t.startswith("mcp__") and t not in MCP_CONNECTED_TOOLS]
+    assert [o.name for o in listed if o.offered] == want
+
+
+@pytest.mark.parametrize("config", [c for c, case in CASE_BY_NAME.items() if c in RECORD_BY_NAME
+                                    and "mcp_server.py" in json.dumps(case)])
+def test_mcp_servers_match_binary(config: str, tmp_path: Path) -> None:
+    """The servers Claude Code starts (its init event's `mcp_servers`: name and source, in its order)
+    are the ones forge-tools reads from the same files as loaded."""
+    record = RECORD_BY_NAME[config]
+    layout = Layout(tmp_path, CASE_BY_NAME[config])
+    got = [(s.name, s.scope) for s in layout.settings().mcp_servers if s.loaded]
+    want = [(s["name"], s["source"]) for s in record.get("mcp_servers", [])]
+    assert sorted(got) == sorted(want)
 

@@ -119,6 +119,7 @@ def test_matrix_gains_a_column_per_other_agent_runtime(cli, repo: Path) -> None:
     cells = {r.split()[0]: r.split()[-1] for r in rows if r and not r.startswith(" ")}
     assert cells["bash"] == "ask" and cells["read"] == "allow" and cells["webfetch"] == "hidden"
     assert cells["list"] == "-"  # Claude Code has no list tool
+    assert cells["glob"] == "-" and cells["grep"] == "-"  # offered by 2.1.328 only when Bash is not
     code, out, _ = cli("layers", "--matrix", "--runtimes", "--no-mcp", "--format", "json")
     claude = json.loads(out)["runtimes"][0]
     assert claude["name"] == "claude" and claude["matrix"]["webfetch"] == "hidden"
@@ -223,3 +224,109 @@ def test_one_check_report_holds_every_agents_findings(cli, repo: Path) -> None:
     assert ("FT303", "settings.json") in found  # Claude Code's own (Write(path) is never consulted)
     assert ("FT103", "opencode.json") in found  # opencode's (`npm *` can never decide)
     assert ("FT118", "opencode.json") in found  # across the two
+
+
+def test_matrix_and_explain_read_claude_code_mcp_servers(cli, repo: Path) -> None:
+    """An MCP row gets Claude Code's state when Claude starts a server of that name (here from the
+    project's .mcp.json; its deny removes one tool) and `-` when it has none; explain says which."""
+    import sys
+
+    server = [sys.executable, str(Path(__file__).parents[1] / "compat" / "claude" / "mcp_server.py")]
+    config = json.loads(OPENCODE)
+    config["mcp"] = {name: {"type": "local", "command": server} for name in ("srv", "other")}
+    (repo / "opencode.json").write_text(json.dumps(config))
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {"command": server[0],
+                                                                       "args": server[1:]}}}))
+    claude = json.loads(CLAUDE)
+    claude["permissions"]["deny"].append("mcp__srv__write_thing")
+    (repo / ".claude" / "settings.json").write_text(json.dumps(claude))
+    code, out, err = cli("layers", "--matrix", "--runtimes", "--format", "json")
+    assert code == 0, err
+    cells = json.loads(out)["runtimes"][0]["matrix"]
+    assert cells["srv_read_thing"] == "ask" and cells["srv_write_thing"] == "hidden"
+    assert cells["other_read_thing"] == "-" and cells["other_write_thing"] == "-"
+    code, out, _ = cli("explain", "mcp__other__read_thing", "--call", "{}", "--runtime", "all")
+    assert "Claude Code has no MCP server 'other' here" in out
+    code, out, _ = cli("explain", "mcp__srv__read_thing", "--call", "{}", "--runtime", "claude")
+    assert "Offered to the model: yes" in out and "ASK" in out
+    assert "whether it has this tool is not known: it is not started here" in out
+    code, out, _ = cli("layers", "--runtime", "claude")
+    assert "MCP server 'srv' (project, " in out and ".mcp.json:1:" in out and "Claude Code starts it" in out
+
+
+def _ft118(cli) -> dict[tuple[str, int, int], dict]:  # type: ignore[no-untyped-def]
+    _, out, _ = cli("check", "--format", "json")
+    return {(Path(f["location"]["path"]).name, f["location"]["line"], f["location"]["column"]): f
+            for f in json.loads(out)["findings"] if f["code"] == "FT118"}
+
+
+def test_check_probes_file_denies_of_each_agent(cli, repo: Path) -> None:
+    """Read and edit denies are probed with a file each rule matches; Claude's Write(path) deny,
+    which Claude never consults, denies nothing, so it disagrees with no one."""
+    (repo / "opencode.json").write_text("""{
+  "permission": {
+    "read": {"*": "allow", "secrets/*": "deny"},
+    "edit": {"*": "allow", "docs/*": "deny"}
+  }
+}
+""")
+    (repo / ".claude" / "settings.json").write_text("""{
+  "permissions": {
+    "allow": ["Edit"],
+    "deny": ["Read(./config/.env)", "Edit(/build/**)", "Write(notes.txt)"]
+  }
+}
+""")
+    found = _ft118(cli)
+    secrets = found[("opencode.json", 3, 28)]
+    assert "opencode 1.18.33 denies by read \"secrets/*\" deny" in secrets["message"]
+    assert "Claude Code 2.1.328 allows the same call: `read secrets/x`" in secrets["message"]
+    assert secrets["data"]["calls"][0]["tool"] == "read"
+    docs = found[("opencode.json", 4, 28)]
+    assert "`edit docs/x` (by allow Edit at .claude/settings.json:3:15)" in docs["message"]
+    env = found[("settings.json", 4, 14)]["message"]
+    assert "Claude Code 2.1.328 denies by deny Read(./config/.env)" in env
+    assert "opencode 1.18.33 allows the same call: `read config/.env`" in env
+    build = found[("settings.json", 4, 37)]["message"]
+    assert "deny Edit(/build/**)" in build and "`edit build/x`, `write build/x`" in build
+    assert len(found) == 4  # nothing at Write(notes.txt)
+
+
+def test_check_probes_url_denies_of_each_agent(cli, repo: Path) -> None:
+    (repo / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"deny": ["WebFetch(domain:evil.example)"]}}))
+    (repo / "opencode.json").write_text(json.dumps({"permission": {"webfetch": "allow"}}))
+    found = _ft118(cli)
+    (evil,) = found.values()
+    assert "Claude Code 2.1.328 denies by deny WebFetch(domain:evil.example)" in evil["message"]
+    assert "opencode 1.18.33 allows the same call: `webfetch https://evil.example/`" in evil["message"]
+    (repo / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"allow": ["WebFetch(domain:example.com)"]}}))
+    (repo / "opencode.json").write_text(json.dumps({"permission": {"webfetch": "deny"}}))
+    (denied,) = _ft118(cli).values()
+    assert "opencode 1.18.33 denies by webfetch \"*\" deny" in denied["message"]
+    assert ("Claude Code 2.1.328 allows the same call: `webfetch https://example.com/` (by allow "
+            "WebFetch(domain:example.com)") in denied["message"]
+
+
+def test_no_disagreement_when_both_deny_the_file(cli, repo: Path) -> None:
+    (repo / "opencode.json").write_text(json.dumps(
+        {"permission": {"read": {"*": "allow", "config/.env": "deny"}}}))
+    (repo / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"deny": ["Read(./config/.env)"]}}))
+    assert _ft118(cli) == {}
+
+
+def test_a_modelled_claude_answer_says_so_beside_every_agent(cli, repo: Path) -> None:
+    """`jq -r` is in Claude's read-only set only by the model (the records run `jq` with no option);
+    `ls` and `git log -1` are recorded."""
+    code, out, err = cli("explain", "bash", "--call", '{"command": "jq -r . a.json"}', "--runtime", "all")
+    assert code == 0, err
+    claude = next(line for line in out.splitlines() if "Claude Code 2.1.328" in line and "ALLOW" in line)
+    assert "[modelled: no record of the binary shows it]" in claude
+    for command in ("ls", "git log -1", "jq . a.json"):
+        _, out, _ = cli("explain", "bash", "--call", json.dumps({"command": command}), "--runtime", "all",
+                        "--format", "json")
+        (entry,) = [e for e in json.loads(out)["runtimes"] if e["runtime"] == "claude"]
+        assert entry["action"] == "allow" and entry["modelled"] is False, command
+        assert "[modelled" not in entry["why"]

@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from forge_tools.runtimes.claude.mcp import no_server_why, normalise, server_named
 from forge_tools.runtimes.claude.readonly import read_only
 from forge_tools.runtimes.claude.rules import (
     EDIT_TOOLS,
@@ -41,6 +42,9 @@ from forge_tools.runtimes.claude.shell import Part, deny_candidates, lower
 from forge_tools.runtimes.claude.tools import NO_PERMISSION, OFFERED, canonical, hiding_rule, input_problem
 
 _ORDER = {"allow": 0, "ask": 1, "deny": 2}
+#: tools whose unruled calls a record shows asking (`no-config`: WebSearch); any other such tool's
+#: ask is modelled
+RECORDED_ASK = frozenset({"WebSearch"})
 OFFERED_NAMES = frozenset(canonical(n) for n in OFFERED)
 #: commands whose arguments Claude checks as paths: read ones against Read rules, the rest
 #: against Edit rules (`grep`, `rg` and `sed` take a pattern or script first)
@@ -94,6 +98,21 @@ def _by_rules(rules: list[ClaudeRule], test: Any) -> tuple[Behavior, ClaudeRule]
 def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None
            ) -> ClaudeDecision:
     """What Claude Code does with a call of `tool` (its own name) with `args`."""
+    decision = _decide(settings, tool, args, cwd)
+    parts = mcp_parts(canonical(tool))
+    server = server_named(settings, parts[0]) if parts is not None and decision.offered else None
+    deciding = decision.deciding
+    if server is None or deciding is None:
+        return decision
+    # the rules' answer holds if the server has the tool: its tool list is not read (it is not started)
+    said = (f"{deciding.why} (the MCP server {server.name!r} is Claude's, {server.scope} scope at "
+            f"{server.origin}; whether it has this tool is not known: it is not started here)")
+    checks = tuple(c._replace(why=said) if c is deciding else c for c in decision.checks)
+    return decision._replace(checks=checks)
+
+
+def _decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None
+            ) -> ClaudeDecision:
     name = canonical(tool)
     if settings.start_error is not None:
         return ClaudeDecision("deny", "other", (Check(name, "deny", None, settings.start_error),), False)
@@ -102,10 +121,10 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
         return ClaudeDecision("deny", "tool_disabled", (Check(name, "deny", hidden,
                               f"not offered: the deny rule {hidden.text!r} removes {name}"),), False)
     server = mcp_parts(name)
-    if server is not None and server[0] in settings.disabled_mcp:
+    if server is not None and (server_named(settings, server[0]) is None
+                               or (server[1] is not None and normalise(server[1]) != server[1])):
         return ClaudeDecision("deny", "not_offered", (Check(name, "deny", None,
-                              f"the MCP server {server[0]!r} is in disabledMcpjsonServers: Claude Code "
-                              "does not start it, so it has no such tool"),), False)
+                              no_server_why(settings, *server)),), False)
     if not name.startswith("mcp__") and name not in OFFERED_NAMES:
         return ClaudeDecision("deny", "other", (Check(name, "deny", None,
                               f"Claude Code does not offer {name} in this session (no such tool)"),),
@@ -132,7 +151,8 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
                                                f"the rule {rule.text!r} names the tool"),)), name)
     return decide_content(settings, name, args, rules, here, decided) or _moded(
         settings, _default(name, name, f"no rule names {name}: Claude Code asks",
-                           "reproduced" if name.startswith("mcp__") else "modelled"), name)
+                           "reproduced" if name.startswith("mcp__") or name in RECORDED_ASK
+                           else "modelled"), name)
 
 
 def decide_content(settings: ClaudeSettings, name: str, args: dict[str, Any], rules: list[ClaudeRule],
@@ -198,8 +218,9 @@ def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None 
 # ------------------------------------------------------------------------------------------ Bash
 
 #: the commands acceptEdits runs unasked when every path they name is in the working directories
-#: (touch and mkdir recorded; the others modelled)
-ACCEPT_EDITS_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "sed"})
+#: (touch, mkdir, rm, mv and cp recorded; rmdir modelled; `sed -i` asks, recorded)
+ACCEPT_EDITS_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp"})
+RECORDED_ACCEPT_EDITS = frozenset({"touch", "mkdir", "rm", "mv", "cp"})
 
 
 def _bash_rules(rules: list[ClaudeRule]) -> list[ClaudeRule]:
@@ -270,11 +291,12 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
     if not checks:
         checks.append(Check(command.strip(), "allow", None, "an empty command"))
     if any(p.argv[:1] == ("cd",) for p in parts) and len(parts) > 1:
-        # modelled: a compound with cd asks unless every other subcommand is read-only
+        # a compound with cd asks unless every other subcommand is read-only: a rule-allowed
+        # `touch` after `cd src` asks (recorded, bash-cd-compound-rule)
         for i, (part, check) in enumerate(zip(parts, checks, strict=True)):
             if part.argv[:1] != ("cd",) and check.behavior == "allow" and check.rule is not None:
                 checks[i] = check._replace(behavior="ask", why=f"{check.why}, but the line changes "
-                                           "directory first (cd): Claude Code asks", fidelity="modelled")
+                                           "directory first (cd): Claude Code asks")
     behavior = _worst(checks)
     if settings.mode == "auto" and behavior == "allow" and any(
             c.why.startswith("auto") for c in checks):
@@ -383,7 +405,7 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
     if (accept and stripped and stripped[0] in ACCEPT_EDITS_COMMANDS
             and _outside(settings, stripped, cwd) is None):
         return Check(part.text, "allow", None, f"{settings.mode} runs file commands inside the working "
-                     "directories", "reproduced" if stripped[0] in ("touch", "mkdir") else "modelled"), cwd
+                     "directories", "reproduced" if stripped[0] in RECORDED_ACCEPT_EDITS else "modelled"), cwd
     return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks"), cwd
 
 

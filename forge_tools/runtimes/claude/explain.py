@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 def explanation(tool: str, call: dict[str, Any] | None, loaded: LoadedConfig, result: PipelineResult,
                 chosen: Chosen, settings: ClaudeSettings | None = None) -> dict[str, Any]:
-    from forge_tools.runtimes.claude.rules import EDIT_TOOLS, READ_TOOLS, tool_rule_matches
+    from forge_tools.runtimes.claude.decide import decide
+    from forge_tools.runtimes.claude.mcp import no_server_why
+    from forge_tools.runtimes.claude.rules import EDIT_TOOLS, READ_TOOLS, mcp_parts, tool_rule_matches
     from forge_tools.runtimes.claude.runtime import RUNTIME, claude_answers
     from forge_tools.runtimes.claude.tools import KNOWN, canonical, hiding_rule
 
@@ -32,13 +34,18 @@ def explanation(tool: str, call: dict[str, Any] | None, loaded: LoadedConfig, re
         return (rule_tool == "Edit" and name in EDIT_TOOLS) or (rule_tool == "Read" and name in READ_TOOLS)
 
     rules = [r for r in settings.rules if names(r.tool)]
+    server = mcp_parts(name)
+    no_server = (no_server_why(settings, *server) if server is not None and hidden is None
+                 and decide(settings, name, {}).reason_type == "not_offered" else None)
     data: dict[str, Any] = {
         "tool": tool,
         "claude_tool": name,
         "known": name in KNOWN or name.startswith("mcp__"),
         "runtime": chosen.to_json(),
-        "offered": hidden is None,
+        "offered": hidden is None and no_server is None,
         "hidden_by": hidden.to_json() if hidden is not None else None,
+        "no_such_tool": no_server,
+        "mcp_servers": [s.to_json() for s in settings.mcp_servers],
         "mode": settings.mode,
         "mode_origin": settings.mode_origin.to_json() if settings.mode_origin is not None else None,
         "trusted": settings.trusted,
@@ -62,6 +69,8 @@ def render_text(data: dict[str, Any]) -> str:
     if data["offered"]:
         out.append(f"1. Offered to the model: yes (mode {data['mode']}"
                    + (", workspace trusted)" if data["trusted"] else ", workspace NOT trusted)"))
+    elif data["no_such_tool"]:
+        out.append(f"1. Offered to the model: NO: {data['no_such_tool']}")
     else:
         rule = data["hidden_by"]
         out.append(f"1. Offered to the model: NO: the bare deny rule {rule['rule']!r} at "

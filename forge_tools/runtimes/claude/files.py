@@ -38,14 +38,17 @@ def tool_state(settings: ClaudeSettings, tool: str) -> str:
     """Calls of Claude's `tool` in general, in `layers --matrix`'s words: `hidden` (a bare deny removes
     it), `allow` (it needs no permission, a bare allow, or bypassPermissions), `ask` (Claude's default
     for a tool that needs permission, or a bare ask), `limited` (dontAsk: only what a rule allows
-    runs; a bare Write deny, which leaves Write offered)."""
+    runs), `-` (not among the tools this session
+    offers: Glob and Grep while Bash is)."""
     from forge_tools.runtimes.claude.decide import _by_rules
     from forge_tools.runtimes.claude.rules import tool_rule_matches
-    from forge_tools.runtimes.claude.tools import NO_PERMISSION, canonical, hiding_rule
+    from forge_tools.runtimes.claude.tools import NO_PERMISSION, canonical, hiding_rule, offers
 
     name = canonical(tool)
     if settings.start_error is not None or hiding_rule(settings, name) is not None:
         return "hidden"
+    if not name.startswith("mcp__") and name not in {canonical(o.name) for o in offers(settings)}:
+        return "-"  # not in this session's tools (Glob and Grep while Bash is offered)
     bare = [r for r in settings.loaded_rules if r.content is None and tool_rule_matches(r.tool, name)]
     decided = _by_rules(bare, lambda r: True)
     if decided is not None:
@@ -56,14 +59,26 @@ def tool_state(settings: ClaudeSettings, tool: str) -> str:
 
 
 def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
-    """`tool_state` of each of Claude's `tools` under the settings Claude reads for this project."""
+    """`tool_state` of each of Claude's `tools` under the settings Claude reads for this project; an
+    MCP tool's by `mcp_state`."""
     from forge_tools.runtimes.claude.settings import read_settings
     from forge_tools.runtimes.found import agent_cwd
 
     settings = read_settings(agent_cwd(loaded))
-    # Claude's own MCP server list (.mcp.json, ~/.claude.json) is not read: whether it has the tool is
-    # not known
-    return {tool: "?" if tool.startswith("mcp__") else tool_state(settings, tool) for tool in tools}
+    return {tool: mcp_state(settings, tool) if tool.startswith("mcp__") else tool_state(settings, tool)
+            for tool in tools}
+
+
+def mcp_state(settings: ClaudeSettings, tool: str) -> str:
+    """An MCP tool's cell: `-` when Claude Code starts no server of that name here (none configured,
+    or one it does not start), else the tool's state by Claude's rules (the server's own tool list is
+    not known: no server is started to read it)."""
+    from forge_tools.runtimes.claude.decide import decide
+
+    decision = decide(settings, tool, {})
+    if not decision.offered and decision.reason_type == "not_offered":
+        return "-"
+    return tool_state(settings, tool)
 
 
 def findings(loaded: LoadedConfig) -> list[Finding]:

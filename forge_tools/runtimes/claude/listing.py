@@ -57,6 +57,7 @@ def layers_payload(settings: ClaudeSettings) -> dict[str, Any]:
                       for o in offers(settings)],
             "mcp": "MCP servers' tools are not listed: listing them means starting the servers; a call "
                    "of mcp__server__tool is decided by explain --call",
+            "mcp_servers": [m.to_json() for m in settings.mcp_servers],
             "notes": settings.notes}
 
 
@@ -80,6 +81,9 @@ def layers_text(settings: ClaudeSettings) -> str:
     lines.append(format_table(("TOOL", "RESULT"), rows))
     lines.append("MCP servers' tools are not listed (that would start the servers); a bare-name deny "
                  "such as mcp__server hides a server's tools")
+    for m in settings.mcp_servers:
+        state = "Claude Code starts it" if m.loaded else f"Claude Code does NOT start it: {m.why_not}"
+        lines.append(f"MCP server {m.name!r} ({m.scope}, {m.origin}): {state}")
     lines += [f"note: {n}" for n in settings.notes]
     return "\n".join(lines)
 

@@ -13,7 +13,9 @@ Modelled (Claude checks each option of these against a table of safe flags; forg
 common read-only forms, and asks for the rest): `git` status, log, diff, show, blame, branch
 (listing), rev-parse, ls-files, remote, describe, shortlog, reflog, tag (listing), config --get;
 `grep`, `egrep`, `fgrep`, `rg`, `head`, `tail`, `sort` (without `-o`), `uniq`, `jq` (a filter and
-files), `file`, `tree`, `which`, `sha256sum`-style sums. Anything else asks.
+files), `file`, `tree`, `which`, `sha256sum`-style sums. Anything else asks. A program (or git
+subcommand) a record ran unasked, with no option the record did not use, is reproduced (`RECORDED`:
+`git log -1`, `git remote -v`, `grep -r`, `sort`, `jq`, ...); `whereis` asks (recorded).
 """
 
 from __future__ import annotations
@@ -40,12 +42,33 @@ GIT_READ = frozenset({"status", "log", "diff", "show", "blame", "branch", "rev-p
 _GIT_UNSAFE = ("-c", "--exec-path", "--output", "-o", "--ext-diff", "--textconv", "-d", "-D", "-m",
                "-M", "--delete", "--move", "--set-upstream-to", "-u", "--unset", "--add", "--replace-all")
 MODELLED = frozenset({"grep", "egrep", "fgrep", "rg", "sort", "jq", "file", "tree", "which", "date",
-                      "test", "sha256sum", "sha1sum", "md5sum", "whereis"})
+                      "test", "sha256sum", "sha1sum", "md5sum"})
+#: the modelled programs (and git subcommands) a record shows run unasked, with the options it used:
+#: a command of one of them with no other option is reproduced (`readonly-modelled-*`); `whereis`
+#: asks (recorded), so it is in no set
+RECORDED: dict[str, frozenset[str]] = {
+    **{f"git {sub}": frozenset() for sub in ("diff", "show", "blame", "branch", "rev-parse", "ls-files",
+                                             "tag", "describe", "reflog", "status")},
+    "git log": frozenset({"-1"}), "git remote": frozenset({"-v"}), "git config": frozenset({"--get"}),
+    "grep": frozenset({"-r"}), "test": frozenset({"-f"}), "sed": frozenset({"-n"}),
+    **{name: frozenset() for name in ("egrep", "fgrep", "rg", "sort", "jq", "file", "tree", "which",
+                                      "date", "sha256sum", "md5sum")},
+}
 #: exact commands Claude runs unasked
 EXACT = frozenset({("claude", "-h"), ("claude", "--help"), ("node", "-v"), ("node", "--version"),
                    ("python", "--version"), ("python3", "--version"), ("ip", "addr")})
 _UNIQ = re.compile(r"^uniq(?:\s+(?:-[a-zA-Z]+|--[a-zA-Z-]+(?:=\S+)?|-[fsw]\s+\d+))*(?:\s|$)\s*$")
 _SED_PRINT = re.compile(r"^(?:\d+|\$)(?:,(?:\d+|\$))?p$")
+
+
+def _seen(argv: tuple[str, ...]) -> str:
+    """"reproduced" when a record ran this program (git: subcommand) unasked with no other option,
+    else "modelled"."""
+    key, rest = (f"git {argv[1]}", argv[2:]) if argv[0] == "git" and len(argv) > 1 else (argv[0], argv[1:])
+    options = RECORDED.get(key)
+    if options is None or any(a.startswith("-") and a not in options for a in rest):
+        return "modelled"
+    return "reproduced"
 
 
 def read_only(text: str, argv: tuple[str, ...]) -> str | None:
@@ -65,7 +88,7 @@ def read_only(text: str, argv: tuple[str, ...]) -> str | None:
         if "-n" in args and not any(a.startswith(("-i", "--in-place")) for a in args):
             scripts = [a for a in args if not a.startswith("-")]
             if scripts and _SED_PRINT.match(scripts[0]) and _SAFE_ARGS.match(text):
-                return "modelled"
+                return _seen(argv)
         return None
     if any(p.match(text) for p in _PLAIN):
         return "reproduced"
@@ -86,7 +109,7 @@ def read_only(text: str, argv: tuple[str, ...]) -> str | None:
     if name in MODELLED:
         if name == "sort" and any(a == "-o" or a.startswith(("--output", "-o")) for a in argv[1:]):
             return None
-        return "modelled"
+        return _seen(argv)
     return None
 
 
@@ -105,4 +128,4 @@ def _git(argv: tuple[str, ...]) -> str | None:
         return None  # creating a branch or a tag
     if sub == "remote" and any(a not in ("-v", "--verbose") for a in rest):
         return None
-    return "modelled"
+    return _seen(argv)

@@ -12,11 +12,12 @@ all of them (deny > ask > allow whatever the file, `decide.py`):
 - managed: `/etc/claude-code/managed-settings.json`, then `managed-settings.d/*.json` in name order.
   `FORGE_TOOLS_CLAUDE_MANAGED_DIR` names another directory (tests, or a copy of a fleet's policy).
 
-Trust is `projects[<dir>].hasTrustDialogAccepted` in `$CLAUDE_CONFIG_DIR/.claude.json` (else
-`~/.claude.json`), for the directory or one of its parents. In an untrusted workspace the allow rules
-of `.claude/settings.json` are not loaded (and said so); those of `settings.local.json` are, as the
-binary shows. `allowManagedPermissionRulesOnly: true` in a managed file drops every other file's
-rules, denies included.
+Trust is `projects[<dir>].hasTrustDialogAccepted` in the state file, `$CLAUDE_CONFIG_DIR/.claude.json`
+when that variable is set, else `~/.claude.json`, for the directory or a parent up to its git root. In an
+untrusted workspace the allow rules of `.claude/settings.json` are not loaded (and said so); those
+of `settings.local.json` are, as the binary shows. `allowManagedPermissionRulesOnly: true` in a
+managed file drops every other file's rules, denies included. The MCP servers Claude would start are
+read too (`mcp.py`), never started.
 
 Every file is read by forge-tools' located JSON reader (`config.formats.json_format.parse_json`), so
 each rule knows its file:line:col. A file Claude cannot read (not JSON) is skipped, with a problem
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from forge_tools.origin import Node, Origin
+from forge_tools.runtimes.claude.mcp import ClaudeMcpServer, read_mcp_servers
 from forge_tools.runtimes.claude.paths import (
     Scope,
     config_dir,
@@ -120,6 +122,7 @@ class ClaudeSettings:
     is_root: bool = False
     start_error: str | None = None  # Claude Code does not start at all with these settings
     disabled_mcp: set[str] = field(default_factory=set)  # disabledMcpjsonServers: no tools from these
+    mcp_servers: list[ClaudeMcpServer] = field(default_factory=list)  # mcp.read_mcp_servers
     env: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -160,6 +163,7 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, options: Clau
     for i, value in enumerate(options.settings):
         settings.files.append(_cli_settings(value, i, settings))
     _collect(settings, options)
+    settings.mcp_servers = read_mcp_servers(settings)
     return settings
 
 
@@ -212,16 +216,18 @@ def _cli_settings(value: str, index: int, settings: ClaudeSettings) -> SettingsF
 
 
 def _read_trust(settings: ClaudeSettings) -> None:
-    """`hasTrustDialogAccepted` for the working directory or a parent, from Claude's state file."""
+    """`hasTrustDialogAccepted` for the working directory or a parent up to its git repository's root
+    (a trusted directory above the repository does not count; outside a repository every parent
+    counts: modelled), from Claude's state file."""
     from forge_tools.config.formats.json_format import parse_json
     from forge_tools.errors import ConfigError
 
-    for candidate in (settings.config_dir / ".claude.json", settings.home / ".claude.json"):
-        if candidate.is_file():
-            settings.state_file = candidate
-            break
-    if settings.state_file is None:
+    # `$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json` (not `~/.claude/.claude.json`:
+    # recorded, no-config-dir-env)
+    base = settings.config_dir if settings.env.get("CLAUDE_CONFIG_DIR") else settings.home
+    if not (base / ".claude.json").is_file():
         return
+    settings.state_file = base / ".claude.json"
     try:
         tree = parse_json(settings.state_file.read_text(encoding="utf-8"),
                           Origin("file", str(settings.state_file)))
@@ -239,6 +245,8 @@ def _read_trust(settings: ClaudeSettings) -> None:
                 settings.trusted = True
                 settings.trust_origin = flag.origin
                 return
+        if (here / ".git").exists():
+            return  # a parent of the repository's root does not trust it (recorded: trust-parent-dir)
         here = here.parent if here.parent != here else None
 
 

@@ -130,19 +130,25 @@ def _statement(node: Node, data: bytes, out: list[Part]) -> None:
         opaque = "a command substitution" if _has_substitution(node) else None
         out.append(Part(text, (), None, opaque, (text,)))
         return
-    if kind in ("subshell", "compound_statement"):
+    if kind in ("subshell", "compound_statement", "for_statement"):
         # the commands inside are decided (a deny matching one denies), but never allowed: ask
-        why = "a subshell" if kind == "subshell" else "a { ...; } group"
+        # (a for loop of echo asks: recorded, bash-control-flow)
+        why = {"subshell": "a subshell", "compound_statement": "a { ...; } group"}.get(kind, "a for loop")
         before = len(out)
-        _statements(node, data, out)
+        body = node.child_by_field_name("body") if kind == "for_statement" else None
+        if body is not None:  # the loop's words only when they run something (`in $(cmd)`)
+            for value in node.children_by_field_name("value"):
+                if _has_substitution(value):
+                    _statement(value, data, out)
+        _statements(body if body is not None else node, data, out)
         for i in range(before, len(out)):
             out[i] = out[i]._replace(opaque=out[i].opaque or why)
         if len(out) == before:
             out.append(_opaque(_text(node, data), why))
         return
-    if kind in ("if_statement", "for_statement", "while_statement", "do_group", "else_clause",
-                "elif_clause"):
-        # modelled: the commands of a conditional or a loop are decided one by one
+    if kind in ("if_statement", "while_statement", "do_group", "else_clause", "elif_clause"):
+        # the commands of a conditional or a while loop are decided one by one (recorded for
+        # `if true; then ls; fi` and `while false; do ls; done`; other forms modelled)
         before = len(out)
         for child in node.children:
             if child.is_named and child.type not in ("comment", "variable_name", "word", "string"):

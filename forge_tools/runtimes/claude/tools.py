@@ -4,8 +4,8 @@ which ask for permission, and what a bare-name deny hides.
 Reproduced from its `system/init` event and the API request of a session with no settings
 (tests/compat/claude): `OFFERED` in its order; `DEFERRED` are offered by name only (the model loads
 them through ToolSearch). A loaded `deny` rule naming a tool with no content (`"WebFetch"`,
-`"mcp__srv"`, `"mcp__srv__*"`) removes it from both lists; `Write` is the exception the binary
-shows: a bare `Write` deny leaves it offered (the deny still refuses each call).
+`"mcp__srv"`, `"mcp__srv__*"`) removes it from both lists, `Write` too (`bare-deny-tools`; an
+older survey said Write stays offered: the 2.1.328 records show it removed).
 """
 
 from __future__ import annotations

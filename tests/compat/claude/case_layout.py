@@ -11,7 +11,8 @@ from typing import Any
 
 
 def expand(value: Any, names: Mapping[str, str]) -> Any:
-    """`value` (a string, or lists and dicts of them) with each `$NAME` of `names` replaced."""
+    """`value` (a string, or lists and dicts of them, keys too: a state file's `projects` entry is
+    keyed by the project's path) with each `$NAME` of `names` replaced."""
     if isinstance(value, str):
         for name, text in names.items():
             value = value.replace(name, text)
@@ -19,7 +20,7 @@ def expand(value: Any, names: Mapping[str, str]) -> Any:
     if isinstance(value, list):
         return [expand(v, names) for v in value]
     if isinstance(value, dict):
-        return {k: expand(v, names) for k, v in value.items()}
+        return {expand(k, names): expand(v, names) for k, v in value.items()}
     return value
 
 

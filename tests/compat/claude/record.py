@@ -71,7 +71,8 @@ class Paths:
 
     def expand(self, value: Any) -> Any:
         return expand(value, {"$PROJECT": str(self.project), "$HOME": str(self.home),
-                              "$MANAGED": str(MANAGED_DIR), "$PYTHON": sys.executable, "$COMPAT": str(HERE)})
+                              "$MANAGED": str(MANAGED_DIR), "$PYTHON": sys.executable, "$COMPAT": str(HERE),
+                              "$SCRATCH": str(self.base)})
 
     def normalise(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -112,7 +113,7 @@ def _prepare(config: dict[str, Any], base: Path) -> Paths:
 
 def _run_claude(paths: Paths, config: dict[str, Any], standin: StandIn, calls: list[dict[str, Any]]
                 ) -> tuple[Script, list[dict[str, Any]], str, int | None]:
-    uses_mcp = "$PROJECT/.mcp.json" in config.get("files", {}) or "mcpServers" in config.get("state", {})
+    uses_mcp = "mcp_server.py" in json.dumps(config)  # any file or state entry that starts the server
     script = Script([{"tool": c["tool"], "input": paths.expand(c["input"])} for c in calls],
                     first_delay=MCP_CONNECT_WAIT if uses_mcp else 0.0)
     standin.use(script)
@@ -132,9 +133,10 @@ def _run_claude(paths: Paths, config: dict[str, Any], standin: StandIn, calls: l
         "LANG": "C.UTF-8",
     }
     env.update(paths.expand(config.get("env", {})))
+    env = {k: v for k, v in env.items() if v is not None}  # a null in the config's env unsets it
     cmd = [str(CLAUDE), "-p", "go", "--output-format", "stream-json", "--verbose",
            "--permission-prompts", "none", *paths.expand(config.get("flags", []))]
-    proc = subprocess.Popen(cmd, cwd=paths.project, env=env, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, cwd=paths.project / config.get("cwd", ""), env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
