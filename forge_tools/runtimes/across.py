@@ -76,6 +76,8 @@ def rule_words(runtime: str, rule: Rule, root: Path | None = None) -> str:
         from forge_tools.runtimes.claude.files import rule_text
 
         return f"{rule.action} {rule_text(rule.permission, rule.pattern)} {where}"
+    if runtime == "codex":
+        return f"{rule.action} prefix_rule {rule.pattern} {where}"
     return f"{rule.permission} {json.dumps(rule.pattern)} {rule.action} {where}"
 
 

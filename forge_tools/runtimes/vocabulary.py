@@ -52,11 +52,20 @@ def _claude_column() -> dict[str, tuple[str, dict[str, str]]]:
     return column
 
 
+def _codex_column() -> dict[str, tuple[str, dict[str, str]]]:
+    """Codex's shell is `exec_command {"cmd"}`; edits and writes are one `apply_patch` (its `path`:
+    the file the patch writes). Codex has no read, glob, grep or webfetch tool."""
+    patch = ("apply_patch", {"filePath": "path"})
+    return {"bash": ("exec_command", {"command": "cmd", "workdir": "workdir"}), "edit": patch,
+            "write": patch}
+
+
 #: runtime -> its column (None: the shared vocabulary itself)
 COLUMNS: dict[str, Callable[[], dict[str, tuple[str, dict[str, str]]]] | None] = {
     "opencode": None,
     "forge": None,
     "claude": _claude_column,
+    "codex": _codex_column,
 }
 #: inputs an agent requires that a call in another vocabulary may not carry (empty is a valid value)
 REQUIRED_DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
@@ -83,7 +92,7 @@ def has_column(runtime: str) -> bool:
 
 
 def _mcp_name(runtime: str, server: str, tool: str) -> str:
-    if runtime == "claude":
+    if runtime in ("claude", "codex"):
         return f"mcp__{server}__{tool}"
     from forge_tools.sources.mcp import mcp_tool_id
 
