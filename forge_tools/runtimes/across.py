@@ -205,6 +205,7 @@ def answers_by_runtime(loaded: LoadedConfig, result: PipelineResult, tool: str, 
             notes = tuple(settings.notes)
         else:  # a runtime with its own files and decider (one more package: Codex, Gemini CLI)
             answer = runtime.decide(result, own.tool, own.args, root, cwd)
+            notes = tuple((answer.extra or {}).get("notes", ()))
         entries.append(RuntimeEntry(found, own, answer, scope, notes))
     return AcrossAnswers(call, tuple(entries), decided, root)
 

@@ -55,9 +55,9 @@ def _claude_column() -> dict[str, tuple[str, dict[str, str]]]:
 def _codex_column() -> dict[str, tuple[str, dict[str, str]]]:
     """Codex's shell is `exec_command {"cmd"}`; edits and writes are one `apply_patch` (its `path`:
     the file the patch writes). Codex has no read, glob, grep or webfetch tool."""
-    patch = ("apply_patch", {"filePath": "path"})
-    return {"bash": ("exec_command", {"command": "cmd", "workdir": "workdir"}), "edit": patch,
-            "write": patch}
+    patch = ("apply_patch", {"filePath": "path", "patchText": "input"})
+    return {"apply_patch": patch, "bash": ("exec_command", {"command": "cmd", "workdir": "workdir"}),
+            "edit": patch, "write": patch}
 
 
 #: runtime -> its column (None: the shared vocabulary itself)

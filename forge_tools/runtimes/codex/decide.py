@@ -78,6 +78,11 @@ def _safe(argv: tuple[str, ...]) -> bool:
 
 def fallback(settings: CodexSettings, argv: tuple[str, ...]) -> CodexCheck:
     """No rule matches `argv`: Codex's approval policy and sandbox decide (modelled)."""
+    check = _fallback(settings, argv)
+    return CodexCheck(check.subject, check.behavior, f"modelled: {check.why}", "modelled")
+
+
+def _fallback(settings: CodexSettings, argv: tuple[str, ...]) -> CodexCheck:
     subject = shlex.join(argv)
     approval, sandbox = settings.approval_policy, settings.sandbox_mode
     if _dangerous(argv):
@@ -103,6 +108,8 @@ def decide_argv(settings: CodexSettings, argv: tuple[str, ...], cwd: Path, lower
     if behavior == "ask" and settings.approval_policy == "never":
         return CodexCheck(shlex.join(argv), "deny", why + "; approval_policy never refuses what would ask",
                           "modelled", rule)
+    if lowered:
+        why += " (modelled: how Codex's shell tool turns the line into this argv)"
     return CodexCheck(shlex.join(argv), behavior, why, "modelled" if lowered else "reproduced", rule)
 
 

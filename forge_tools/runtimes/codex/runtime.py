@@ -59,13 +59,23 @@ class CodexRuntime(OpencodeVocabulary):
         check = decision.deciding
         reason = check.why if check is not None else "nothing to decide"
         fidelity = "modelled" if any(c.fidelity == "modelled" for c in decision.checks) else "reproduced"
-        extra = {"offered": decision.offered, "fidelity": fidelity,
+        modelled = [_modelled_part(c.why) for c in decision.checks if c.fidelity == "modelled"]
+        notes = (["modelled, not verified against the binary: " + "; ".join(dict.fromkeys(modelled))]
+                 if modelled else [])
+        extra = {"offered": decision.offered, "fidelity": fidelity, "notes": notes,
                  "codex_checks": [{"subject": c.subject, "behavior": c.behavior, "why": c.why,
                                    "fidelity": c.fidelity,
                                    "rule": c.rule.text() if c.rule is not None else None,
                                    "origin": str(c.rule.origin) if c.rule is not None else None}
                                   for c in decision.checks]}
         return RuntimeAnswer(self.name, self.version, call_decision(decision, tool, args), reason, extra)
+
+
+def _modelled_part(why: str) -> str:
+    """What of a check's reason is modelled: its `(modelled: ...)` part, or the whole reason."""
+    if "(modelled: " in why:
+        return why.rpartition("(modelled: ")[2].rstrip(")")
+    return why.removeprefix("modelled: ")
 
 
 def own_words(tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -1,0 +1,91 @@
+"""Codex CLI on forge-tools' surfaces: a project whose only agent config is Codex's (`.codex/rules`,
+trusted in the user's `~/.codex/config.toml`) gets Codex's answers from `explain --call` (in
+forge-tools' words or Codex's), `check --expect` (`runtime: codex`), `layers --matrix --runtimes`,
+`explain --runtime all` and `agents --runtimes`; real files, the real readers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import forge_tools
+from forge_tools.runtimes import runtime_for
+
+RULES = """# the repository's exec policy
+prefix_rule(pattern=["git", "push"], decision="forbidden", justification="CI pushes")
+prefix_rule(pattern=["git", ["status", "log"]])
+prefix_rule(pattern=["npm", "run", "test*"])
+"""
+
+
+@pytest.fixture
+def repo(project: Path, isolated_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = isolated_env["home"]
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    (project / ".codex" / "rules").mkdir(parents=True)
+    (project / ".codex" / "rules" / "default.rules").write_text(RULES)
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    return project
+
+
+def test_a_codex_only_project_is_codex_s(repo: Path) -> None:
+    chosen = runtime_for(forge_tools.load_project(repo))
+    assert chosen.runtime.name == "codex" and "default.rules" in chosen.chosen_by
+
+
+def test_explain_call_is_codex_s_answer_at_the_rule(cli, repo: Path) -> None:
+    code, out, err = cli("explain", "bash", "--call", '{"command": "git push origin main"}')
+    assert code == 0, err
+    assert out.startswith("Call: DENY (codex 0.169.0's answer)")
+    assert "default.rules:2:1" in out and "modelled" in out  # the lowering of the line is modelled
+    code, out, _ = cli("explain", "exec_command", "--call", '{"cmd": "git status"}', "--format", "json")
+    data = json.loads(out)
+    assert data["runtime"]["name"] == "codex" and data["call"]["runtime"]["action"] == "allow"
+    code, out, _ = cli("explain", "bash", "--call", '{"command": "npm run test:unit"}', "--runtime", "codex")
+    assert "no rule" in out and "note: modelled" in out  # `test*` is literal: the fallback decides
+
+
+def test_untrusted_project_rules_are_not_codex_s(cli, repo: Path, isolated_env: dict[str, Path]) -> None:
+    (isolated_env["home"] / ".codex" / "config.toml").write_text(
+        f'[projects."{repo}"]\ntrust_level = "untrusted"\n')
+    _, out, _ = cli("explain", "bash", "--call", '{"command": "git push"}', "--runtime", "codex")
+    assert out.startswith("Call: ALLOW (codex")  # the forbidden rule is not loaded
+    _, out, _ = cli("agents", "--runtimes", "--format", "json")
+    codex = next(r for r in json.loads(out)["runtimes"] if r["name"] == "codex")
+    rules = next(f for f in codex["file_scopes"] if f["path"].endswith("default.rules"))
+    assert rules["what"].startswith("rules file (not read: the project") and "untrusted" in rules["what"]
+
+
+def test_across_agents_names_codex_and_its_tools(cli, repo: Path) -> None:
+    code, out, err = cli("explain", "bash", "--call", '{"command": "git push"}', "--runtime", "all")
+    assert code == 0, err
+    assert "Codex CLI deny" in out and "[as exec_command]" in out
+    code, out, _ = cli("explain", "read", "--call", '{"filePath": "a.txt"}', "--runtime", "all")
+    assert "Codex CLI: no such tool" in out
+    edit = '{"filePath": "a.txt", "oldString": "a", "newString": "b"}'
+    code, out, _ = cli("explain", "edit", "--call", edit, "--runtime", "all")
+    assert "Codex CLI: no such tool" not in out and "[as apply_patch]" in out
+
+
+def test_matrix_has_a_codex_column(cli, repo: Path) -> None:
+    code, out, err = cli("layers", "--matrix", "--runtimes")
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if line.startswith("TOOL"))
+    assert header.rstrip().endswith("Codex CLI 0.169.0")
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()}
+    assert rows["bash"][-1] == "limited" and rows["read"][-1] == "-" and rows["edit"][-1] != "-"
+
+
+def test_expect_runtime_codex(cli, repo: Path) -> None:
+    (repo / "expect.yaml").write_text(
+        '- {runtime: codex, call: {tool: bash, args: {command: "git push origin main"}}, expect: deny}\n'
+        '- {call: {tool: exec_command, args: {cmd: "git log -1"}}, expect: allow}\n'
+        '- {runtime: codex, call: {tool: bash, args: {command: "git push"}}, expect: allow}\n')
+    code, out, _ = cli("check", "--expect", "expect.yaml", "--format", "json")
+    results = json.loads(out)["expectations"]["results"]
+    assert [r["passed"] for r in results] == [True, True, False]
+    assert "Codex CLI 0.169.0 deny" in results[2]["explanation"]
+    assert code == 1
