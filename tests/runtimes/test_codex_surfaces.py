@@ -89,3 +89,48 @@ def test_expect_runtime_codex(cli, repo: Path) -> None:
     assert [r["passed"] for r in results] == [True, True, False]
     assert "Codex CLI 0.169.0 deny" in results[2]["explanation"]
     assert code == 1
+
+
+def _codes(cli) -> list[tuple[str, str, int]]:  # type: ignore[no-untyped-def]
+    _, out, _ = cli("check", "--format", "json")
+    return [(f["code"], Path(f["location"]["path"]).name, f["location"]["line"])
+            for f in json.loads(out)["findings"] if f["code"].startswith("FT32")]
+
+
+def test_check_reports_literal_stars_and_rules_that_never_decide(cli, repo: Path) -> None:
+    (repo / ".codex" / "rules" / "more.rules").write_text(
+        'prefix_rule(pattern=["git"], decision="prompt")\n')
+    assert sorted(_codes(cli)) == [("FT322", "default.rules", 4), ("FT324", "default.rules", 3)]
+
+
+def test_check_reports_a_refused_file_at_its_example(cli, repo: Path) -> None:
+    (repo / ".codex" / "rules" / "bad.rules").write_text(
+        'prefix_rule(\n    pattern=["rm"],\n    decision="forbidden",\n'
+        '    not_match=["ls", "rm -rf x"],\n)\n')
+    codes = _codes(cli)
+    assert ("FT321", "bad.rules", 4) in codes
+    _, out, _ = cli("explain", "bash", "--call", '{"command": "git push"}', "--runtime", "codex")
+    assert out.startswith("Call: ALLOW")  # Codex loads no rule at all while one file is refused
+
+
+def test_check_reports_untrusted_project_files_and_values_that_stop_codex(
+        cli, repo: Path, isolated_env: dict[str, Path]) -> None:
+    config = isolated_env["home"] / ".codex" / "config.toml"
+    config.write_text(f'[projects."{repo}"]\ntrust_level = "untrusted"\n')
+    assert _codes(cli) == [("FT323", "default.rules", 1)]
+    config.write_text(f'sandbox_mode = "none"\n[projects."{repo}"]\ntrust_level = "trusted"\n')
+    assert _codes(cli) == [("FT325", "config.toml", 1)]
+
+
+def test_agents_disagree_names_codex_s_forbidden_rule(cli, repo: Path) -> None:
+    (repo / "opencode.json").write_text('{"permission": {"bash": {"*": "allow"}}}')
+    _, out, _ = cli("check", "--format", "json")
+    ft118 = [f for f in json.loads(out)["findings"] if f["code"] == "FT118"]
+    assert any(f["data"]["denied_by"] == "codex" and f["data"]["allowed_by"] == "opencode"
+               and f["location"]["line"] == 2 for f in ft118), ft118
+
+
+def test_check_says_which_rules_files_it_does_not_evaluate(cli, repo: Path) -> None:
+    (repo / ".codex" / "rules" / "loop.rules").write_text(
+        'for p in ["git", "hg"]:\n    prefix_rule(pattern=[p, "push"], decision="forbidden")\n')
+    assert ("FT326", "loop.rules", 1) in _codes(cli)

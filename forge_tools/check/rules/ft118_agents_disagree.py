@@ -85,10 +85,21 @@ def _claude_denies(ctx: CheckContext, turn: Any) -> list[str]:
     return out
 
 
+def _codex_denies(ctx: CheckContext, turn: Any) -> list[str]:
+    """The commands Codex CLI's loaded `forbidden` prefix rules name (each token's first word)."""
+    import shlex
+
+    from forge_tools.runtimes.codex.files import settings_for
+
+    return [shlex.join(alts[0] for alts in rule.pattern)
+            for rule in settings_for(ctx.loaded).policy.rules if rule.decision == "forbidden"]
+
+
 #: runtime -> the commands its own bash deny rules name (a new agent runtime adds its reader here)
 DENY_COMMANDS: dict[str, Callable[[Any, Any], list[str]]] = {
     "opencode": _opencode_denies,
     "claude": _claude_denies,
+    "codex": _codex_denies,
 }
 
 
