@@ -52,7 +52,8 @@ def test_untrusted_project_rules_are_not_codex_s(cli, repo: Path, isolated_env: 
     (isolated_env["home"] / ".codex" / "config.toml").write_text(
         f'[projects."{repo}"]\ntrust_level = "untrusted"\n')
     _, out, _ = cli("explain", "bash", "--call", '{"command": "git push"}', "--runtime", "codex")
-    assert out.startswith("Call: ALLOW (codex")  # the forbidden rule is not loaded
+    # the forbidden rule is not loaded; an untrusted project's default approval asks (modelled)
+    assert out.startswith("Call: ASK (codex") and "unless-trusted" in out
     _, out, _ = cli("agents", "--runtimes", "--format", "json")
     codex = next(r for r in json.loads(out)["runtimes"] if r["name"] == "codex")
     rules = next(f for f in codex["file_scopes"] if f["path"].endswith("default.rules"))

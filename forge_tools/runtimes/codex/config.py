@@ -4,8 +4,12 @@
 - the project's `.codex/config.toml` and `.codex/rules/*.rules` in every folder from the project
   root (the nearest folder above the working directory holding `.git`, else the working directory)
   down to the working directory, the closest winning, **only when the project is trusted**:
-  `[projects."<project root>"] trust_level = "trusted"` in the user's config (an entry for a
-  subfolder does not trust the repository; `untrusted` or no entry: not read);
+  `[projects."<project root>"] trust_level = "trusted"` in the user's config, the path exactly as
+  the root is (an entry for a subfolder, or with a trailing `/`, does not trust it; `untrusted` or no
+  entry: not read);
+- with no value set: `sandbox_mode` is `workspace-write` for a project with a trust entry and
+  `read-only` without one; `approval_policy` is `unless-trusted` for a project marked untrusted,
+  else `on-request`;
 - `-c key=value` overrides (TOML values) above every file.
 
 An unknown `sandbox_mode`, `approval_policy` or `trust_level` value stops Codex at the value's
@@ -48,6 +52,7 @@ class CodexSettings:
     codex_home: Path
     trusted: bool
     trust_origin: Origin | None
+    trust_level: str | None = None  # as written in the user's config; None: no entry
     layers: list[Layer] = field(default_factory=list)
     #: every rules file: (path, scope, loaded, why not)
     rules_files: list[tuple[Path, str, bool, str | None]] = field(default_factory=list)
@@ -61,11 +66,16 @@ class CodexSettings:
 
     @property
     def approval_policy(self) -> str:
-        return str(self.value("approval_policy", "on-request"))
+        """The config's, else Codex's default: `unless-trusted` for a project marked untrusted (asks
+        before any command no rule allows), `on-request` otherwise."""
+        default = "unless-trusted" if self.trust_level == "untrusted" else "on-request"
+        return str(self.value("approval_policy", default))
 
     @property
     def sandbox_mode(self) -> str:
-        return str(self.value("sandbox_mode", "read-only"))
+        """The config's, else Codex's default: `workspace-write` for a project with a trust entry
+        (trusted or untrusted), `read-only` without one."""
+        return str(self.value("sandbox_mode", "read-only" if self.trust_level is None else "workspace-write"))
 
     def mcp_servers(self) -> dict[str, dict[str, Any]]:
         servers = self.value("mcp_servers", {})
@@ -150,6 +160,7 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
     settings.layers.append(Layer("user", user_path, user, user is not None))
     trust = _trust(user, root)
     settings.trusted = trust is not None and trust.value == "trusted"
+    settings.trust_level = str(trust.value) if trust is not None else None
     settings.trust_origin = trust.origin if trust is not None else None
     if trust is not None and trust.value not in TRUST_LEVELS:
         settings.start_error = (f"unknown variant `{trust.value}`, expected `trusted` or `untrusted` "

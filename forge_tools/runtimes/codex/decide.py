@@ -92,6 +92,9 @@ def _fallback(settings: CodexSettings, argv: tuple[str, ...]) -> CodexCheck:
         return CodexCheck(subject, "ask", f"no rule; a dangerous command asks ({approval})", "modelled")
     if _safe(argv):
         return CodexCheck(subject, "allow", "no rule; a known safe command runs", "modelled")
+    if approval == "unless-trusted":
+        return CodexCheck(subject, "ask", "no rule allows it; approval_policy unless-trusted (the "
+                          "project is marked untrusted) asks", "modelled")
     return CodexCheck(subject, "allow", f"no rule; runs in the sandbox (sandbox_mode {sandbox}, "
                       f"approval_policy {approval}: a failure there may ask to run it outside)", "modelled")
 

@@ -117,7 +117,8 @@ def record_layout(case: dict[str, Any]) -> dict[str, Any]:
         project, home = base / "project", base / "home"
         for d in (project, home / ".codex", base / "tmp"):
             d.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        if case.get("git", True):
+            subprocess.run(["git", "init", "-q", str(project)], check=True)
         _write(home, case.get("home_files", {}), base)
         _write(project, case.get("project_files", {}), base)
         cwd = project / case.get("cwd", ".")
