@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from forge_tools.origin import Node, Origin
+from forge_tools.runtimes.codex.paths import codex_home, project_folders, project_root, rules_in
 from forge_tools.runtimes.codex.policy import Policy
 
 APPROVAL_POLICIES = ("on-failure", "on-request", "never")  # `granular` takes a table (not modelled)
@@ -102,20 +103,6 @@ class CodexSettings:
                 if self.mcp_tool_offered(s, t)[0]]
 
 
-def codex_home(env: Mapping[str, str]) -> Path:
-    if env.get("CODEX_HOME"):
-        return Path(env["CODEX_HOME"])
-    return Path(env.get("HOME") or os.path.expanduser("~")) / ".codex"
-
-
-def project_root(cwd: Path) -> Path:
-    """The nearest folder at or above `cwd` holding `.git` (Codex's default project root marker)."""
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
-            return folder
-    return cwd
-
-
 def _read(path: Path) -> tuple[Node | None, str | None, Origin | None]:
     from forge_tools.config.formats.toml_format import parse_toml
     from forge_tools.errors import ConfigError
@@ -128,11 +115,6 @@ def _read(path: Path) -> tuple[Node | None, str | None, Origin | None]:
         return None, exc.message, exc.origin
     except (OSError, UnicodeDecodeError) as exc:
         return None, str(exc), Origin("file", str(path))
-
-
-def _rules_in(folder: Path) -> list[Path]:
-    rules = folder / "rules"
-    return sorted(p for p in rules.glob("*.rules") if p.is_file()) if rules.is_dir() else []
 
 
 def _override(text: str) -> tuple[str, Any]:
@@ -167,14 +149,12 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
                                 f"(projects.\"{root}\".trust_level)")
         settings.start_error_origin = trust.origin
         return settings
-    folders = [root, *reversed([p for p in cwd.parents if root in p.parents])]
-    if cwd != root:
-        folders.append(cwd)
+    folders = project_folders(cwd, root)
     why = None if settings.trusted else (
         f"the project {root} is not trusted" + (" (trust_level = \"untrusted\")" if trust is not None
                                                 else f" (no [projects.\"{root}\"] entry in {user_path})"))
     rules: list[Path] = []
-    for p in _rules_in(home):
+    for p in rules_in(home):
         settings.rules_files.append((p, "user", True, None))
         rules.append(p)
     for folder in folders:
@@ -188,7 +168,7 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
                 settings.layers.append(Layer("project", path, data, True))
         elif path.is_file():
             settings.layers.append(Layer("project", path, None, False, why))
-        for p in _rules_in(folder / ".codex"):
+        for p in rules_in(folder / ".codex"):
             settings.rules_files.append((p, "project", settings.trusted, why))
             if settings.trusted:
                 rules.append(p)

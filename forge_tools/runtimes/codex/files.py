@@ -38,6 +38,13 @@ def settings_for(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> 
 
 
 def config_files(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> list[ConfigFile]:
+    import os
+
+    from forge_tools.runtimes.codex.paths import any_codex_file
+    from forge_tools.runtimes.found import agent_cwd
+
+    if not any_codex_file(agent_cwd(loaded), os.environ if env is None else env):
+        return []  # nothing to read: no parsing on the start-up of a project without Codex
     settings = settings_for(loaded, env)
     found = [ConfigFile(str(layer.path), layer.scope, "config file" if layer.loaded
                         else f"config file (not read: {layer.why_not})")
