@@ -135,3 +135,15 @@ def test_check_says_which_rules_files_it_does_not_evaluate(cli, repo: Path) -> N
     (repo / ".codex" / "rules" / "loop.rules").write_text(
         'for p in ["git", "hg"]:\n    prefix_rule(pattern=[p, "push"], decision="forbidden")\n')
     assert ("FT326", "loop.rules", 1) in _codes(cli)
+
+
+def test_rules_and_layers_answer_for_codex(cli, repo: Path) -> None:
+    code, out, err = cli("rules")
+    assert code == 0, err
+    assert out.startswith("Codex CLI 0.169.0") and "default.rules:2:1" in out and "forbidden" in out
+    code, out, _ = cli("rules", "--runtime", "codex", "--format", "json")
+    files = json.loads(out)["files"]
+    assert [r["decision"] for r in files[0]["rules"]] == ["forbidden", "allow", "allow"]
+    code, out, _ = cli("layers", "--format", "json")
+    tools = {t["tool"]: t["state"] for t in json.loads(out)["tools"]}
+    assert tools["exec_command"] == "limited" and tools["write_stdin"] == "allow"

@@ -71,7 +71,9 @@ def tool_state(settings: CodexSettings, tool: str) -> str:
     if tool.startswith("mcp__"):
         server, _, name = tool[len("mcp__"):].partition("__")
         return "?" if settings.mcp_tool_offered(server, name)[0] else "hidden"
-    return "hidden"
+    from forge_tools.runtimes.codex.decide import CODE_MODE_TOOLS
+
+    return "allow" if tool in CODE_MODE_TOOLS else "hidden"  # offered, asked for nothing (modelled)
 
 
 def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
