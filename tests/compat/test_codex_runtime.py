@@ -105,6 +105,10 @@ def test_layout_matches_binary(config: str, tmp_path: Path) -> None:
     approved = sorted(r.text() for r in got.policy.rules if r.decision == "allow")
     assert approved == sorted(json.dumps(p) for p in _prefixes(record["approved_prefixes"]))
     assert set(record["nested_tools"]) == set(CODE_MODE_TOOLS)
+    if "mcp_servers" in record:
+        servers = got.mcp_servers()
+        assert sorted((n, s.get("enabled", True) is not False) for n, s in servers.items()) == sorted(
+            (s["name"], s["enabled"]) for s in record["mcp_servers"])
 
 
 def _approval(text: str) -> set[str]:

@@ -175,13 +175,34 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
     for layer in settings.layers:
         if layer.data is not None:
             for key, node in layer.data.items():
-                settings.values[key] = (node.plain(), node.origin)
+                old = settings.values.get(key, (None, None))[0]
+                settings.values[key] = (_merged(old, node.plain()), node.origin)
     for text in overrides or []:
         key, value = _override(text)
-        settings.values[key] = (value, Origin("cli", name=f"-c {key}"))
+        top, *rest = key.split(".")
+        if rest:  # a dotted path sets one value inside a table (`mcp_servers.srv.enabled=false`)
+            import copy
+
+            table = copy.deepcopy(settings.value(top, {}))
+            table = table if isinstance(table, dict) else {}
+            inner = table
+            for part in rest[:-1]:
+                if not isinstance(inner.get(part), dict):
+                    inner[part] = {}
+                inner = inner[part]
+            inner[rest[-1]] = value
+            value = table
+        settings.values[top] = (value, Origin("cli", name=f"-c {key}"))
     settings.policy = Policy.read(rules)
     _check_values(settings)
     return settings
+
+
+def _merged(old: Any, new: Any) -> Any:
+    """A later layer's value over an earlier one's: tables merged key by key, anything else replaced."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {**old, **{k: _merged(old.get(k), v) for k, v in new.items()}}
+    return new
 
 
 def _trust(user: Node | None, root: Path) -> Node | None:

@@ -16,8 +16,8 @@ config:
   in the project renders what the model is told, from which the recorder keeps ``sandbox_mode``,
   the approval policy's paragraph, the approved command prefixes (the allow rules Codex loaded, from
   every layer it read), the names of the tools offered and of those code mode's `exec` calls
-  (no MCP server is started by prompt-input, so MCP tools are not among them); or the error it
-  stopped with.
+  (no MCP server is started by prompt-input, so MCP tools are not among them), and from ``codex mcp
+  list --json`` the MCP servers it would start (name, enabled); or the error it stopped with.
 """
 
 from __future__ import annotations
@@ -144,6 +144,11 @@ def record_layout(case: dict[str, Any]) -> dict[str, Any]:
                     out.update(parse_permissions(_normalise(text, base)))
         out["tools"] = sorted(set(tools))
         out["nested_tools"] = sorted(set(nested))
+        servers = subprocess.run([str(CODEX), "mcp", "list", "--json", *case.get("flags", [])],
+                                 capture_output=True, text=True, env=_env(base), timeout=TIMEOUT, cwd=cwd)
+        if servers.returncode == 0:
+            out["mcp_servers"] = [{"name": s["name"], "enabled": s["enabled"]}
+                                  for s in json.loads(servers.stdout)]
         return out
 
 
