@@ -147,3 +147,10 @@ def test_rules_and_layers_answer_for_codex(cli, repo: Path) -> None:
     code, out, _ = cli("layers", "--format", "json")
     tools = {t["tool"]: t["state"] for t in json.loads(out)["tools"]}
     assert tools["exec_command"] == "limited" and tools["write_stdin"] == "allow"
+
+
+def test_ft116_is_not_asked_of_codex_about_opencode_s_rules(cli, repo: Path) -> None:
+    """Codex does not read opencode.json: its answers say nothing of that file's deny rules."""
+    (repo / "opencode.json").write_text('{"permission": {"bash": {"*": "allow", "git push *": "deny"}}}')
+    _, out, _ = cli("check", "--runtime", "codex", "--format", "json")
+    assert [f for f in json.loads(out)["findings"] if f["code"] == "FT116"] == []
