@@ -154,3 +154,10 @@ def test_ft116_is_not_asked_of_codex_about_opencode_s_rules(cli, repo: Path) -> 
     (repo / "opencode.json").write_text('{"permission": {"bash": {"*": "allow", "git push *": "deny"}}}')
     _, out, _ = cli("check", "--runtime", "codex", "--format", "json")
     assert [f for f in json.loads(out)["findings"] if f["code"] == "FT116"] == []
+
+
+def test_library_call_answers_in_codex_s_words(repo: Path) -> None:
+    both = forge_tools.call_answers(repo, "exec_command", {"cmd": "git push origin main"})
+    assert both.chosen.runtime.name == "codex" and both.runtime.action == "deny"
+    assert both.gate.refused is None  # the gate decided the same call as bash {"command"}
+    assert both.runtime.to_json()["fidelity"] == "modelled"
