@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from forge_tools.runtimes.codex.config import read_codex
-from forge_tools.runtimes.codex.decide import CODE_MODE_TOOLS
+from forge_tools.runtimes.codex.decide import CODE_MODE_TOOLS, decide
 from forge_tools.runtimes.codex.policy import Policy
 
 HERE = Path(__file__).parent / "codex"
@@ -30,6 +30,11 @@ RECORDS = {c["name"]: c for c in json.loads((HERE / "codex-0.169.0.json").read_t
 
 def _policy_calls() -> list[Any]:
     return [pytest.param(name, i, id=f"{name}[{i}]") for name, r in RECORDS.items() if r["kind"] == "policy"
+            for i in range(len(r["calls"]))]
+
+
+def _exec_calls() -> list[Any]:
+    return [pytest.param(name, i, id=f"{name}[{i}]") for name, r in RECORDS.items() if r["kind"] == "exec"
             for i in range(len(r["calls"]))]
 
 
@@ -43,6 +48,25 @@ def _write(root: Path, files: dict[str, str], base: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text.replace("$PROJECT", str(base / "project")).replace("$HOME", str(base / "home"))
                         .replace("$PYTHON", sys.executable).replace("$COMPAT", str(HERE.parent / "claude")))
+
+
+@pytest.mark.parametrize(("config", "index"), _exec_calls())
+def test_exec_call_matches_binary(config: str, index: int, tmp_path: Path) -> None:
+    """`codex exec` (approval never) with the user's rules: what Codex did with one exec_command."""
+    case, record = CASES[config], RECORDS[config]["calls"][index]
+    base = tmp_path / "codex"
+    project, home = base / "project", base / "home"
+    (project / ".git").mkdir(parents=True)
+    _write(home / ".codex" / "rules", case["rules"], base)
+    (home / ".codex" / "config.toml").write_text(case.get("config", ""))
+    settings = read_codex(project, {"HOME": str(home), "CODEX_HOME": str(home / ".codex")},
+                          overrides=['approval_policy="never"'])  # what codex exec runs with
+    got = decide(settings, "exec_command", record["call"], project)
+    want, why = record["outcome"], [c.why for c in got.checks]
+    if want == "ran":  # run, in the sandbox or not: nothing it wrote was refused
+        assert got.outcome in ("ran", "sandboxed"), why
+    else:
+        assert got.outcome == want, why
 
 
 def test_records_are_enough() -> None:

@@ -2,10 +2,11 @@
 
 Verified against the binary (tests/compat/codex): the exec policy's matches and decision for an
 argv, which files and rules Codex loads (trust, layers, a refused file empties the policy), the MCP
-tools it offers (`enabled_tools`, `disabled_tools`, `enabled`). Modelled (no offline oracle; each
-check says `fidelity: modelled`): the lowering of `exec_command`'s line (`shell.lower`), the
-fallback for a command no rule matches (approval policy and sandbox), `prompt` becoming a refusal
-under `approval_policy = "never"`, apply_patch under the sandbox, and MCP calls' approval.
+servers it starts, and under `approval_policy = "never"` (what `codex exec` runs with) the lowering
+of `exec_command`'s line (`shell.lower`), `prompt` becoming a refusal and the fallback for a command
+no rule matches. Modelled (each check says `fidelity: modelled`): the same under an approval policy
+that asks a person, apply_patch under the sandbox, MCP tools' `enabled_tools` / `disabled_tools`
+and MCP calls' approval.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ SAFE = {"ls", "cat", "pwd", "echo", "head", "tail", "wc", "grep", "rg", "find", 
 SAFE_GIT = {"status", "log", "diff", "show", "branch"}
 
 
+#: what Codex does with a command, in the words of tests/compat/codex/record.py's `outcome`
+Outcome = Literal["ran", "sandboxed", "forbidden", "approval-required", "rejected", "ask", "refused"]
+
+
 @dataclass(frozen=True)
 class CodexCheck:
     subject: str  # the command (shell-joined argv) or the tool
@@ -38,6 +43,7 @@ class CodexCheck:
     why: str
     fidelity: Fidelity
     rule: PrefixRule | None = None
+    outcome: Outcome = "refused"
 
 
 @dataclass
@@ -56,14 +62,23 @@ class CodexDecision:
         behavior = self.behavior
         return next((c for c in self.checks if c.behavior == behavior), None)
 
+    @property
+    def outcome(self) -> Outcome:
+        """What Codex does with the whole call: the deciding check's outcome, and a command whose
+        parts are allowed runs in the sandbox when any part is allowed only by the sandbox."""
+        deciding = self.deciding
+        if deciding is None:
+            return "ran"
+        if deciding.behavior == "allow" and any(c.outcome == "sandboxed" for c in self.checks):
+            return "sandboxed"
+        return deciding.outcome
+
 
 def _dangerous(argv: tuple[str, ...]) -> bool:
-    if not argv:
-        return False
-    if argv[0] == "rm" and any(a.startswith("-") and "f" in a for a in argv[1:]):
-        return True
-    return argv[0] == "git" and len(argv) > 1 and argv[1] in ("reset", "clean", "push") and (
-        argv[1] != "push" or any(a in ("-f", "--force") for a in argv[2:]))
+    """`rm -f`, `rm -rf`, ...: what Codex refuses under approval_policy never (recorded; `git reset
+    --hard`, `git clean -fd` and plain `rm` run)."""
+    return bool(argv) and argv[0] == "rm" and any(
+        a.startswith("-") and not a.startswith("--") and "f" in a for a in argv[1:])
 
 
 def _safe(argv: tuple[str, ...]) -> bool:
@@ -76,10 +91,18 @@ def _safe(argv: tuple[str, ...]) -> bool:
     return argv[0] in SAFE
 
 
+def _verified(settings: CodexSettings) -> Fidelity:
+    """The shell lowering and the fallback are recorded under approval_policy never (what `codex
+    exec` runs with); under an approval policy that asks a person they are modelled."""
+    return "reproduced" if settings.approval_policy == "never" else "modelled"
+
+
 def fallback(settings: CodexSettings, argv: tuple[str, ...]) -> CodexCheck:
-    """No rule matches `argv`: Codex's approval policy and sandbox decide (modelled)."""
+    """No rule matches `argv`: Codex's approval policy and sandbox decide."""
     check = _fallback(settings, argv)
-    return CodexCheck(check.subject, check.behavior, f"modelled: {check.why}", "modelled")
+    fidelity = _verified(settings)
+    why = check.why if fidelity == "reproduced" else f"modelled: {check.why}"
+    return CodexCheck(check.subject, check.behavior, why, fidelity, None, check.outcome)
 
 
 def _fallback(settings: CodexSettings, argv: tuple[str, ...]) -> CodexCheck:
@@ -87,16 +110,20 @@ def _fallback(settings: CodexSettings, argv: tuple[str, ...]) -> CodexCheck:
     approval, sandbox = settings.approval_policy, settings.sandbox_mode
     if _dangerous(argv):
         if approval == "never":
-            return CodexCheck(subject, "deny", "no rule; a dangerous command under approval_policy never",
-                              "modelled")
-        return CodexCheck(subject, "ask", f"no rule; a dangerous command asks ({approval})", "modelled")
+            return CodexCheck(subject, "deny", "no rule; Codex refuses an `rm -f` style command under "
+                              "approval_policy never", "modelled", None, "rejected")
+        return CodexCheck(subject, "ask", f"no rule; a dangerous command asks ({approval})", "modelled",
+                          None, "ask")
+    where: Outcome = "ran" if sandbox == "danger-full-access" else "sandboxed"
+    runs = "runs" if where == "ran" else f"runs in the sandbox (sandbox_mode {sandbox})"
     if _safe(argv):
-        return CodexCheck(subject, "allow", "no rule; a known safe command runs", "modelled")
+        return CodexCheck(subject, "allow", f"no rule; a known safe command {runs}", "modelled", None, where)
     if approval == "unless-trusted":
         return CodexCheck(subject, "ask", "no rule allows it; approval_policy unless-trusted (the "
-                          "project is marked untrusted) asks", "modelled")
-    return CodexCheck(subject, "allow", f"no rule; runs in the sandbox (sandbox_mode {sandbox}, "
-                      f"approval_policy {approval}: a failure there may ask to run it outside)", "modelled")
+                          "project is marked untrusted) asks", "modelled", None, "ask")
+    later = ("" if approval == "never"
+             else f"; approval_policy {approval}: a failure there may ask to run it outside")
+    return CodexCheck(subject, "allow", f"no rule; {runs}{later}", "modelled", None, where)
 
 
 def decide_argv(settings: CodexSettings, argv: tuple[str, ...], cwd: Path, lowered: bool) -> CodexCheck:
@@ -108,12 +135,14 @@ def decide_argv(settings: CodexSettings, argv: tuple[str, ...], cwd: Path, lower
     rule = deciding.rule
     behavior: Behavior = ACTION[rule.decision]  # type: ignore[assignment]
     why = f"prefix_rule {rule.text()} ({rule.decision}) at {rule.origin}"
+    outcome: Outcome = {"allow": "ran", "ask": "ask", "deny": "forbidden"}[behavior]  # type: ignore[assignment]
+    fidelity: Fidelity = _verified(settings) if lowered else "reproduced"
     if behavior == "ask" and settings.approval_policy == "never":
-        return CodexCheck(shlex.join(argv), "deny", why + "; approval_policy never refuses what would ask",
-                          "modelled", rule)
-    if lowered:
+        behavior, outcome = "deny", "approval-required"
+        why += "; approval_policy never refuses what would ask"
+    if lowered and fidelity == "modelled":
         why += " (modelled: how Codex's shell tool turns the line into this argv)"
-    return CodexCheck(shlex.join(argv), behavior, why, "modelled" if lowered else "reproduced", rule)
+    return CodexCheck(shlex.join(argv), behavior, why, fidelity, rule, outcome)
 
 
 def decide(settings: CodexSettings, tool: str, args: dict[str, Any], cwd: Path) -> CodexDecision:

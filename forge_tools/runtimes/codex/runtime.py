@@ -26,8 +26,8 @@ VERSION = "0.169.0"
 
 
 class CodexRuntime(OpencodeVocabulary):
-    """Codex CLI 0.169.0: exec-policy rules reproduced; the shell lowering and the approval fallback
-    modelled (each answer's `fidelity` says which)."""
+    """Codex CLI 0.169.0: exec-policy rules, the shell lowering and the fallback under approval
+    never reproduced; an approval policy that asks a person modelled (each answer's `fidelity`)."""
 
     name = "codex"
     version = VERSION

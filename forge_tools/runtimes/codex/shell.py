@@ -1,11 +1,13 @@
-"""How Codex's shell tool turns a command line into the argv its exec policy sees (modelled: no
-oracle answers it offline; `codex execpolicy check` takes argv and does not unwrap `bash -lc`).
+"""How Codex's shell tool turns a command line into the argv its exec policy sees (`codex execpolicy
+check` takes argv and does not unwrap `bash -lc`; `codex exec` against a loopback model does).
 
 `exec_command {"cmd": LINE}` runs `bash -lc LINE` (`-c` when `login` is false). Codex parses LINE
-with tree-sitter-bash and, when it is only plain commands (words and quoted strings without
-expansion) joined by `&&`, `||`, `;` and `|`, checks each command's argv on its own. Anything else
-(a redirection, `$(...)`, backquotes, `$VAR`, `FOO=bar cmd`, a subshell, `&`, a glob) is not split:
-the whole `["bash", "-lc", LINE]` is the one command the policy sees.
+and, when it is only plain commands (an unquoted program name, then words and quoted strings
+without expansion) joined by `&&`, `||`, `;`, `|` and newlines, checks each command's argv on its
+own. Anything else (a redirection, `$(...)`, backquotes, `$VAR`, `FOO=bar cmd`, a subshell, `&`, a
+glob, a comment, a quoted program name) is not split: the whole `["bash", "-lc", LINE]` is the one
+command the policy sees. Recorded under `codex exec` (tests/compat/codex, `exec-*`); forge-tools
+parses with tree-sitter-bash, as Codex does.
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ def _parser() -> Parser:
 
 def _word(node: Node, data: bytes) -> str | None:
     text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    if node.type == "command_name":
+    if node.type == "command_name":  # a quoted program name (`'git' push`) is not plain (recorded)
         inner = node.named_children
-        return _word(inner[0], data) if len(inner) == 1 else None
+        return _word(inner[0], data) if len(inner) == 1 and inner[0].type == "word" else None
     if node.type in ("word", "number"):
         return None if any(c in text for c in "*?[]{}~$`\\") else text
     if node.type == "raw_string":

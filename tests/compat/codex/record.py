@@ -18,6 +18,11 @@ config:
   every layer it read), the names of the tools offered and of those code mode's `exec` calls
   (no MCP server is started by prompt-input, so MCP tools are not among them), and from ``codex mcp
   list --json`` the MCP servers it would start (name, enabled); or the error it stopped with.
+- ``exec``: the user's ``rules/*.rules`` and config values, and ``codex exec --json go`` run in a
+  scratch project against a loopback stand-in for the Responses API (``_StandIn``), which answers
+  with one ``exec_command`` call; what Codex gives back as the call's output says what it did: ran
+  it, ran it in the sandbox (bwrap), refused it by a forbidden rule, refused it because it needs an
+  approval ``codex exec`` never gives, or refused it otherwise (``outcome``).
 """
 
 from __future__ import annotations
@@ -152,6 +157,86 @@ def record_layout(case: dict[str, Any]) -> dict[str, Any]:
         return out
 
 
+class _StandIn:
+    """A loopback stand-in for the Responses API: the first request of a session is answered with
+    one `exec_command` function call (`call`), the next with a message; each request's
+    `function_call_output` items (Codex's answer to the call) are kept."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        stand_in = self
+        self.call: dict[str, Any] = {}
+        self.outputs: list[str] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                done = [i for i in body.get("input", []) if i.get("type") == "function_call_output"]
+                stand_in.outputs += [str(i.get("output")) for i in done]
+                item = ({"type": "message", "id": "msg_1", "role": "assistant",
+                         "content": [{"type": "output_text", "text": "done"}]} if done else
+                        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "exec_command",
+                         "arguments": json.dumps(stand_in.call)})
+                rid = f"resp_{len(done)}"
+                usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+                events = [{"type": "response.created", "response": {"id": rid}},
+                          {"type": "response.output_item.done", "item": item},
+                          {"type": "response.completed", "response": {"id": rid, "usage": usage}}]
+                data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+def outcome(output: str) -> str:
+    """What Codex did with the call, from the text the model is given back."""
+    if "policy forbids commands" in output:
+        return "forbidden"
+    if "approval required by policy" in output:
+        return "approval-required"
+    if "rejected:" in output or "Rejected(" in output:
+        return "rejected"
+    if "Read-only file system" in output or "bwrap:" in output:  # the sandbox showed itself
+        return "sandboxed"
+    return "ran"  # run, in the sandbox or not (only a write it refused tells)
+
+
+def record_exec(case: dict[str, Any], stand_in: _StandIn) -> dict[str, Any]:
+    calls = []
+    for call in case["calls"]:
+        with tempfile.TemporaryDirectory(prefix="ft-codex-") as tmp:
+            base = Path(tmp)
+            project, home = base / "project", base / "home"
+            for d in (project, home / ".codex", base / "tmp"):
+                d.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["git", "init", "-q", str(project)], check=True)
+            _write(home / ".codex" / "rules", case["rules"], base)
+            (home / ".codex" / "config.toml").write_text(
+                'model = "gpt-5"\nmodel_provider = "standin"\n' + case.get("config", "")
+                + f'\n[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
+                'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
+                'stream_max_retries = 0\n')
+            stand_in.call, stand_in.outputs = dict(call), []
+            env = dict(_env(base), FT_STANDIN_KEY="placeholder")
+            proc = subprocess.run([str(CODEX), "exec", "--json", "go"], capture_output=True, text=True,
+                                  env=env, timeout=TIMEOUT, cwd=project)
+            output = _normalise(stand_in.outputs[0], base) if stand_in.outputs else ""
+            calls.append({"call": call, "outcome": outcome(output) if stand_in.outputs else "error",
+                          "output": output[:400], "rc": proc.returncode})
+    return {"name": case["name"], "kind": "exec", "calls": calls}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", action="append", default=[])
@@ -168,10 +253,14 @@ def main(argv: list[str]) -> int:
         return 2
     old = json.loads(RECORDS.read_text()) if RECORDS.is_file() else {"configs": []}
     kept = {c["name"]: c for c in old["configs"]}
+    stand_in = _StandIn()
     for case in cases["configs"]:
         if args.only and case["name"] not in args.only:
             continue
-        kept[case["name"]] = (record_policy if case["kind"] == "policy" else record_layout)(case)
+        if case["kind"] == "exec":
+            kept[case["name"]] = record_exec(case, stand_in)
+        else:
+            kept[case["name"]] = (record_policy if case["kind"] == "policy" else record_layout)(case)
         print(case["name"], file=sys.stderr)
     order = [c["name"] for c in cases["configs"]]
     out = {"version": cases["version"], "binary": version,
