@@ -82,7 +82,7 @@ def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
 
 
 def findings(loaded: LoadedConfig) -> list[Finding]:
-    """FT321-FT326 (`findings.codex_findings`) over the files Codex reads for this project."""
+    """FT321-FT327 (`findings.codex_findings`) over the files Codex reads for this project."""
     from forge_tools.runtimes.codex.findings import codex_findings
 
     return codex_findings(settings_for(loaded))

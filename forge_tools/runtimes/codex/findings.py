@@ -1,4 +1,4 @@
-"""`check`'s findings about the Codex CLI files a project holds (FT321-FT326), each at the rule,
+"""`check`'s findings about the Codex CLI files a project holds (FT321-FT327), each at the rule,
 example or value's file:line:col. Nothing is run: a rule's fate is the policy's (`policy.py`), read
 as Codex 0.169 reads it."""
 
@@ -56,7 +56,46 @@ def codex_findings(settings: CodexSettings) -> list[Finding]:
                 f"command it matches is also matched by {dead.text()} ({dead.decision}) at {dead.origin}, "
                 "and the strictest decision wins", "remove one of them, or narrow the stricter rule",
                 rule.origin))
+    found += _spelled_around(settings)
     return found
+
+
+#: how many spellings a finding's message lists (its `data["forms"]` has them all)
+SHOWN = 6
+
+
+def _spelled_around(settings: CodexSettings) -> list[Finding]:
+    """FT327: each forbidden or prompt rule's command written the other known ways (`FOO=1 git push`,
+    `env git push`, `'git' push`, ...), given to Codex's shell tool as `exec_command`; the spellings
+    it then runs are listed. Decided under approval_policy never, as recorded; nothing is run."""
+    import dataclasses
+    import shlex
+
+    from forge_tools.runtimes.codex.decide import decide
+    from forge_tools.tools.spellings import other_spellings
+
+    never = dataclasses.replace(settings, values={**settings.values, "approval_policy": ("never", None)})
+    out = []
+    for rule in settings.policy.rules:
+        if rule.decision == "allow":
+            continue
+        words = [alts[0] for alts in rule.pattern]
+        command = shlex.join(words)
+        quoted = " ".join([f"'{words[0]}'", *map(shlex.quote, words[1:])])
+        forms = [f"FOO=1 {command}", quoted, *other_spellings(command)]
+        passing = [f for f in dict.fromkeys(forms)
+                   if decide(never, "exec_command", {"cmd": f}, settings.cwd).behavior == "allow"]
+        if passing:
+            more = f" and {len(passing) - SHOWN} more" if len(passing) > SHOWN else ""
+            listed = ", ".join(f"`{f}`" for f in passing[:SHOWN])
+            out.append(Finding(
+                "FT327", "warning", f"Codex CLI rule {rule.text()} ({rule.decision}) is got around: Codex's "
+                f"shell tool runs {listed}{more} (a line that is not plain commands is checked whole, "
+                "and no rule of the program matches it)",
+                "deny by default instead: sandbox_mode read-only or workspace-write keeps what no rule "
+                "allows in the sandbox; or make the allowed commands the rules", rule.origin,
+                data={"forms": passing}))
+    return out
 
 
 def _never_matches(rule: PrefixRule) -> list[Finding]:
