@@ -45,7 +45,7 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     """FT116: the other spellings of a bash deny/ask rule's command that the runtime lets through."""
     chosen = ctx.runtime
     runtime = chosen.runtime
-    if runtime.name == "claude":  # Claude's rules are not opencode's: FT307 is this check under Claude
+    if runtime.name in ("claude", "codex"):  # their rules are not opencode's (Codex: FT321-FT326)
         return []
     if runtime.name == "forge" and ctx.runtime_name is None:
         # the gate's answers need the bash tool loaded (its model built), which `check` keeps off its

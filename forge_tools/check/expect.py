@@ -193,6 +193,7 @@ def _assertion(node: Node) -> Assertion | None:
                          "deny)`", node.origin))
     if call is not None:
         _call(a, call, problems)
+        _codex_assertion(a)
     if expect is not None:
         if expect.value in ACTIONS:
             a.expect = cast(Action, expect.value)
@@ -209,7 +210,32 @@ def _across(node: Node) -> bool:
     """An assertion about every agent runtime's answer (`runtime: all`, `runtimes: [...]`): it needs
     no `agent` (opencode's answer is its default agent's)."""
     runtime = node.get("runtime")
-    return node.get("runtimes") is not None or (runtime is not None and runtime.value == "all")
+    return (node.get("runtimes") is not None or (runtime is not None and runtime.value in ("all", "codex"))
+            or _names_codex_call(node))
+
+
+def _names_codex_call(node: Node) -> bool:
+    """A call of a tool only Codex CLI has (`exec_command`): Codex has no agents either."""
+    from forge_tools.runtimes import CODEX_TOOLS
+
+    call = node.get("call")
+    tool = call.get("tool") if call is not None and call.is_map else None
+    return tool is not None and tool.value in CODEX_TOOLS
+
+
+def _codex_assertion(a: Assertion) -> None:
+    """`runtime: codex` (or a Codex tool's call) is answered as `runtimes: [codex]`, with the call put
+    in forge-tools' words (`exec_command {"cmd"}` is `bash {"command"}`)."""
+    from forge_tools.runtimes import CODEX_TOOLS
+    from forge_tools.runtimes.vocabulary import shared_call
+
+    if a.call is not None and a.call.tool in CODEX_TOOLS:
+        shared = shared_call(a.call.tool, a.call.args)
+        a.call = Call(shared.tool, shared.args)
+        if a.runtime is None and a.runtimes is None:
+            a.runtime = "codex"
+    if a.runtime == "codex" and a.call is not None:
+        a.runtimes, a.runtime = ["codex"], None
 
 
 def _runtimes(a: Assertion, node: Node, runtime: Node | None, problems: Problems) -> None:

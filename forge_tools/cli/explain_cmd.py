@@ -56,6 +56,7 @@ def register(app: typer.Typer) -> None:
             from forge_tools.runtimes import get_runtime
 
             get_runtime(runtime)
+        tool, raw_call, runtime = _codex_words(tool, raw_call, runtime)
         if runtime == "claude" or (runtime is None and _claude_name(tool)):
             return _explain_claude(tool, raw_call, opts, runtime, fmt)
         project, result = resolve_options(opts, focus=tool, fmt=fmt)
@@ -74,6 +75,19 @@ def register(app: typer.Typer) -> None:
         else:
             typer.echo(render_text(data, definition=definition))
         return 0
+
+
+def _codex_words(tool: str, raw_call: Any, runtime: str | None) -> tuple[str, Any, str | None]:
+    """A Codex CLI tool's call (`exec_command {"cmd"}`) in forge-tools' words (`bash {"command"}`),
+    answered by Codex unless `--runtime` says otherwise."""
+    from forge_tools.runtimes import CODEX_TOOLS
+
+    if tool not in CODEX_TOOLS or runtime not in (None, "codex"):
+        return tool, raw_call, runtime
+    from forge_tools.runtimes.vocabulary import shared_call
+
+    shared = shared_call(tool, raw_call or {})
+    return shared.tool, (shared.args if raw_call is not None else None), "codex"
 
 
 def _claude_name(tool: str) -> bool:
@@ -287,6 +301,7 @@ def _call_summary(data: dict[str, Any]) -> list[str]:
     lines = [f"Call: {runtime['action'].upper()} ({runtime['runtime']} {runtime['version']}'s answer)"]
     if call.get("difference"):
         lines.append(f"  {call['difference']}")
+    lines += [f"  note: {note}" for note in runtime.get("notes", [])]  # what is modelled (Codex)
     return lines
 
 

@@ -62,6 +62,17 @@ def register(app: typer.Typer) -> None:
                 typer.echo(json.dumps(layers_payload(claude), indent=2) if fmt == "json"
                            else layers_text(claude))
                 return 0
+        if runtime == "codex" or (runtime is None and not matrix and _codex_here(opts.project)):
+            from forge_tools.cli.common import load
+            from forge_tools.runtimes.codex import listing as codex
+
+            settings = codex.settings_if_codex(load(list(opts.config), opts.project), runtime)
+            if settings is not None:
+                import json
+
+                typer.echo(json.dumps(codex.layers_payload(settings), indent=2) if fmt == "json"
+                           else codex.layers_text(settings))
+                return 0
         if runtimes and not matrix:
             from forge_tools.errors import UsageError
 
@@ -69,6 +80,15 @@ def register(app: typer.Typer) -> None:
         if matrix:
             return show_matrix(opts, fmt, runtimes)
         return show_layers(opts, fmt, wide=wide)
+
+
+def _codex_here(project: Any) -> bool:
+    """A cheap look for a project's `.codex/` files before loading anything."""
+    from pathlib import Path
+
+    from forge_tools.runtimes import codex_files
+
+    return bool(codex_files(Path(project) if project is not None else Path.cwd()))
 
 
 def _claude_here(project: Any) -> bool:

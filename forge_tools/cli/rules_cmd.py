@@ -33,6 +33,13 @@ def register(app: typer.Typer) -> None:
         if claude is not None:
             typer.echo(json.dumps(rules_payload(claude), indent=2) if fmt == "json" else rules_text(claude))
             return 0
+        from forge_tools.runtimes.codex import listing as codex
+
+        settings = codex.settings_if_codex(loaded, runtime)
+        if settings is not None:
+            typer.echo(json.dumps(codex.rules_payload(settings), indent=2) if fmt == "json"
+                       else codex.rules_text(settings))
+            return 0
         agents = load_agents(loaded)
         chosen = select_agent(agents, agent, loaded)
         if fmt == "json":

@@ -21,6 +21,7 @@ RUNTIMES: dict[str, str] = {
     "opencode": "forge_tools.runtimes.opencode",
     "forge": "forge_tools.runtimes.forge",
     "claude": "forge_tools.runtimes.claude",
+    "codex": "forge_tools.runtimes.codex",
 }
 
 
@@ -70,10 +71,22 @@ def is_claude_tool(tool: str) -> bool:
     return tool[:1].isupper() or tool.startswith("mcp__")
 
 
+def codex_files(directory: Path) -> list[Path]:
+    """The project's Codex CLI files (`.codex/config.toml`, `.codex/rules/*.rules`) in `directory`."""
+    from forge_tools.runtimes.codex.files import project_files
+
+    return project_files(directory)
+
+
+#: tool names only Codex CLI uses (a call naming one is Codex's when the project has Codex files)
+CODEX_TOOLS = frozenset({"exec_command", "apply_patch", "shell", "local_shell"})
+
+
 def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str | None = None) -> Chosen:
     """`name`'s runtime when given; else forge when any source is forge-tools'; else Claude Code when
     the project has Claude files and either no opencode file or a call naming a Claude tool (`tool`);
-    else opencode."""
+    else Codex CLI when the project has `.codex/` files and a call names a Codex tool, or it has no
+    opencode or Claude file; else opencode."""
     if name is not None:
         return Chosen(get_runtime(name), "--runtime")
     sources = loaded.sources if loaded is not None else []
@@ -86,5 +99,10 @@ def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str 
         return Chosen(get_runtime("claude"), f"call: {tool} is a Claude Code tool and {claude[0]} exists")
     if claude and not project and (tool is None or is_claude_tool(tool)):
         return Chosen(get_runtime("claude"), f"config: Claude Code files only ({claude[0]})")
+    codex = codex_files(Path(loaded.cwd)) if loaded is not None else []
+    if codex and tool in CODEX_TOOLS:
+        return Chosen(get_runtime("codex"), f"call: {tool} is a Codex CLI tool and {codex[0]} exists")
+    if codex and not project and not claude:
+        return Chosen(get_runtime("codex"), f"config: Codex CLI files only ({codex[0]})")
     return Chosen(get_runtime("opencode"), "config: opencode's files only" if sources
                   else "config: no config file (opencode's defaults)")

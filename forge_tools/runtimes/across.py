@@ -87,6 +87,8 @@ def rule_words(runtime: str, rule: Rule, root: Path | None = None) -> str:
         from forge_tools.runtimes.claude.files import rule_text
 
         return f"{rule.action} {rule_text(rule.permission, rule.pattern)} {where}"
+    if runtime == "codex":
+        return f"{rule.action} prefix_rule {rule.pattern} {where}"
     return f"{rule.permission} {json.dumps(rule.pattern)} {rule.action} {where}"
 
 
@@ -214,6 +216,7 @@ def answers_by_runtime(loaded: LoadedConfig, result: PipelineResult, tool: str, 
             notes = tuple(settings.notes)
         else:  # a runtime with its own files and decider (one more package: Codex, Gemini CLI)
             answer = runtime.decide(result, own.tool, own.args, root, cwd)
+            notes = tuple((answer.extra or {}).get("notes", ()))
         entries.append(RuntimeEntry(found, own, answer, scope, notes))
     return AcrossAnswers(call, tuple(entries), decided, root)
 

@@ -52,11 +52,20 @@ def _claude_column() -> dict[str, tuple[str, dict[str, str]]]:
     return column
 
 
+def _codex_column() -> dict[str, tuple[str, dict[str, str]]]:
+    """Codex's shell is `exec_command {"cmd"}`; edits and writes are one `apply_patch` (its `path`:
+    the file the patch writes). Codex has no read, glob, grep or webfetch tool."""
+    patch = ("apply_patch", {"filePath": "path", "patchText": "input"})
+    return {"apply_patch": patch, "bash": ("exec_command", {"command": "cmd", "workdir": "workdir"}),
+            "edit": patch, "write": patch}
+
+
 #: runtime -> its column (None: the shared vocabulary itself)
 COLUMNS: dict[str, Callable[[], dict[str, tuple[str, dict[str, str]]]] | None] = {
     "opencode": None,
     "forge": None,
     "claude": _claude_column,
+    "codex": _codex_column,
 }
 #: inputs an agent requires that a call in another vocabulary may not carry (empty is a valid value)
 REQUIRED_DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
@@ -87,6 +96,8 @@ def _mcp_name(runtime: str, server: str, tool: str) -> str:
         from forge_tools.runtimes.claude.mcp import tool_name
 
         return tool_name(server, tool)
+    if runtime == "codex":
+        return f"mcp__{server}__{tool}"
     from forge_tools.sources.mcp import mcp_tool_id
 
     return mcp_tool_id(server, tool)
@@ -123,6 +134,8 @@ def shared_call(tool: str, args: Mapping[str, Any], mcp_servers: tuple[str, ...]
         for shared, (name, keys) in own.items():
             if name == tool:
                 back = {theirs: ours for ours, theirs in keys.items()}
+                if any(k not in back and k in keys for k in args):
+                    continue  # a name both vocabularies have (apply_patch), written in the shared words
                 return SharedCall(shared, {back[k]: v for k, v in args.items() if k in back})
     from forge_tools.sources.mcp import sanitize
 

@@ -105,8 +105,8 @@ def test_explain_says_where_an_agent_has_no_such_tool(cli, repo: Path) -> None:
 def test_all_runtimes_needs_a_call_and_known_names(cli, repo: Path) -> None:
     code, _, err = cli("explain", "bash", "--runtime", "all")
     assert code == 2 and "--runtime: answering for several runtimes needs a call" in err
-    code, _, err = cli("explain", "bash", "--call", "{}", "--runtime", "opencode,codex")
-    assert code == 2 and "unknown runtime 'codex'" in err  # no pretending it exists
+    code, _, err = cli("explain", "bash", "--call", "{}", "--runtime", "opencode,nosuchagent")
+    assert code == 2 and "unknown runtime 'nosuchagent'" in err  # no pretending it exists
 
 
 def test_matrix_gains_a_column_per_other_agent_runtime(cli, repo: Path) -> None:
@@ -164,7 +164,7 @@ EXPECT = """\
   runtimes: [opencode, claude]
   call: {tool: Bash, args: {command: ls}}
   expect: allow
-- runtimes: [opencode, codex]
+- runtimes: [opencode, nosuchagent]
   call: {tool: bash, args: {command: ls}}
   expect: allow
 """
@@ -186,12 +186,12 @@ def test_expect_denied_in_every_agent_fails_naming_the_agent_and_passes_once_fix
     assert [(Path(f["location"]["path"]).name, f["location"]["line"]) for f in failed] == [("expect.yaml", 1)]
     assert outcomes["ls runs in opencode and Claude Code"]["passed"] is True
     unknown = [f for f in data["findings"] if f["code"] == "FT202"]
-    assert len(unknown) == 1 and "unknown runtime 'codex'" in unknown[0]["message"]
+    assert len(unknown) == 1 and "unknown runtime 'nosuchagent'" in unknown[0]["message"]
     assert unknown[0]["location"]["line"] == 9
 
     fixed = CLAUDE.replace('"Bash(rm *)"', '"Bash(rm *)", "Bash(git push *)"')
     (repo / ".claude" / "settings.json").write_text(fixed)
-    (repo / "expect.yaml").write_text(EXPECT.split("- runtimes: [opencode, codex]")[0])
+    (repo / "expect.yaml").write_text(EXPECT.split("- runtimes: [opencode, nosuchagent]")[0])
     code, out, _ = cli("check", "--expect", "expect.yaml", "--format", "json")
     data = json.loads(out)
     results = data["expectations"]["results"]

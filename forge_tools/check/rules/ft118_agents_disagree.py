@@ -158,11 +158,23 @@ def _claude_denies(ctx: CheckContext, turn: Any) -> list[Probe]:
     return out
 
 
+def _codex_denies(ctx: CheckContext, turn: Any) -> list[Probe]:
+    """The commands Codex CLI's loaded `forbidden` prefix rules name (each token's first word)."""
+    import shlex
+
+    from forge_tools.runtimes.codex.files import settings_for
+
+    commands = [shlex.join(alts[0] for alts in rule.pattern)
+                for rule in settings_for(ctx.loaded).policy.rules if rule.decision == "forbidden"]
+    return [Probe.of("bash", command, command=command) for command in commands]
+
+
 #: runtime -> the calls its own deny rules of bash, read, edit, write and webfetch name (a new agent
 #: runtime adds its reader here)
 DENY_CALLS: dict[str, Callable[[Any, Any], list[Probe]]] = {
     "opencode": _opencode_denies,
     "claude": _claude_denies,
+    "codex": _codex_denies,
 }
 
 
