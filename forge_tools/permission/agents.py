@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 from forge_tools.errors import ConfigError, ConfigProblem, UnknownNameError
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.paths import home_dir, skill_folders, truncation_globs
-from forge_tools.permission.evaluate import evaluate
+from forge_tools.permission.evaluate import evaluate, narrowed, rules_for
 from forge_tools.permission.rules import rules_from_config
 from forge_tools.rule import Action, Rule, Ruleset
 
@@ -419,12 +419,15 @@ def subagents_for(agent: Agent, agents: Mapping[str, Agent], later: Sequence[Rul
     """Agents `agent` may dispatch with `task` (SPEC 3.2): not primary, not denied, sorted by name
     case-insensitively, as opencode 1.18.33 lists them (`Zeta` after `alpha`). `later`: this turn's
     rules after the agent's own (session, request), evaluated as if appended to its ruleset; passed
-    apart so the agent's own (indexed once, kept) ruleset is not copied into a new one per turn."""
+    apart so the agent's own ruleset is not copied into a new one per turn. Only the rules that can
+    apply to `task` are read (`narrowed`): indexing an agent's whole ruleset to ask about one permission
+    cost more time and memory than the question."""
+    own, after = narrowed("task", agent.ruleset), rules_for("task", later)
     return sorted(
         (
             other for other in agents.values()
             if not other.disabled and other.mode != "primary"
-            and evaluate("task", other.name, agent.ruleset, tuple(later)).action != "deny"
+            and evaluate("task", other.name, own, after).action != "deny"
         ),
         key=lambda a: (a.name.lower(), a.name),
     )
@@ -432,4 +435,4 @@ def subagents_for(agent: Agent, agents: Mapping[str, Agent], later: Sequence[Rul
 
 def can_dispatch(agent: Agent) -> bool:
     """Whether the agent may hand work to subagents at all (`task` with `*` not denied; SPEC 5.3)."""
-    return evaluate("task", "*", agent.ruleset).action != "deny"
+    return evaluate("task", "*", rules_for("task", agent.ruleset)).action != "deny"

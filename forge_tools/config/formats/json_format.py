@@ -114,15 +114,17 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
             for i, (key, item) in enumerate(value):
                 if i:
                     next(tokens)  # ,
-                k_origin = at(next(tokens).start(), (*keys, key))
+                below = (*keys, key)  # one key path for the key's origin and its value's
+                k_origin = at(next(tokens).start(), below)
                 next(tokens)  # :
                 if check_text:
                     key = clean_text(key, k_origin)
-                    k_origin = k_origin._replace(key_path=(*keys, key))
+                    below = (*keys, key)
+                    k_origin = k_origin._replace(key_path=prefix + below)
                 if key in out:
                     raise ConfigError(f"duplicate key {key!r}{first_at(out[key])}", k_origin,
                                       code=ConfigProblem.DUPLICATE_KEY)
-                out[key] = convert(item, (*keys, key), k_origin)
+                out[key] = convert(item, below, k_origin)
             next(tokens)  # }
             return Node(out, here, key_origin)
         if isinstance(value, list):
