@@ -306,11 +306,15 @@ def agent_nodes(tree: Node) -> dict[str, Node]:
     return {name: node for name, node in nodes.items() if node.is_map}
 
 
-def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> dict[str, Agent]:
+def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None, *,
+                top_rules: list[Rule] | None = None,
+                agent_rules: Mapping[str, list[Rule]] | None = None) -> dict[str, Agent]:
     """Every agent, builtins first (build, plan, general, explore), then custom agents in config order.
 
     Disabled agents are included with `disabled=True` so listings can show them; `select_agent` and
-    `subagents_for` leave them out.
+    `subagents_for` leave them out. `top_rules` and `agent_rules` (by agent name): config levels' own
+    rules as a caller already made them from this config (`check`'s scopes), used instead of making
+    them again, so the rulesets hold those very records rather than a copy of every rule.
     """
     tree = _tree(loaded)
     home = home_dir(env)
@@ -325,7 +329,9 @@ def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> dic
                     *(reference_globs(loaded, env) if opencode else [])]
     defaults = _rules(_default_specs(), Origin("default"), allowed_dirs)
     plans = _opencode_plans(loaded, env)
-    top = rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
+    made = agent_rules or {}
+    top = top_rules if top_rules is not None else \
+        rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
     tail = [Rule("external_directory", glob, "allow", Origin("default", name="truncation directory"))
             for glob in truncation]
 
@@ -353,14 +359,15 @@ def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> dic
         node = raw if raw is not None and raw.value is not None else None
         spec = builtins.get(name)
         own = _rules(spec.rules, Origin("builtin-agent", name=name), allowed_dirs, plans) if spec else []
-        agent_rules = rules_from_config(_get(node, "permission"), _get(node, "tools"), home)
+        own_level = made[name] if name in made else \
+            rules_from_config(_get(node, "permission"), _get(node, "tools"), home)
         agents[name] = Agent(
             name=name,
             mode=_mode(_get(node, "mode"), name) or (spec.mode if spec else "all"),
             description=_str(_get(node, "description"), format_key_path(("agent", name, "description")))
             or (spec.description if spec else ""),
             origin=Origin("builtin-agent", name=name) if spec else cast(Origin, where),
-            ruleset=with_tail([*defaults, *own, *top, *agent_rules]),
+            ruleset=with_tail([*defaults, *own, *top, *own_level]),
             builtin=spec is not None,
             hidden=bool(_bool(_get(node, "hidden"), format_key_path(("agent", name, "hidden")))),
             disabled=bool(_bool(_get(node, "disable"), format_key_path(("agent", name, "disable")))),

@@ -542,7 +542,7 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
             hidden_at: LayerName | None = "model" if not mv.kept else pv.hidden_at  # type: ignore[assignment]
             reason = next((v.reason for v in layers if v.layer == hidden_at), None) if hidden_at else None
             made = pool.keep(position, ToolVerdict(
-                id=cand.id, tool=cand.tool, source=cand.source, shadowed=list(cand.shadowed),
+                id=cand.id, tool=cand.tool, source=cand.source, shadowed=cand.shadowed,
                 permission=permission_name(cand.id), layers=layers, visible=hidden_at is None,
                 hidden_at=hidden_at, reason=reason, definition_outcome=dv, definition_changes=dv.changes,
             ))
