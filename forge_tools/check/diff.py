@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
@@ -342,13 +343,17 @@ def _rule_words(rule: Rule) -> str:
     return f"{rule.permission} {json.dumps(rule.pattern)}"
 
 
-def _keyed(rules: list[Rule]) -> list[tuple[tuple[str, str, int], Rule]]:
-    seen: dict[tuple[str, str], int] = {}
-    out = []
+def _keyed(rules: list[Rule]) -> dict[tuple[str, str, int], Rule]:
+    """The rules in order by (permission, pattern, how many times that pair came before)."""
+    out: dict[tuple[str, str, int], Rule] = {}
+    repeats: dict[tuple[str, str, int], int] = {}  # only pairs written more than once
     for r in rules:
-        n = seen.get((r.permission, r.pattern), 0)
-        seen[(r.permission, r.pattern)] = n + 1
-        out.append(((r.permission, r.pattern, n), r))
+        key = (r.permission, r.pattern, 0)
+        if key in out:
+            n = repeats.get(key, 1)
+            repeats[key] = n + 1
+            key = (r.permission, r.pattern, n)
+        out[key] = r
     return out
 
 
@@ -386,14 +391,13 @@ def rule_changes(old: Side, new: Side) -> list[RuleChange]:
     changes: list[RuleChange] = []
     scopes = list(dict.fromkeys([*old.scopes, *new.scopes]))
     for scope in scopes:
-        before = _keyed(old.scopes.get(scope, []))
-        after = _keyed(new.scopes.get(scope, []))
-        old_by, new_by = dict(before), dict(after)
-        for key, rule in before:
+        old_by = _keyed(old.scopes.get(scope, []))
+        new_by = _keyed(new.scopes.get(scope, []))
+        for key, rule in old_by.items():
             if key not in new_by:
                 changes.append(RuleChange(scope, "removed", f"{_rule_words(rule)} {rule.action}",
                                           _where(rule, old.root), None, rule.action, None))
-        for key, rule in after:
+        for key, rule in new_by.items():
             if key not in old_by:
                 changes.append(RuleChange(scope, "added", f"{_rule_words(rule)} {rule.action}", None,
                                           _where(rule, new.root), None, rule.action))
@@ -403,8 +407,8 @@ def rule_changes(old: Side, new: Side) -> list[RuleChange]:
                 changes.append(RuleChange(scope, "changed", words,
                                           _where(was, old.root), _where(rule, new.root), was.action,
                                           rule.action))
-        common_old = [k for k, _ in before if k in new_by]
-        common_new = [k for k, _ in after if k in old_by]
+        common_old = [k for k in old_by if k in new_by]
+        common_new = [k for k in new_by if k in old_by]
         kept = _lcs(common_old, common_new)
         for key in common_new:
             if key not in kept:
@@ -415,8 +419,8 @@ def rule_changes(old: Side, new: Side) -> list[RuleChange]:
     return changes
 
 
-def _reason(result: Any, tool_id: str, root: Path) -> str:
-    v = result.get(tool_id)
+def _reason(v: Any, root: Path) -> str:
+    """Why a tool of the new side's turn is visible or hidden (`v`: its verdict; None: no candidate)."""
     if v is None:
         return "not a candidate"
     if v.visible:
@@ -437,16 +441,17 @@ def tool_changes(old: Side, new: Side) -> list[ToolChange]:
             continue  # an added agent: listed as such
         before = was_tools.visible if was_tools is not None else frozenset()
         after = set(result.visible_ids)
-        ids = result.ids
-        new_ids = set(ids)
+        new_ids = set(result.ids)
         old_ids = was_tools.ids if was_tools is not None else []
-        for tool_id in ids + [t for t in old_ids if t not in new_ids]:
+        # each candidate with its own verdict (the ids are unique), then the old side's other ids
+        for tool_id, v in chain(((v.id, v) for v in result.tools),
+                                ((t, None) for t in old_ids if t not in new_ids)):
             now = tool_id in after
             was = tool_id in before
             if now and not was:
-                changes.append(ToolChange(name, tool_id, "visible", _reason(result, tool_id, new.root)))
+                changes.append(ToolChange(name, tool_id, "visible", _reason(v, new.root)))
             elif was and not now:
-                changes.append(ToolChange(name, tool_id, "hidden", _reason(result, tool_id, new.root)))
+                changes.append(ToolChange(name, tool_id, "hidden", _reason(v, new.root)))
     return changes
 
 

@@ -499,7 +499,7 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
     from forge_tools.visibility.definition_layer import definition_layer
     from forge_tools.visibility.model_layer import ModelContext, model_layer
-    from forge_tools.visibility.permission_layer import permission_layer, request_rules
+    from forge_tools.visibility.permission_layer import PermissionLayer, request_rules
 
     agents = agents if agents is not None else load_agents(loaded)
     agent = select_agent(agents, request.agent, loaded)
@@ -520,7 +520,9 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     pool = shared.over(candidates) if shared is not None else SharedVerdicts().over(candidates)
     definitions = definition_layer([(c.id, c.tool) for c in candidates], sources.hooks, subagents,
                                    focus=focus, plain=pool.plain)
-    third = permission_layer(ids, configured, req_rules, overrides)
+    # layer three is judged tool by tool in the loop below: a large project's verdicts and their
+    # reasons, most equal to another agent's, are then dropped as soon as the shared ones are found
+    third = PermissionLayer(configured, req_rules, overrides)
 
     problems = list(sources.problems)
     tools: list[ToolVerdict] = []
@@ -529,7 +531,7 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     # too (`shared`), and so one `ToolVerdict` per tool for the agents whose layers agree on it. No
     # reader changes a `ToolVerdict`.
     for position, cand in enumerate(candidates):
-        mv, dv, pv = model_verdicts[cand.id], definitions[cand.id], third[cand.id]
+        mv, dv, pv = model_verdicts[cand.id], definitions[cand.id], third.judge(cand.id)
         problems.extend(dv.problems)
         layers = [pool.layer(v) for v in (
             LayerVerdict("model", mv.kept, mv.reason, mv.rule),
