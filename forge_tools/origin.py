@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -78,18 +78,48 @@ class Origin(NamedTuple):
         return Origin(self.kind, self.path, self.line, self.column, self.key_path + keys, self.name)
 
 
-@dataclass
+class _Empty(Mapping[str, Any]):
+    """The one empty, read-only mapping records share as their default (a module-level class, so a
+    record holding it still copies and pickles, which a `MappingProxyType` does not)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    def __reduce__(self) -> str:
+        return "EMPTY"  # the one instance, by name (copy and pickle keep it shared)
+
+
+EMPTY: Mapping[str, Any] = _Empty()
+
+
+@dataclass(slots=True)
 class Node:
     """A config value with its origin.
 
     `value` is a scalar, a `dict[str, Node]` (insertion order is file order) or a `list[Node]`.
-    `key_origin` is where the key naming this node was written (for mappings' children).
+    `key_origin` is where the key naming this node was written (for mappings' children). `meta` is
+    replaced, never changed in place: most nodes share the one empty default (a large config has
+    hundreds of thousands of nodes).
     """
 
     value: Any
     origin: Origin
     key_origin: Origin | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = EMPTY
 
     @property
     def is_map(self) -> bool:

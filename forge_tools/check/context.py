@@ -136,10 +136,12 @@ def build_context(loaded: LoadedConfig, load_code: bool = False,
 
     home = home_dir()
     tree = loaded.tree
-    scopes: dict[str, list[Rule]] = {TOP: rules_from_config(tree.get("permission"), tree.get("tools"), home)}
-    for name, node in agent_nodes(tree).items():
-        scopes[name] = rules_from_config(node.get("permission"), node.get("tools"), home)
-    ctx = CheckContext(loaded, home, load_agents(loaded), scopes)
+    top = rules_from_config(tree.get("permission"), tree.get("tools"), home)
+    own = {name: rules_from_config(node.get("permission"), node.get("tools"), home)
+           for name, node in agent_nodes(tree).items()}
+    scopes: dict[str, list[Rule]] = {TOP: top, **own}
+    # the agents' rulesets hold these very records (not a second copy of every rule)
+    ctx = CheckContext(loaded, home, load_agents(loaded, top_rules=top, agent_rules=own), scopes)
     _add_tools(ctx, load_code, progress)
     return ctx
 

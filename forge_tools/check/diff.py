@@ -11,9 +11,10 @@ import json
 import re
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
@@ -23,32 +24,147 @@ from forge_tools.rule import Rule
 
 if TYPE_CHECKING:
     from forge_tools.origin import Node
+    from forge_tools.permission.agents import Agent
 
 #: the files one side read, by step and path, for the other side (`load_side`'s `read`)
 ReadFiles = dict[tuple[str, Path | str], "Node"]
 
 
+class AgentTools(NamedTuple):
+    """What a diff reads of one agent's turn: its candidates' ids in order, and the visible ones."""
+
+    ids: Sequence[str]
+    visible: frozenset[str]
+
+
+class Settled(NamedTuple):
+    """What a diff reads of a side whose context is let go (`Side.settle`): its rules, agents and
+    default agent, the values to scrub, each agent's tools, and the expected calls' actions."""
+
+    scopes: dict[str, list[Rule]]
+    agents: dict[str, Agent]
+    default_agent: str
+    secrets: dict[str, str]
+    tools: dict[str, AgentTools]
+    #: (agent, tool, args as JSON) -> the call's action, or what deciding it raised (raised when read)
+    calls: dict[tuple[str, str, str], str | Exception]
+
+
 @dataclass
 class Side:
-    """One project loaded for comparison."""
+    """One project loaded for comparison: with its whole context, or settled (`settle`)."""
 
     label: str
     root: Path
-    ctx: CheckContext | None  # None when the side's config cannot be loaded (see `error`)
+    ctx: CheckContext | None  # None when the side's config cannot be loaded (see `error`), or settled
     shown_root: str | None = None  # what reports call the root (a temp checkout has no useful path)
     error: str | None = None  # why the side could not be loaded (`REF:path:line:col: message`)
+    settled: Settled | None = None  # what is kept of the context once it is let go
 
     @property
     def scopes(self) -> dict[str, list[Rule]]:
+        if self.settled is not None:
+            return self.settled.scopes
         return self.ctx.scopes if self.ctx is not None else {}
 
     @property
     def results(self) -> dict[str, Any]:
+        """Each agent's pipeline result (none once settled: see `tools_of` and `call_action`)."""
         return self.ctx.results if self.ctx is not None else {}
 
     @property
-    def agents(self) -> dict[str, Any]:
+    def agents(self) -> dict[str, Agent]:
+        if self.settled is not None:
+            return self.settled.agents
         return self.ctx.agents if self.ctx is not None else {}
+
+    @property
+    def resolved(self) -> list[str]:
+        """The agents whose turn was resolved, in order."""
+        return list(self.settled.tools) if self.settled is not None else list(self.results)
+
+    def tools_of(self, agent: str) -> AgentTools | None:
+        if self.settled is not None:
+            return self.settled.tools.get(agent)
+        result = self.results.get(agent)
+        return AgentTools(result.ids, frozenset(result.visible_ids)) if result is not None else None
+
+    def call_action(self, agent: str, tool_id: str, args: dict[str, Any]) -> str:
+        """The action this side's turn for `agent` (resolved) gives the call."""
+        if self.settled is None:
+            from forge_tools.visibility.call_decision import decide_call
+
+            return decide_call(self.results[agent], tool_id, args, self.root).action
+        found = self.settled.calls[(agent, tool_id, _call_key(args))]
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    @property
+    def default_agent(self) -> str:
+        return _default_agent(self)
+
+    @property
+    def secrets(self) -> dict[str, str]:
+        """Values from `{env:}`/`{file:}` that reasons quote, with their templates (see `_scrubbed`)."""
+        if self.settled is not None:
+            return self.settled.secrets
+        if self.ctx is None:
+            return {}
+        from forge_tools.check.config_errors import echoed_substitutions
+
+        return echoed_substitutions(self.ctx.loaded.tree)
+
+    def settle(self, expect: Path | None = None) -> Side:
+        """Keep only what a diff reads of this side (and, for `expect`'s calls, their actions now) and
+        let its context go: the old side is settled before the new side is loaded, so a large
+        project's two configs, tool records and turns are not held at once. The same report follows
+        as from the whole side."""
+        if self.ctx is None or self.settled is not None:
+            return self
+        tools: dict[str, AgentTools] = {}
+        last: AgentTools | None = None
+        for name, result in self.ctx.results.items():
+            ids: Sequence[str] = tuple(result.ids)
+            visible = frozenset(result.visible_ids)
+            if last is not None:  # the agents share the candidates, and most their visible tools
+                ids = last.ids if ids == last.ids else ids
+                visible = last.visible if visible == last.visible else visible
+            tools[name] = last = AgentTools(ids, visible)
+        self.settled = Settled(self.scopes, self.agents, _default_agent(self), self.secrets, tools,
+                               self._call_actions(expect))
+        self.ctx = None
+        return self
+
+    def _call_actions(self, expect: Path | None) -> dict[tuple[str, str, str], str | Exception]:
+        """The action of every expected call for every resolved agent; what deciding one raised is
+        kept and raised when it is read, where the whole side would have raised it. An expectations
+        file that cannot be read gives none: the diff stops at it before reading any."""
+        from forge_tools.check.expect import load_expectations
+        from forge_tools.errors import ForgeToolsError
+
+        if expect is None:
+            return {}
+        try:
+            assertions = load_expectations(expect)
+        except ForgeToolsError:
+            return {}
+        actions: dict[tuple[str, str, str], str | Exception] = {}
+        for a in assertions:
+            if a.call is None:
+                continue
+            for name in self.results if a.agent == "*" else [a.agent]:
+                key = (name, a.call.tool, _call_key(a.call.args))
+                if name in self.results and key not in actions:
+                    try:
+                        actions[key] = self.call_action(name, a.call.tool, a.call.args)
+                    except Exception as exc:  # raised again when read, where it would have been
+                        actions[key] = exc
+        return actions
+
+
+def _call_key(args: dict[str, Any]) -> str:
+    return json.dumps(args, sort_keys=True, default=str)
 
 
 def load_side(label: str, directory: Path, load_code: bool = False,
@@ -95,6 +211,19 @@ def load_old_side(label: str, directory: Path, load_code: bool = False,
         return load_side(label, directory, load_code, overlays=overlays, git_tree=git_tree, read=read)
     except ConfigError as exc:
         return Side(label, directory, None, error=exc.one_line())
+
+
+def forget_own_trees(read: ReadFiles, mine: Path, other: Path) -> None:
+    """Drop from `read` the trees of the files inside `mine` (one side's project, or its extracted
+    commit) that are not inside `other` (the project the other side reads): those are the one side's
+    own, which the other side never reads, and a large config's tree is much of what a side holds."""
+    mine, other = mine.resolve(), other.resolve()
+    for key in [k for k in read if isinstance(k[1], Path)]:
+        path = key[1]
+        assert isinstance(path, Path)
+        where = path.resolve()
+        if where.is_relative_to(mine) and not where.is_relative_to(other):
+            del read[key]
 
 
 def _safe_message(exc: ConfigError, directory: Path, overlays: tuple[Path, ...]) -> str:
@@ -214,13 +343,17 @@ def _rule_words(rule: Rule) -> str:
     return f"{rule.permission} {json.dumps(rule.pattern)}"
 
 
-def _keyed(rules: list[Rule]) -> list[tuple[tuple[str, str, int], Rule]]:
-    seen: dict[tuple[str, str], int] = {}
-    out = []
+def _keyed(rules: list[Rule]) -> dict[tuple[str, str, int], Rule]:
+    """The rules in order by (permission, pattern, how many times that pair came before)."""
+    out: dict[tuple[str, str, int], Rule] = {}
+    repeats: dict[tuple[str, str, int], int] = {}  # only pairs written more than once
     for r in rules:
-        n = seen.get((r.permission, r.pattern), 0)
-        seen[(r.permission, r.pattern)] = n + 1
-        out.append(((r.permission, r.pattern, n), r))
+        key = (r.permission, r.pattern, 0)
+        if key in out:
+            n = repeats.get(key, 1)
+            repeats[key] = n + 1
+            key = (r.permission, r.pattern, n)
+        out[key] = r
     return out
 
 
@@ -258,14 +391,13 @@ def rule_changes(old: Side, new: Side) -> list[RuleChange]:
     changes: list[RuleChange] = []
     scopes = list(dict.fromkeys([*old.scopes, *new.scopes]))
     for scope in scopes:
-        before = _keyed(old.scopes.get(scope, []))
-        after = _keyed(new.scopes.get(scope, []))
-        old_by, new_by = dict(before), dict(after)
-        for key, rule in before:
+        old_by = _keyed(old.scopes.get(scope, []))
+        new_by = _keyed(new.scopes.get(scope, []))
+        for key, rule in old_by.items():
             if key not in new_by:
                 changes.append(RuleChange(scope, "removed", f"{_rule_words(rule)} {rule.action}",
                                           _where(rule, old.root), None, rule.action, None))
-        for key, rule in after:
+        for key, rule in new_by.items():
             if key not in old_by:
                 changes.append(RuleChange(scope, "added", f"{_rule_words(rule)} {rule.action}", None,
                                           _where(rule, new.root), None, rule.action))
@@ -275,8 +407,8 @@ def rule_changes(old: Side, new: Side) -> list[RuleChange]:
                 changes.append(RuleChange(scope, "changed", words,
                                           _where(was, old.root), _where(rule, new.root), was.action,
                                           rule.action))
-        common_old = [k for k, _ in before if k in new_by]
-        common_new = [k for k, _ in after if k in old_by]
+        common_old = [k for k in old_by if k in new_by]
+        common_new = [k for k in new_by if k in old_by]
         kept = _lcs(common_old, common_new)
         for key in common_new:
             if key not in kept:
@@ -287,8 +419,8 @@ def rule_changes(old: Side, new: Side) -> list[RuleChange]:
     return changes
 
 
-def _reason(result: Any, tool_id: str, root: Path) -> str:
-    v = result.get(tool_id)
+def _reason(v: Any, root: Path) -> str:
+    """Why a tool of the new side's turn is visible or hidden (`v`: its verdict; None: no candidate)."""
     if v is None:
         return "not a candidate"
     if v.visible:
@@ -304,21 +436,22 @@ def _reason(result: Any, tool_id: str, root: Path) -> str:
 def tool_changes(old: Side, new: Side) -> list[ToolChange]:
     changes: list[ToolChange] = []
     for name, result in new.results.items():
-        was_result = old.results.get(name)
-        if was_result is None and old.error is None:
+        was_tools = old.tools_of(name)
+        if was_tools is None and old.error is None:
             continue  # an added agent: listed as such
-        before = set(was_result.visible_ids) if was_result is not None else set()
+        before = was_tools.visible if was_tools is not None else frozenset()
         after = set(result.visible_ids)
-        ids = result.ids
-        new_ids = set(ids)
-        old_ids = was_result.ids if was_result is not None else []
-        for tool_id in ids + [t for t in old_ids if t not in new_ids]:
+        new_ids = set(result.ids)
+        old_ids = was_tools.ids if was_tools is not None else []
+        # each candidate with its own verdict (the ids are unique), then the old side's other ids
+        for tool_id, v in chain(((v.id, v) for v in result.tools),
+                                ((t, None) for t in old_ids if t not in new_ids)):
             now = tool_id in after
             was = tool_id in before
             if now and not was:
-                changes.append(ToolChange(name, tool_id, "visible", _reason(result, tool_id, new.root)))
+                changes.append(ToolChange(name, tool_id, "visible", _reason(v, new.root)))
             elif was and not now:
-                changes.append(ToolChange(name, tool_id, "hidden", _reason(result, tool_id, new.root)))
+                changes.append(ToolChange(name, tool_id, "hidden", _reason(v, new.root)))
     return changes
 
 
@@ -334,14 +467,12 @@ def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
             continue
         agents = list(new.results) if a.agent == "*" else [a.agent]
         for name in agents:
-            if name not in new.results or (name not in old.results and old.error is None):
+            resolved = name in old.resolved
+            if name not in new.results or (not resolved and old.error is None):
                 continue
             after = decide_call(new.results[name], a.call.tool, a.call.args, new.root)
-            before_action: str
-            if name in old.results:
-                before_action = decide_call(old.results[name], a.call.tool, a.call.args, old.root).action
-            else:
-                before_action = "unknown"  # the old side could not be loaded
+            # "unknown": the old side could not be loaded
+            before_action = old.call_action(name, a.call.tool, a.call.args) if resolved else "unknown"
             if before_action != after.action:
                 call = f"{a.call.tool} {json.dumps(a.call.args)}"
                 changes.append(CallChange(name, call, before_action, after.action,
@@ -353,6 +484,8 @@ def _default_agent(side: Side) -> str:
     from forge_tools.errors import ForgeToolsError
     from forge_tools.permission.agents import default_agent_name
 
+    if side.settled is not None:
+        return side.settled.default_agent
     if side.ctx is None:
         return "(not loaded)"
     try:
@@ -363,7 +496,7 @@ def _default_agent(side: Side) -> str:
 
 def agent_changes(old: Side, new: Side) -> list[AgentChange]:
     changes: list[AgentChange] = []
-    before, after = _default_agent(old), _default_agent(new)
+    before, after = old.default_agent, new.default_agent
     if before != after:
         changes.append(AgentChange("", "default agent", before, after))
     for name, agent in new.agents.items():
@@ -432,10 +565,9 @@ def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
 def _scrubbed(report: DiffReport) -> DiffReport:
     """Values from `{env:}`/`{file:}` that reasons quote (models, the default agent) are shown as their
     templates: diff runs on untrusted pull requests, whose config must not print a runner's secrets."""
-    from forge_tools.check.config_errors import echoed_substitutions, scrub
+    from forge_tools.check.config_errors import scrub
 
-    secrets = {k: v for side in (report.old, report.new) if side.ctx is not None
-               for k, v in echoed_substitutions(side.ctx.loaded.tree).items()}
+    secrets = {k: v for side in (report.old, report.new) for k, v in side.secrets.items()}
     if not secrets:
         return report
 

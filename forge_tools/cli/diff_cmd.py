@@ -49,6 +49,7 @@ def register(app: typer.Typer) -> None:
             ReadFiles,
             commit_tree,
             diff_sides,
+            forget_own_trees,
             load_old_side,
             load_side,
             render_diff_json,
@@ -79,6 +80,8 @@ def register(app: typer.Typer) -> None:
             with commit_tree(base, project, whole=load_code) as (tree, old_dir):
                 before = load_old_side(base, old_dir, load_code, git_tree=tree, overlays=overlays, read=read)
                 before.shown_root = f"git {base}"
+                before.settle(expect_path)  # the old side's context goes before the new side loads
+                forget_own_trees(read, tree, project)
                 after = load_side("working tree", project, load_code, overlays=overlays, read=read)
                 report = diff_sides(before, after, expect_path)
                 render = render_diff_json if fmt == "json" else render_diff_text
@@ -90,6 +93,8 @@ def register(app: typer.Typer) -> None:
                 if not given.is_dir():
                     raise UsageError(f"{given} is not a directory", where=name)
             before = load_old_side(str(old), old.resolve(), load_code, overlays=overlays, read=read)
+            before.settle(expect_path)  # the old side's context goes before the new side loads
+            forget_own_trees(read, old, new)
             after = load_side(str(new), new.resolve(), load_code, overlays=overlays, read=read)
             report = diff_sides(before, after, expect_path)
             (render_diff_json if fmt == "json" else render_diff_text)(report, sys.stdout)

@@ -162,7 +162,7 @@ def _accept_bare_models(tree: Node) -> None:
 
     for node in model_nodes(tree):
         if isinstance(node.value, str) and model_id_problem(node.value):
-            node.meta["opencode_model"] = True
+            node.meta = {**node.meta, "opencode_model": True}
 
 
 def model_nodes(tree: Node) -> list[Node]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 from forge_tools.errors import ConfigError, ConfigProblem, UnknownNameError
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.paths import home_dir, skill_folders, truncation_globs
-from forge_tools.permission.evaluate import evaluate
+from forge_tools.permission.evaluate import evaluate, narrowed, rules_for
 from forge_tools.permission.rules import rules_from_config
 from forge_tools.rule import Action, Rule, Ruleset
 
@@ -306,11 +306,15 @@ def agent_nodes(tree: Node) -> dict[str, Node]:
     return {name: node for name, node in nodes.items() if node.is_map}
 
 
-def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> dict[str, Agent]:
+def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None, *,
+                top_rules: list[Rule] | None = None,
+                agent_rules: Mapping[str, list[Rule]] | None = None) -> dict[str, Agent]:
     """Every agent, builtins first (build, plan, general, explore), then custom agents in config order.
 
     Disabled agents are included with `disabled=True` so listings can show them; `select_agent` and
-    `subagents_for` leave them out.
+    `subagents_for` leave them out. `top_rules` and `agent_rules` (by agent name): config levels' own
+    rules as a caller already made them from this config (`check`'s scopes), used instead of making
+    them again, so the rulesets hold those very records rather than a copy of every rule.
     """
     tree = _tree(loaded)
     home = home_dir(env)
@@ -325,7 +329,9 @@ def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> dic
                     *(reference_globs(loaded, env) if opencode else [])]
     defaults = _rules(_default_specs(), Origin("default"), allowed_dirs)
     plans = _opencode_plans(loaded, env)
-    top = rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
+    made = agent_rules or {}
+    top = top_rules if top_rules is not None else \
+        rules_from_config(_get(tree, "permission"), _get(tree, "tools"), home)
     tail = [Rule("external_directory", glob, "allow", Origin("default", name="truncation directory"))
             for glob in truncation]
 
@@ -353,14 +359,15 @@ def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> dic
         node = raw if raw is not None and raw.value is not None else None
         spec = builtins.get(name)
         own = _rules(spec.rules, Origin("builtin-agent", name=name), allowed_dirs, plans) if spec else []
-        agent_rules = rules_from_config(_get(node, "permission"), _get(node, "tools"), home)
+        own_level = made[name] if name in made else \
+            rules_from_config(_get(node, "permission"), _get(node, "tools"), home)
         agents[name] = Agent(
             name=name,
             mode=_mode(_get(node, "mode"), name) or (spec.mode if spec else "all"),
             description=_str(_get(node, "description"), format_key_path(("agent", name, "description")))
             or (spec.description if spec else ""),
             origin=Origin("builtin-agent", name=name) if spec else cast(Origin, where),
-            ruleset=with_tail([*defaults, *own, *top, *agent_rules]),
+            ruleset=with_tail([*defaults, *own, *top, *own_level]),
             builtin=spec is not None,
             hidden=bool(_bool(_get(node, "hidden"), format_key_path(("agent", name, "hidden")))),
             disabled=bool(_bool(_get(node, "disable"), format_key_path(("agent", name, "disable")))),
@@ -419,12 +426,15 @@ def subagents_for(agent: Agent, agents: Mapping[str, Agent], later: Sequence[Rul
     """Agents `agent` may dispatch with `task` (SPEC 3.2): not primary, not denied, sorted by name
     case-insensitively, as opencode 1.18.33 lists them (`Zeta` after `alpha`). `later`: this turn's
     rules after the agent's own (session, request), evaluated as if appended to its ruleset; passed
-    apart so the agent's own (indexed once, kept) ruleset is not copied into a new one per turn."""
+    apart so the agent's own ruleset is not copied into a new one per turn. Only the rules that can
+    apply to `task` are read (`narrowed`): indexing an agent's whole ruleset to ask about one permission
+    cost more time and memory than the question."""
+    own, after = narrowed("task", agent.ruleset), rules_for("task", later)
     return sorted(
         (
             other for other in agents.values()
             if not other.disabled and other.mode != "primary"
-            and evaluate("task", other.name, agent.ruleset, tuple(later)).action != "deny"
+            and evaluate("task", other.name, own, after).action != "deny"
         ),
         key=lambda a: (a.name.lower(), a.name),
     )
@@ -432,4 +442,4 @@ def subagents_for(agent: Agent, agents: Mapping[str, Agent], later: Sequence[Rul
 
 def can_dispatch(agent: Agent) -> bool:
     """Whether the agent may hand work to subagents at all (`task` with `*` not denied; SPEC 5.3)."""
-    return evaluate("task", "*", agent.ruleset).action != "deny"
+    return evaluate("task", "*", rules_for("task", agent.ruleset)).action != "deny"

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from forge_tools.origin import Origin
-from forge_tools.permission.evaluate import RuleIndex, RulesetLike, evaluate
-from forge_tools.permission.wildcard import WILDCARD_CHARS, wildcard_match
+from forge_tools.permission.evaluate import RuleIndex, RulesetLike, evaluate, rules_for
+from forge_tools.permission.wildcard import WILDCARD_CHARS
 from forge_tools.rule import Action, Rule
 
 STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
@@ -163,11 +163,6 @@ def by_name_hint(pattern: str) -> str:
     return f"; an allow rule for exactly {pattern!r} (no wildcard) lets it run"
 
 
-def _rules_for(permission: str, rules: Sequence[Rule]) -> list[Rule]:
-    """The rules (in order) that can apply to a request of `permission`."""
-    return [r for r in rules if wildcard_match(permission, r.permission)]
-
-
 def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule],
                       kind: Escalation = "opaque") -> Rule | None:
     """For a pattern that cannot be pinned down: a rule that could apply to what it really is, or None.
@@ -178,7 +173,7 @@ def opaque_escalation(permission: str, pattern: str, rules: Sequence[Rule],
     returned first: under `"*": "deny"` an opaque command is denied, not asked.
     """
     actions = ("deny",) if kind == "linked" else ("deny", "ask")
-    relevant = _rules_for(permission, rules)
+    relevant = rules_for(permission, rules)
     catch_all = max((i for i, r in enumerate(relevant) if set(r.pattern) <= {"*"}), default=0)
     last = relevant[catch_all] if relevant else None
     if kind == "opaque" and last is not None and set(last.pattern) <= {"*"} and last.action == "deny":
@@ -200,7 +195,7 @@ def named_allow_risk(permission: str, allow: Rule, rules: Sequence[Rule]) -> Rul
     """For an opaque pattern allowed by name (`allowed_by_name`): a deny or ask written after that
     allow which could still apply to what really runs (`"python3 -c x": "allow"` then `"rm *": "deny"`:
     the code may run rm), or None. Rules before the allow are overridden by it, as last match says."""
-    relevant = _rules_for(permission, rules)
+    relevant = rules_for(permission, rules)
     after = next((i for i, r in enumerate(relevant) if r is allow), None)
     if after is None:
         return None

@@ -134,6 +134,22 @@ def last_matching_rule(permission: str, pattern: str, *rulesets: RulesetLike) ->
     return None
 
 
+def rules_for(permission: str, rules: Iterable[Rule]) -> list[Rule]:
+    """The rules (in order) whose permission name matches `permission`: all that an evaluation of it
+    can meet, so evaluating over them gives the same answer as over `rules` (without indexing all of a
+    large ruleset to ask about one permission)."""
+    name = normalize(permission)
+    return [r for r in rules if (compile_pattern(r.permission)(name) if has_wildcard(r.permission)
+                                 else normalize(r.permission) == name)]
+
+
+def narrowed(permission: str, rules: Iterable[Rule]) -> RulesetLike:
+    """`rules_for(permission, rules)`, indexed (not cached) when there are many: for many evaluations of
+    the one permission."""
+    found = rules_for(permission, rules)
+    return RuleIndex(found) if len(found) >= _INDEX_THRESHOLD else found
+
+
 def evaluate(permission: str, pattern: str, *rulesets: RulesetLike) -> Decision:
     """Decide permission `permission` for call pattern `pattern` over the concatenated rulesets."""
     rule = last_matching_rule(permission, pattern, *rulesets)

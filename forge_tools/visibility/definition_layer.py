@@ -9,7 +9,6 @@ rename tools. Each accepted change is kept as a unified diff so `explain` can sh
 from __future__ import annotations
 
 import json
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,18 +23,20 @@ SUBAGENT_LIST_AUTHOR = "forge-tools (task subagent list)"
 AGENTS_PLACEHOLDER = "{agents}"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class DefinitionOutcome:
     """The final definition, the changes that produced it (author, diff), and hook failures.
 
     When nothing can change a tool's definition it is built only if someone reads it: generating
-    every builtin's JSON Schema would cost `explain` start-up time for tools it never shows.
+    every builtin's JSON Schema would cost `explain` start-up time for tools it never shows. Slotted:
+    a large project has one per tool.
     """
 
     _definition: dict[str, Any] | None  # {"description", "parameters"}; None: the tool is not loaded
     changes: list[tuple[str, str]] = field(default_factory=list)
     problems: list[PluginError] = field(default_factory=list)
     _lazy_tool: Tool | None = None
+    not_computed: bool = False  # resolve(focus=...) computed layer two for another tool only
 
     @property
     def definition(self) -> dict[str, Any] | None:
@@ -46,8 +47,6 @@ class DefinitionOutcome:
     @definition.setter
     def definition(self, value: dict[str, Any] | None) -> None:
         self._definition = value
-
-    not_computed: bool = False  # resolve(focus=...) computed layer two for another tool only
 
     @property
     def reason(self) -> str:
@@ -107,28 +106,31 @@ def base_definition(tool: Tool) -> dict[str, Any]:
     return {"description": tool.description, "parameters": tool.json_schema()}
 
 
-#: the outcome of a tool nothing rewrites, by the tool's id(): the same for every agent, so the agents'
-#: results share one record per tool (held by them; an entry goes when the last result does)
-_PLAIN: weakref.WeakValueDictionary[int, DefinitionOutcome] = weakref.WeakValueDictionary()
+#: the outcomes of tools nothing rewrites, by tool id (`definition_layer`'s `plain`)
+PlainOutcomes = dict[str, DefinitionOutcome]
 
 
-def _plain_outcome(tool: Tool) -> DefinitionOutcome:
-    found = _PLAIN.get(id(tool))
-    if found is None or found._lazy_tool is not tool:  # a live outcome holds its tool, so no id reuse
+def _plain_outcome(tool_id: str, tool: Tool, plain: PlainOutcomes | None) -> DefinitionOutcome:
+    """The outcome of a tool nothing rewrites: the same for every agent, so agents' turns over the
+    same sources share one record per tool through `plain`."""
+    found = plain.get(tool_id) if plain is not None else None
+    if found is None or found._lazy_tool is not tool:
         found = DefinitionOutcome(None, _lazy_tool=tool)
-        _PLAIN[id(tool)] = found
+        if plain is not None:
+            plain[tool_id] = found
     return found
 
 
 def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
-                   subagents: Sequence[Agent]) -> DefinitionOutcome:
-    """Layer two for one tool: hooks in load order, then the subagent list for `task`."""
+                   subagents: Sequence[Agent], plain: PlainOutcomes | None = None) -> DefinitionOutcome:
+    """Layer two for one tool: hooks in load order, then the subagent list for `task`. `plain`: the
+    outcomes already made for tools nothing rewrites (see `_plain_outcome`)."""
     if tool is None:
         return DefinitionOutcome(None)
     if hooks is not None and not hooks.implements("tool_definition"):
         hooks = None
     if tool_id != "task" and hooks is None:
-        return _plain_outcome(tool)
+        return _plain_outcome(tool_id, tool, plain)
     current = base_definition(tool)
     outcome = DefinitionOutcome(current)
     if hooks:
@@ -149,16 +151,18 @@ def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
 
 
 def definition_layer(tools: Iterable[tuple[str, Tool | None]], hooks: PluginHooks | None,
-                     subagents: Sequence[Agent], focus: str | None = None) -> dict[str, DefinitionOutcome]:
+                     subagents: Sequence[Agent], focus: str | None = None,
+                     plain: PlainOutcomes | None = None) -> dict[str, DefinitionOutcome]:
     """Layer two for every candidate (computed even for tools layer one dropped).
 
     Layer two never drops a tool, so a caller that shows one tool (`explain`) may ask for that tool's
     definition only (`focus`): the others are marked not computed instead of running every hook.
+    `plain`: shared by the agents' turns over the same sources (see `_plain_outcome`).
     """
     if hooks is not None and not hooks.implements("tool_definition"):
         hooks = None
     return {
-        tool_id: definition_for(tool_id, tool, hooks, subagents)
+        tool_id: definition_for(tool_id, tool, hooks, subagents, plain)
         if focus is None or tool_id == focus else DefinitionOutcome(None, not_computed=True)
         for tool_id, tool in tools
     }

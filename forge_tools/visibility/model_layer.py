@@ -127,6 +127,9 @@ class ModelVerdict(NamedTuple):
     rule: ModelRule | None
 
 
+_NO_ROW = ModelVerdict(True, "no model/provider/flag rule applies", None)  # most tools': one record
+
+
 def _situation(ctx: ModelContext) -> str:
     model = f"{ctx.provider}/{ctx.model_id}" if ctx.provider else (ctx.model_id or "no model")
     flags = ", ".join(sorted(ctx.flags)) or "none"
@@ -137,7 +140,7 @@ def model_verdict(tool_id: str, ctx: ModelContext) -> ModelVerdict:
     """Layer one for one tool: kept unless its table row says otherwise."""
     rule = _RULES_BY_TOOL.get(tool_id)
     if rule is None:
-        return ModelVerdict(True, "no model/provider/flag rule applies", None)
+        return _NO_ROW
     if rule.keep(ctx):
         return ModelVerdict(True, f"kept: {rule.text} ({_situation(ctx)})", rule)
     return ModelVerdict(False, f"{rule.text}; here: {_situation(ctx)}", rule)

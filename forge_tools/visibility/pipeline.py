@@ -7,14 +7,14 @@ it), the definition that would be sent and who changed it, and what it shadowed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from forge_tools.errors import ConfigError, ForgeToolsError, PermissionDenied, UnknownNameError
-from forge_tools.origin import Origin
+from forge_tools.origin import EMPTY, Origin
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from forge_tools.sources.candidates import CandidateSet, Shadowing
     from forge_tools.sources.plugins import PluginHooks
     from forge_tools.tools.contract import SourceQuery, Tool, ToolSource, Unlisted
-    from forge_tools.visibility.definition_layer import DefinitionOutcome
+    from forge_tools.visibility.definition_layer import DefinitionOutcome, PlainOutcomes
     from forge_tools.visibility.model_layer import ModelRule
 
 LayerName = Literal["model", "definition", "permission", "request"]
@@ -38,27 +38,7 @@ any layer is refused by `run` without `--force-hidden` (`PipelineResult.require`
 MODEL_TOOL_LIMIT = 128
 
 
-class _NoOverrides(Mapping[str, bool]):
-    """The empty, read-only `tool_overrides` every `Request` shares by default (a module-level class,
-    so a request still copies and pickles, which a `MappingProxyType` does not)."""
-
-    def __getitem__(self, key: str) -> bool:
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-    def __repr__(self) -> str:
-        return "{}"
-
-    def __reduce__(self) -> str:
-        return "_NO_OVERRIDES"  # the one instance, by name (copy and pickle keep it shared)
-
-
-_NO_OVERRIDES: Mapping[str, bool] = _NoOverrides()
+_NO_OVERRIDES: Mapping[str, bool] = EMPTY  # read-only, shared (copies and pickles as itself)
 
 
 class Request(NamedTuple):
@@ -458,10 +438,54 @@ def mcp_configured(loaded: LoadedConfig) -> bool:
 # ----------------------------------------------------------------------------------------- resolve
 
 
+class SharedVerdicts:
+    """The records several agents' results over the same candidates share (`resolve_all`): each
+    distinct `LayerVerdict` once, the definition outcome of each tool nothing rewrites, and for each
+    candidate (by its position in the candidate list) the `ToolVerdict`s made for it, one per
+    distinct (definition outcome, layer verdicts) by identity."""
+
+    __slots__ = ("_candidates", "_layers", "_tools", "plain")
+
+    def __init__(self) -> None:
+        self._candidates: Sequence[Any] | None = None
+        self._layers: dict[LayerVerdict, LayerVerdict] = {}
+        self._tools: list[ToolVerdict | list[ToolVerdict] | None] = []
+        self.plain: PlainOutcomes = {}  # the definition outcomes of tools nothing rewrites, by id
+
+    def over(self, candidates: Sequence[Any]) -> SharedVerdicts:
+        """Self, for `candidates`: what was made for another candidate list is forgotten."""
+        if candidates is not self._candidates:
+            self._candidates = candidates
+            self._layers = {}
+            self._tools = [None] * len(candidates)
+            self.plain = {}
+        return self
+
+    def layer(self, verdict: LayerVerdict) -> LayerVerdict:
+        return self._layers.setdefault(verdict, verdict)
+
+    def made(self, position: int, outcome: DefinitionOutcome,
+             layers: list[LayerVerdict]) -> ToolVerdict | None:
+        """The verdict already made for the candidate at `position` with this very outcome and layers."""
+        found = self._tools[position]
+        for verdict in (found if isinstance(found, list) else (found,) if found is not None else ()):
+            if verdict.definition_outcome is outcome and all(
+                    a is b for a, b in zip(verdict.layers, layers, strict=True)):
+                return verdict
+        return None
+
+    def keep(self, position: int, verdict: ToolVerdict) -> ToolVerdict:
+        found = self._tools[position]
+        self._tools[position] = verdict if found is None else [*found, verdict] if isinstance(found, list) \
+            else [found, verdict]
+        return verdict
+
+
+
 def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sources: Sources | None = None,
             agents: dict[str, Agent] | None = None, focus: str | None = None,
             mcp: McpScope | None = None, session: Sequence[Rule] | None = None,
-            shared: dict[Any, Any] | None = None) -> PipelineResult:
+            shared: SharedVerdicts | None = None) -> PipelineResult:
     """Run the three layers for `request` over every candidate (see the module docstring).
 
     `sources` and `agents` may be passed in to reuse them across agents (`layers --matrix`). `focus`
@@ -475,7 +499,7 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     from forge_tools.permission.agents import load_agents, select_agent, subagents_for
     from forge_tools.visibility.definition_layer import definition_layer
     from forge_tools.visibility.model_layer import ModelContext, model_layer
-    from forge_tools.visibility.permission_layer import permission_layer, request_rules
+    from forge_tools.visibility.permission_layer import PermissionLayer, request_rules
 
     agents = agents if agents is not None else load_agents(loaded)
     agent = select_agent(agents, request.agent, loaded)
@@ -493,37 +517,37 @@ def resolve(loaded: LoadedConfig, request: Request, load_code: bool = True, sour
     model_verdicts = model_layer(ids, ModelContext.of(model, request.client, request.flags))
     # the task description lists what this turn's agent may dispatch, under this turn's rules
     subagents = subagents_for(agent, agents, (*session, *req_rules))
+    pool = shared.over(candidates) if shared is not None else SharedVerdicts().over(candidates)
     definitions = definition_layer([(c.id, c.tool) for c in candidates], sources.hooks, subagents,
-                                   focus=focus)
-    third = permission_layer(ids, configured, req_rules, overrides)
+                                   focus=focus, plain=pool.plain)
+    # layer three is judged tool by tool in the loop below: a large project's verdicts and their
+    # reasons, most equal to another agent's, are then dropped as soon as the shared ones are found
+    third = PermissionLayer(configured, req_rules, overrides)
 
     problems = list(sources.problems)
     tools: list[ToolVerdict] = []
     # most tools share their verdicts (kept by the same `*` rule, or by none): one record per distinct
     # verdict, as a large project holds every agent's results at once (check, diff); across agents
-    # too (`shared`), and so one `ToolVerdict` per tool for the agents whose layers agree on it. Keyed
-    # by the identity of the candidate, its definition outcome and its (shared) layer verdicts, which
-    # the record itself keeps alive; no reader changes a `ToolVerdict`.
-    verdicts: dict[Any, Any] = shared if shared is not None else {}
-    for cand in candidates:
-        mv, dv, pv = model_verdicts[cand.id], definitions[cand.id], third[cand.id]
+    # too (`shared`), and so one `ToolVerdict` per tool for the agents whose layers agree on it. No
+    # reader changes a `ToolVerdict`.
+    for position, cand in enumerate(candidates):
+        mv, dv, pv = model_verdicts[cand.id], definitions[cand.id], third.judge(cand.id)
         problems.extend(dv.problems)
-        layers = [verdicts.setdefault(v, v) for v in (
+        layers = [pool.layer(v) for v in (
             LayerVerdict("model", mv.kept, mv.reason, mv.rule),
             LayerVerdict("definition", True, dv.reason, None),
             LayerVerdict("permission", pv.permission_kept, pv.permission_reason, pv.permission_rule),
             LayerVerdict("request", pv.request_kept, pv.request_reason, pv.request_rule),
         )]
-        key = (id(cand), id(dv), *map(id, layers))
-        made = verdicts.get(key)
+        made = pool.made(position, dv, layers)
         if made is None:
             hidden_at: LayerName | None = "model" if not mv.kept else pv.hidden_at  # type: ignore[assignment]
             reason = next((v.reason for v in layers if v.layer == hidden_at), None) if hidden_at else None
-            made = verdicts[key] = ToolVerdict(
-                id=cand.id, tool=cand.tool, source=cand.source, shadowed=list(cand.shadowed),
+            made = pool.keep(position, ToolVerdict(
+                id=cand.id, tool=cand.tool, source=cand.source, shadowed=cand.shadowed,
                 permission=permission_name(cand.id), layers=layers, visible=hidden_at is None,
                 hidden_at=hidden_at, reason=reason, definition_outcome=dv, definition_changes=dv.changes,
-            )
+            ))
         tools.append(made)
     return PipelineResult(
         request=request, agent=agent, agents=agents, model=model, client=request.client,
@@ -558,7 +582,7 @@ def resolve_all(loaded: LoadedConfig, request: Request, load_code: bool = True,
         names = [a.name for a in agents.values() if not a.disabled]
     results: dict[str, PipelineResult] = {}
     sources: Sources | None = None
-    shared: dict[Any, Any] = {}  # the records the agents' results share (see `resolve`)
+    shared = SharedVerdicts()  # the records the agents' results share (see `resolve`)
     progress = mcp.progress if mcp is not None else None
     for number, name in enumerate(names, 1):
         try:

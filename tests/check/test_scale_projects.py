@@ -86,3 +86,24 @@ def test_did_you_mean_over_many_tools_finds_the_ids_one_edit_away() -> None:
         assert meant in near  # difflib then ranks the near ids (ties among plugin_tool_000x42 too)
         assert meant in got or not meant.startswith("deploy"), (typo, got)
     assert suggester.suggest("zzzzzzzz") == []
+
+
+def test_diff_of_a_settled_old_side_is_the_whole_sides_diff(ratios, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`diff` settles the old side before it loads the new one (keeps what the report reads, lets the
+    context go): on the bench's scaled projects at 2,000 rules and tools, with expected calls for every
+    agent, the report is the one the whole old side gives, and it has tool, call and rule changes."""
+    from forge_tools.check.diff import diff_sides, load_side
+
+    old = ratios.scaled_project(tmp_path / "old", 2000)
+    new = ratios.scaled_project(tmp_path / "new", 2000, changed=True)
+    expect = tmp_path / "expect.yaml"
+    calls = [f"- {{agent: '*', call: {{tool: plugin_tool_{i:06d}, args: {{}}}}, expect: allow}}\n"
+             for i in range(0, 2000, 3)]
+    calls.append("- {agent: build, call: {tool: bash, args: {command: 'rm -rf x'}}, expect: deny}\n")
+    expect.write_text("".join(calls))
+    whole = diff_sides(load_side("old", old, True), load_side("new", new, True), expect).to_json()
+    settled = load_side("old", old, True).settle(expect)
+    assert settled.ctx is None and settled.settled is not None
+    assert diff_sides(settled, load_side("new", new, True), expect).to_json() == whole
+    assert whole["tools"] and whole["calls"] and whole["rules"], {k: len(v) for k, v in whole.items()
+                                                                   if isinstance(v, list)}

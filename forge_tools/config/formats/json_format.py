@@ -78,6 +78,9 @@ def _blank(match: re.Match[str]) -> str:
     return _NOT_NEWLINE.sub(" ", token)
 
 
+_SHARED_WORD = 8  # string values this short are kept once per text (`json` makes each one anew)
+
+
 def fast_parse_json(text: str, base: Origin) -> Node | None:
     """The tree of a strict JSON or JSONC text through the stdlib `json`, or None when the text needs
     json-five (JSON5 syntax, or an error to report with json-five's message).
@@ -96,16 +99,32 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
     except (ValueError, RecursionError):
         return None
     check_text = "\\u" in text or has_surrogate(text)
-    tokens = _TOKEN.finditer(text)
-    line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
-    kind, path, name = base.kind, base.path, base.name
-    prefix = base.key_path
+    return _Walk(text, base, check_text).convert(data, (), None)
 
-    def at(offset: int, keys: tuple[str, ...]) -> Origin:
+
+class _Walk:
+    """A text's decoded values paired with the offsets of its tokens (`fast_parse_json`). A class
+    rather than a closure that calls itself: that closure is a reference cycle, which kept the text,
+    its line table and the decoded data until a cycle collection, and the commands pause those while
+    they build their result (cli/entry.py)."""
+
+    __slots__ = ("base", "check_text", "line_starts", "tokens", "words")
+
+    def __init__(self, text: str, base: Origin, check_text: bool) -> None:
+        self.tokens = _TOKEN.finditer(text)
+        self.line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        self.base = base
+        self.check_text = check_text
+        self.words: dict[str, str] = {}
+
+    def at(self, offset: int, keys: tuple[str, ...]) -> Origin:
+        line_starts, base = self.line_starts, self.base
         line = bisect.bisect_right(line_starts, offset)
-        return Origin(kind, path, line, offset - line_starts[line - 1] + 1, prefix + keys, name)
+        return Origin(base.kind, base.path, line, offset - line_starts[line - 1] + 1, base.key_path + keys,
+                      base.name)
 
-    def convert(value: Any, keys: tuple[str, ...], key_origin: Origin | None) -> Node:
+    def convert(self, value: Any, keys: tuple[str, ...], key_origin: Origin | None) -> Node:
+        tokens, at, check_text = self.tokens, self.at, self.check_text
         start = next(tokens)
         here = at(start.start(), keys)
         check_depth(keys, here)
@@ -114,15 +133,17 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
             for i, (key, item) in enumerate(value):
                 if i:
                     next(tokens)  # ,
-                k_origin = at(next(tokens).start(), (*keys, key))
+                below = (*keys, key)  # one key path for the key's origin and its value's
+                k_origin = at(next(tokens).start(), below)
                 next(tokens)  # :
                 if check_text:
                     key = clean_text(key, k_origin)
-                    k_origin = k_origin._replace(key_path=(*prefix, *keys, key))
+                    below = (*keys, key)
+                    k_origin = k_origin._replace(key_path=self.base.key_path + below)
                 if key in out:
                     raise ConfigError(f"duplicate key {key!r}{first_at(out[key])}", k_origin,
                                       code=ConfigProblem.DUPLICATE_KEY)
-                out[key] = convert(item, (*keys, key), k_origin)
+                out[key] = self.convert(item, below, k_origin)
             next(tokens)  # }
             return Node(out, here, key_origin)
         if isinstance(value, list):
@@ -130,14 +151,15 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
             for i, item in enumerate(value):
                 if i:
                     next(tokens)  # ,
-                items.append(convert(item, (*keys, str(i)), None))
+                items.append(self.convert(item, (*keys, str(i)), None))
             next(tokens)  # ]
             return Node(items, here, key_origin)
-        if check_text and isinstance(value, str):
-            value = clean_text(value, here)
+        if isinstance(value, str):
+            if check_text:
+                value = clean_text(value, here)
+            if len(value) <= _SHARED_WORD:  # `allow`, `ask`, `deny` a hundred thousand times: one each
+                value = self.words.setdefault(value, value)
         return Node(value, here, key_origin)
-
-    return convert(data, (), None)
 
 
 class _Pairs(list[tuple[str, Any]]):
