@@ -25,9 +25,10 @@ ProjectOpt = Annotated[
 ]
 RuntimeOpt = Annotated[
     str | None, typer.Option("--runtime", metavar="NAME",
-                             help="Whose answer leads: opencode, forge or claude (default: the config's "
-                                  "files decide: opencode's only -> opencode, any forge file -> forge, "
-                                  ".claude settings only (or a Claude tool name such as Bash) -> claude); "
+                             help="Whose answer leads: opencode, forge, claude or gemini (default: the "
+                                  "config's files decide: opencode's only -> opencode, any forge file -> "
+                                  "forge, .claude settings only (or a Claude tool name such as Bash) -> "
+                                  "claude, .gemini files only (or run_shell_command, read_file) -> gemini); "
                                   "explain --call takes `all` (or NAME,NAME): every agent runtime the "
                                   "project configures, the gate beside them (docs/agents.md).",
                              show_default=False)

@@ -21,6 +21,7 @@ RUNTIMES: dict[str, str] = {
     "opencode": "forge_tools.runtimes.opencode",
     "forge": "forge_tools.runtimes.forge",
     "claude": "forge_tools.runtimes.claude",
+    "gemini": "forge_tools.runtimes.gemini",
 }
 
 
@@ -70,10 +71,27 @@ def is_claude_tool(tool: str) -> bool:
     return tool[:1].isupper() or tool.startswith("mcp__")
 
 
+def gemini_files(directory: Path) -> list[Path]:
+    """The project's Gemini CLI files in `directory` (`.gemini/settings.json`, `.gemini/policies/*.toml`):
+    what makes a project a Gemini CLI one (a person's ~/.gemini does not)."""
+    folder = directory / ".gemini"
+    policies = sorted((folder / "policies").glob("*.toml")) if (folder / "policies").is_dir() else []
+    return [p for p in (folder / "settings.json",) if p.is_file()] + policies
+
+
+def is_gemini_tool(tool: str) -> bool:
+    """A Gemini CLI tool name: `run_shell_command`, `read_file`, ... or `mcp_server_tool` (one `_`)."""
+    from forge_tools.runtimes.gemini.tools import BUILTIN, LEGACY
+
+    shared = {"glob"}  # opencode's too
+    return (tool in BUILTIN and tool not in shared) or tool in LEGACY or (
+        tool.startswith("mcp_") and not tool.startswith("mcp__"))
+
+
 def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str | None = None) -> Chosen:
     """`name`'s runtime when given; else forge when any source is forge-tools'; else Claude Code when
     the project has Claude files and either no opencode file or a call naming a Claude tool (`tool`);
-    else opencode."""
+    else Gemini CLI likewise (`.gemini/` files, a call naming a Gemini tool); else opencode."""
     if name is not None:
         return Chosen(get_runtime(name), "--runtime")
     sources = loaded.sources if loaded is not None else []
@@ -86,5 +104,10 @@ def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str 
         return Chosen(get_runtime("claude"), f"call: {tool} is a Claude Code tool and {claude[0]} exists")
     if claude and not project and (tool is None or is_claude_tool(tool)):
         return Chosen(get_runtime("claude"), f"config: Claude Code files only ({claude[0]})")
+    gemini = gemini_files(Path(loaded.cwd)) if loaded is not None else []
+    if gemini and tool is not None and is_gemini_tool(tool):
+        return Chosen(get_runtime("gemini"), f"call: {tool} is a Gemini CLI tool and {gemini[0]} exists")
+    if gemini and not project and not claude and (tool is None or is_gemini_tool(tool)):
+        return Chosen(get_runtime("gemini"), f"config: Gemini CLI files only ({gemini[0]})")
     return Chosen(get_runtime("opencode"), "config: opencode's files only" if sources
                   else "config: no config file (opencode's defaults)")

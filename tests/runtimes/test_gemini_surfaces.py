@@ -1,0 +1,99 @@
+"""Gemini CLI 0.61 through forge-tools' surfaces: which runtime answers, `agents --runtimes`,
+`explain --call` with Gemini's tool names and `--runtime all`, the vocabulary column, the settings
+reader's layers and locations. (Gemini's answers themselves are checked against its library in
+tests/compat/test_gemini_runtime.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import forge_tools
+from forge_tools.runtimes import runtime_for
+from forge_tools.runtimes.gemini.runtime import gemini_call
+from forge_tools.runtimes.gemini.settings import read_settings
+
+TEAM = '''[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "git push"
+decision = "deny"
+priority = 200
+'''
+
+
+@pytest.fixture
+def gemini_project(project: Path, isolated_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = isolated_env["home"]
+    monkeypatch.setenv("FORGE_TOOLS_GEMINI_SYSTEM_DIR", str(home / "no-system"))
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text(json.dumps(
+        {"tools": {"allowed": ["run_shell_command(npm test)"], "exclude": ["web_fetch"]}}, indent=2))
+    (home / ".gemini" / "policies").mkdir(parents=True)
+    (home / ".gemini" / "policies" / "team.toml").write_text(TEAM)
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
+    return project
+
+
+def test_gemini_files_alone_choose_gemini_and_a_gemini_tool_chooses_it_beside_opencode(
+        gemini_project: Path) -> None:
+    loaded = forge_tools.load_project(gemini_project)
+    chosen = runtime_for(loaded)
+    assert chosen.runtime.name == "gemini" and "Gemini CLI files only" in chosen.chosen_by
+    (gemini_project / "opencode.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
+    loaded = forge_tools.load_project(gemini_project)
+    assert runtime_for(loaded).runtime.name == "opencode"
+    assert runtime_for(loaded, tool="bash").runtime.name == "opencode"
+    assert runtime_for(loaded, tool="run_shell_command").runtime.name == "gemini"
+
+
+def test_settings_entries_are_located_and_compiled_to_user_tier_priorities(gemini_project: Path) -> None:
+    settings = read_settings(gemini_project)
+    allowed = next(r for r in settings.rules if r.source == "Settings (Tools Allowed)")
+    assert allowed.priority == pytest.approx(4.3) and allowed.origin is not None
+    assert (allowed.origin.line, allowed.origin.column) == (4, 7)
+    narrowing = next(r for r in settings.rules if "Narrowing" in r.source)
+    assert narrowing.decision == "deny" and narrowing.priority == pytest.approx(4.29)
+    toml = next(r for r in settings.rules if r.source == "User: team.toml")
+    assert toml.priority == pytest.approx(4.2) and toml.origin is not None and toml.origin.line == 1
+
+
+def test_an_untrusted_folder_drops_the_workspace_settings(gemini_project: Path,
+                                                          isolated_env: dict[str, Path]) -> None:
+    (isolated_env["home"] / ".gemini" / "trustedFolders.json").unlink()
+    settings = read_settings(gemini_project)
+    workspace = next(f for f in settings.files if f.layer == "workspace")
+    assert not settings.trusted and not workspace.loaded and "not trusted" in (workspace.why_not or "")
+    assert not any(r.source.startswith("Settings (Tools Allowed)") for r in settings.rules)
+
+
+def test_calls_are_put_in_geminis_words() -> None:
+    assert gemini_call("bash", {"command": "ls"}) == ("run_shell_command", {"command": "ls"})
+    assert gemini_call("Read", {"file_path": "a"}) == ("read_file", {"file_path": "a"})
+    assert gemini_call("read_file", {"file_path": "a"}) == ("read_file", {"file_path": "a"})
+    assert gemini_call("mcp__gh__create_issue", {})[0] == "mcp_gh_create_issue"
+
+
+def test_agents_lists_gemini_and_its_files(cli, gemini_project: Path) -> None:
+    code, out, err = cli("agents", "--runtimes")
+    assert code == 0, err
+    assert "Gemini CLI 0.61.0" in out and ".gemini/settings.json" in out and "team.toml" in out
+
+
+def test_explain_takes_a_gemini_tool_and_names_the_deciding_rule(cli, gemini_project: Path) -> None:
+    code, out, err = cli("explain", "run_shell_command", "--call", '{"command": "git status"}',
+                         "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    answer = data["call"]["runtime"]
+    assert answer["runtime"] == "gemini" and answer["action"] == "deny"
+    assert "Narrowing Enforcement" in answer["reason"]
+
+
+def test_explain_all_runtimes_answers_for_gemini(cli, gemini_project: Path) -> None:
+    (gemini_project / "opencode.json").write_text(json.dumps({"permission": {"bash": {"*": "allow"}}}))
+    code, out, err = cli("explain", "bash", "--call", '{"command": "npm test"}', "--runtime", "all")
+    assert code == 0, err
+    assert "Gemini CLI allow" in out and "[as run_shell_command]" in out
+    assert "settings.json:4:7" in out
