@@ -97,3 +97,29 @@ def test_explain_all_runtimes_answers_for_gemini(cli, gemini_project: Path) -> N
     assert code == 0, err
     assert "Gemini CLI allow" in out and "[as run_shell_command]" in out
     assert "settings.json:4:7" in out
+
+
+def test_rules_lists_the_policy_rules_by_priority_and_what_is_not_loaded(cli, gemini_project: Path) -> None:
+    (gemini_project / ".gemini" / "policies").mkdir()
+    (gemini_project / ".gemini" / "policies" / "ws.toml").write_text(TEAM)
+    code, out, err = cli("rules")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Gemini CLI 0.61.0") and "folder trusted" in lines[0]
+    order = [line.split()[0] for line in lines[3:7]]
+    assert order == ["4.4", "4.3", "4.29", "4.2"]
+    assert "ws.toml: workspace policies are disabled" in out
+    data = json.loads(cli("rules", "--format", "json")[1])
+    assert data["runtime"]["name"] == "gemini" and data["not_loaded"][0]["path"].endswith("ws.toml")
+
+
+def test_layers_names_the_rule_that_hides_a_tool(cli, gemini_project: Path) -> None:
+    code, out, err = cli("layers")
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("web_fetch"))
+    assert "HIDDEN by tools.exclude 'web_fetch'" in row and "settings.json:7:7" in row
+    (gemini_project / "opencode.json").write_text(json.dumps({"permission": {"bash": "allow"}}))
+    code, out, err = cli("layers", "--matrix", "--runtimes", "--no-mcp")
+    assert code == 0, err
+    header, webfetch = out.splitlines()[1], next(x for x in out.splitlines() if x.startswith("webfetch"))
+    assert header.rstrip().endswith("Gemini CLI 0.61.0") and webfetch.rstrip().endswith("hidden")

@@ -265,7 +265,7 @@ def _trust(settings: GeminiSettings, env: Mapping[str, str]) -> None:
     elif level == "DO_NOT_TRUST":
         settings.trusted, settings.trust_why = False, f"DO_NOT_TRUST in {path}"
     else:
-        settings.trusted, settings.trust_why = False, f"not trusted: no entry in {path} (folder trust is on)"
+        settings.trusted, settings.trust_why = False, f"no entry in {path}; folder trust is on"
 
 
 def read_settings(cwd: Path, env: Mapping[str, str] | None = None, *, mode: str = "default",
