@@ -85,10 +85,22 @@ def _claude_denies(ctx: CheckContext, turn: Any) -> list[str]:
     return out
 
 
+def _gemini_denies(ctx: CheckContext, turn: Any) -> list[str]:
+    from forge_tools.runtimes.found import agent_cwd
+    from forge_tools.runtimes.gemini.settings import read_settings
+
+    out: list[str] = []
+    for rule in read_settings(agent_cwd(ctx.loaded)).rules:
+        if rule.tool_name == "run_shell_command" and rule.decision == "deny" and rule.command_prefix:
+            out += [p for p in rule.command_prefix if p.strip() and p not in out]
+    return out
+
+
 #: runtime -> the commands its own bash deny rules name (a new agent runtime adds its reader here)
 DENY_COMMANDS: dict[str, Callable[[Any, Any], list[str]]] = {
     "opencode": _opencode_denies,
     "claude": _claude_denies,
+    "gemini": _gemini_denies,
 }
 
 

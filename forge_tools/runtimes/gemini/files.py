@@ -12,6 +12,7 @@ from forge_tools.runtimes.found import ConfigFile
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
+    from forge_tools.report.findings import Finding
     from forge_tools.runtimes.gemini.settings import GeminiSettings
 
 DISPLAY = "Gemini CLI"
@@ -22,8 +23,7 @@ _SCOPES = {"system-defaults": "managed", "system": "managed", "user": "user", "w
 def config_files(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> list[ConfigFile]:
     from forge_tools.paths import home_dir
     from forge_tools.runtimes.found import agent_cwd
-    from forge_tools.runtimes.gemini.policy_files import policy_files
-    from forge_tools.runtimes.gemini.settings import settings_paths, system_dir
+    from forge_tools.runtimes.gemini.paths import policy_files, settings_paths, system_dir
 
     env = os.environ if env is None else env
     cwd = agent_cwd(loaded)
@@ -64,3 +64,12 @@ def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
     settings = read_settings(agent_cwd(loaded))
     # MCP servers are not started: whether a server offers a tool is not known
     return {tool: "?" if tool.startswith("mcp_") else tool_state(settings, tool) for tool in tools}
+
+
+def findings(loaded: LoadedConfig) -> list[Finding]:
+    """FT341-FT347 (`findings.gemini_findings`) over the files Gemini reads for this project."""
+    from forge_tools.runtimes.found import agent_cwd
+    from forge_tools.runtimes.gemini.findings import gemini_findings
+    from forge_tools.runtimes.gemini.settings import read_settings
+
+    return gemini_findings(read_settings(agent_cwd(loaded)))

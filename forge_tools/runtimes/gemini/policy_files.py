@@ -38,6 +38,7 @@ class PolicyFile:
     loaded: bool = True
     why_not: str | None = None
     rules: list[GeminiRule] = field(default_factory=list)
+    by_directory: bool = False  # not loaded because of its directory (tier disabled, insecure, replaced)
 
 
 @dataclass
@@ -48,16 +49,6 @@ class Problem:
     message: str
     severity: str = "error"  # error: not loaded; warning: loaded as written
     kind: str = "policy"
-
-
-def policy_files(directory: Path) -> list[Path]:
-    """The `*.toml` files of a policy directory (or the file itself), in Gemini's order (by name)."""
-    if directory.is_file():
-        return [directory] if directory.suffix == ".toml" else []
-    if not directory.is_dir():
-        return []
-    return sorted((p for p in directory.iterdir() if p.is_file() and p.name.endswith(".toml")),
-                  key=lambda p: p.name.encode())
 
 
 def _positions(text: str) -> list[int]:

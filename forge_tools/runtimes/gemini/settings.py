@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from forge_tools.origin import Node, Origin
+from forge_tools.runtimes.gemini.paths import policy_files, settings_paths, system_dir
 from forge_tools.runtimes.gemini.policy import (
     ADMIN_TIER,
     ALLOWED_MCP_PRIORITY,
@@ -54,7 +55,7 @@ from forge_tools.runtimes.gemini.policy import (
     GeminiRule,
     args_patterns,
 )
-from forge_tools.runtimes.gemini.policy_files import PolicyFile, Problem, policy_files, read_policy_file
+from forge_tools.runtimes.gemini.policy_files import PolicyFile, Problem, read_policy_file
 
 LAYERS = ("system-defaults", "user", "workspace", "system")  # lowest to highest
 _REPLACE_UNION = {("tools", "exclude"), ("policyPaths",), ("adminPolicyPaths",)}
@@ -109,25 +110,6 @@ class GeminiSettings:
     @property
     def disable_always_allow(self) -> bool:
         return bool(self.value("security", "disableAlwaysAllow") or self.value("admin", "secureModeEnabled"))
-
-
-def system_dir(env: Mapping[str, str]) -> Path:
-    return Path(env.get("FORGE_TOOLS_GEMINI_SYSTEM_DIR") or "/etc/gemini-cli")
-
-
-def settings_paths(cwd: Path, env: Mapping[str, str]) -> list[tuple[str, Path]]:
-    """(layer, path) of every settings file Gemini would read here, lowest first."""
-    from forge_tools.paths import home_dir
-
-    home, system = home_dir(env), system_dir(env)
-    system_settings = Path(env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or system / "settings.json")
-    defaults = Path(env.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
-                    or system_settings.parent / "system-defaults.json")
-    found = [("system-defaults", defaults), ("user", home / ".gemini" / "settings.json")]
-    if cwd.resolve() != home.resolve():
-        found.append(("workspace", cwd / ".gemini" / "settings.json"))
-    found.append(("system", system_settings))
-    return found
 
 
 def _insecure(path: Path, env: Mapping[str, str] | None = None) -> str | None:
@@ -328,7 +310,7 @@ def _policies(settings: GeminiSettings) -> None:
     for directory, tier, why_not in _policy_dirs(settings):
         for path in policy_files(directory):
             if why_not is not None:
-                settings.policy.append(PolicyFile(path, tier, False, why_not))
+                settings.policy.append(PolicyFile(path, tier, False, why_not, by_directory=True))
                 continue
             found = read_policy_file(path, tier, settings.problems)
             settings.policy.append(found)
