@@ -430,13 +430,7 @@ def _gemini_call(a: Assertion, chosen: Chosen | None) -> bool:
     is named and the tool is Gemini's (`run_shell_command`, `read_file`, `mcp_server_tool`)."""
     from forge_tools.runtimes import is_gemini_tool
 
-    if a.call is None or a.agent:
-        return False
-    if a.runtime is not None:
-        return a.runtime == "gemini"
-    if chosen is not None and chosen.chosen_by == "--runtime":
-        return chosen.runtime.name == "gemini"
-    return is_gemini_tool(a.call.tool)
+    return not a.agent and _runtime_call(a, chosen, "gemini", is_gemini_tool)
 
 
 def _claude_call(a: Assertion, chosen: Chosen | None) -> bool:
@@ -444,13 +438,19 @@ def _claude_call(a: Assertion, chosen: Chosen | None) -> bool:
     runtime is named and the tool is Claude's (`Bash`, `Read`, `mcp__srv__tool`)."""
     from forge_tools.runtimes import is_claude_tool
 
+    return _runtime_call(a, chosen, "claude", is_claude_tool)
+
+
+def _runtime_call(a: Assertion, chosen: Chosen | None, runtime: str,
+                  names_it: Callable[[str], bool]) -> bool:
+    """The assertion (or the check) names `runtime`, or no runtime is named and the tool is its."""
     if a.call is None:
         return False
     if a.runtime is not None:
-        return a.runtime == "claude"
+        return a.runtime == runtime
     if chosen is not None and chosen.chosen_by == "--runtime":
-        return chosen.runtime.name == "claude"
-    return is_claude_tool(a.call.tool)
+        return chosen.runtime.name == runtime
+    return names_it(a.call.tool)
 
 
 def _grouped(per_agent: list[tuple[str, str]]) -> str:

@@ -40,14 +40,10 @@ priority = 10
 
 
 @pytest.fixture
-def gemini_repo(project: Path, isolated_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_env["home"]
-    monkeypatch.setenv("FORGE_TOOLS_GEMINI_SYSTEM_DIR", str(home / "no-system"))
+def gemini_repo(project: Path, gemini_home: Path) -> Path:
     (project / ".gemini" / "policies").mkdir(parents=True)
     (project / ".gemini" / "policies" / "ws.toml").write_text(TEAM)
-    (home / ".gemini" / "policies").mkdir(parents=True)
-    (home / ".gemini" / "policies" / "team.toml").write_text(TEAM)
-    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
+    (gemini_home / ".gemini" / "policies" / "team.toml").write_text(TEAM)
     return project
 
 
@@ -92,9 +88,9 @@ def test_allowed_with_arguments_and_core_over_a_deny(cli, gemini_repo: Path) -> 
 
 
 def test_untrusted_folder_and_a_file_gemini_cannot_start_with(cli, gemini_repo: Path,
-                                                              isolated_env: dict[str, Path]) -> None:
+                                                              gemini_home: Path) -> None:
     _settings(gemini_repo, {"tools": {"exclude": ["web_fetch"]}})
-    (isolated_env["home"] / ".gemini" / "trustedFolders.json").unlink()
+    (gemini_home / ".gemini" / "trustedFolders.json").unlink()
     not_loaded = _findings(cli, "FT343")
     assert [_at(f) for f in not_loaded] == [("settings.json", 1, 1)]
     assert "not trusted" in not_loaded[0]["message"]

@@ -24,15 +24,11 @@ priority = 200
 
 
 @pytest.fixture
-def gemini_project(project: Path, isolated_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = isolated_env["home"]
-    monkeypatch.setenv("FORGE_TOOLS_GEMINI_SYSTEM_DIR", str(home / "no-system"))
+def gemini_project(project: Path, gemini_home: Path) -> Path:
     (project / ".gemini").mkdir()
     (project / ".gemini" / "settings.json").write_text(json.dumps(
         {"tools": {"allowed": ["run_shell_command(npm test)"], "exclude": ["web_fetch"]}}, indent=2))
-    (home / ".gemini" / "policies").mkdir(parents=True)
-    (home / ".gemini" / "policies" / "team.toml").write_text(TEAM)
-    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
+    (gemini_home / ".gemini" / "policies" / "team.toml").write_text(TEAM)
     return project
 
 

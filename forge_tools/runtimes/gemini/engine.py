@@ -236,21 +236,15 @@ class Engine:
             sub = detail.text.strip()
             atomic = sub == command or (detail.start == 0 and len(detail.text) == len(command))
             stripped = strip_wrapper(sub)
-            if stripped != sub:
-                result = self.check(name, {"command": stripped, "dir_path": dir_path}, server, steps, True)
+            again = [*([stripped] if stripped != sub else []), *([] if atomic else [sub])]
+            for part in again:  # the unwrapped `bash -c` text, then the part itself
+                result = self.check(name, {"command": part, "dir_path": dir_path}, server, steps, True)
                 if result.decision == "deny":
                     return "deny", result.rule
                 if result.decision == "ask_user":
                     responsible = result.rule if aggregate == "allow" else (responsible or result.rule)
                     aggregate = "ask_user"
-            if not atomic:
-                result = self.check(name, {"command": sub, "dir_path": dir_path}, server, steps, True)
-                if result.decision == "deny":
-                    return "deny", result.rule
-                if result.decision == "ask_user":
-                    responsible = result.rule if aggregate == "allow" else (responsible or result.rule)
-                    aggregate = "ask_user"
-                if (result.decision == "allow" and aggregate == "allow"
+                if (part is sub and result.decision == "allow" and aggregate == "allow"
                         and self._downgrade(sub, allow_redirection)):
                     aggregate, responsible = "ask_user", None
         return aggregate, (rule if aggregate == verdict else responsible)

@@ -124,14 +124,18 @@ def _git_branch_read_only(args: list[str]) -> bool:
     return all(a in flags or a.startswith("--format=") for a in args)
 
 
-def _git_safe(args: list[str]) -> bool:
-    if _git_config_override(args):
-        return False
+def _git_read(args: list[str]) -> bool | None:
+    """A git read command (status, log, diff, show, branch) and read-only: True; one with a writing
+    option (`--output`, `branch -D`): False; another subcommand: None. `git -c` is never a read."""
     idx, sub = _git_subcommand(args)
     if sub is None:
-        return False
+        return None
     rest = args[idx + 1:]
     return _git_read_only_args(rest) and (sub != "branch" or _git_branch_read_only(rest))
+
+
+def _git_safe(args: list[str]) -> bool:
+    return not _git_config_override(args) and bool(_git_read(args))
 
 
 def _sed_n(arg: str | None) -> bool:
@@ -216,13 +220,7 @@ def is_dangerous(args: list[str]) -> bool:
         return any(a in ("--search-zip", "-z") or a in ("--pre", "--hostname-bin")
                    or a.startswith(("--pre=", "--hostname-bin=")) for a in args)
     if cmd == "git":
-        if _git_config_override(args):
-            return True
-        idx, sub = _git_subcommand(args)
-        if sub is None:
-            return False
-        rest = args[idx + 1:]
-        return not (_git_read_only_args(rest) and (sub != "branch" or _git_branch_read_only(rest)))
+        return _git_config_override(args) or _git_read(args) is False
     if cmd == "base64":
         return any(a in ("-o", "--output") or a.startswith("--output=") or (a.startswith("-o") and a != "-o")
                    for a in args[1:])
