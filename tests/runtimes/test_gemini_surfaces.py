@@ -119,3 +119,13 @@ def test_layers_names_the_rule_that_hides_a_tool(cli, gemini_project: Path) -> N
     assert code == 0, err
     header, webfetch = out.splitlines()[1], next(x for x in out.splitlines() if x.startswith("webfetch"))
     assert header.rstrip().endswith("Gemini CLI 0.61.0") and webfetch.rstrip().endswith("hidden")
+
+
+def test_library_call_answers_in_geminis_words(gemini_project: Path) -> None:
+    both = forge_tools.call_answers(gemini_project, "run_shell_command", {"command": "npm test"})
+    assert both.chosen.runtime.name == "gemini" and both.runtime.action == "allow"
+    assert both.gate.checks and both.gate.checks[0].permission == "bash"
+    across = forge_tools.answers_by_runtime(gemini_project, "bash", {"command": "git status"},
+                                            runtimes=["gemini"])
+    assert [e.action for e in across.entries] == ["deny"]
+    assert "Narrowing Enforcement" in across.entries[0].answer.reason
