@@ -119,3 +119,28 @@ def test_ft118_between_gemini_and_opencode(cli, gemini_repo: Path) -> None:
     assert gemini_denies and _at(gemini_denies[0]) == ("team.toml", 1, 1)
     assert "`git push`" in gemini_denies[0]["message"]
     assert gemini_denies[0]["data"]["allowed_by"] == "opencode"
+
+
+def test_an_insecure_admin_directory_is_not_loaded(cli, gemini_repo: Path, gemini_home: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    system = gemini_home / "system"
+    (system / "policies").mkdir(parents=True)
+    (system / "policies" / "admin.toml").write_text(TEAM)
+    (system / "policies").chmod(0o777)
+    monkeypatch.setenv("FORGE_TOOLS_GEMINI_SYSTEM_DIR", str(system))
+    skipped = [f for f in _findings(cli, "FT343") if f["location"]["path"].endswith("admin.toml")]
+    assert len(skipped) == 1 and "writable by group or others" in skipped[0]["message"]
+    (system / "policies").chmod(0o755)
+    assert not [f for f in _findings(cli, "FT343") if f["location"]["path"].endswith("admin.toml")]
+
+
+def test_an_answer_forge_tools_cannot_verify_says_modelled(gemini_repo: Path) -> None:
+    from forge_tools.runtimes.gemini.runtime import RUNTIME
+
+    settings = RUNTIME.settings(gemini_repo, mode="autoEdit")
+    answer = RUNTIME.decide(None, "write_file", {"file_path": "a.txt", "content": ""}, gemini_repo,
+                            settings=settings)
+    assert answer.action == "allow" and answer.extra is not None and answer.extra["fidelity"] == "modelled"
+    assert "allowed-path" in answer.reason
+    plain = RUNTIME.decide(None, "read_file", {"file_path": "a.txt"}, gemini_repo)
+    assert plain.extra is not None and plain.extra["fidelity"] == "reproduced"

@@ -5,6 +5,7 @@ and arguments (`run_shell_command {"command": ...}`, `read_file {"file_path": ..
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -69,13 +70,28 @@ class GeminiRuntime(OpencodeVocabulary):
         rule = decision.rule
         reason = (f"{decision.decision} by {rule.describe()}" if rule is not None
                   else f"{decision.decision}: " + (decision.steps[-1].why if decision.steps else "no rule"))
-        extra = {"gemini_decision": decision.decision, "fidelity": "reproduced", "modelled": list(MODELLED),
+        unverified = modelled_part(decision, tool, settings)
+        if unverified is not None:
+            reason += f" (modelled: {unverified})"
+        extra = {"gemini_decision": decision.decision, "modelled": list(MODELLED),
+                 "fidelity": "modelled" if unverified is not None else "reproduced",
                  "trusted": settings.trusted, "mode": settings.mode, "interactive": settings.interactive,
                  "gemini_steps": [{"subject": s.subject, "decision": s.decision, "why": s.why,
                                    "rule": s.rule.to_json() if s.rule is not None else None}
                                   for s in decision.steps],
                  "gemini_rule": rule.to_json() if rule is not None else None}
         return RuntimeAnswer(self.name, self.version, call_decision(decision, tool, args), reason, extra)
+
+
+def modelled_part(decision: GeminiDecision, tool: str, settings: GeminiSettings) -> str | None:
+    """What of this answer forge-tools has not reproduced, or None: an allowed edit in autoEdit mode
+    passes Gemini's allowed-path safety checker first (not run here: an edit outside the workspace
+    may be refused); a settings value with `$VAR` is expanded by Gemini (not here)."""
+    if decision.decision == "allow" and settings.mode == "autoEdit" and tool in ("write_file", "replace"):
+        return "Gemini's allowed-path safety checker also judges this edit; it is not run"
+    if any("$" in json.dumps(node.plain()) for node in settings.merged.values()):
+        return "a settings value holds `$VAR`, which Gemini expands and forge-tools does not"
+    return None
 
 
 def gemini_call(tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:

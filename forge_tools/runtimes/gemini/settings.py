@@ -92,6 +92,7 @@ class GeminiSettings:
     mode: str = "default"
     interactive: bool = True
     start_error: str | None = None  # Gemini CLI does not start (a settings file it cannot parse)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)  # the environment it was read with
 
     def value(self, *keys: str) -> Any:
         node = self.node(*keys)
@@ -112,14 +113,14 @@ class GeminiSettings:
         return bool(self.value("security", "disableAlwaysAllow") or self.value("admin", "secureModeEnabled"))
 
 
-def _insecure(path: Path, env: Mapping[str, str] | None = None) -> str | None:
+def _insecure(path: Path, env: Mapping[str, str]) -> str | None:
     """Why a system file or directory is not trusted (not root's, or writable by group or others). A
     directory named by FORGE_TOOLS_GEMINI_SYSTEM_DIR may also be the current user's (a copy is yours)."""
     try:
         info = path.stat()
     except OSError as exc:
         return f"cannot stat it ({exc.__class__.__name__})"
-    owners = {0, os.getuid()} if (env or os.environ).get("FORGE_TOOLS_GEMINI_SYSTEM_DIR") else {0}
+    owners = {0, os.getuid()} if env.get("FORGE_TOOLS_GEMINI_SYSTEM_DIR") else {0}
     if info.st_uid not in owners:
         return f"not owned by root (uid {info.st_uid})"
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
@@ -127,14 +128,14 @@ def _insecure(path: Path, env: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
-def _read(layer: str, path: Path, problems: list[Problem]) -> SettingsFile:
+def _read(layer: str, path: Path, problems: list[Problem], env: Mapping[str, str]) -> SettingsFile:
     from forge_tools.config.formats.json_format import parse_json
     from forge_tools.errors import ConfigError
 
     if not path.is_file():
         return SettingsFile(layer, path, False)
     if layer.startswith("system"):
-        insecure = _insecure(path) or _insecure(path.parent)
+        insecure = _insecure(path, env) or _insecure(path.parent, env)
         if insecure is not None:
             why = f"Gemini CLI skips a system settings file that is {insecure}"
             problems.append(Problem(Origin("file", str(path)), why, "warning", "settings"))
@@ -256,8 +257,10 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, *, mode: str 
     from forge_tools.paths import home_dir
 
     env = os.environ if env is None else env
-    settings = GeminiSettings(Path(cwd), home_dir(env), system_dir(env), mode=mode, interactive=interactive)
-    settings.files = [_read(layer, path, settings.problems) for layer, path in settings_paths(Path(cwd), env)]
+    settings = GeminiSettings(Path(cwd), home_dir(env), system_dir(env), mode=mode, interactive=interactive,
+                              env=env)
+    settings.files = [_read(layer, path, settings.problems, env)
+                      for layer, path in settings_paths(Path(cwd), env)]
     fatal = next((p for p in settings.problems if p.kind == "settings-fatal"), None)
     if fatal is not None:
         settings.start_error = f"{fatal.origin}: {fatal.message}"
@@ -278,7 +281,7 @@ def _policy_dirs(settings: GeminiSettings) -> list[tuple[Path, int, str | None]]
     policyPaths), the workspace tier (disabled)."""
     admin = settings.system_dir / "policies"
     dirs: list[tuple[Path, int, str | None]] = []
-    insecure = _insecure(admin) if admin.is_dir() else None
+    insecure = _insecure(admin, settings.env) if admin.is_dir() else None
     skipped = f"Gemini CLI skips the admin policy directory: {insecure}" if insecure else None
     dirs.append((admin, ADMIN_TIER, skipped))
     extra = settings.value("adminPolicyPaths") or []
