@@ -129,3 +129,18 @@ def test_library_call_answers_in_geminis_words(gemini_project: Path) -> None:
                                             runtimes=["gemini"])
     assert [e.action for e in across.entries] == ["deny"]
     assert "Narrowing Enforcement" in across.entries[0].answer.reason
+
+
+def test_the_settings_approval_mode_is_used_in_a_trusted_folder(gemini_project: Path,
+                                                                gemini_home: Path) -> None:
+    (gemini_project / ".gemini" / "settings.json").write_text(
+        json.dumps({"general": {"defaultApprovalMode": "auto_edit"}}))
+    assert read_settings(gemini_project).mode == "autoEdit"
+    assert read_settings(gemini_project, mode="default").mode == "default"
+    (gemini_home / ".gemini" / "settings.json").write_text(
+        json.dumps({"general": {"defaultApprovalMode": "plan"}}))
+    (gemini_home / ".gemini" / "trustedFolders.json").unlink()
+    assert read_settings(gemini_project).mode == "default"  # untrusted: overridden to default
+    (gemini_home / ".gemini" / "settings.json").write_text(
+        json.dumps({"general": {"defaultApprovalMode": "sometimes"}}))
+    assert "invalid approval mode" in (read_settings(gemini_project).start_error or "")

@@ -33,7 +33,7 @@ class GeminiRuntime(OpencodeVocabulary):
     name = "gemini"
     version = VERSION
 
-    def settings(self, cwd: Path, env: Mapping[str, str] | None = None, *, mode: str = "default",
+    def settings(self, cwd: Path, env: Mapping[str, str] | None = None, *, mode: str | None = None,
                  interactive: bool = True) -> GeminiSettings:
         from forge_tools.runtimes.gemini.settings import read_settings
 

@@ -251,14 +251,15 @@ def _trust(settings: GeminiSettings, env: Mapping[str, str]) -> None:
         settings.trusted, settings.trust_why = False, f"no entry in {path}; folder trust is on"
 
 
-def read_settings(cwd: Path, env: Mapping[str, str] | None = None, *, mode: str = "default",
+def read_settings(cwd: Path, env: Mapping[str, str] | None = None, *, mode: str | None = None,
                   interactive: bool = True) -> GeminiSettings:
-    """What Gemini CLI 0.61 reads when started in `cwd` (non-interactive: `gemini -p`)."""
+    """What Gemini CLI 0.61 reads when started in `cwd` (non-interactive: `gemini -p`); `mode` is
+    `--approval-mode`'s (default: the settings' `general.defaultApprovalMode`, see `_mode`)."""
     from forge_tools.paths import home_dir
 
     env = os.environ if env is None else env
-    settings = GeminiSettings(Path(cwd), home_dir(env), system_dir(env), mode=mode, interactive=interactive,
-                              env=env)
+    settings = GeminiSettings(Path(cwd), home_dir(env), system_dir(env), mode=mode or "default",
+                              interactive=interactive, env=env)
     settings.files = [_read(layer, path, settings.problems, env)
                       for layer, path in settings_paths(Path(cwd), env)]
     fatal = next((p for p in settings.problems if p.kind == "settings-fatal"), None)
@@ -272,8 +273,31 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, *, mode: str 
             f.loaded, f.why_not = False, f"the folder is not trusted ({settings.trust_why})"
             continue
         _merge(settings.merged, f.tree)
+    if mode is None:
+        _mode(settings)
     _policies(settings)
     return settings
+
+
+_APPROVAL_MODES = {"default": "default", "auto_edit": "autoEdit", "plan": "plan"}
+
+
+def _mode(settings: GeminiSettings) -> None:
+    """The approval mode of a plain `gemini` start (modelled from the CLI's config.ts, no record):
+    `general.defaultApprovalMode` (`yolo` there is ignored; `plan` needs `general.plan.enabled`), and
+    `default` in an untrusted folder; an unknown value stops the CLI."""
+    node = settings.node("general", "defaultApprovalMode")
+    raw = node.value if node is not None else None
+    if raw is None or raw == "yolo":
+        return
+    if raw not in _APPROVAL_MODES:
+        settings.start_error = (f"{node.origin if node is not None else ''}: invalid approval mode {raw!r} "
+                                "(yolo, auto_edit, plan, default)")
+        return
+    mode = _APPROVAL_MODES[str(raw)]
+    if mode == "plan" and settings.value("general", "plan", "enabled") is False:
+        mode = "default"
+    settings.mode = mode if settings.trusted else "default"
 
 
 def _policy_dirs(settings: GeminiSettings) -> list[tuple[Path, int, str | None]]:
