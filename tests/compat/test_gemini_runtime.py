@@ -29,6 +29,8 @@ from layout import project_dir, write_case  # noqa: E402  (tests/compat/gemini i
 
 CASES = {c["name"]: c for c in json.loads((HERE / "cases.json").read_text())["configs"]}
 RECORDS = {c["name"]: c for c in json.loads((HERE / "gemini-0.61.0.json").read_text())["configs"]}
+#: the real CLI's rule list (`gemini -p "/policies list"`, headless, normal mode) for some configs
+CLI_RULES = json.loads((HERE / "gemini-0.61.0-cli-rules.json").read_text())["configs"]
 
 #: (config, call index) -> the exact gap; each is an xfail(strict=True)
 GAPS: dict[tuple[str, int], str] = {}
@@ -94,6 +96,26 @@ def test_tools_offered(name: str, laid_out: dict[str, GeminiSettings]) -> None:
 @pytest.mark.parametrize("name", [n for n in RECORDS if "fatal" not in RECORDS[n]])
 def test_trust(name: str, laid_out: dict[str, GeminiSettings]) -> None:
     assert laid_out[name].trusted == RECORDS[name]["trusted"]
+
+
+@pytest.mark.parametrize("name", list(CLI_RULES))
+def test_the_rule_list_is_the_clis(name: str, tmp_path: Path) -> None:
+    """Every rule the real CLI lists for a headless start (its own settings mapping: tools.exclude
+    gains ask_user, policyPaths resolved), in its order, with priority and source."""
+    case = dict(CASES[name], interactive=False, mode="default")
+    home, project, system = tmp_path / "home", tmp_path / "project", tmp_path / "system"
+    write_case(case, home, project, system)
+    project = project_dir(case, home, project)
+    env = {"HOME": str(home), "FORGE_TOOLS_GEMINI_SYSTEM_DIR": str(system)}
+    settings = read_settings(project, env, mode="default", interactive=False)
+    if "refused" in CLI_RULES[name]:
+        assert settings.start_error is not None and "not trusted" in settings.start_error
+        return
+    ours = [(r.decision, r.tool_name, fmt_priority(r.priority), r.source) for r in settings.rules
+            if not r.modes or "default" in r.modes]
+    theirs = [(r["decision"], r["toolName"], fmt_priority(r["priority"]), r["source"])
+              for r in CLI_RULES[name]]
+    assert ours == theirs
 
 
 def test_enough_records() -> None:

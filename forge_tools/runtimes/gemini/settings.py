@@ -273,6 +273,10 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, *, mode: str 
             f.loaded, f.why_not = False, f"the folder is not trusted ({settings.trust_why})"
             continue
         _merge(settings.merged, f.tree)
+    if not interactive and not settings.trusted and settings.start_error is None:
+        settings.start_error = (f"a headless run (gemini -p) refuses a folder that is not trusted "
+                                f"({settings.trust_why}); --skip-trust or GEMINI_CLI_TRUST_WORKSPACE=true "
+                                "lets it start")
     if mode is None:
         _mode(settings)
     _policies(settings)
@@ -386,7 +390,11 @@ def settings_rules(settings: GeminiSettings) -> list[GeminiRule]:
         out.append(_rule(f"{MCP_PREFIX}*" if server == "*" else f"{MCP_PREFIX}{server}_*", "deny",
                          MCP_EXCLUDED_PRIORITY, "Settings (MCP Excluded)", origin, f"mcp.excluded {server!r}",
                          mcp_name=server))
-    for tool, origin in _items(settings, "tools", "exclude"):
+    excluded = _items(settings, "tools", "exclude")
+    if not settings.interactive and "ask_user" not in [t for t, _ in excluded]:
+        # the CLI's config.ts: a headless run (gemini -p) excludes ask_user too
+        excluded.append(("ask_user", Origin("default", name="Gemini CLI headless run")))
+    for tool, origin in excluded:
         out.append(_rule(tool, "deny", EXCLUDE_PRIORITY, "Settings (Tools Excluded)", origin,
                          f"tools.exclude {tool!r}"))
 

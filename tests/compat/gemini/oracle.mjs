@@ -54,8 +54,10 @@ if (input.load_settings) {
   const merged = loaded.merged;
   trusted = loaded.isTrusted;
   settingsErrors = loaded.errors.map((e) => ({ path: e.path, severity: e.severity }));
+  // as the CLI's config.ts builds its effective settings: a headless run also excludes ask_user
+  const exclude = [...new Set([...(merged.tools?.exclude ?? []), ...(input.interactive === false ? ['ask_user'] : [])])];
   settings = {
-    mcp: merged.mcp, tools: merged.tools, mcpServers: merged.mcpServers,
+    mcp: merged.mcp, tools: { ...merged.tools, exclude }, mcpServers: merged.mcpServers,
     policyPaths: merged.policyPaths, adminPolicyPaths: merged.adminPolicyPaths,
     disableAlwaysAllow: merged.security?.disableAlwaysAllow || merged.admin?.secureModeEnabled,
   };

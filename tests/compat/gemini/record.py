@@ -5,6 +5,7 @@ Run by hand (the suite never runs this; tests/compat/test_gemini_runtime.py read
     .venv/bin/python tests/compat/gemini/record.py              # every config in cases.json
     .venv/bin/python tests/compat/gemini/record.py --only NAME
     .venv/bin/python tests/compat/gemini/record.py --defaults   # forge_tools/data/gemini-0.61.0-defaults.json
+    .venv/bin/python tests/compat/gemini/record.py --cli-rules NAME ...   # the real CLI's rule list
 
 Each config is laid out (layout.py) in a scratch HOME and project; the script then runs oracle.mjs under
 ``unshare -n -m`` (loopback only, a private mount namespace with an overlay over /etc, so the system
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,6 +36,10 @@ CORE = Path(os.environ.get("GEMINI_CORE", "/work/agents/node_modules/@google/gem
 CLI = Path(os.environ.get("GEMINI_CLI", "/tmp/gem-cli/node_modules/@google/gemini-cli"))
 CASES = HERE / "cases.json"
 RECORDS = HERE / "gemini-0.61.0.json"
+CLI_RULES = HERE / "gemini-0.61.0-cli-rules.json"
+#: one line of `/policies list`: `3. **DENY** tool: `x` (args match: `re`) [Priority: 4.3] [Source: S]`
+_POLICY_LINE = re.compile(r"^\d+\. \*\*(\w+)\*\* tool: `(.*?)`(?: \(args match: `(.*)`\))?"
+                          r" \[Priority: ([\d.]+)\] \[Source: (.*)\]$")
 DEFAULTS = HERE.parents[2] / "forge_tools" / "data" / "gemini-0.61.0-defaults.json"
 VERSION = "0.61.0"
 #: where the recorder puts its scratch homes and projects (fixed, so recorded paths are stable)
@@ -105,11 +111,53 @@ def record_defaults() -> None:
     print(f"{len(out['rules'])} default rules -> {DEFAULTS}")
 
 
+def record_cli_rules(case: dict[str, Any]) -> list[dict[str, Any]] | dict[str, str]:
+    """The rules the real CLI lists in its normal mode (`gemini -p "/policies list"`, headless), for
+    `case` laid out as `record_case` lays it out. After printing the list the CLI sends the prompt to
+    the model: inside `unshare -n` that fails (loopback only), and the run is cut off after 25 s."""
+    record_case(case)
+    scratch = ROOT / case["name"]
+    home, upper = scratch / "home", scratch / "etc-upper"
+    project = project_dir(case, home, scratch / "project")
+    gemini = CLI.parents[1] / ".bin" / "gemini"
+    work = scratch / "etc-work"
+    script = (f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc && "
+              f"cd {project} && timeout 25 {gemini} -p '/policies list' </dev/null")
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "GEMINI_API_KEY": "placeholder", "NO_COLOR": "1"}
+    out = subprocess.run(["unshare", "-n", "-m", "--propagation", "private", "sh", "-c", script],
+                         capture_output=True, text=True, env=env, timeout=120, check=False)
+    lines = out.stdout.splitlines()
+    if "### Normal Mode Policies" not in lines:
+        said = [line for line in (out.stdout + out.stderr).splitlines() if "trusted directory" in line]
+        if said:  # a headless run refuses an untrusted folder
+            return {"refused": re.sub(r"\x1b\[[0-9;]*m", "", said[0]).strip()}
+        raise SystemExit(f"{case['name']}: no policy list in the CLI's output: {out.stdout[:500]}")
+    section = lines[lines.index("### Normal Mode Policies") + 1:]
+    rules = []
+    for line in section:
+        if line.startswith("###"):
+            break
+        m = _POLICY_LINE.match(line.strip())
+        if m:
+            rules.append({"decision": m.group(1).lower(), "toolName": m.group(2), "argsPattern": m.group(3),
+                          "priority": float(m.group(4)), "source": m.group(5)})
+    return rules
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--defaults", action="store_true")
+    parser.add_argument("--cli-rules", nargs="+", metavar="NAME")
     opts = parser.parse_args()
+    if opts.cli_rules:
+        by_name = {c["name"]: c for c in json.loads(CASES.read_text())["configs"]}
+        old_rules = json.loads(CLI_RULES.read_text())["configs"] if CLI_RULES.is_file() else {}
+        for name in opts.cli_rules:
+            old_rules[name] = record_cli_rules(by_name[name])
+            print(f"{name}: {len(old_rules[name])} rules listed by the CLI")
+            CLI_RULES.write_text(json.dumps({"version": VERSION, "configs": old_rules}, indent=1) + "\n")
+        return 0
     if opts.defaults:
         record_defaults()
         return 0
