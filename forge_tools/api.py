@@ -80,7 +80,8 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
     belongs to does: opencode 1.18.33 for opencode's files, forge-tools' gate for forge's, Claude Code
     2.1.328 for a project with only Claude's `.claude/settings*.json` or a call naming a Claude tool
     such as `Bash` with `{"command": ...}`, Codex CLI 0.169.0 for a project with only `.codex/` files
-    or a call of `exec_command`; `runtime` names one instead), `.gate` (`decide_call`'s
+    or a call of `exec_command`, Gemini CLI 0.61 likewise for `.gemini/` files or a call such as
+    `run_shell_command`; `runtime` names one instead), `.gate` (`decide_call`'s
     decision, what `run_call` enforces; for Claude, of the same call under Claude's rules), `.chosen`
     (which runtime and why) and `.difference` (the one line saying where they differ, or None)."""
     from forge_tools.permission.gate import dry_gate
@@ -100,7 +101,12 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
         from forge_tools.runtimes.codex.runtime import codex_answers
 
         return codex_answers(result, tool_id, args, root, Path(loaded.cwd), chosen)
-    gate = decide(result, tool_id, args, root, dry_gate(result.ruleset, session))
+    gate_tool, gate_args = tool_id, args
+    if chosen.runtime.name == "gemini":  # a Gemini name (`run_shell_command`) is `bash` to the gate
+        from forge_tools.runtimes.vocabulary import shared_call
+
+        gate_tool, gate_args = shared_call(tool_id, args)[:2]
+    gate = decide(result, gate_tool, gate_args, root, dry_gate(result.ruleset, session))
     return answers(result, tool_id, args, root, chosen, gate, Path(loaded.cwd))
 
 

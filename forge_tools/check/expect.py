@@ -81,6 +81,8 @@ class Assertion:
         if not self.agent and self.call is not None and (
                 self.runtime == "claude" or (self.runtime is None and claude_tool)):
             who = "Claude Code"
+        if not self.agent and self.call is not None and _gemini_call(self, None):
+            who = "Gemini CLI"
         return f"{who}: {'; '.join(parts) or '(incomplete)'}"
 
 
@@ -374,7 +376,16 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
             from forge_tools.runtimes import Chosen as Picked
 
             chosen = Picked(get_runtime(a.runtime), "the expectation's runtime:")
-        if _claude_call(a, chosen):
+        if _gemini_call(a, chosen):
+            from forge_tools.runtimes import Chosen as Picked
+            from forge_tools.runtimes.vocabulary import shared_call
+
+            if chosen is None or chosen.runtime.name != "gemini":
+                chosen = Picked(get_runtime("gemini"), f"call: {a.call.tool} is a Gemini CLI tool")
+            shared = shared_call(a.call.tool, a.call.args)
+            d = decide_call(result, shared.tool, shared.args, root)
+            both = answers(result, a.call.tool, a.call.args, root, chosen, d)
+        elif _claude_call(a, chosen):
             from forge_tools.runtimes import Chosen as Picked
             from forge_tools.runtimes.claude.runtime import claude_answers
 
@@ -430,13 +441,22 @@ def _across_verdicts(a: Assertion, agent: str, result_for: ResultFor, loaded: An
 
 def _names_claude_call(node: Node) -> bool:
     """An assertion about a Claude Code call (Claude has no agents: it needs no `agent`)."""
-    from forge_tools.runtimes import is_claude_tool
+    from forge_tools.runtimes import is_claude_tool, is_gemini_tool
 
     runtime, call = node.get("runtime"), node.get("call")
     if runtime is not None:
-        return runtime.value == "claude"
+        return runtime.value in ("claude", "gemini")  # Gemini CLI has no agents either
     tool = call.get("tool") if call is not None else None
-    return tool is not None and isinstance(tool.value, str) and is_claude_tool(tool.value)
+    return tool is not None and isinstance(tool.value, str) and (
+        is_claude_tool(tool.value) or is_gemini_tool(tool.value))
+
+
+def _gemini_call(a: Assertion, chosen: Chosen | None) -> bool:
+    """A call Gemini CLI answers: the assertion (or the check) names the gemini runtime, or no runtime
+    is named and the tool is Gemini's (`run_shell_command`, `read_file`, `mcp_server_tool`)."""
+    from forge_tools.runtimes import is_gemini_tool
+
+    return not a.agent and _runtime_call(a, chosen, "gemini", is_gemini_tool)
 
 
 def _claude_call(a: Assertion, chosen: Chosen | None) -> bool:
@@ -444,13 +464,19 @@ def _claude_call(a: Assertion, chosen: Chosen | None) -> bool:
     runtime is named and the tool is Claude's (`Bash`, `Read`, `mcp__srv__tool`)."""
     from forge_tools.runtimes import is_claude_tool
 
+    return _runtime_call(a, chosen, "claude", is_claude_tool)
+
+
+def _runtime_call(a: Assertion, chosen: Chosen | None, runtime: str,
+                  names_it: Callable[[str], bool]) -> bool:
+    """The assertion (or the check) names `runtime`, or no runtime is named and the tool is its."""
     if a.call is None:
         return False
     if a.runtime is not None:
-        return a.runtime == "claude"
+        return a.runtime == runtime
     if chosen is not None and chosen.chosen_by == "--runtime":
-        return chosen.runtime.name == "claude"
-    return is_claude_tool(a.call.tool)
+        return chosen.runtime.name == runtime
+    return names_it(a.call.tool)
 
 
 def _grouped(per_agent: list[tuple[str, str]]) -> str:
@@ -482,11 +508,18 @@ def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
         if canonical(tool) not in KNOWN and not tool.startswith("mcp__"):
             problems.append((f"unknown Claude Code tool {tool!r}{did_you_mean(tool, sorted(KNOWN))}",
                              a.tool_origin or a.origin))
+    elif a.call is not None and _gemini_call(a, None):
+        from forge_tools.runtimes.gemini.tools import known
+
+        from_gemini = a.call.tool
+        if not known(from_gemini) and result.get(from_gemini) is None:
+            problems.append((f"unknown Gemini CLI tool {from_gemini!r}", a.tool_origin or a.origin))
     elif a.call is not None:
         named.append((a.call.tool, a.tool_origin or a.origin))
     problems += [(f"unknown tool {t!r}{did_you_mean(t, result.ids)}{unsure}", o)
                  for t, o in named if result.get(t) is None]
-    if a.call is not None and not _claude_call(a, None) and result.get(a.call.tool) is not None:
+    if (a.call is not None and not _claude_call(a, None) and not _gemini_call(a, None)
+            and result.get(a.call.tool) is not None):
         why = args_problem(result, a.call.tool, a.call.args)
         if why is not None:
             problems.append((why, a.args_origin or a.origin))
@@ -519,6 +552,8 @@ def check_expectations(assertions: list[Assertion], agents: list[str], result_fo
                          *_across_verdicts(a, agent, result_for, loaded)) for agent in targets]
         elif not a.agent and _claude_call(a, runtime) and agents:  # Claude Code has no agents
             verdicts = [("Claude Code", *_verdicts(a, agents[0], result_for, project_root, runtime))]
+        elif not a.agent and _gemini_call(a, runtime) and agents:  # nor has Gemini CLI
+            verdicts = [("Gemini CLI", *_verdicts(a, agents[0], result_for, project_root, runtime))]
         else:
             targets = agents if a.agent == "*" else [a.agent]
             verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, runtime))

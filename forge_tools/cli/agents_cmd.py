@@ -10,7 +10,8 @@ from forge_tools.cli.common import ConfigOpt, FormatOpt, ProjectOpt, json_errors
 
 RuntimesOpt = Annotated[
     bool, typer.Option("--runtimes", help="Only the agent runtimes whose config the project holds "
-                                          "(opencode, Claude Code, Codex CLI, forge-tools) and their files.")
+                                          "(opencode, Claude Code, Codex CLI, Gemini CLI, forge-tools) "
+                                          "and their files.")
 ]
 
 

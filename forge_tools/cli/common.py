@@ -25,10 +25,11 @@ ProjectOpt = Annotated[
 ]
 RuntimeOpt = Annotated[
     str | None, typer.Option("--runtime", metavar="NAME",
-                             help="Whose answer leads: opencode, forge, claude or codex (default: the "
-                                  "config's files decide: opencode's only -> opencode, any forge file -> "
-                                  "forge, .claude settings only (or a Claude tool name such as Bash) -> "
-                                  "claude, .codex files only (or exec_command) -> codex); "
+                             help="Whose answer leads: opencode, forge, claude, codex or gemini (default: "
+                                  "the config's files decide: opencode's only -> opencode, any forge file "
+                                  "-> forge, .claude settings only (or a Claude tool name such as Bash) -> "
+                                  "claude, .codex files only (or exec_command) -> codex, .gemini files "
+                                  "only (or run_shell_command, read_file) -> gemini); "
                                   "explain --call takes `all` (or NAME,NAME): every agent runtime the "
                                   "project configures, the gate beside them (docs/agents.md).",
                              show_default=False)

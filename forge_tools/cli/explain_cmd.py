@@ -59,6 +59,8 @@ def register(app: typer.Typer) -> None:
         tool, raw_call, runtime = _codex_words(tool, raw_call, runtime)
         if runtime == "claude" or (runtime is None and _claude_name(tool)):
             return _explain_claude(tool, raw_call, opts, runtime, fmt)
+        if runtime in (None, "gemini"):
+            tool, raw_call, runtime = _from_gemini(tool, raw_call, runtime)
         project, result = resolve_options(opts, focus=tool, fmt=fmt)
         loaded = project.config
         verdict = result.require(tool, allow_hidden=True)
@@ -88,6 +90,16 @@ def _codex_words(tool: str, raw_call: Any, runtime: str | None) -> tuple[str, An
 
     shared = shared_call(tool, raw_call or {})
     return shared.tool, (shared.args if raw_call is not None else None), "codex"
+def _from_gemini(tool: str, raw_call: Any, runtime: str | None) -> tuple[str, Any, str | None]:
+    """A Gemini CLI tool name (`run_shell_command`, `read_file`) as forge-tools' id with its arguments
+    renamed, answered by the gemini runtime; any other tool as it is."""
+    from forge_tools.runtimes import is_gemini_tool
+    from forge_tools.runtimes.vocabulary import shared_call
+
+    if not is_gemini_tool(tool) or tool.startswith("mcp_"):
+        return tool, raw_call, runtime
+    shared = shared_call(tool, raw_call if isinstance(raw_call, dict) else {})
+    return shared.tool, (shared.args if raw_call is not None else None), "gemini"
 
 
 def _claude_name(tool: str) -> bool:

@@ -27,8 +27,8 @@ MatrixOpt = Annotated[
 
 RuntimesOpt = Annotated[
     bool, typer.Option("--runtimes", help="With --matrix: a column for each other agent runtime whose "
-                                          "config the project holds (Claude Code), tools in the shared "
-                                          "vocabulary (docs/agents.md).")
+                                          "config the project holds (Claude Code, Gemini CLI), tools in the "
+                                          "shared vocabulary (docs/agents.md).")
 ]
 
 
@@ -46,8 +46,9 @@ def register(app: typer.Typer) -> None:
         opts: PipelineOptions = PipelineOptions(),
     ) -> int:
         """Show each candidate tool, its source, every layer's verdict and whether the model sees it.
-        For Claude Code (`--runtime claude`, or a project with only .claude settings): the tools it
-        offers the model and the deny rule that hides one."""
+        For Claude Code (`--runtime claude`, or a project with only .claude settings) and Gemini CLI
+        (`--runtime gemini`, or only .gemini files): the tools it offers the model and the rule that
+        hides one."""
         from forge_tools.cli.common import check_format
 
         check_format(fmt, ("text", "json"))
@@ -73,6 +74,17 @@ def register(app: typer.Typer) -> None:
                 typer.echo(json.dumps(codex.layers_payload(settings), indent=2) if fmt == "json"
                            else codex.layers_text(settings))
                 return 0
+        if runtime == "gemini" or (runtime is None and not matrix and _gemini_here(opts.project)):
+            from forge_tools.cli.common import load
+            from forge_tools.runtimes.gemini import listing as gemini_listing
+
+            gemini = gemini_listing.settings_if_gemini(load(list(opts.config), opts.project), runtime)
+            if gemini is not None:
+                import json
+
+                typer.echo(json.dumps(gemini_listing.layers_payload(gemini), indent=2) if fmt == "json"
+                           else gemini_listing.layers_text(gemini))
+                return 0
         if runtimes and not matrix:
             from forge_tools.errors import UsageError
 
@@ -89,6 +101,15 @@ def _codex_here(project: Any) -> bool:
     from forge_tools.runtimes import codex_files
 
     return bool(codex_files(Path(project) if project is not None else Path.cwd()))
+
+
+def _gemini_here(project: Any) -> bool:
+    """A cheap look for Gemini CLI's project files before loading anything."""
+    from pathlib import Path
+
+    from forge_tools.runtimes import gemini_files
+
+    return bool(gemini_files(Path(project) if project is not None else Path.cwd()))
 
 
 def _claude_here(project: Any) -> bool:

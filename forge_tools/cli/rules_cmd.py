@@ -18,7 +18,8 @@ def register(app: typer.Typer) -> None:
         runtime: RuntimeOpt = None,
     ) -> int:
         """Print the agent's rules in evaluation order; the last matching rule decides. For Claude Code
-        (`--runtime claude`, or a project with only .claude settings): its rules from every file."""
+        (`--runtime claude`, or a project with only .claude settings): its rules from every file; for
+        Gemini CLI (`--runtime gemini`, or only .gemini files): its policy rules by priority."""
         import json
 
         from forge_tools.cli.common import check_format, load
@@ -39,6 +40,13 @@ def register(app: typer.Typer) -> None:
         if settings is not None:
             typer.echo(json.dumps(codex.rules_payload(settings), indent=2) if fmt == "json"
                        else codex.rules_text(settings))
+            return 0
+        from forge_tools.runtimes.gemini import listing as gemini_listing
+
+        gemini = gemini_listing.settings_if_gemini(loaded, runtime)
+        if gemini is not None:
+            typer.echo(json.dumps(gemini_listing.rules_payload(gemini), indent=2) if fmt == "json"
+                       else gemini_listing.rules_text(gemini))
             return 0
         agents = load_agents(loaded)
         chosen = select_agent(agents, agent, loaded)

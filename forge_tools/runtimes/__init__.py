@@ -22,6 +22,7 @@ RUNTIMES: dict[str, str] = {
     "forge": "forge_tools.runtimes.forge",
     "claude": "forge_tools.runtimes.claude",
     "codex": "forge_tools.runtimes.codex",
+    "gemini": "forge_tools.runtimes.gemini",
 }
 
 
@@ -80,13 +81,29 @@ def codex_files(directory: Path) -> list[Path]:
 
 #: tool names only Codex CLI uses (a call naming one is Codex's when the project has Codex files)
 CODEX_TOOLS = frozenset({"exec_command", "apply_patch", "shell", "local_shell"})
+def gemini_files(directory: Path) -> list[Path]:
+    """The project's Gemini CLI files in `directory` (`.gemini/settings.json`, `.gemini/policies/*.toml`):
+    what makes a project a Gemini CLI one (a person's ~/.gemini does not)."""
+    folder = directory / ".gemini"
+    policies = sorted((folder / "policies").glob("*.toml")) if (folder / "policies").is_dir() else []
+    return [p for p in (folder / "settings.json",) if p.is_file()] + policies
+
+
+def is_gemini_tool(tool: str) -> bool:
+    """A Gemini CLI tool name: `run_shell_command`, `read_file`, ... or `mcp_server_tool` (one `_`)."""
+    from forge_tools.runtimes.gemini.tools import BUILTIN, LEGACY
+
+    shared = {"glob"}  # opencode's too
+    return (tool in BUILTIN and tool not in shared) or tool in LEGACY or (
+        tool.startswith("mcp_") and not tool.startswith("mcp__"))
 
 
 def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str | None = None) -> Chosen:
     """`name`'s runtime when given; else forge when any source is forge-tools'; else Claude Code when
     the project has Claude files and either no opencode file or a call naming a Claude tool (`tool`);
     else Codex CLI when the project has `.codex/` files and a call names a Codex tool, or it has no
-    opencode or Claude file; else opencode."""
+    opencode or Claude file; else Gemini CLI likewise (`.gemini/` files, a call naming a Gemini
+    tool); else opencode."""
     if name is not None:
         return Chosen(get_runtime(name), "--runtime")
     sources = loaded.sources if loaded is not None else []
@@ -104,5 +121,10 @@ def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str 
         return Chosen(get_runtime("codex"), f"call: {tool} is a Codex CLI tool and {codex[0]} exists")
     if codex and not project and not claude:
         return Chosen(get_runtime("codex"), f"config: Codex CLI files only ({codex[0]})")
+    gemini = gemini_files(Path(loaded.cwd)) if loaded is not None else []
+    if gemini and tool is not None and is_gemini_tool(tool):
+        return Chosen(get_runtime("gemini"), f"call: {tool} is a Gemini CLI tool and {gemini[0]} exists")
+    if gemini and not project and not claude and (tool is None or is_gemini_tool(tool)):
+        return Chosen(get_runtime("gemini"), f"config: Gemini CLI files only ({gemini[0]})")
     return Chosen(get_runtime("opencode"), "config: opencode's files only" if sources
                   else "config: no config file (opencode's defaults)")

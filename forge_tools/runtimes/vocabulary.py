@@ -5,7 +5,8 @@ The shared vocabulary is forge-tools' tool ids (opencode's: `bash`, `read`, `edi
 is its (server, tool) pair. Each runtime has a column: its tool name and argument names for each
 shared tool, or no entry when the agent has no such tool. opencode and forge-tools speak the shared
 vocabulary itself. Claude Code's column is `runtimes/claude/gate.CALLS` read the other way (the one
-place Claude's tool and input names are put in forge-tools' terms), with the inputs Claude requires
+place Claude's tool and input names are put in forge-tools' terms; Gemini CLI's is
+`runtimes/gemini/tools.CALLS`), with the inputs Claude requires
 and the shared call may not carry filled in (`REQUIRED_DEFAULTS`). A bash call is a bash call
 everywhere; a new agent is one more column (`COLUMNS`).
 """
@@ -58,6 +59,10 @@ def _codex_column() -> dict[str, tuple[str, dict[str, str]]]:
     patch = ("apply_patch", {"filePath": "path", "patchText": "input"})
     return {"apply_patch": patch, "bash": ("exec_command", {"command": "cmd", "workdir": "workdir"}),
             "edit": patch, "write": patch}
+def _gemini_column() -> dict[str, tuple[str, dict[str, str]]]:
+    from forge_tools.runtimes.gemini.tools import column as gemini_column
+
+    return gemini_column()
 
 
 #: runtime -> its column (None: the shared vocabulary itself)
@@ -66,6 +71,7 @@ COLUMNS: dict[str, Callable[[], dict[str, tuple[str, dict[str, str]]]] | None] =
     "forge": None,
     "claude": _claude_column,
     "codex": _codex_column,
+    "gemini": _gemini_column,
 }
 #: inputs an agent requires that a call in another vocabulary may not carry (empty is a valid value)
 REQUIRED_DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
@@ -98,6 +104,8 @@ def _mcp_name(runtime: str, server: str, tool: str) -> str:
         return tool_name(server, tool)
     if runtime == "codex":
         return f"mcp__{server}__{tool}"
+    if runtime == "gemini":
+        return f"mcp_{server}_{tool}"
     from forge_tools.sources.mcp import mcp_tool_id
 
     return mcp_tool_id(server, tool)
@@ -143,4 +151,16 @@ def shared_call(tool: str, args: Mapping[str, Any], mcp_servers: tuple[str, ...]
         prefix = f"{sanitize(server)}_"
         if tool.startswith(prefix) and len(tool) > len(prefix):
             return SharedCall(tool, dict(args), (server, tool[len(prefix):]))
+    gemini_mcp = _gemini_mcp(tool)
+    if gemini_mcp is not None:
+        return SharedCall(_mcp_name("opencode", *gemini_mcp), dict(args), gemini_mcp)
     return SharedCall(tool, dict(args))
+
+
+def _gemini_mcp(tool: str) -> tuple[str, str] | None:
+    """Gemini CLI's `mcp_server_tool` as (server, tool), split as Gemini splits it (first `_`)."""
+    if not tool.startswith("mcp_") or tool.startswith("mcp__"):
+        return None
+    from forge_tools.runtimes.gemini.policy import parse_mcp_name
+
+    return parse_mcp_name(tool)

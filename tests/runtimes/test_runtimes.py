@@ -44,7 +44,7 @@ def test_the_config_chooses_the_runtime_and_the_flag_overrides(project: Path) ->
     (project / "forge.json").write_text("{}")
     chosen = runtime_for(forge_tools.load_project(project))
     assert chosen.runtime.name == "forge" and "forge.json" in chosen.chosen_by
-    assert {"opencode", "forge", "claude", "codex"} <= set(RUNTIMES)
+    assert set(RUNTIMES) == {"opencode", "forge", "claude", "codex", "gemini"}
     with pytest.raises(forge_tools.errors.UsageError, match="did you mean 'forge'"):
         get_runtime("forj")
 

@@ -169,12 +169,25 @@ def _codex_denies(ctx: CheckContext, turn: Any) -> list[Probe]:
     return [Probe.of("bash", command, command=command) for command in commands]
 
 
+def _gemini_denies(ctx: CheckContext, turn: Any) -> list[Probe]:
+    """The commands Gemini CLI's shell deny rules name (each `commandPrefix`)."""
+    from forge_tools.runtimes.found import agent_cwd
+    from forge_tools.runtimes.gemini.settings import read_settings
+
+    commands: list[str] = []
+    for rule in read_settings(agent_cwd(ctx.loaded)).rules:
+        if rule.tool_name == "run_shell_command" and rule.decision == "deny" and rule.command_prefix:
+            commands += [p for p in rule.command_prefix if p.strip() and p not in commands]
+    return [Probe.of("bash", command, command=command) for command in commands]
+
+
 #: runtime -> the calls its own deny rules of bash, read, edit, write and webfetch name (a new agent
 #: runtime adds its reader here)
 DENY_CALLS: dict[str, Callable[[Any, Any], list[Probe]]] = {
     "opencode": _opencode_denies,
     "claude": _claude_denies,
     "codex": _codex_denies,
+    "gemini": _gemini_denies,
 }
 
 
