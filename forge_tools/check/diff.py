@@ -577,12 +577,13 @@ def codex_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleC
         return [], []
     from forge_tools.runtimes.codex.config import read_codex
     from forge_tools.runtimes.codex.rules import read_rules
-    from forge_tools.runtimes.codex.runtime import RUNTIME
+    from forge_tools.runtimes.codex.runtime import RUNTIME, own_words
 
     after = read_codex(new.root)
     before = read_codex(old.root, trust_root=after.project_root)
 
     def keyed(settings: Any, root: Path) -> dict[str, str]:
+        from forge_tools.report.findings import describe
         from forge_tools.runtimes.codex.config import _read
 
         inside = Path(root).resolve()
@@ -590,12 +591,12 @@ def codex_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleC
         for path, scope, _loaded, _why in settings.rules_files:
             if scope == "project" and inside in path.resolve().parents:
                 for r in read_rules(path).rules:
-                    found.setdefault(f"{r.decision} prefix_rule {r.text()}", str(r.origin))
+                    found.setdefault(f"{r.decision} prefix_rule {r.text()}", describe(r.origin, root))
         data, _error, _where = _read(inside / ".codex" / "config.toml")
         for key in ("approval_policy", "sandbox_mode"):
             node = data.get(key) if data is not None else None
             if node is not None:
-                found.setdefault(f"{key} = {json.dumps(node.plain())}", str(node.origin))
+                found.setdefault(f"{key} = {json.dumps(node.plain())}", describe(node.origin, root))
         return found
 
     was, now = keyed(before, old.root), keyed(after, new.root)
@@ -610,8 +611,9 @@ def codex_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleC
                 continue
             b, n = (RUNTIME.decide(None, a.call.tool, a.call.args, s.cwd, s.cwd, s) for s in (before, after))
             if b.action != n.action:
-                calls.append(CallChange("Codex CLI", f"{a.call.tool} {json.dumps(a.call.args)}",
-                                        b.action, n.action, f"{n.label}: {n.reason}"))
+                tool, args = own_words(a.call.tool, a.call.args)
+                calls.append(CallChange("Codex CLI", f"{tool} {json.dumps(args)}", b.action, n.action,
+                                        f"{n.label}: {n.reason}"))
     return rules, calls
 
 

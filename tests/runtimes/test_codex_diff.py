@@ -59,9 +59,9 @@ def test_a_codex_rule_added_and_removed_and_a_config_value(repo: Path, cli) -> N
         ("codex:project", "added", 'approval_policy = "never"'),
     }
     added = rows[("codex:project", "added", 'allow prefix_rule ["npm", "test"]')]
-    assert added["new_location"].endswith("default.rules:2:1"), added
+    assert added["new_location"] == ".codex/rules/default.rules:2:1", added
     removed = rows[("codex:project", "removed", 'forbidden prefix_rule ["git", "push"]')]
-    assert removed["old_location"].endswith("default.rules:1:1"), removed
+    assert removed["old_location"] == ".codex/rules/default.rules:1:1", removed  # not the temp checkout
     assert data["changed"] is True
 
 
@@ -73,7 +73,7 @@ def test_an_expectation_whose_codex_answer_flips(repo: Path, cli) -> None:  # ty
     data = _diff(cli, "expect.yaml")
     calls = [c for c in data["calls"] if c["agent"] == "Codex CLI"]
     assert len(calls) == 1, calls  # `git status` is allowed on both sides
-    assert "git push origin main" in calls[0]["call"]
+    assert calls[0]["call"] == 'exec_command {"cmd": "git push origin main"}'  # in Codex's words
     assert calls[0]["old"] == "deny" and calls[0]["new"] != "deny", calls
     assert calls[0]["explanation"].startswith("codex 0.169.0: "), calls
     _code, out, _err = cli("explain", "exec_command", "--call", '{"cmd": "git push origin main"}',
@@ -104,3 +104,12 @@ def test_a_project_without_codex_files_has_no_codex_rows(project: Path, cli) -> 
     data = _diff(cli, "expect.yaml")
     assert data["rules"] and not any(r["scope"].startswith("codex") for r in data["rules"])
     assert not any(c["agent"] == "Codex CLI" for c in data["calls"])
+
+
+def test_an_approval_policy_change_flips_an_answer_no_rule_decides(repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (repo / ".codex" / "config.toml").write_text('approval_policy = "never"\n')
+    (repo / "expect.yaml").write_text(
+        '- {runtime: codex, call: {tool: bash, args: {command: "rm -rf build"}}, expect: ask}\n')
+    data = _diff(cli, "expect.yaml")
+    calls = [(c["call"], c["old"], c["new"]) for c in data["calls"] if c["agent"] == "Codex CLI"]
+    assert calls == [('exec_command {"cmd": "rm -rf build"}', "ask", "deny")], calls
