@@ -518,9 +518,10 @@ def diff_sides(old: Side, new: Side, expect: Path | None = None) -> DiffReport:
     report.tools = tool_changes(old, new)
     report.calls = call_changes(old, new, expect)
     report.rules = rule_changes(old, new)
-    claude_rules, claude_calls = claude_changes(old, new, expect)
-    report.rules += claude_rules
-    report.calls += claude_calls
+    for changes in RUNTIME_CHANGES.values():
+        runtime_rules, runtime_calls = changes(old, new, expect)
+        report.rules += runtime_rules
+        report.calls += runtime_calls
     return _scrubbed(report)
 
 
@@ -561,6 +562,63 @@ def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
                                         b.behavior, n.behavior, f"claude 2.1.328: {why}"))
     return rules, calls
 
+
+
+def codex_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleChange], list[CallChange]]:
+    """Codex CLI's side of a diff, when either side has `.codex/config.toml` or `.codex/rules/*.rules`:
+    the project's prefix rules and deciding config values (`approval_policy`, `sandbox_mode`) added or
+    removed (scope `codex:project`, as the files say them, trusted or not), and the `--expect` calls
+    about Codex whose Codex answer changed, decided by the codex runtime as `explain --call --runtime
+    codex` decides them. Both sides are read with the new side's trust (the old side is a temporary
+    checkout Codex has never trusted)."""
+    from forge_tools.runtimes import codex_files
+
+    if not (codex_files(old.root) or codex_files(new.root)):
+        return [], []
+    from forge_tools.runtimes.codex.config import read_codex
+    from forge_tools.runtimes.codex.rules import read_rules
+    from forge_tools.runtimes.codex.runtime import RUNTIME, own_words
+
+    after = read_codex(new.root)
+    before = read_codex(old.root, trust_root=after.project_root)
+
+    def keyed(settings: Any, root: Path) -> dict[str, str]:
+        from forge_tools.report.findings import describe
+        from forge_tools.runtimes.codex.config import _read
+
+        inside = Path(root).resolve()
+        found: dict[str, str] = {}
+        for path, scope, _loaded, _why in settings.rules_files:
+            if scope == "project" and inside in path.resolve().parents:
+                for r in read_rules(path).rules:
+                    found.setdefault(f"{r.decision} prefix_rule {r.text()}", describe(r.origin, root))
+        data, _error, _where = _read(inside / ".codex" / "config.toml")
+        for key in ("approval_policy", "sandbox_mode"):
+            node = data.get(key) if data is not None else None
+            if node is not None:
+                found.setdefault(f"{key} = {json.dumps(node.plain())}", describe(node.origin, root))
+        return found
+
+    was, now = keyed(before, old.root), keyed(after, new.root)
+    rules = [RuleChange("codex:project", "removed", k, w, None) for k, w in was.items() if k not in now]
+    rules += [RuleChange("codex:project", "added", k, None, w) for k, w in now.items() if k not in was]
+    calls: list[CallChange] = []
+    if expect is not None:
+        from forge_tools.check.expect import load_expectations
+
+        for a in load_expectations(expect):
+            if a.call is None or a.runtimes is None or (a.runtimes and "codex" not in a.runtimes):
+                continue
+            b, n = (RUNTIME.decide(None, a.call.tool, a.call.args, s.cwd, s.cwd, s) for s in (before, after))
+            if b.action != n.action:
+                tool, args = own_words(a.call.tool, a.call.args)
+                calls.append(CallChange("Codex CLI", f"{tool} {json.dumps(args)}", b.action, n.action,
+                                        f"{n.label}: {n.reason}"))
+    return rules, calls
+
+
+#: each agent runtime's own side of a diff: its rules and the `--expect` calls its answer changed for
+RUNTIME_CHANGES = {"claude": claude_changes, "codex": codex_changes}
 
 def _scrubbed(report: DiffReport) -> DiffReport:
     """Values from `{env:}`/`{file:}` that reasons quote (models, the default agent) are shown as their
@@ -787,7 +845,7 @@ def _make_links(links: list[tuple[Path, str]], dest: Path) -> None:
 def config_files_of(prefix: str) -> Callable[[tuple[str, ...]], bool]:
     """What the loader reads in the project at `prefix` (cwd = project root): its config files and
     everything under its `.forge/` and `.opencode/` (config, tool scripts, plugins, skills), and
-    `.claude/` (Claude Code's settings)."""
+    `.claude/` (Claude Code's settings) and `.codex/` (Codex CLI's config and rules)."""
     from forge_tools.config.loader import CONFIG_FILE_ORDER
 
     base = tuple(p for p in prefix.split("/") if p)
@@ -797,7 +855,8 @@ def config_files_of(prefix: str) -> Callable[[tuple[str, ...]], bool]:
         if parts[:len(base)] != base:
             return False
         rest = parts[len(base):]
-        return (len(rest) == 1 and rest[0] in names) or rest[0] in (".forge", ".opencode", ".claude")
+        return ((len(rest) == 1 and rest[0] in names)
+                or rest[0] in (".forge", ".opencode", ".claude", ".codex"))
 
     return wanted
 

@@ -126,9 +126,11 @@ def _override(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
-def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[str] | None = None
-               ) -> CodexSettings:
-    """What Codex started in `cwd` reads (`env`: HOME, CODEX_HOME; `overrides`: `-c` values)."""
+def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[str] | None = None,
+               trust_root: Path | None = None) -> CodexSettings:
+    """What Codex started in `cwd` reads (`env`: HOME, CODEX_HOME; `overrides`: `-c` values;
+    `trust_root`: take the trust the user's config gives that project root instead of this one's, as
+    `diff` reads its old side, a temporary checkout Codex never trusted)."""
     env = os.environ if env is None else env
     cwd = Path(cwd).resolve()
     home = codex_home(env)
@@ -140,7 +142,7 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
         settings.start_error, settings.start_error_origin = error, where
         return settings
     settings.layers.append(Layer("user", user_path, user, user is not None))
-    trust = _trust(user, root)
+    trust = _trust(user, trust_root if trust_root is not None else root)
     settings.trusted = trust is not None and trust.value == "trusted"
     settings.trust_level = str(trust.value) if trust is not None else None
     settings.trust_origin = trust.origin if trust is not None else None
