@@ -563,7 +563,6 @@ def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
     return rules, calls
 
 
-
 def codex_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleChange], list[CallChange]]:
     """Codex CLI's side of a diff, when either side has `.codex/config.toml` or `.codex/rules/*.rules`:
     the project's prefix rules and deciding config values (`approval_policy`, `sandbox_mode`) added or
@@ -617,8 +616,75 @@ def codex_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleC
     return rules, calls
 
 
-#: each agent runtime's own side of a diff: its rules and the `--expect` calls its answer changed for
-RUNTIME_CHANGES = {"claude": claude_changes, "codex": codex_changes}
+def gemini_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleChange], list[CallChange]]:
+    """Gemini CLI's side of a diff, when either side has `.gemini/` files: the rules its workspace
+    settings make (scope `gemini:workspace`) and its policy rules (scope `gemini:<tier>`; a
+    `.gemini/policies` rule is listed with `not loaded`, that tier being disabled in Gemini 0.61) added
+    or removed, and the `--expect` calls Gemini answers whose answer changed, decided by the gemini
+    runtime as `explain --call --runtime gemini` does. Both sides are read with the new side's folder
+    trust (the old side is a temporary checkout no one trusted)."""
+    import os
+
+    from forge_tools.report.findings import describe
+    from forge_tools.runtimes import gemini_files
+
+    if not (gemini_files(old.root) or gemini_files(new.root)):
+        return [], []
+    from forge_tools.runtimes.gemini.policy import TIER_NAMES, WORKSPACE_TIER, fmt_priority
+    from forge_tools.runtimes.gemini.policy_files import read_policy_file
+    from forge_tools.runtimes.gemini.runtime import GeminiRuntime
+    from forge_tools.runtimes.gemini.settings import read_settings
+
+    after = read_settings(new.root)
+    before = read_settings(old.root, {**os.environ,
+                                      "GEMINI_CLI_TRUST_WORKSPACE": "true" if after.trusted else "false"})
+
+    def keyed(s: Any) -> dict[tuple[str, str, str], str]:
+        def put(scope: str, r: Any, note: str = "") -> None:
+            words = f"{r.text or r.tool_name}: {r.decision} at {fmt_priority(r.priority)} ({r.source}){note}"
+            out[(scope, r.decision, words)] = describe(r.origin, s.cwd) if r.origin is not None else ""
+
+        out: dict[tuple[str, str, str], str] = {}
+        mine = os.path.realpath(s.cwd / ".gemini" / "settings.json")
+        for r in s.rules:
+            if r.origin is not None and r.origin.path and os.path.realpath(r.origin.path) == mine:
+                put("workspace", r)
+        for f in s.policy:
+            if f.loaded:
+                for r in f.rules:
+                    put(TIER_NAMES[f.tier], r)
+            elif f.tier == WORKSPACE_TIER:
+                for r in read_policy_file(f.path, f.tier, []).rules:
+                    put(TIER_NAMES[f.tier], r, f" [not loaded: {f.why_not}]")
+        return out
+
+    was, now = keyed(before), keyed(after)
+    rules = [RuleChange(f"gemini:{k[0]}", "removed", k[2], w, None, k[1], None)
+             for k, w in was.items() if k not in now]
+    rules += [RuleChange(f"gemini:{k[0]}", "added", k[2], None, w, None, k[1])
+              for k, w in now.items() if k not in was]
+    calls: list[CallChange] = []
+    if expect is not None:
+        from forge_tools.check.expect import _gemini_call, load_expectations
+
+        gemini = GeminiRuntime()
+        for a in load_expectations(expect):
+            if a.call is None or not _gemini_call(a, None):
+                continue
+            b, n = (gemini.decide(None, a.call.tool, a.call.args, s.cwd, settings=s) for s in (before, after))
+            if b.action != n.action:
+                calls.append(CallChange("Gemini CLI", f"{a.call.tool} {json.dumps(a.call.args)}",
+                                        b.action, n.action, f"{n.label}: {n.reason}"))
+    return rules, calls
+
+
+#: each agent runtime's side of a diff (its own files' rules and `--expect` answers), in this order
+RUNTIME_CHANGES: dict[str, Callable[[Side, Side, Path | None], tuple[list[RuleChange], list[CallChange]]]] = {
+    "claude": claude_changes,
+    "codex": codex_changes,
+    "gemini": gemini_changes,
+}
+
 
 def _scrubbed(report: DiffReport) -> DiffReport:
     """Values from `{env:}`/`{file:}` that reasons quote (models, the default agent) are shown as their
@@ -845,7 +911,8 @@ def _make_links(links: list[tuple[Path, str]], dest: Path) -> None:
 def config_files_of(prefix: str) -> Callable[[tuple[str, ...]], bool]:
     """What the loader reads in the project at `prefix` (cwd = project root): its config files and
     everything under its `.forge/` and `.opencode/` (config, tool scripts, plugins, skills), and
-    `.claude/` (Claude Code's settings) and `.codex/` (Codex CLI's config and rules)."""
+    `.claude/` (Claude Code's settings), `.codex/` (Codex CLI's config and rules) and `.gemini/`
+    (Gemini CLI's settings and policies)."""
     from forge_tools.config.loader import CONFIG_FILE_ORDER
 
     base = tuple(p for p in prefix.split("/") if p)
@@ -856,7 +923,7 @@ def config_files_of(prefix: str) -> Callable[[tuple[str, ...]], bool]:
             return False
         rest = parts[len(base):]
         return ((len(rest) == 1 and rest[0] in names)
-                or rest[0] in (".forge", ".opencode", ".claude", ".codex"))
+                or rest[0] in (".forge", ".opencode", ".claude", ".codex", ".gemini"))
 
     return wanted
 
