@@ -544,9 +544,12 @@ def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
         return {(r.scope, r.behavior, r.text): r for r in settings.rules if r.scope in ("project", "local")}
 
     was, now = keyed(before), keyed(after)
-    rules = [RuleChange(f"claude:{k[0]}", "removed", k[2], str(r.origin), None, k[1], None)
+    from forge_tools.report.findings import describe
+
+    # each side's location relative to its own root: the old side's checkout is gone after the run
+    rules = [RuleChange(f"claude:{k[0]}", "removed", k[2], describe(r.origin, old.root), None, k[1], None)
              for k, r in was.items() if k not in now]
-    rules += [RuleChange(f"claude:{k[0]}", "added", k[2], None, str(r.origin), None, k[1])
+    rules += [RuleChange(f"claude:{k[0]}", "added", k[2], None, describe(r.origin, new.root), None, k[1])
               for k, r in now.items() if k not in was]
     calls: list[CallChange] = []
     if expect is not None:

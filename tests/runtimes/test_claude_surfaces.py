@@ -228,6 +228,9 @@ def test_diff_shows_claude_rule_and_answer_changes(claude_project: Path, cli) ->
     assert ("claude:project", "removed", "Bash(git push *)") in rules
     assert ("claude:project", "added", "Bash(git push *)") in rules  # now an allow
     assert ("claude:project", "removed", "WebFetch") in rules
+    # both sides' locations relative to their own root (the old side's temporary checkout is gone)
+    claude = [r for r in data["rules"] if r["scope"] == "claude:project"]
+    assert all((r["old_location"] or r["new_location"]).startswith(".claude/settings.json:") for r in claude)
     call = next(c for c in data["calls"] if c["agent"] == "Claude Code")
     assert (call["old"], call["new"]) == ("deny", "allow")
 
