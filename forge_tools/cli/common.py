@@ -151,3 +151,32 @@ def console(stderr: bool = False) -> Any:
     from forge_tools.report.colour import make_console
 
     return make_console(stderr=stderr)
+
+
+#: the agent runtimes with a `rules` and `layers` listing of their own (`runtimes/<name>/listing.py`:
+#: `settings_if_<name>`, `rules_payload`/`rules_text`, `layers_payload`/`layers_text`), in the order
+#: they are asked
+LISTED_RUNTIMES = ("claude", "codex", "gemini")
+
+
+def runtime_files_here(name: str, project: Path | None) -> bool:
+    """A cheap look for runtime `name`'s project files (`runtimes.<name>_files`) before loading anything."""
+    import forge_tools.runtimes as runtimes
+
+    return bool(getattr(runtimes, f"{name}_files")(Path(project) if project is not None else Path.cwd()))
+
+
+def runtime_listing(name: str, loaded: LoadedConfig, runtime: str | None, what: str, fmt: str) -> str | None:
+    """Runtime `name`'s `what` listing (`rules` or `layers`) in `fmt`, or None when the project is not
+    that runtime's (and `--runtime` does not name it)."""
+    from importlib import import_module
+
+    listing = import_module(f"forge_tools.runtimes.{name}.listing")
+    settings = getattr(listing, f"settings_if_{name}")(loaded, runtime)
+    if settings is None:
+        return None
+    if fmt == "json":
+        import json
+
+        return json.dumps(getattr(listing, f"{what}_payload")(settings), indent=2)
+    return str(getattr(listing, f"{what}_text")(settings))

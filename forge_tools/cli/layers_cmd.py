@@ -52,39 +52,14 @@ def register(app: typer.Typer) -> None:
         from forge_tools.cli.common import check_format
 
         check_format(fmt, ("text", "json"))
-        if runtime == "claude" or (runtime is None and not matrix and _claude_here(opts.project)):
-            from forge_tools.cli.common import load
-            from forge_tools.runtimes.claude.listing import layers_payload, layers_text, settings_if_claude
+        from forge_tools.cli.common import LISTED_RUNTIMES, load, runtime_files_here, runtime_listing
 
-            claude = settings_if_claude(load(list(opts.config), opts.project), runtime)
-            if claude is not None:
-                import json
-
-                typer.echo(json.dumps(layers_payload(claude), indent=2) if fmt == "json"
-                           else layers_text(claude))
-                return 0
-        if runtime == "codex" or (runtime is None and not matrix and _codex_here(opts.project)):
-            from forge_tools.cli.common import load
-            from forge_tools.runtimes.codex import listing as codex
-
-            settings = codex.settings_if_codex(load(list(opts.config), opts.project), runtime)
-            if settings is not None:
-                import json
-
-                typer.echo(json.dumps(codex.layers_payload(settings), indent=2) if fmt == "json"
-                           else codex.layers_text(settings))
-                return 0
-        if runtime == "gemini" or (runtime is None and not matrix and _gemini_here(opts.project)):
-            from forge_tools.cli.common import load
-            from forge_tools.runtimes.gemini import listing as gemini_listing
-
-            gemini = gemini_listing.settings_if_gemini(load(list(opts.config), opts.project), runtime)
-            if gemini is not None:
-                import json
-
-                typer.echo(json.dumps(gemini_listing.layers_payload(gemini), indent=2) if fmt == "json"
-                           else gemini_listing.layers_text(gemini))
-                return 0
+        for name in LISTED_RUNTIMES:
+            if runtime == name or (runtime is None and not matrix and runtime_files_here(name, opts.project)):
+                shown = runtime_listing(name, load(list(opts.config), opts.project), runtime, "layers", fmt)
+                if shown is not None:
+                    typer.echo(shown)
+                    return 0
         if runtimes and not matrix:
             from forge_tools.errors import UsageError
 
@@ -92,33 +67,6 @@ def register(app: typer.Typer) -> None:
         if matrix:
             return show_matrix(opts, fmt, runtimes)
         return show_layers(opts, fmt, wide=wide)
-
-
-def _codex_here(project: Any) -> bool:
-    """A cheap look for a project's `.codex/` files before loading anything."""
-    from pathlib import Path
-
-    from forge_tools.runtimes import codex_files
-
-    return bool(codex_files(Path(project) if project is not None else Path.cwd()))
-
-
-def _gemini_here(project: Any) -> bool:
-    """A cheap look for Gemini CLI's project files before loading anything."""
-    from pathlib import Path
-
-    from forge_tools.runtimes import gemini_files
-
-    return bool(gemini_files(Path(project) if project is not None else Path.cwd()))
-
-
-def _claude_here(project: Any) -> bool:
-    """A cheap look for Claude Code settings before loading anything (most projects have none)."""
-    from pathlib import Path
-
-    from forge_tools.runtimes import claude_files
-
-    return bool(claude_files(Path(project) if project is not None else Path.cwd()))
 
 
 # ------------------------------------------------------------------------------------------ layers

@@ -28,26 +28,13 @@ def register(app: typer.Typer) -> None:
 
         check_format(fmt, ("text", "json"))
         loaded = load(config, project)
-        from forge_tools.runtimes.claude.listing import rules_payload, rules_text, settings_if_claude
+        from forge_tools.cli.common import LISTED_RUNTIMES, runtime_listing
 
-        claude = settings_if_claude(loaded, runtime)
-        if claude is not None:
-            typer.echo(json.dumps(rules_payload(claude), indent=2) if fmt == "json" else rules_text(claude))
-            return 0
-        from forge_tools.runtimes.codex import listing as codex
-
-        settings = codex.settings_if_codex(loaded, runtime)
-        if settings is not None:
-            typer.echo(json.dumps(codex.rules_payload(settings), indent=2) if fmt == "json"
-                       else codex.rules_text(settings))
-            return 0
-        from forge_tools.runtimes.gemini import listing as gemini_listing
-
-        gemini = gemini_listing.settings_if_gemini(loaded, runtime)
-        if gemini is not None:
-            typer.echo(json.dumps(gemini_listing.rules_payload(gemini), indent=2) if fmt == "json"
-                       else gemini_listing.rules_text(gemini))
-            return 0
+        for name in LISTED_RUNTIMES:
+            shown = runtime_listing(name, loaded, runtime, "rules", fmt)
+            if shown is not None:
+                typer.echo(shown)
+                return 0
         agents = load_agents(loaded)
         chosen = select_agent(agents, agent, loaded)
         if fmt == "json":
