@@ -61,5 +61,15 @@ def write_docs(root: Path) -> list[Path]:
 
 
 if __name__ == "__main__":  # python -m forge_tools.check.codes [REPO_ROOT]
-    for written in write_docs(Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()):
+    USAGE = ("usage: python -m forge_tools.check.codes [REPO_ROOT]: writes docs/rules.md and "
+             "docs/check-and-diff.md of the checkout at REPO_ROOT (default: the current directory)")
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        print(USAGE, file=sys.stderr if sys.argv[1:2] not in (["-h"], ["--help"]) else sys.stdout)
+        raise SystemExit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
+    if not (root / "docs").is_dir():
+        print(f"forge_tools.check.codes: {root}: no docs/ folder here; give the checkout's root",
+              file=sys.stderr)
+        raise SystemExit(2)
+    for written in write_docs(root):
         print(f"wrote {written}")

@@ -131,3 +131,19 @@ def test_every_finding_made_names_a_record_at_its_level() -> None:
                                 and code.value != "FT106"):
                 mismatched.append(f"{path.name}:{node.lineno}: {code.value}")
     assert mismatched == []
+
+
+def test_the_docs_writer_refuses_an_option_or_a_folder_without_docs(tmp_path: Path) -> None:
+    """`python -m forge_tools.check.codes --help` prints its usage and writes nothing (it once wrote
+    `--help/docs/rules.md`); a folder that is no checkout is an error, not a new docs/."""
+    import subprocess
+    import sys
+
+    here = tmp_path / "not-a-checkout"
+    here.mkdir()
+    run = [sys.executable, "-m", "forge_tools.check.codes"]
+    shown = subprocess.run([*run, "--help"], cwd=here, capture_output=True, text=True)
+    assert shown.returncode == 0 and "usage:" in shown.stdout
+    refused = subprocess.run([*run, str(here)], capture_output=True, text=True)
+    assert refused.returncode == 2 and "no docs/ folder" in refused.stderr
+    assert list(here.iterdir()) == []
