@@ -56,6 +56,7 @@ def register(app: typer.Typer) -> None:
             from forge_tools.runtimes import get_runtime
 
             get_runtime(runtime)
+        named, asked = tool, runtime
         tool, raw_call, runtime = _codex_words(tool, raw_call, runtime)
         if runtime == "claude" or (runtime is None and _claude_name(tool)):
             return _explain_claude(tool, raw_call, opts, runtime, fmt)
@@ -66,6 +67,11 @@ def register(app: typer.Typer) -> None:
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         both = call_answers(result, verdict, decision, loaded, runtime) if decision is not None else None
+        if both is not None and asked is None and runtime is not None:  # chosen by the tool's name
+            from forge_tools.runtimes.found import display_name
+
+            both = both._replace(chosen=both.chosen._replace(
+                chosen_by=f"call: {named} is {display_name(runtime)}'s tool name"))
         data = explanation(result, verdict, loaded, decision, both)
         if verdict.id in SANDBOXED_TOOLS:
             data["sandbox"] = sandbox_boundary(loaded, result)
@@ -203,9 +209,9 @@ def _parse_call(text: str | None) -> Any:
     return value
 
 
-def _rule_text(rule: dict[str, Any] | None) -> str:
-    if rule is None:
-        return "no rule matches (the answer is ask)"
+def _rule_text(rule: dict[str, Any] | None, action: str = "ask") -> str:
+    if rule is None:  # the runtime's default: ask for opencode, what another agent does unruled
+        return f"no rule matches (the answer is {action})"
     if rule.get("kind") == "model":
         return f"model rule {rule['id']}: {rule['text']}"
     origin = rule.get("origin") or {}
@@ -228,7 +234,7 @@ def _check_lines(checks: list[dict[str, Any]]) -> list[str]:
                          f"(the rules allow it by {_rule_text(check['rule'])}, but {check['note']})")
         else:
             lines.append(f"   {check['permission']} {check['pattern']!r}: {check['action']} "
-                         f"(by {_rule_text(check['rule'])})")
+                         f"(by {_rule_text(check['rule'], check['action'])})")
     return lines
 
 

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from forge_tools.permission.calls import CallDecision, PatternDecision
     from forge_tools.visibility.pipeline import PipelineResult
 
+#: the runtimes that read the rules the gate reads (opencode's and forge-tools' files); any other agent
+#: decides by its own files, so a gate rule is never "its" rule
+READS_THE_GATES_RULES = frozenset({"opencode", "forge"})
 _RUNTIME_VERB = {"allow": "runs this", "ask": "asks before running this", "deny": "refuses this"}
 _GATE_VERB = {"allow": "run it", "ask": "ask first", "deny": "deny it"}
 
@@ -45,6 +48,8 @@ def _looser_why(answer: RuntimeAnswer, gate: CallDecision) -> str:
     seen = _closest(answer.decision.checks, strict)
     if rule is None:
         return answer.reason
+    if seen is None and answer.runtime not in READS_THE_GATES_RULES:
+        return answer.reason  # another agent's own files decided: the gate's rule is not its rule
     if seen is None:
         return (f"it makes no {strict.permission} check here, so its {strict.permission} rule "
                 f"{json.dumps(rule.pattern)} "

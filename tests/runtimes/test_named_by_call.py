@@ -1,0 +1,56 @@
+"""A call written in another agent's words: whose answer it is, said as why, and a difference line that
+never calls the gate's rule the other agent's own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+OPENCODE = {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}
+
+
+def test_a_gemini_call_names_why_gemini_answers_and_its_own_reason(  # type: ignore[no-untyped-def]
+        project: Path, gemini_home: Path, cli) -> None:
+    (project / "opencode.json").write_text(json.dumps(OPENCODE))
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text("{}")
+    code, out, err = cli("explain", "run_shell_command", "--call", '{"command": "git push"}',
+                         "--format", "json")
+    assert code == 0, err
+    call = json.loads(out)["call"]
+    assert call["runtime"]["runtime"] == "gemini" and call["runtime"]["action"] == "ask"
+    assert json.loads(out)["runtime"]["chosen_by"] == "call: run_shell_command is Gemini CLI's tool name"
+    # Gemini decided by its own default policy: opencode's "git push *" is the gate's rule, not Gemini's
+    assert "its bash rule" not in call["difference"] and "never applies" not in call["difference"]
+    assert call["difference"].startswith("gemini 0.61.0 asks before running this: ")
+    assert call["difference"].endswith('forge-tools run would deny it (by its rule "git push *")')
+
+
+def test_a_runtime_named_by_option_keeps_saying_so(  # type: ignore[no-untyped-def]
+        project: Path, gemini_home: Path, cli) -> None:
+    (project / "opencode.json").write_text(json.dumps(OPENCODE))
+    code, out, err = cli("explain", "run_shell_command", "--call", '{"command": "ls"}', "--runtime",
+                         "gemini", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["runtime"]["chosen_by"] == "--runtime"
+
+
+def test_an_unruled_check_says_the_answer_it_got(  # type: ignore[no-untyped-def]
+        project: Path, isolated_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch, cli) -> None:
+    """Codex runs a known-safe `ls` with no rule: the check line says allow, not opencode's ask."""
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    (project / ".codex").mkdir()
+    (project / ".codex" / "config.toml").write_text('sandbox_mode = "workspace-write"\n')
+    (isolated_env["home"] / ".codex").mkdir()
+    (isolated_env["home"] / ".codex" / "config.toml").write_text(
+        f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    code, out, err = cli("explain", "exec_command", "--call", '{"cmd": "ls"}')
+    assert code == 0, err
+    unruled = [line for line in out.splitlines() if "no rule matches" in line]
+    assert unruled, out
+    assert any(line.strip().startswith("exec_command 'ls': allow") for line in unruled), unruled
+    for line in unruled:
+        action = line.split("': ", 1)[1].split(" ", 1)[0]
+        assert line.endswith(f"(the answer is {action}))"), line
