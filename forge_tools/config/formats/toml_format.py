@@ -123,7 +123,12 @@ def parse_toml(text: str, base: Origin) -> Node:
             return Node(value.isoformat(), here, key_origin)
         return Node(value, here, key_origin)
 
-    return convert(data, (), False)
+    try:
+        return convert(data, (), False)
+    finally:
+        # the closure refers to itself: a cycle that kept `positions` and `data` alive while commands
+        # run with cycle collection paused; unbinding the name breaks it
+        convert = None  # type: ignore[assignment]
 
 
 def _decode_error(message: str, text: str, base: Origin) -> ConfigError:

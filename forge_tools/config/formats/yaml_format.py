@@ -190,7 +190,12 @@ def parse_yaml_with(text: str, base: Origin, loader_class: Any) -> Node:
             assert isinstance(node, yn.ScalarNode)
             return Node(scalar(node, here), here, key_origin)
 
-        return convert(root, (), None)
+        try:
+            return convert(root, (), None)
+        finally:
+            # they refer to each other: a cycle that kept the document alive while commands run with
+            # cycle collection paused; unbinding the names breaks it
+            convert = mapping = None  # type: ignore[assignment]
     finally:
         loader.dispose()
 
