@@ -61,6 +61,44 @@ ForceHiddenOpt = Annotated[
 
 
 TALKS_TO_TERMINAL = frozenset({"question"})
+class _Quit(Exception):
+    """The second Ctrl-C was handled: leave the loop and exit 130."""
+
+
+class _CtrlC:
+    """While the tool runs, Ctrl-C is counted, not raised: a KeyboardInterrupt raised between two bytecodes
+    of a lock's or a queue's own code (the loop waits on one) leaves the lock half-released ("release
+    unlocked lock"), and `run` would end in an internal error instead of killing the tool. The loop reads
+    `count` every tick (0.1 s). At a person's prompt (`at_prompt()`), it is raised as before, so the
+    question stops at once. Outside the main thread (no signal handler can be set) nothing changes."""
+
+    def __init__(self, at_prompt: Any) -> None:
+        self.count = 0
+        self.seen = 0
+        self._at_prompt = at_prompt
+        self._previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.count += 1
+        if self._at_prompt():
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _CtrlC:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            import signal
+
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+
 ABORT_GRACE_SECONDS = 15.0  # after Ctrl-C, how long a tool gets to stop and hand back its output
 
 
@@ -239,38 +277,55 @@ def _run_checked(
         collection_for_a_long_call()  # the tool may run long (see cli.entry)
         background = BackgroundRun(work, approver).start()
         interrupted_at: float | None = None
+
+        def stop_at_once() -> None:
+            """A second Ctrl-C, wherever it landed: kill what the tool started now, in this thread."""
+            abort.force("interrupted twice")
+            status.clear()
+            sys.stderr.write("forge-tools: stopped at once (second Ctrl-C); the tool's processes were "
+                             "killed\n")
+            sys.stderr.flush()
+
+        ctrl_c = _CtrlC(lambda: background.waiting_for_answer)
         try:
-            while True:
-                try:
-                    if background.poll(0.1):
-                        break
-                    status.tick()
-                    if interrupted_at is not None and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS:
-                        abort.force("did not stop in time")
-                        sys.stderr.write("forge-tools: the tool did not stop within "
-                                         f"{ABORT_GRACE_SECONDS:g}s; its processes were killed\n")
-                        return int(ExitCode.INTERRUPTED)
-                except KeyboardInterrupt:
-                    if interrupted_at is not None:
-                        raise
-                    interrupted_at = time.monotonic()
-                    status.clear()
-                    if background.question_interrupted:
-                        # the tool never started: the worker ends the call as not approved (exit 130)
-                        sys.stderr.write("\n")
-                        continue
-                    abort.abort("interrupted")
-                    sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at once)\n")
-                    sys.stderr.flush()
+            with ctrl_c:
+                while True:
+                    try:
+                        if background.poll(0.1):
+                            break
+                        status.tick()
+                        if ctrl_c.count and interrupted_at is not None and ctrl_c.count > ctrl_c.seen:
+                            stop_at_once()
+                            raise _Quit
+                        if ctrl_c.count and interrupted_at is None:
+                            ctrl_c.seen = ctrl_c.count
+                            raise KeyboardInterrupt
+                        if (interrupted_at is not None
+                                and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS):
+                            abort.force("did not stop in time")
+                            sys.stderr.write("forge-tools: the tool did not stop within "
+                                             f"{ABORT_GRACE_SECONDS:g}s; its processes were killed\n")
+                            return int(ExitCode.INTERRUPTED)
+                    except KeyboardInterrupt:
+                        if interrupted_at is not None:
+                            raise
+                        interrupted_at = time.monotonic()
+                        ctrl_c.seen = ctrl_c.count
+                        status.clear()
+                        if background.question_interrupted:
+                            # the tool never started: the worker ends the call as not approved (exit 130)
+                            sys.stderr.write("\n")
+                            continue
+                        abort.abort("interrupted")
+                        sys.stderr.write("forge-tools: interrupting the tool (Ctrl-C again to quit at "
+                                         "once)\n")
+                        sys.stderr.flush()
+        except _Quit:
+            raise KeyboardInterrupt from None
         except KeyboardInterrupt:
-            # a second Ctrl-C, wherever it landed (even inside the first one's handling): kill what the
-            # tool started now, in this thread, before exiting 130
+            # a second Ctrl-C at a prompt (the only place one is raised while the tool runs)
             if interrupted_at is not None:
-                abort.force("interrupted twice")
-                status.clear()
-                sys.stderr.write("forge-tools: stopped at once (second Ctrl-C); the tool's processes were "
-                                 "killed\n")
-                sys.stderr.flush()
+                stop_at_once()
             raise
         status.clear()
         outcome = background.result()

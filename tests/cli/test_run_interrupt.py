@@ -161,3 +161,29 @@ def test_force_kills_a_group_that_ignores_sigterm_in_process(tmp_path: Path) -> 
     _wait_for(lambda: not _alive(pid), "the shell to be gone")
     result = results[0]
     assert getattr(result, "metadata", {}).get("aborted") is True
+
+
+def test_a_burst_of_ctrl_c_never_ends_in_an_internal_error(project: Path, tmp_path: Path) -> None:
+    """Ctrl-C is counted while the tool runs, never raised inside the loop's own waiting: a second one
+    raised half-way through a queue's lock once ended `run` with "release unlocked lock" (exit 1)."""
+    pids = tmp_path / "pids"
+    proc = _start(project, tmp_path, f"echo $$ > {pids}.shell; trap '' TERM; while :; do sleep 0.2; done")
+    try:
+        _wait_for(lambda: Path(f"{pids}.shell").is_file() and Path(f"{pids}.shell").read_text().strip(),
+                  "the command to start")
+        shell_pid = int(Path(f"{pids}.shell").read_text())
+        proc.send_signal(signal.SIGINT)
+        seen = _read_stderr_until(proc, b"interrupting the tool")
+        for _ in range(20):
+            if proc.poll() is not None:
+                break
+            proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.stderr is not None
+    err = (seen + proc.stderr.read()).decode(errors="replace")
+    assert proc.returncode == 130 and "internal error" not in err, err
+    _wait_for(lambda: not _alive(shell_pid), f"the shell to be gone; stderr: {err}")
