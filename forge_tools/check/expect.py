@@ -218,20 +218,22 @@ def _across(node: Node) -> bool:
 
 def _names_codex_call(node: Node) -> bool:
     """A call of a tool only Codex CLI has (`exec_command`): Codex has no agents either."""
-    from forge_tools.runtimes import CODEX_TOOLS
+    from forge_tools.runtimes import is_codex_call
 
     call = node.get("call")
     tool = call.get("tool") if call is not None and call.is_map else None
-    return tool is not None and tool.value in CODEX_TOOLS
+    args = call.get("args") if call is not None and call.is_map else None
+    return tool is not None and isinstance(tool.value, str) and is_codex_call(
+        tool.value, args.plain() if args is not None else None)
 
 
 def _codex_assertion(a: Assertion) -> None:
     """`runtime: codex` (or a Codex tool's call) is answered as `runtimes: [codex]`, with the call put
     in forge-tools' words (`exec_command {"cmd"}` is `bash {"command"}`)."""
-    from forge_tools.runtimes import CODEX_TOOLS
+    from forge_tools.runtimes import is_codex_call
     from forge_tools.runtimes.vocabulary import shared_call
 
-    if a.call is not None and a.call.tool in CODEX_TOOLS:
+    if a.call is not None and is_codex_call(a.call.tool, a.call.args):
         shared = shared_call(a.call.tool, a.call.args)
         a.call = Call(shared.tool, shared.args)
         if a.runtime is None and a.runtimes is None:

@@ -57,11 +57,9 @@ def register(app: typer.Typer) -> None:
 
             get_runtime(runtime)
         named, asked = tool, runtime
-        tool, raw_call, runtime = _codex_words(tool, raw_call, runtime)
+        tool, raw_call, runtime = _in_shared_words(tool, raw_call, runtime)
         if runtime == "claude" or (runtime is None and _claude_name(tool)):
             return _explain_claude(tool, raw_call, opts, runtime, fmt)
-        if runtime in (None, "gemini"):
-            tool, raw_call, runtime = _from_gemini(tool, raw_call, runtime)
         project, result = resolve_options(opts, focus=tool, fmt=fmt)
         loaded = project.config
         verdict = result.require(tool, allow_hidden=True)
@@ -85,27 +83,24 @@ def register(app: typer.Typer) -> None:
         return 0
 
 
-def _codex_words(tool: str, raw_call: Any, runtime: str | None) -> tuple[str, Any, str | None]:
-    """A Codex CLI tool's call (`exec_command {"cmd"}`) in forge-tools' words (`bash {"command"}`),
-    answered by Codex unless `--runtime` says otherwise."""
-    from forge_tools.runtimes import CODEX_TOOLS
+def _in_shared_words(tool: str, raw_call: Any, runtime: str | None) -> tuple[str, Any, str | None]:
+    """A call in Codex CLI's words (`exec_command {"cmd"}`) or Gemini CLI's (`run_shell_command`,
+    `read_file`) in forge-tools' words (`bash {"command"}`), answered by that runtime unless `--runtime`
+    names another; any other call as it is."""
+    from forge_tools.runtimes import is_codex_call, is_gemini_tool
 
-    if tool not in CODEX_TOOLS or runtime not in (None, "codex"):
+    if is_codex_call(tool, raw_call):
+        own = "codex"
+    elif is_gemini_tool(tool) and not tool.startswith("mcp_"):
+        own = "gemini"
+    else:
+        return tool, raw_call, runtime
+    if runtime not in (None, own):
         return tool, raw_call, runtime
     from forge_tools.runtimes.vocabulary import shared_call
 
-    shared = shared_call(tool, raw_call or {})
-    return shared.tool, (shared.args if raw_call is not None else None), "codex"
-def _from_gemini(tool: str, raw_call: Any, runtime: str | None) -> tuple[str, Any, str | None]:
-    """A Gemini CLI tool name (`run_shell_command`, `read_file`) as forge-tools' id with its arguments
-    renamed, answered by the gemini runtime; any other tool as it is."""
-    from forge_tools.runtimes import is_gemini_tool
-    from forge_tools.runtimes.vocabulary import shared_call
-
-    if not is_gemini_tool(tool) or tool.startswith("mcp_"):
-        return tool, raw_call, runtime
     shared = shared_call(tool, raw_call if isinstance(raw_call, dict) else {})
-    return shared.tool, (shared.args if raw_call is not None else None), "gemini"
+    return shared.tool, (shared.args if raw_call is not None else None), own
 
 
 def _claude_name(tool: str) -> bool:

@@ -79,8 +79,18 @@ def codex_files(directory: Path) -> list[Path]:
     return project_files(directory)
 
 
-#: tool names only Codex CLI uses (a call naming one is Codex's when the project has Codex files)
-CODEX_TOOLS = frozenset({"exec_command", "apply_patch", "shell", "local_shell"})
+#: tool names only Codex CLI uses (a call naming one is Codex's when the project has Codex files);
+#: `apply_patch` is opencode's too, so only its arguments tell (`is_codex_call`)
+CODEX_TOOLS = frozenset({"exec_command", "shell", "local_shell"})
+
+
+def is_codex_call(tool: str, args: object) -> bool:
+    """A call written in Codex CLI's words: a tool only Codex has, or `apply_patch` with Codex's `input`
+    (opencode's apply_patch takes `patchText`)."""
+    return tool in CODEX_TOOLS or (tool == "apply_patch" and isinstance(args, dict) and "input" in args
+                                   and "patchText" not in args)
+
+
 def gemini_files(directory: Path) -> list[Path]:
     """The project's Gemini CLI files in `directory` (`.gemini/settings.json`, `.gemini/policies/*.toml`):
     what makes a project a Gemini CLI one (a person's ~/.gemini does not)."""

@@ -54,3 +54,29 @@ def test_an_unruled_check_says_the_answer_it_got(  # type: ignore[no-untyped-def
     for line in unruled:
         action = line.split("': ", 1)[1].split(" ", 1)[0]
         assert line.endswith(f"(the answer is {action}))"), line
+
+
+PATCH = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch"
+
+
+@pytest.mark.parametrize("key,runtime", [("patchText", "opencode"), ("input", "codex")])
+def test_apply_patch_is_codexs_only_in_codexs_words(  # type: ignore[no-untyped-def]
+        project: Path, cli, key: str, runtime: str) -> None:
+    """opencode has an apply_patch too: its call (`patchText`) in an opencode project is opencode's
+    answer; Codex's (`input`) is Codex's."""
+    (project / "opencode.json").write_text("{}")
+    code, out, err = cli("explain", "apply_patch", "--model", "openai/gpt-5", "--call",
+                         json.dumps({key: PATCH}), "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["call"]["runtime"]["runtime"] == runtime
+
+
+def test_an_expectation_of_opencodes_apply_patch_is_opencodes(project: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (project / "opencode.json").write_text(json.dumps({"permission": {"edit": "deny"}}))
+    (project / "expect.yaml").write_text(
+        "- {agent: build, model: openai/gpt-5, call: {tool: apply_patch, args: {patchText: "
+        + json.dumps(PATCH) + "}}, expect: deny}\n")
+    code, out, err = cli("check", "--expect", "expect.yaml", "--format", "json")
+    result = json.loads(out)["expectations"]["results"][0]
+    assert result["passed"], result
+    assert "opencode 1.18.33" in result["explanation"], result
