@@ -294,12 +294,11 @@ def _run_checked(
                         if background.poll(0.1):
                             break
                         status.tick()
-                        if ctrl_c.count and interrupted_at is not None and ctrl_c.count > ctrl_c.seen:
-                            stop_at_once()
-                            raise _Quit
-                        if ctrl_c.count and interrupted_at is None:
-                            ctrl_c.seen = ctrl_c.count
-                            raise KeyboardInterrupt
+                        if ctrl_c.count > ctrl_c.seen:  # a Ctrl-C since the last one acted on
+                            if interrupted_at is not None:
+                                stop_at_once()
+                                raise _Quit
+                            raise KeyboardInterrupt  # the first: handled below, as at a prompt
                         if (interrupted_at is not None
                                 and time.monotonic() - interrupted_at > ABORT_GRACE_SECONDS):
                             abort.force("did not stop in time")
