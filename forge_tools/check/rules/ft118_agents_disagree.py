@@ -5,7 +5,8 @@ The probe calls are each runtime's own deny rules of bash, read, edit, write and
 each rule matches: opencode's `bash`, `read` and `edit` deny patterns (a path relative to the project;
 an edit deny gives an edit and a write) and a bare `webfetch` deny; Claude Code's `Bash(...)`,
 `Read(...)`, `Edit(...)`, `Write(...)` (a file below the rule's anchor) and
-`WebFetch(domain:...)` denies (a URL of that host). Bash probes add the other spellings FT116 writes
+`WebFetch(domain:...)` denies (a URL of that host); Codex CLI's `forbidden` prefix rules and Gemini
+CLI's shell deny `commandPrefix`es (bash only). Bash probes add the other spellings FT116 writes
 of each command (`tools.spellings.other_spellings`). Each probe is decided by every agent runtime found
 (`runtimes.across.answers_by_runtime`, each runtime's own decider over its own files); nothing runs. A
 probe denied by one agent's rule and allowed by another is reported at the denying rule, naming the
@@ -31,7 +32,8 @@ RULE = CodeInfo(
     level="warning",
     summary=(
         "A call one agent of the repository denies and another allows: the same command, file or URL is "
-        "refused under one agent's config (opencode, Claude Code) and runs unasked under another's."
+        "refused under one agent's config (opencode, Claude Code, Codex CLI, Gemini CLI) and runs "
+        "unasked under another's."
     ),
     help=(
         "Deny the call in every agent's config too (the message names the rule that allows it), or "
