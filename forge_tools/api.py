@@ -76,38 +76,23 @@ def decide_call(project: LoadedConfig | str | Path | None, tool_id: str, args: d
 def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],
                  agent: str | None = None, *, runtime: str | None = None,
                  session: PermissionSession | None = None, load_code: bool = False) -> Answers:
-    """Both answers about a call, as `explain --call` gives them: `.runtime` (what the agent the config
-    belongs to does: opencode 1.18.33 for opencode's files, forge-tools' gate for forge's, Claude Code
-    2.1.328 for a project with only Claude's `.claude/settings*.json` or a call naming a Claude tool
-    such as `Bash` with `{"command": ...}`, Codex CLI 0.169.0 for a project with only `.codex/` files
-    or a call of `exec_command`, Gemini CLI 0.61 likewise for `.gemini/` files or a call such as
-    `run_shell_command`; `runtime` names one instead), `.gate` (`decide_call`'s
-    decision, what `run_call` enforces; for Claude, of the same call under Claude's rules), `.chosen`
-    (which runtime and why) and `.difference` (the one line saying where they differ, or None)."""
+    """Both answers about a call, as `explain --call` gives them: `.runtime` (what the answering agent
+    does; the project's files choose it, as `agents --runtimes` shows: opencode 1.18.33 for opencode's
+    files, forge-tools' gate for forge's, Claude Code 2.1.328 for a project with only Claude's
+    `.claude/settings*.json`, Codex CLI 0.169.0 for only `.codex/` files, Gemini CLI 0.61 for only
+    `.gemini/` files; `runtime` names one instead). The call may be written in any agent's words
+    (`bash {"command"}`, `Bash`, `exec_command {"cmd"}`, `run_shell_command`, an MCP name in any
+    agent's form): it is put in the answering agent's (`.translated` says how). `.gate` is
+    `decide_call`'s decision, what `run_call` enforces (for Claude, of the same call under Claude's
+    rules), `.chosen` which runtime and why, `.difference` the one line saying where they differ."""
     from forge_tools.permission.gate import dry_gate
     from forge_tools.runtimes import runtime_for
-    from forge_tools.runtimes.compare import answers
-    from forge_tools.visibility.call_decision import decide_call as decide
+    from forge_tools.runtimes.answer import call_answers as answers
 
     loaded = _loaded(project)
     result = resolve(loaded, agent, load_code=load_code)
-    root = Path(loaded.project_root)
-    chosen = runtime_for(loaded, runtime, tool_id)
-    if chosen.runtime.name == "claude":  # the call names Claude's tool: `Bash {"command": ...}`
-        from forge_tools.runtimes.claude.runtime import claude_answers
-
-        return claude_answers(result, tool_id, args, root, Path(loaded.cwd), chosen)
-    if chosen.runtime.name == "codex":  # the call may name Codex's tool: `exec_command {"cmd": ...}`
-        from forge_tools.runtimes.codex.runtime import codex_answers
-
-        return codex_answers(result, tool_id, args, root, Path(loaded.cwd), chosen)
-    gate_tool, gate_args = tool_id, args
-    if chosen.runtime.name == "gemini":  # a Gemini name (`run_shell_command`) is `bash` to the gate
-        from forge_tools.runtimes.vocabulary import shared_call
-
-        gate_tool, gate_args = shared_call(tool_id, args)[:2]
-    gate = decide(result, gate_tool, gate_args, root, dry_gate(result.ruleset, session))
-    return answers(result, tool_id, args, root, chosen, gate, Path(loaded.cwd))
+    return answers(runtime_for(loaded, runtime), loaded, result, tool_id, args,
+                   dry_gate(result.ruleset, session))
 
 
 def answers_by_runtime(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.gate import PermissionGate
     from forge_tools.rule import Rule
+    from forge_tools.runtimes import Chosen
     from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.permission_layer import PermissionVerdicts
     from forge_tools.visibility.pipeline import LayerVerdict, PipelineResult, ToolVerdict
@@ -284,15 +285,19 @@ def call_decision(
 
 
 def call_answers(result: PipelineResult, verdict: ToolVerdict, decision: CallDecision,
-                 loaded: LoadedConfig | None, runtime: str | None = None) -> Answers:
-    """`explain --call`'s two answers: the runtime's (chosen by the config, or `runtime`: what the
-    agent does) beside the gate's `decision` (what `forge-tools run` enforces)."""
+                 loaded: LoadedConfig | None, chosen: Chosen | None = None) -> Answers:
+    """`explain --call`'s two answers: the answering runtime's (`chosen`, else the project's files
+    choose: what the agent does) beside the gate's `decision` (what `forge-tools run` enforces), from
+    the one function every command asks (`runtimes.answer.call_answers`)."""
     from forge_tools.runtimes import runtime_for
-    from forge_tools.runtimes.compare import answers
+    from forge_tools.runtimes.answer import call_answers as answers
 
-    cwd = Path(loaded.cwd) if loaded is not None else None
-    return answers(result, verdict.id, decision.args, _project_root(loaded),
-                   runtime_for(loaded, runtime, verdict.id), decision, cwd)
+    if loaded is None:
+        from forge_tools.config.loader import LoadOptions, load_config
+
+        loaded = load_config(LoadOptions(cwd=Path.cwd()))
+    return answers(chosen or runtime_for(loaded), loaded, result, verdict.id, decision.args,
+                   decided=decision)
 
 
 def _project_root(loaded: LoadedConfig | None) -> Path:

@@ -70,7 +70,8 @@ def test_really_denied_recipe_gives_opencodes_answer_and_the_gates(shell) -> Non
     (shell.cwd / "opencode.json").write_text('{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}\n')
     done = shell("git init -q .\n" + ask)
     assert done.returncode == 0, done.stderr
-    first, second = done.stdout.splitlines()[:2]
+    answering, first, second = done.stdout.splitlines()[:3]
+    assert answering == "Answering: opencode 1.18.33 (config: opencode's files only)"
     assert first == "Call: ALLOW (opencode 1.18.33's answer)"
     assert 'its rule "rm *" does not match "/bin/rm -rf build"' in second
     assert "forge-tools run would deny it" in second

@@ -89,12 +89,20 @@ class Side:
         result = self.results.get(agent)
         return AgentTools(result.ids, frozenset(result.visible_ids)) if result is not None else None
 
-    def call_action(self, agent: str, tool_id: str, args: dict[str, Any]) -> str:
-        """The action this side's turn for `agent` (resolved) gives the call."""
-        if self.settled is None:
-            from forge_tools.visibility.call_decision import decide_call
+    def call_answers(self, agent: str, tool_id: str, args: dict[str, Any], runtime: str | None = None) -> Any:
+        """Both answers about the call in this side's turn for `agent` (resolved): the answering
+        runtime's (`runtime`, else this side's files choose) and the gate's (`runtimes.answer`)."""
+        from forge_tools.runtimes import runtime_for
+        from forge_tools.runtimes.answer import call_answers
 
-            return decide_call(self.results[agent], tool_id, args, self.root).action
+        assert self.ctx is not None
+        chosen = runtime_for(self.ctx.loaded, runtime)
+        return call_answers(chosen, self.ctx.loaded, self.results[agent], tool_id, args)
+
+    def call_action(self, agent: str, tool_id: str, args: dict[str, Any]) -> str:
+        """The answering runtime's action for the call in this side's turn for `agent` (resolved)."""
+        if self.settled is None:
+            return str(self.call_answers(agent, tool_id, args).runtime.action)
         found = self.settled.calls[(agent, tool_id, _call_key(args))]
         if isinstance(found, Exception):
             raise found
@@ -153,11 +161,12 @@ class Side:
         for a in assertions:
             if a.call is None:
                 continue
-            for name in self.results if a.agent == "*" else [a.agent]:
+            for name in self.results if a.agent == "*" else [a.agent or _default_agent(self)]:
                 key = (name, a.call.tool, _call_key(a.call.args))
                 if name in self.results and key not in actions:
                     try:
-                        actions[key] = self.call_action(name, a.call.tool, a.call.args)
+                        actions[key] = self.call_answers(name, a.call.tool, a.call.args,
+                                                         a.runtime).runtime.action
                     except Exception as exc:  # raised again when read, where it would have been
                         actions[key] = exc
         return actions
@@ -456,28 +465,47 @@ def tool_changes(old: Side, new: Side) -> list[ToolChange]:
 
 
 def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
-    from forge_tools.check.expect import call_words, load_expectations
-    from forge_tools.visibility.call_decision import decide_call
+    """The `--expect` calls whose answer changed for an agent, when the answering runtime has agents
+    (opencode's, forge-tools'): the runtime's answers compared, as `check --expect` asserts them, the
+    gate's beside where it differs from the new answer."""
+    from forge_tools.runtimes.answer import has_agents
 
     if expect is None:
         return []
+    from forge_tools.check.expect import load_expectations
+
     changes: list[CallChange] = []
     for a in load_expectations(expect):
-        if a.call is None:
+        if a.call is None or a.runtimes is not None or _answering(a, new, old) not in ("opencode", "forge"):
             continue
-        agents = list(new.results) if a.agent == "*" else [a.agent]
+        agents = list(new.results) if a.agent == "*" else [a.agent or new.default_agent]
         for name in agents:
             resolved = name in old.resolved
             if name not in new.results or (not resolved and old.error is None):
                 continue
-            after = decide_call(new.results[name], a.call.tool, a.call.args, new.root)
+            after = new.call_answers(name, a.call.tool, a.call.args, a.runtime)
+            if not has_agents(after.chosen.runtime.name):
+                continue
             # "unknown": the old side could not be loaded
             before_action = old.call_action(name, a.call.tool, a.call.args) if resolved else "unknown"
-            if before_action != after.action:
+            if before_action != after.runtime.action:
                 call = f"{a.call.tool} {json.dumps(a.call.args)}"
-                changes.append(CallChange(name, call, before_action, after.action,
-                                           call_words(after, a.call.tool, new.root)))
+                why = f"{after.runtime.label}: {after.runtime.reason}"
+                if after.difference is not None:
+                    why += f"; {after.difference}"
+                changes.append(CallChange(name, call, before_action, after.runtime.action, why))
     return changes
+
+
+def _answering(a: Any, new: Side, old: Side) -> str:
+    """The runtime whose answers an expectation's call is about in a diff: its `runtime:`, else the
+    new side's files choose (the old side's when the new one has no context)."""
+    from forge_tools.runtimes import runtime_for
+
+    if a.runtime is not None:
+        return str(a.runtime)
+    side = new if new.ctx is not None else old
+    return runtime_for(side.ctx.loaded if side.ctx is not None else None).runtime.name
 
 
 def _default_agent(side: Side) -> str:
@@ -553,15 +581,19 @@ def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
               for k, r in now.items() if k not in was]
     calls: list[CallChange] = []
     if expect is not None:
-        from forge_tools.check.expect import _claude_call, load_expectations
+        from forge_tools.check.expect import load_expectations
+        from forge_tools.runtimes.vocabulary import translate
 
         for a in load_expectations(expect):
-            if a.call is None or not _claude_call(a, None):
+            if a.call is None or a.runtimes is not None or _answering(a, new, old) != "claude":
                 continue
-            b, n = (decide(s, a.call.tool, a.call.args) for s in (before, after))
+            own = translate("claude", a.call.tool, a.call.args).own
+            if own is None:
+                continue
+            b, n = (decide(s, own.tool, own.args) for s in (before, after))
             if b.behavior != n.behavior:
                 why = n.deciding.why if n.deciding is not None else ""
-                calls.append(CallChange("Claude Code", f"{a.call.tool} {json.dumps(a.call.args)}",
+                calls.append(CallChange("Claude Code", f"{own.tool} {json.dumps(own.args)}",
                                         b.behavior, n.behavior, f"claude 2.1.328: {why}"))
     return rules, calls
 
@@ -609,7 +641,7 @@ def codex_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleC
         from forge_tools.check.expect import load_expectations
 
         for a in load_expectations(expect):
-            if a.call is None or a.runtimes is None or (a.runtimes and "codex" not in a.runtimes):
+            if a.call is None or a.runtimes is not None or _answering(a, new, old) != "codex":
                 continue
             b, n = (RUNTIME.decide(None, a.call.tool, a.call.args, s.cwd, s.cwd, s) for s in (before, after))
             if b.action != n.action:
@@ -668,15 +700,19 @@ def gemini_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
               for k, w in now.items() if k not in was]
     calls: list[CallChange] = []
     if expect is not None:
-        from forge_tools.check.expect import _gemini_call, load_expectations
+        from forge_tools.check.expect import load_expectations
+        from forge_tools.runtimes.vocabulary import translate
 
         gemini = GeminiRuntime()
         for a in load_expectations(expect):
-            if a.call is None or not _gemini_call(a, None):
+            if a.call is None or a.runtimes is not None or _answering(a, new, old) != "gemini":
                 continue
-            b, n = (gemini.decide(None, a.call.tool, a.call.args, s.cwd, settings=s) for s in (before, after))
+            own = translate("gemini", a.call.tool, a.call.args).own
+            if own is None:
+                continue
+            b, n = (gemini.decide(None, own.tool, own.args, s.cwd, settings=s) for s in (before, after))
             if b.action != n.action:
-                calls.append(CallChange("Gemini CLI", f"{a.call.tool} {json.dumps(a.call.args)}",
+                calls.append(CallChange("Gemini CLI", f"{own.tool} {json.dumps(own.args)}",
                                         b.action, n.action, f"{n.label}: {n.reason}"))
     return rules, calls
 

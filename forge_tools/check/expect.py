@@ -22,7 +22,6 @@ from forge_tools.report.findings import ExpectationOutcome, Finding
 from forge_tools.rule import ACTIONS, Action, Rule
 from forge_tools.visibility.call_decision import (
     args_problem,
-    decide_call,
     did_you_mean,
     hidden_words,
     rule_origin_words,
@@ -59,6 +58,7 @@ class Assertion:
     #: call must get `expect` from each (runtimes/across.py); None: one runtime's answer
     runtimes: list[str] | None = None
     agent_origin: Origin | None = None
+    agent_misspelt: bool = False  # a key that looks like `agent` (reported as unknown, not as missing)
     tool_origin: Origin | None = None  # the call's `tool` value
     args_origin: Origin | None = None  # the call's `args` (or the call itself)
     problems: list[tuple[str, Origin]] = field(default_factory=list)  # what is wrong with its form
@@ -73,16 +73,14 @@ class Assertion:
             parts.append(f"visible: {', '.join(t for t, _ in self.visible)}")
         if self.call is not None:
             parts.append(f"call {self.call.tool} {json.dumps(self.call.args)} -> {self.expect or '?'}")
-        who = "every agent" if self.agent == "*" else f"agent {self.agent or '?'}"
+        who = ("every agent" if self.agent == "*" else f"agent {self.agent}" if self.agent
+               else "the answering agent")
         if self.runtimes is not None and not self.agent:
             who = "every agent runtime" if not self.runtimes else ", ".join(self.runtimes)
-        claude_tool = self.call is not None and (self.call.tool[:1].isupper()
-                                                 or self.call.tool.startswith("mcp__"))
-        if not self.agent and self.call is not None and (
-                self.runtime == "claude" or (self.runtime is None and claude_tool)):
-            who = "Claude Code"
-        if not self.agent and self.call is not None and _gemini_call(self, None):
-            who = "Gemini CLI"
+        elif self.runtime is not None and not self.agent:
+            from forge_tools.runtimes.found import display_name
+
+            who = display_name(self.runtime)
         return f"{who}: {'; '.join(parts) or '(incomplete)'}"
 
 
@@ -155,14 +153,10 @@ def _assertion(node: Node) -> Assertion | None:
     meant = _unknown_keys(node, _KEYS, "assertion", problems)
     agent_node = node.get("agent")
     agent = None
-    if agent_node is None:
-        if "agent" not in meant and not _names_claude_call(node) and not _across(node):
-            problems.append(('an assertion needs `agent` (an agent name, or "*" for every agent)',
-                             node.origin))
-    else:
+    if agent_node is not None:  # needed only when the answering runtime has agents (`_name_problems`)
         agent = _str(agent_node, "agent", problems)
     a = Assertion(agent or "", node.origin, agent_origin=agent_node.origin if agent_node else None,
-                  problems=problems)
+                  agent_misspelt="agent" in meant, problems=problems)
     before = len(problems)
     if (h := node.get("hidden")) is not None:
         a.hidden = _names(h, "hidden", problems)
@@ -195,7 +189,6 @@ def _assertion(node: Node) -> Assertion | None:
                          "deny)`", node.origin))
     if call is not None:
         _call(a, call, problems)
-        _codex_assertion(a)
     if expect is not None:
         if expect.value in ACTIONS:
             a.expect = cast(Action, expect.value)
@@ -206,40 +199,6 @@ def _assertion(node: Node) -> Assertion | None:
             and not meant & {"hidden", "visible", "call", "expect"}):
         problems.append(("an assertion needs `hidden`, `visible`, or `call` with `expect`", node.origin))
     return a
-
-
-def _across(node: Node) -> bool:
-    """An assertion about every agent runtime's answer (`runtime: all`, `runtimes: [...]`): it needs
-    no `agent` (opencode's answer is its default agent's)."""
-    runtime = node.get("runtime")
-    return (node.get("runtimes") is not None or (runtime is not None and runtime.value in ("all", "codex"))
-            or _names_codex_call(node))
-
-
-def _names_codex_call(node: Node) -> bool:
-    """A call of a tool only Codex CLI has (`exec_command`): Codex has no agents either."""
-    from forge_tools.runtimes import is_codex_call
-
-    call = node.get("call")
-    tool = call.get("tool") if call is not None and call.is_map else None
-    args = call.get("args") if call is not None and call.is_map else None
-    return tool is not None and isinstance(tool.value, str) and is_codex_call(
-        tool.value, args.plain() if args is not None else None)
-
-
-def _codex_assertion(a: Assertion) -> None:
-    """`runtime: codex` (or a Codex tool's call) is answered as `runtimes: [codex]`, with the call put
-    in forge-tools' words (`exec_command {"cmd"}` is `bash {"command"}`)."""
-    from forge_tools.runtimes import is_codex_call
-    from forge_tools.runtimes.vocabulary import shared_call
-
-    if a.call is not None and is_codex_call(a.call.tool, a.call.args):
-        shared = shared_call(a.call.tool, a.call.args)
-        a.call = Call(shared.tool, shared.args)
-        if a.runtime is None and a.runtimes is None:
-            a.runtime = "codex"
-    if a.runtime == "codex" and a.call is not None:
-        a.runtimes, a.runtime = ["codex"], None
 
 
 def _runtimes(a: Assertion, node: Node, runtime: Node | None, problems: Problems) -> None:
@@ -357,54 +316,66 @@ def tool_state(result: PipelineResult, tool_id: str, root: Path) -> tuple[bool, 
 ResultFor = Callable[[str, str | None], Any]
 
 
-def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
-              chosen: Chosen | None = None) -> tuple[bool, str]:
-    """Whether `a` holds for one agent, and the actual verdicts that say why. A call's `expect` is
-    about the runtime's answer (the assertion's `runtime:`, else `chosen`, else the config's); where
-    the gate's differs, the one difference line is said beside it."""
+def answering(a: Assertion, chosen: Chosen | None, loaded: Any) -> Chosen:
+    """Whose answer the assertion is about: its `runtime:`, else the check's (`--runtime`, or the
+    project's files: `runtimes.runtime_for`)."""
+    from forge_tools.runtimes import Chosen as Picked
+    from forge_tools.runtimes import get_runtime, runtime_for
+
+    if a.runtime is not None:
+        return Picked(get_runtime(a.runtime), "the expectation's runtime:")
+    return chosen if chosen is not None else runtime_for(loaded)
+
+
+def agent_tool_state(chosen: Chosen, loaded: Any, tool: str) -> tuple[bool, str]:
+    """(visible, why) of `tool` (any agent's spelling) for an agent runtime without agents, in its
+    own tool names and as `layers` says it (`agent_explain.offered_row`)."""
+    from forge_tools.runtimes.across import mcp_servers
+    from forge_tools.runtimes.agent_explain import offered_row
+    from forge_tools.runtimes.vocabulary import translate
+
+    name = chosen.runtime.name
+    own = translate(name, tool, {}, mcp_servers(loaded)).own
+    if own is None:
+        return False, f"{chosen.display} has no tool for {tool}"
+    row = offered_row(name, loaded, own.tool)
+    visible = row["state"] not in ("hidden", "-")
+    why = f" ({row['why']})" if row["why"] else ""
+    return visible, f"{chosen.display}: {own.tool} is {row['state']}{why}"
+
+
+def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path, chosen: Chosen,
+              loaded: Any) -> tuple[bool, str]:
+    """Whether `a` holds for one agent (of a runtime with agents; any for one without), and the actual
+    verdicts that say why, in the answering agent's words. A call's `expect` is about the answering
+    runtime's answer (`runtimes.answer.call_answers`, as `explain --call`); where the gate's differs,
+    the one difference line is said beside it."""
+    from forge_tools.runtimes.answer import has_agents
+
     result = result_for(agent, a.model)
     holds = True
     words: list[str] = []
     for tool_id, want_visible in [*((t, False) for t, _ in a.hidden), *((t, True) for t, _ in a.visible)]:
-        visible, why = tool_state(result, tool_id, root)
+        if has_agents(chosen.runtime.name):
+            from forge_tools.runtimes.vocabulary import shared_call
+
+            visible, why = tool_state(result, shared_call(tool_id, {}).tool, root)
+        else:
+            visible, why = agent_tool_state(chosen, loaded, tool_id)
         holds = holds and visible == want_visible
         words.append(why)
     if a.call is not None and a.expect is not None:
-        from forge_tools.runtimes import get_runtime, runtime_for
-        from forge_tools.runtimes.compare import answers
+        from forge_tools.runtimes.answer import call_answers
         from forge_tools.runtimes.forge.runtime import ForgeRuntime
 
-        if a.runtime is not None:
-            from forge_tools.runtimes import Chosen as Picked
-
-            chosen = Picked(get_runtime(a.runtime), "the expectation's runtime:")
-        if _gemini_call(a, chosen):
-            from forge_tools.runtimes import Chosen as Picked
-            from forge_tools.runtimes.vocabulary import shared_call
-
-            if chosen is None or chosen.runtime.name != "gemini":
-                chosen = Picked(get_runtime("gemini"), f"call: {a.call.tool} is a Gemini CLI tool")
-            shared = shared_call(a.call.tool, a.call.args)
-            d = decide_call(result, shared.tool, shared.args, root)
-            both = answers(result, a.call.tool, a.call.args, root, chosen, d)
-        elif _claude_call(a, chosen):
-            from forge_tools.runtimes import Chosen as Picked
-            from forge_tools.runtimes.claude.runtime import claude_answers
-
-            if chosen is None or chosen.runtime.name != "claude":
-                chosen = Picked(get_runtime("claude"), f"call: {a.call.tool} is a Claude Code tool")
-            both = claude_answers(result, a.call.tool, a.call.args, root, root, chosen)
-            d = both.gate
-        else:
-            d = decide_call(result, a.call.tool, a.call.args, root)
-            if chosen is not None and chosen.runtime.name == "claude":
-                chosen = None  # a call in forge-tools' terms (`bash`) is not Claude's: opencode answers
-            both = answers(result, a.call.tool, a.call.args, root, chosen or runtime_for(None), d)
+        both = call_answers(chosen, loaded, result, a.call.tool, a.call.args)
         got = both.runtime.action
         if isinstance(both.chosen.runtime, ForgeRuntime):
-            explanation = call_words(d, a.call.tool, root)
+            explanation = call_words(both.gate, a.call.tool, root)
         else:
             explanation = f"{both.runtime.label}: {both.runtime.reason}"
+        if both.translated:
+            explanation += f" ({both.translated})"
         difference = both.difference
         if difference is not None:
             explanation += f"; {difference}"
@@ -441,46 +412,6 @@ def _across_verdicts(a: Assertion, agent: str, result_for: ResultFor, loaded: An
     return True, f"{a.call.tool} call: {a.expect} in every agent: {'; '.join(agree)}{gate}"
 
 
-def _names_claude_call(node: Node) -> bool:
-    """An assertion about a Claude Code call (Claude has no agents: it needs no `agent`)."""
-    from forge_tools.runtimes import is_claude_tool, is_gemini_tool
-
-    runtime, call = node.get("runtime"), node.get("call")
-    if runtime is not None:
-        return runtime.value in ("claude", "gemini")  # Gemini CLI has no agents either
-    tool = call.get("tool") if call is not None else None
-    return tool is not None and isinstance(tool.value, str) and (
-        is_claude_tool(tool.value) or is_gemini_tool(tool.value))
-
-
-def _gemini_call(a: Assertion, chosen: Chosen | None) -> bool:
-    """A call Gemini CLI answers: the assertion (or the check) names the gemini runtime, or no runtime
-    is named and the tool is Gemini's (`run_shell_command`, `read_file`, `mcp_server_tool`)."""
-    from forge_tools.runtimes import is_gemini_tool
-
-    return not a.agent and _runtime_call(a, chosen, "gemini", is_gemini_tool)
-
-
-def _claude_call(a: Assertion, chosen: Chosen | None) -> bool:
-    """A call in Claude Code's terms: the assertion (or the check) names the claude runtime, or no
-    runtime is named and the tool is Claude's (`Bash`, `Read`, `mcp__srv__tool`)."""
-    from forge_tools.runtimes import is_claude_tool
-
-    return _runtime_call(a, chosen, "claude", is_claude_tool)
-
-
-def _runtime_call(a: Assertion, chosen: Chosen | None, runtime: str,
-                  names_it: Callable[[str], bool]) -> bool:
-    """The assertion (or the check) names `runtime`, or no runtime is named and the tool is its."""
-    if a.call is None:
-        return False
-    if a.runtime is not None:
-        return a.runtime == runtime
-    if chosen is not None and chosen.chosen_by == "--runtime":
-        return chosen.runtime.name == runtime
-    return names_it(a.call.tool)
-
-
 def _grouped(per_agent: list[tuple[str, str]]) -> str:
     """`build, plan: why; explore: other why`: agents with the same verdict are named together."""
     groups: dict[str, list[str]] = {}
@@ -489,42 +420,53 @@ def _grouped(per_agent: list[tuple[str, str]]) -> str:
     return " | ".join(f"{', '.join(agents)}: {words}" for words, agents in groups.items())
 
 
-def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor,
-                   plugin_tools_known: bool) -> list[tuple[str, Origin]]:
-    """Agents and tools the assertion names that do not exist, and call arguments that do not fit: all
-    of them (tools are looked up in the first agent's turn when the agent itself is unknown)."""
+def agent_given(a: Assertion) -> bool:
+    """The assertion's `agent` is missing, not given empty (an empty one is a problem of its form)."""
+    return a.agent_origin is None
+
+
+def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor, plugin_tools_known: bool,
+                   chosen: Chosen, loaded: Any) -> list[tuple[str, Origin]]:
+    """Agents and tools the assertion names that do not exist for the answering agent (in any agent's
+    spelling), and call arguments that do not fit: all of them (tools are looked up in the first
+    agent's turn when the agent itself is unknown). An assertion names an agent only when the
+    answering runtime has agents (opencode's)."""
+    from forge_tools.runtimes.answer import has_agents
+    from forge_tools.runtimes.vocabulary import shared_call, translate
+
     problems: list[tuple[str, Origin]] = []
+    per_agent = has_agents(chosen.runtime.name) and a.runtimes is None
+    if per_agent and not a.agent and not a.agent_misspelt and agent_given(a):
+        problems.append(('an assertion needs `agent` (an agent name, or "*" for every agent) when '
+                         f"{chosen.display} answers", a.origin))
     known_agent = a.agent == "*" or a.agent in agents
-    if a.agent and not known_agent:
+    if per_agent and a.agent and not known_agent:
         problems.append((f"unknown agent {a.agent!r}{did_you_mean(a.agent, agents)}",
                          a.agent_origin or a.origin))
     if not agents:
         return problems
     result = result_for(a.agent if a.agent in agents else agents[0], a.model)
-    unsure = "" if plugin_tools_known else " (plugin tools are unknown without --load-code)"
     named = [*a.hidden, *a.visible]
-    if a.call is not None and _claude_call(a, None):
-        from forge_tools.runtimes.claude.tools import KNOWN, canonical
-
-        tool = a.call.tool
-        if canonical(tool) not in KNOWN and not tool.startswith("mcp__"):
-            problems.append((f"unknown Claude Code tool {tool!r}{did_you_mean(tool, sorted(KNOWN))}",
-                             a.tool_origin or a.origin))
-    elif a.call is not None and _gemini_call(a, None):
-        from forge_tools.runtimes.gemini.tools import known
-
-        from_gemini = a.call.tool
-        if not known(from_gemini) and result.get(from_gemini) is None:
-            problems.append((f"unknown Gemini CLI tool {from_gemini!r}", a.tool_origin or a.origin))
-    elif a.call is not None:
+    if a.call is not None:
         named.append((a.call.tool, a.tool_origin or a.origin))
+    if not per_agent:
+        from forge_tools.runtimes.across import mcp_servers
+
+        if a.runtimes is None:
+            for tool, origin in named:
+                if translate(chosen.runtime.name, tool, {}, mcp_servers(loaded)).own is None:
+                    problems.append((f"{chosen.display} has no tool {tool!r}", origin))
+        return problems
+    unsure = "" if plugin_tools_known else " (plugin tools are unknown without --load-code)"
+    shared = [(shared_call(t, {}).tool, t, o) for t, o in named]
     problems += [(f"unknown tool {t!r}{did_you_mean(t, result.ids)}{unsure}", o)
-                 for t, o in named if result.get(t) is None]
-    if (a.call is not None and not _claude_call(a, None) and not _gemini_call(a, None)
-            and result.get(a.call.tool) is not None):
-        why = args_problem(result, a.call.tool, a.call.args)
-        if why is not None:
-            problems.append((why, a.args_origin or a.origin))
+                 for own, t, o in shared if result.get(own) is None]
+    if a.call is not None:
+        call = shared_call(a.call.tool, a.call.args)
+        if result.get(call.tool) is not None:
+            why = args_problem(result, call.tool, call.args)
+            if why is not None:
+                problems.append((why, a.args_origin or a.origin))
     return problems
 
 
@@ -535,11 +477,15 @@ def check_expectations(assertions: list[Assertion], agents: list[str], result_fo
     """Each assertion's outcome with the actual verdicts; an FT201 finding (at the assertion) for each
     one that fails, and an FT202 finding (at the name) for an unknown agent or tool or unfit args.
     An assertion with problems of form (`Assertion.problems`, reported by the caller when the file is
-    read) has its names checked too, and is not evaluated."""
+    read) has its names checked too, and is not evaluated. `runtime`: the check's answering runtime
+    (None: the project's files choose)."""
+    from forge_tools.runtimes.answer import has_agents
+
     outcomes: list[ExpectationOutcome] = []
     findings: list[Finding] = []
     for a in assertions:
-        named = _name_problems(a, agents, result_for, plugin_tools_known)
+        chosen = answering(a, runtime, loaded)
+        named = _name_problems(a, agents, result_for, plugin_tools_known, chosen, loaded)
         for message, origin in named:
             findings.append(Finding("FT202", "error", f"expectation {a.describe()!r}: {message}",
                                     "fix the name (or the arguments) in the expectations file", origin))
@@ -552,13 +498,12 @@ def check_expectations(assertions: list[Assertion], agents: list[str], result_fo
             targets = agents if a.agent == "*" else [a.agent or agents[0]]
             verdicts = [(f"agent {agent}",
                          *_across_verdicts(a, agent, result_for, loaded)) for agent in targets]
-        elif not a.agent and _claude_call(a, runtime) and agents:  # Claude Code has no agents
-            verdicts = [("Claude Code", *_verdicts(a, agents[0], result_for, project_root, runtime))]
-        elif not a.agent and _gemini_call(a, runtime) and agents:  # nor has Gemini CLI
-            verdicts = [("Gemini CLI", *_verdicts(a, agents[0], result_for, project_root, runtime))]
+        elif not has_agents(chosen.runtime.name) and agents:  # Claude, Codex, Gemini: no agents
+            turn = a.agent if a.agent in agents else agents[0]
+            verdicts = [(chosen.display, *_verdicts(a, turn, result_for, project_root, chosen, loaded))]
         else:
             targets = agents if a.agent == "*" else [a.agent]
-            verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, runtime))
+            verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, chosen, loaded))
                         for agent in targets]
         failing = [(agent, words) for agent, holds, words in verdicts if not holds]
         if failing:

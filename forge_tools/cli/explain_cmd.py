@@ -52,25 +52,32 @@ def register(app: typer.Typer) -> None:
         raw_call = _parse_call(call)
         if runtime is not None and (runtime == "all" or "," in runtime):
             return _explain_across(tool, raw_call, opts, runtime, fmt)
+        from forge_tools.runtimes import get_runtime, runtime_for
+        from forge_tools.runtimes.vocabulary import shared_call
+
         if runtime is not None:
-            from forge_tools.runtimes import get_runtime
-
-            get_runtime(runtime)
-        named, asked = tool, runtime
-        tool, raw_call, runtime = _in_shared_words(tool, raw_call, runtime)
-        if runtime == "claude" or (runtime is None and _claude_name(tool)):
-            return _explain_claude(tool, raw_call, opts, runtime, fmt)
-        project, result = resolve_options(opts, focus=tool, fmt=fmt)
+            get_runtime(runtime)  # an unknown name is a usage error before anything is read
+        focus = shared_call(tool, raw_call or {}).tool
+        project, result = resolve_options(opts, focus=focus, fmt=fmt)
         loaded = project.config
-        verdict = result.require(tool, allow_hidden=True)
-        decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
-        both = call_answers(result, verdict, decision, loaded, runtime) if decision is not None else None
-        if both is not None and asked is None and runtime is not None:  # chosen by the tool's name
-            from forge_tools.runtimes.found import display_name
+        chosen = runtime_for(loaded, runtime)
+        if chosen.runtime.name not in ("opencode", "forge"):
+            return _explain_agent(chosen, loaded, result, tool, raw_call, fmt)
+        from forge_tools.runtimes.across import mcp_servers
+        from forge_tools.runtimes.answer import framing
+        from forge_tools.runtimes.vocabulary import translate
 
-            both = both._replace(chosen=both.chosen._replace(
-                chosen_by=f"call: {named} is {display_name(runtime)}'s tool name"))
+        words = translate(chosen.runtime.name, tool, raw_call, mcp_servers(loaded))
+        own = words.own.tool if words.own is not None else focus
+        verdict = result.require(own, allow_hidden=True)
+        own_args = words.own.args if words.own is not None and raw_call is not None else raw_call
+        decision = call_decision(result, verdict, own_args, loaded) if raw_call is not None else None
+        both = call_answers(result, verdict, decision, loaded, chosen) if decision is not None else None
+        if both is not None:
+            both = both._replace(translated=words.said)
         data = explanation(result, verdict, loaded, decision, both)
+        data.update(framing(chosen, loaded, result, own, decision.args if decision else None, both,
+                            words.said))
         if verdict.id in SANDBOXED_TOOLS:
             data["sandbox"] = sandbox_boundary(loaded, result)
         report_problems(result)
@@ -79,60 +86,41 @@ def register(app: typer.Typer) -> None:
 
             typer.echo(json.dumps(data, indent=2, default=str))
         else:
-            typer.echo(render_text(data, definition=definition))
+            from forge_tools.runtimes.answer import head_lines, tail_lines
+
+            typer.echo("\n".join([*head_lines(data), render_text(data, definition=definition),
+                                  *tail_lines(data)]))
         return 0
 
 
-def _in_shared_words(tool: str, raw_call: Any, runtime: str | None) -> tuple[str, Any, str | None]:
-    """A call in Codex CLI's words (`exec_command {"cmd"}`) or Gemini CLI's (`run_shell_command`,
-    `read_file`) in forge-tools' words (`bash {"command"}`), answered by that runtime unless `--runtime`
-    names another; any other call as it is."""
-    from forge_tools.runtimes import is_codex_call, is_gemini_tool
+def _explain_agent(chosen: Any, loaded: Any, result: Any, tool: str, raw_call: Any, fmt: str) -> int:
+    """`explain` when Claude Code, Codex CLI or Gemini CLI answers: the tool in its words, whether it
+    offers it (as `layers` says), and its answer about the call with the gate's beside it."""
+    from forge_tools.runtimes.answer import framing, head_lines, tail_lines
+    from forge_tools.runtimes.vocabulary import translate
 
-    if is_codex_call(tool, raw_call):
-        own = "codex"
-    elif is_gemini_tool(tool) and not tool.startswith("mcp_"):
-        own = "gemini"
+    if chosen.runtime.name == "claude":
+        from forge_tools.runtimes.answer import call_answers
+        from forge_tools.runtimes.claude.explain import explanation, render_text
+
+        words = translate("claude", tool, raw_call)
+        own = words.own.tool if words.own is not None else tool
+        both = call_answers(chosen, loaded, result, tool, raw_call) if raw_call is not None else None
+        data = explanation(own, raw_call, loaded, result, chosen, both=both)
+        data.update(framing(chosen, loaded, result, tool, raw_call, both, words.said))
+        text = "\n".join([*head_lines(data), render_text(data), *tail_lines(data)])
     else:
-        return tool, raw_call, runtime
-    if runtime not in (None, own):
-        return tool, raw_call, runtime
-    from forge_tools.runtimes.vocabulary import shared_call
+        from forge_tools.runtimes.agent_explain import explanation as agent_explanation
+        from forge_tools.runtimes.agent_explain import render_text as agent_text
 
-    shared = shared_call(tool, raw_call if isinstance(raw_call, dict) else {})
-    return shared.tool, (shared.args if raw_call is not None else None), own
-
-
-def _claude_name(tool: str) -> bool:
-    from forge_tools.runtimes import is_claude_tool
-
-    return is_claude_tool(tool)
-
-
-def _explain_claude(tool: str, raw_call: Any, opts: Any, runtime: str | None, fmt: str) -> int:
-    """`explain` of a Claude Code tool: Claude's answer (its settings files), the gate's beside it."""
-    from forge_tools.cli.pipeline_opts import resolve_options
-    from forge_tools.errors import UsageError
-    from forge_tools.runtimes import runtime_for
-    from forge_tools.runtimes.claude.explain import explanation, render_text
-    from forge_tools.runtimes.claude.gate import gate_call
-
-    mapped = gate_call(tool, raw_call or {})
-    project, result = resolve_options(opts, focus=mapped[0] if mapped else None, fmt=fmt)
-    loaded = project.config
-    chosen = runtime_for(loaded, runtime, tool)
-    if chosen.runtime.name != "claude":
-        forge_name = f" (forge-tools' name is {mapped[0]!r})" if mapped else ""
-        raise UsageError(f"{tool!r} is a Claude Code tool name, but {loaded.cwd} has no Claude Code "
-                         f"settings (.claude/settings.json){forge_name}; give --runtime claude to ask "
-                         "Claude Code with the person's own settings", where="TOOL")
-    data = explanation(tool, raw_call, loaded, result, chosen)
+        data = agent_explanation(chosen, loaded, result, tool, raw_call)
+        text = agent_text(data)
     if fmt == "json":
         import json
 
         typer.echo(json.dumps(data, indent=2, default=str))
     else:
-        typer.echo(render_text(data))
+        typer.echo(text)
     return 0
 
 
@@ -310,7 +298,8 @@ def _call_summary(data: dict[str, Any]) -> list[str]:
     call = data["call"]
     runtime = call.get("runtime")
     if runtime is None or runtime["runtime"] == "forge":
-        return [f"Call: {call['action'].upper()} (forge-tools' gate, what forge-tools run enforces)"]
+        gate = call.get("gate") or call
+        return [f"Call: {gate['action'].upper()} (forge-tools' gate, what forge-tools run enforces)"]
     lines = [f"Call: {runtime['action'].upper()} ({runtime['runtime']} {runtime['version']}'s answer)"]
     if call.get("difference"):
         lines.append(f"  {call['difference']}")
@@ -323,10 +312,11 @@ def _call_lines(data: dict[str, Any]) -> list[str]:
     line saying what forge-tools' gate (`forge-tools run`) would do, and each answer's checks."""
     call = data["call"]
     runtime = call.get("runtime")
+    gate = call.get("gate") or call  # the flat fields are the answering runtime's (issue 28)
     gate_words = "forge-tools' gate, what forge-tools run enforces"
     if runtime is None or runtime["runtime"] == "forge":
         whose = f" ({gate_words})" if runtime is not None else ""
-        out = [f"5. Call decision: {call['action'].upper()} for {_compact(call['args'])}{whose}"]
+        out = [f"5. Call decision: {gate['action'].upper()} for {_compact(gate['args'])}{whose}"]
     else:
         label = f"{runtime['runtime']} {runtime['version']}"
         out = [f"5. Call decision: {runtime['action'].upper()} for {_compact(call['args'])} "
@@ -337,16 +327,16 @@ def _call_lines(data: dict[str, Any]) -> list[str]:
             out.append(f"   forge-tools run gives the same answer ({gate_words})")
         out.append(f"   {label}: {runtime['reason']}")
         out.extend(f"  {line}" for line in _check_lines(runtime["checks"]))
-        out.append(f"   forge-tools gate: {call['action'].upper()}")
+        out.append(f"   forge-tools gate: {gate['action'].upper()}")
     indent = "  " if runtime is not None and runtime["runtime"] != "forge" else ""
-    if call.get("refused"):
-        out.append(f"   refused: {call['refused']}")
+    if gate.get("refused"):
+        out.append(f"   refused: {gate['refused']}")
     if not data["visible"]:
         out.append("   (the tool is hidden, so the model cannot make this call in this turn)")
     if data.get("call_if_visible") is not None:
         out.append("   if the tool were visible:")
         out.extend(f"  {line}" for line in _check_lines(data["call_if_visible"]["checks"]))
-    out.extend(f"{indent}{line}" for line in _check_lines(call["checks"]))
+    out.extend(f"{indent}{line}" for line in _check_lines(gate["checks"]))
     return out
 
 

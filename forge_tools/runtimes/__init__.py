@@ -1,9 +1,10 @@
 """The runtimes: whose answer a call decision is (issue 17). See `base.Runtime` for the seam.
 
 `RUNTIMES` names each runtime's package (imported only when chosen). `runtime_for(loaded, name)`
-picks one: `--runtime NAME` (or the library's `runtime=`) when given, else the config decides: a
-config read only from opencode's files belongs to opencode (its answers are opencode 1.18.33's); any
-forge-tools file (`forge.*`, `.forge/`, `FORGE_*`) makes it forge-tools' own (the gate's answers).
+picks the answering one, from the project's files only: `--runtime NAME` (or the library's
+`runtime=`) when given, else any forge-tools file (`forge.*`, `.forge/`, `FORGE_*`) makes it
+forge-tools' own (the gate's answers), else a project with only one agent's files (`.claude/`,
+`.codex/`, `.gemini/`) is that agent's, else opencode's (opencode 1.18.33's answers).
 """
 
 from __future__ import annotations
@@ -31,6 +32,17 @@ class Chosen(NamedTuple):
 
     runtime: Runtime
     chosen_by: str  # "--runtime", "config: opencode files only", "config: forge file PATH", ...
+
+    @property
+    def display(self) -> str:
+        """`Claude Code 2.1.328`: the agent answering and its version, as people name it."""
+        from forge_tools.runtimes.found import display_name
+
+        return f"{display_name(self.runtime.name)} {self.runtime.version}"
+
+    def headline(self) -> str:
+        """The first line of every answer: who answers and why it was chosen."""
+        return f"Answering: {self.display} ({self.chosen_by})"
 
     def to_json(self) -> dict[str, str]:
         return {"name": self.runtime.name, "version": self.runtime.version, "chosen_by": self.chosen_by}
@@ -67,28 +79,11 @@ def claude_files(directory: Path) -> list[Path]:
     return [p for p in (folder / "settings.json", folder / "settings.local.json") if p.is_file()]
 
 
-def is_claude_tool(tool: str) -> bool:
-    """A Claude Code tool name: capitalised (`Bash`, `Read`, `WebFetch`) or `mcp__server__tool`."""
-    return tool[:1].isupper() or tool.startswith("mcp__")
-
-
 def codex_files(directory: Path) -> list[Path]:
     """The project's Codex CLI files (`.codex/config.toml`, `.codex/rules/*.rules`) in `directory`."""
     from forge_tools.runtimes.codex.files import project_files
 
     return project_files(directory)
-
-
-#: tool names only Codex CLI uses (a call naming one is Codex's when the project has Codex files);
-#: `apply_patch` is opencode's too, so only its arguments tell (`is_codex_call`)
-CODEX_TOOLS = frozenset({"exec_command", "shell", "local_shell"})
-
-
-def is_codex_call(tool: str, args: object) -> bool:
-    """A call written in Codex CLI's words: a tool only Codex has, or `apply_patch` with Codex's `input`
-    (opencode's apply_patch takes `patchText`)."""
-    return tool in CODEX_TOOLS or (tool == "apply_patch" and isinstance(args, dict) and "input" in args
-                                   and "patchText" not in args)
 
 
 def gemini_files(directory: Path) -> list[Path]:
@@ -99,42 +94,26 @@ def gemini_files(directory: Path) -> list[Path]:
     return [p for p in (folder / "settings.json",) if p.is_file()] + policies
 
 
-def is_gemini_tool(tool: str) -> bool:
-    """A Gemini CLI tool name: `run_shell_command`, `read_file`, ... or `mcp_server_tool` (one `_`)."""
-    from forge_tools.runtimes.gemini.tools import BUILTIN, LEGACY
-
-    shared = {"glob"}  # opencode's too
-    return (tool in BUILTIN and tool not in shared) or tool in LEGACY or (
-        tool.startswith("mcp_") and not tool.startswith("mcp__"))
-
-
-def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str | None = None) -> Chosen:
-    """`name`'s runtime when given; else forge when any source is forge-tools'; else Claude Code when
-    the project has Claude files and either no opencode file or a call naming a Claude tool (`tool`);
-    else Codex CLI when the project has `.codex/` files and a call names a Codex tool, or it has no
-    opencode or Claude file; else Gemini CLI likewise (`.gemini/` files, a call naming a Gemini
-    tool); else opencode."""
+def runtime_for(loaded: LoadedConfig | None, name: str | None = None) -> Chosen:
+    """The answering runtime for a project, from its files only (never from a tool's name or the
+    command asking): `name`'s when given (`--runtime`, the library's `runtime=`); else forge when any
+    source is forge-tools'; else Claude Code when the project has Claude files and no opencode file;
+    else Codex CLI when it has `.codex/` files and no opencode or Claude file; else Gemini CLI likewise
+    (`.gemini/` files); else opencode. `agents --runtimes` shows this choice; every command asks it."""
     if name is not None:
         return Chosen(get_runtime(name), "--runtime")
     sources = loaded.sources if loaded is not None else []
     forge = next((s for s in sources if is_forge_source(s)), None)
     if forge is not None:
         return Chosen(get_runtime("forge"), f"config: forge-tools source {forge.describe()}")
-    claude = claude_files(Path(loaded.cwd)) if loaded is not None else []
-    project = [s for s in sources if not s.personal]
-    if claude and tool is not None and is_claude_tool(tool):
-        return Chosen(get_runtime("claude"), f"call: {tool} is a Claude Code tool and {claude[0]} exists")
-    if claude and not project and (tool is None or is_claude_tool(tool)):
-        return Chosen(get_runtime("claude"), f"config: Claude Code files only ({claude[0]})")
-    codex = codex_files(Path(loaded.cwd)) if loaded is not None else []
-    if codex and tool in CODEX_TOOLS:
-        return Chosen(get_runtime("codex"), f"call: {tool} is a Codex CLI tool and {codex[0]} exists")
-    if codex and not project and not claude:
-        return Chosen(get_runtime("codex"), f"config: Codex CLI files only ({codex[0]})")
-    gemini = gemini_files(Path(loaded.cwd)) if loaded is not None else []
-    if gemini and tool is not None and is_gemini_tool(tool):
-        return Chosen(get_runtime("gemini"), f"call: {tool} is a Gemini CLI tool and {gemini[0]} exists")
-    if gemini and not project and not claude and (tool is None or is_gemini_tool(tool)):
-        return Chosen(get_runtime("gemini"), f"config: Gemini CLI files only ({gemini[0]})")
+    if loaded is not None and not any(not s.personal for s in sources):
+        cwd = Path(loaded.cwd)
+        for runtime, files in (("claude", claude_files), ("codex", codex_files), ("gemini", gemini_files)):
+            found = files(cwd)
+            if found:
+                from forge_tools.runtimes.found import display_name
+
+                return Chosen(get_runtime(runtime),
+                              f"config: {display_name(runtime)} files only ({found[0]})")
     return Chosen(get_runtime("opencode"), "config: opencode's files only" if sources
                   else "config: no config file (opencode's defaults)")

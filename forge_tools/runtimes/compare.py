@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge_tools.permission.calls import STRICTNESS
@@ -13,7 +12,6 @@ from forge_tools.runtimes.base import RuntimeAnswer
 
 if TYPE_CHECKING:
     from forge_tools.permission.calls import CallDecision, PatternDecision
-    from forge_tools.visibility.pipeline import PipelineResult
 
 #: the runtimes that read the rules the gate reads (opencode's and forge-tools' files); any other agent
 #: decides by its own files, so a gate rule is never "its" rule
@@ -89,28 +87,15 @@ class Answers(NamedTuple):
     chosen: Chosen
     runtime: RuntimeAnswer
     gate: CallDecision
+    translated: str | None = None  # what of the call was put in the runtime's words ("bash is Bash ...")
 
     @property
     def difference(self) -> str | None:
         return difference(self.runtime, self.gate)
 
     def to_json(self) -> dict[str, Any]:
-        """The gate's decision (its flat fields, as before issue 17) with both answers beside it."""
-        return {**self.gate.to_json(), "runtime": self.runtime.to_json(), "gate": self.gate.to_json(),
-                "differs": differs(self.runtime, self.gate), "difference": self.difference}
-
-
-def answers(result: PipelineResult, tool_id: str, args: dict[str, Any], project_root: Path,
-            chosen: Chosen, gate: CallDecision, cwd: Path | None = None) -> Answers:
-    """The chosen runtime's answer beside the gate's decision `gate` (already made by
-    `call_decision.decide_call`); the forge runtime's answer *is* that decision, not a second one."""
-    from forge_tools.runtimes.forge.runtime import ForgeRuntime
-
-    runtime = chosen.runtime
-    if runtime.name == "claude":
-        raise ValueError("Claude Code's calls name its own tools: use runtimes.claude.runtime.claude_answers")
-    if isinstance(runtime, ForgeRuntime):
-        answer = runtime.answer(gate, project_root)
-    else:
-        answer = runtime.decide(result, tool_id, args, project_root, cwd)
-    return Answers(chosen, answer, gate)
+        """The answering agent's decision as the flat fields (`action`, `checks`, `args`, ...: issue
+        28), the gate's beside it (`gate`), the runtime's whole answer (`runtime`, as before)."""
+        return {**self.runtime.decision.to_json(), "runtime": self.runtime.to_json(),
+                "gate": self.gate.to_json(), "differs": differs(self.runtime, self.gate),
+                "difference": self.difference, "translated": self.translated}

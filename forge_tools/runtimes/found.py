@@ -32,6 +32,18 @@ class ConfigFile(NamedTuple):
         return {"path": self.path, "scope": self.scope, "what": self.what}
 
 
+class Ignored(NamedTuple):
+    """A file an agent would read here but does not: why, and what makes it read it (each runtime
+    package's `files.ignored(loaded)`; `check`'s findings and every command's answer say these)."""
+
+    path: str
+    reason: str
+    fix: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason, "fix": self.fix}
+
+
 class FoundRuntime(NamedTuple):
     """A runtime whose files are here: its name, how it is shown, its version, its files."""
 

@@ -50,6 +50,7 @@ def _claude_column() -> dict[str, tuple[str, dict[str, str]]]:
     column.setdefault("websearch", ("WebSearch", {"query": "query"}))
     column.setdefault("task", ("Task", {"description": "description", "prompt": "prompt",
                                         "subagent_type": "subagent_type"}))
+    column.setdefault("todowrite", ("TodoWrite", {"todos": "todos"}))
     return column
 
 
@@ -72,6 +73,16 @@ COLUMNS: dict[str, Callable[[], dict[str, tuple[str, dict[str, str]]]] | None] =
     "claude": _claude_column,
     "codex": _codex_column,
     "gemini": _gemini_column,
+}
+#: names an agent has for a shared tool besides its column's (read back only: a call of one is that
+#: shared tool): runtime -> {its name: (shared id, {its argument: shared argument})}
+ALIASES: dict[str, dict[str, tuple[str, dict[str, str]]]] = {
+    "claude": {"MultiEdit": ("edit", {"file_path": "filePath"}),
+               "NotebookEdit": ("edit", {"notebook_path": "filePath", "new_source": "newString"})},
+    "codex": {"shell": ("bash", {"command": "command", "workdir": "workdir"}),
+              "local_shell": ("bash", {"command": "command", "workdir": "workdir"})},
+    "gemini": {"read_many_files": ("read", {"paths": "filePath"}),
+               "search_file_content": ("grep", {"pattern": "pattern", "dir_path": "path"})},
 }
 #: inputs an agent requires that a call in another vocabulary may not carry (empty is a valid value)
 REQUIRED_DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
@@ -135,6 +146,8 @@ def shared_call(tool: str, args: Mapping[str, Any], mcp_servers: tuple[str, ...]
         parts = tool[len("mcp__"):].split("__", 1)
         if len(parts) == 2 and all(parts):
             return SharedCall(_mcp_name("opencode", *parts), dict(args), (parts[0], parts[1]))
+    if tool == "web_fetch" and isinstance(args.get("prompt"), str):
+        return SharedCall("webfetch", gemini_fetch_args(args["prompt"]))
     for runtime in COLUMNS:
         own = column(runtime)
         if own is None:
@@ -142,19 +155,82 @@ def shared_call(tool: str, args: Mapping[str, Any], mcp_servers: tuple[str, ...]
         for shared, (name, keys) in own.items():
             if name == tool:
                 back = {theirs: ours for ours, theirs in keys.items()}
-                if any(k not in back and k in keys for k in args):
+                if name in own and any(k not in back and k in keys for k in args):
                     continue  # a name both vocabularies have (apply_patch), written in the shared words
-                return SharedCall(shared, {back[k]: v for k, v in args.items() if k in back})
-    from forge_tools.sources.mcp import sanitize
+                if name in own:
+                    return SharedCall(shared, {back[k]: v for k, v in args.items() if k in back})
+                return SharedCall(shared, {back.get(k, k): v for k, v in args.items()})
+    for aliases in ALIASES.values():
+        if tool in aliases:
+            shared, back = aliases[tool]
+            value = {back[k]: v for k, v in args.items() if k in back}
+            if isinstance(value.get("command"), list):  # Codex's `shell` takes an argv
+                import shlex
 
+                value["command"] = shlex.join(str(w) for w in value["command"])
+            if isinstance(value.get("filePath"), list):  # read_many_files: the first path
+                value["filePath"] = str(value["filePath"][0]) if value["filePath"] else ""
+            return SharedCall(shared, value)
     for server in sorted(mcp_servers, key=len, reverse=True):
+        from forge_tools.sources.mcp import sanitize
+
         prefix = f"{sanitize(server)}_"
         if tool.startswith(prefix) and len(tool) > len(prefix):
             return SharedCall(tool, dict(args), (server, tool[len(prefix):]))
     gemini_mcp = _gemini_mcp(tool)
     if gemini_mcp is not None:
         return SharedCall(_mcp_name("opencode", *gemini_mcp), dict(args), gemini_mcp)
+    server, dot, name = tool.partition(".")
+    if dot and server and name and "." not in name and not any(c.isspace() for c in tool):
+        return SharedCall(_mcp_name("opencode", server, name), dict(args), (server, name))  # Codex's form
     return SharedCall(tool, dict(args))
+
+
+def gemini_fetch_args(prompt: str) -> dict[str, Any]:
+    """Gemini CLI 0.61's `web_fetch {"prompt"}` in the shared words: the prompt is free text, split on
+    whitespace, and each word holding `://` that parses as an http(s) URL is fetched (`parsePrompt` in
+    @google/gemini-cli-core's tools/web-fetch.js); the shared call's `url` is the first such URL (the
+    whole prompt when it has none: the gate then refuses it as no URL, as Gemini does)."""
+    from urllib.parse import urlsplit
+
+    for word in prompt.split():
+        if "://" not in word:
+            continue
+        try:
+            parts = urlsplit(word)
+        except ValueError:
+            continue
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return {"url": word, "format": "markdown"}
+    return {"url": prompt, "format": "markdown"}
+
+
+class Translation(NamedTuple):
+    """A call written in any agent's words, put in one runtime's: `own` (None: that agent has no such
+    tool), the shared call, and what was translated, in words (None: nothing was)."""
+
+    own: OwnCall | None
+    shared: SharedCall
+    said: str | None
+
+
+def translate(runtime: str, tool: str, args: Mapping[str, Any] | None,
+              mcp_servers: tuple[str, ...] = ()) -> Translation:
+    """`tool` `args` (any agent's spelling: `bash`, `Bash`, `exec_command`, `run_shell_command`, an MCP
+    name in any agent's form) in `runtime`'s words, for `explain`, `check --expect` and `diff
+    --expect`: one answer for one call, whoever spells it."""
+    shared = shared_call(tool, args or {}, mcp_servers)
+    own = own_call(runtime, shared)
+    if own is not None and own.tool == tool and set(args or {}) <= set(own.args):
+        # already in its words: the arguments as given
+        return Translation(OwnCall(tool, dict(args or {})), shared, None)
+    from forge_tools.runtimes.found import display_name
+
+    agent = display_name(runtime)
+    if own is None:
+        return Translation(None, shared,
+                           f"{agent} has no tool for {tool} ({shared.tool} in forge-tools' words)")
+    return Translation(own, shared, f"{tool} is {own.tool} in {agent}'s words")
 
 
 def _gemini_mcp(tool: str) -> tuple[str, str] | None:

@@ -18,7 +18,7 @@ def test_explain_edit_for_plan_names_the_rule_and_where(cli, forge_project: Path
     code, out, err = cli("explain", "edit", "--agent", "plan")
     assert code == 0, err
     toml = forge_project / "forge.toml"
-    assert out.startswith("edit: HIDDEN (at the permission layer)")
+    assert out.splitlines()[1].startswith("edit: HIDDEN (at the permission layer)")
     sections = ["Fix:", "1. Source", "2. Layers", "3. Deciding rule", "4. Definition sent to the model"]
     positions = [out.index(s) for s in sections]
     assert positions == sorted(positions)
@@ -150,7 +150,7 @@ def test_opencode_json_project_gets_opencode_answers(cli, project: Path, write_f
 
 def test_a_request_true_re_allows_and_becomes_the_deciding_rule(cli, project: Path) -> None:
     code, out, _ = cli("explain", "todowrite", "--agent", "general", "--tools", '{"todowrite": true}')
-    assert code == 0 and out.startswith("todowrite: VISIBLE")
+    assert code == 0 and out.splitlines()[1].startswith("todowrite: VISIBLE")
     assert "re-allowed" in out
     assert "`todowrite * allow` from option --tools" in out.split("3. Deciding rule")[1]
 
@@ -161,7 +161,7 @@ def test_call_with_an_opaque_command_is_asked_like_run_would(cli, project) -> No
     assert code == 0
     import json
 
-    checks = {c["pattern"]: c for c in json.loads(out)["call"]["checks"]}
+    checks = {c["pattern"]: c for c in json.loads(out)["call"]["gate"]["checks"]}  # what run enforces
     assert checks["$X -rf /"]["action"] == "ask"
     assert checks["$X -rf /"]["escalated_by"]["pattern"] == "rm *"
 
@@ -171,7 +171,7 @@ def test_explain_says_the_agent_is_disabled(cli, project: Path, write_file) -> N
 
     write_file(project / "opencode.json", '{"agent": {"plan": {"disable": true}}}')
     code, out, _ = cli("explain", "edit", "--agent", "plan")
-    assert code == 0 and "disabled" in "\n".join(out.splitlines()[:3]) and "would not be used" in out
+    assert code == 0 and "disabled" in "\n".join(out.splitlines()[:4]) and "would not be used" in out
     _, out, _ = cli("explain", "edit", "--agent", "plan", "--format", "json")
     assert json.loads(out)["agent_disabled"] is True
     _, out, _ = cli("explain", "edit", "--format", "json")

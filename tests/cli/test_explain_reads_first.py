@@ -17,7 +17,8 @@ def test_explain_leads_with_verdict_rule_and_fix(cli, project: Path) -> None:
     (project / "opencode.json").write_text('{"tools": {"bash": false}}\n')
     code, out, _ = cli("explain", "bash")
     assert code == 0
-    first, second = out.splitlines()[:2]
+    answering, first, second = out.splitlines()[:3]
+    assert answering == "Answering: opencode 1.18.33 (config: opencode's files only)"  # issue 28
     where = f"{project / 'opencode.json'}:1:12"
     assert first == f"bash: HIDDEN (at the permission layer), by `bash * deny` (the `tools` boolean bash: " \
                     f"false) at {where}"
@@ -33,7 +34,7 @@ def test_explain_tools_boolean_fix_in_yaml_and_toml(cli, project: Path) -> None:
     (project / "forge.toml").write_text("[agent.build.tools]\nwrite = false\n")
     code, out, _ = cli("explain", "edit")
     assert code == 0
-    fix = out.splitlines()[1]
+    fix = out.splitlines()[2]  # after who answers and the verdict
     assert "remove write = false from the `agent.build.tools` map" in fix
     assert 'agent.build.permission = {edit = "ask"}' in fix  # TOML, as the file is written
 
@@ -41,7 +42,7 @@ def test_explain_tools_boolean_fix_in_yaml_and_toml(cli, project: Path) -> None:
 def test_explain_definition_option_prints_the_schema(cli, project: Path) -> None:
     code, out, _ = cli("explain", "bash", "--definition")
     assert code == 0 and '"properties"' in out and '"command"' in out
-    assert out.splitlines()[0].startswith("bash: VISIBLE, by ")
+    assert out.splitlines()[1].startswith("bash: VISIBLE, by ")
     code, out, _ = cli("explain", "bash", "--format", "json")
     assert json.loads(out)["definition"]["parameters"]["properties"]["command"]  # JSON keeps it
 

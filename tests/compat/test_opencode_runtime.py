@@ -109,4 +109,4 @@ def test_explain_shows_opencode_s_answer_and_the_gate_s_beside_it(project: Path,
     data = json.loads(out)
     assert data["runtime"]["name"] == "opencode" and data["runtime"]["version"] == "1.18.33"
     assert data["call"]["runtime"]["action"] == "allow" and data["call"]["gate"]["action"] == "deny"
-    assert data["call"]["action"] == "deny"  # the flat fields stay the gate's: what `run` enforces
+    assert data["call"]["action"] == "allow"  # issue 28: the flat fields are the answering agent's

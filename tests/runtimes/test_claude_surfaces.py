@@ -35,15 +35,13 @@ def _trust(home: Path, project: Path, trusted: bool) -> None:
         {"projects": {str(project): {"hasTrustDialogAccepted": trusted}}}))
 
 
-def test_claude_files_alone_choose_claude_and_a_claude_tool_chooses_it_beside_opencode(
+def test_claude_files_alone_choose_claude_and_an_opencode_file_beside_them_chooses_opencode(
         claude_project: Path) -> None:
     loaded = forge_tools.load_project(claude_project)
     assert runtime_for(loaded).runtime.name == "claude"
     (claude_project / "opencode.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
     loaded = forge_tools.load_project(claude_project)
-    assert runtime_for(loaded).runtime.name == "opencode"
-    assert runtime_for(loaded, tool="bash").runtime.name == "opencode"
-    assert runtime_for(loaded, tool="Bash").runtime.name == "claude"
+    assert runtime_for(loaded).runtime.name == "opencode"  # the files choose, never a tool's name
 
 
 def test_every_rule_is_located_and_the_untrusted_workspace_drops_project_allows(
@@ -110,12 +108,14 @@ def test_a_bare_deny_hides_the_tool(claude_project: Path, cli) -> None:  # type:
     assert "Offered to the model: NO" in out and "DENY" in out
 
 
-def test_a_claude_tool_name_without_claude_settings_is_a_usage_error(project: Path, cli,  # type: ignore[no-untyped-def]
+def test_a_claude_tool_name_in_an_opencode_project_is_opencodes_bash(project: Path, cli,  # type: ignore[no-untyped-def]
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    code, _out, err = cli("explain", "Bash", "--call", '{"command": "ls"}')
-    assert code == 2
-    assert "--runtime claude" in err and "'bash'" in err
+    (project / "opencode.json").write_text(json.dumps({"permission": {"bash": {"rm *": "deny"}}}))
+    code, out, err = cli("explain", "Bash", "--call", '{"command": "rm -rf x"}')
+    assert code == 0, err
+    assert out.startswith("Answering: opencode 1.18.33 (config: opencode's files only)")
+    assert "translated: Bash is bash in opencode's words" in out and "Call: DENY" in out
 
 
 def test_check_expect_asserts_claudes_answer(claude_project: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -129,7 +129,7 @@ def test_check_expect_asserts_claudes_answer(claude_project: Path, cli) -> None:
     results = data["expectations"]["results"]
     assert [o["passed"] for o in results] == [True, True, False, False], results
     assert "got ask" in results[2]["explanation"]  # `:*` is a prefix with a word boundary
-    assert "unknown Claude Code tool 'Bsh'" in out
+    assert "Claude Code 2.1.328 has no tool 'Bsh'" in out
     assert code == 1
 
 
@@ -235,19 +235,26 @@ def test_diff_shows_claude_rule_and_answer_changes(claude_project: Path, cli) ->
     assert (call["old"], call["new"]) == ("deny", "allow")
 
 
-def test_a_forge_tools_call_in_a_claude_project_is_answered_in_opencode_terms(  # type: ignore[no-untyped-def]
+def test_a_forge_tools_call_in_a_claude_project_is_claudes(  # type: ignore[no-untyped-def]
         claude_project: Path, cli) -> None:
+    """Issue 28: the project's files choose the answering agent, whatever the spelling or the agent."""
     (claude_project / "expect.yaml").write_text(
-        '- {agent: build, call: {tool: bash, args: {command: "ls"}}, expect: allow}\n'
-        '- {call: {tool: Bash, args: {command: "ls"}}, expect: allow}\n')
+        '- {agent: build, call: {tool: bash, args: {command: "git push origin main"}}, expect: deny}\n'
+        '- {call: {tool: Bash, args: {command: "git push origin main"}}, expect: deny}\n'
+        '- {call: {tool: run_shell_command, args: {command: "git push origin main"}}, expect: deny}\n')
     _code, out, _ = cli("check", "--expect", "expect.yaml", "--format", "json")
     results = json.loads(out)["expectations"]["results"]
-    assert [r["passed"] for r in results] == [True, True], results
-    assert "opencode 1.18.33" in results[0]["explanation"] and "claude 2.1.328" in results[1]["explanation"]
+    assert [r["passed"] for r in results] == [True, True, True], results
+    assert all("claude 2.1.328" in r["explanation"] for r in results)
 
 
-def test_explain_of_a_forge_tools_tool_in_a_claude_project_is_opencodes(  # type: ignore[no-untyped-def]
+def test_explain_of_any_spelling_in_a_claude_project_is_claudes(  # type: ignore[no-untyped-def]
         claude_project: Path, cli) -> None:
-    code, out, _ = cli("explain", "bash", "--call", '{"command": "ls"}', "--format", "json")
-    assert code == 0
-    assert json.loads(out)["runtime"]["name"] == "opencode"
+    for tool in ("bash", "Bash", "exec_command", "run_shell_command"):
+        code, out, _ = cli("explain", tool, "--call", '{"command": "git push origin main"}', "--format",
+                           "json")
+        assert code == 0
+        data = json.loads(out)
+        assert data["runtime"]["name"] == "claude" and data["call"]["action"] == "deny", tool
+        code, out, _ = cli("explain", tool, "--call", '{"command": "git push origin main"}')
+        assert out.startswith("Answering: Claude Code 2.1.328 (config: Claude Code files only"), out

@@ -39,7 +39,8 @@ def test_a_codex_only_project_is_codex_s(repo: Path) -> None:
 def test_explain_call_is_codex_s_answer_at_the_rule(cli, repo: Path) -> None:
     code, out, err = cli("explain", "bash", "--call", '{"command": "git push origin main"}')
     assert code == 0, err
-    assert out.startswith("Call: DENY (codex 0.169.0's answer)")
+    assert out.startswith("Answering: Codex CLI 0.169.0 (config: Codex CLI files only")
+    assert "\nCall: DENY (Codex CLI 0.169.0's answer)" in out
     assert "default.rules:2:1" in out and "modelled" in out  # the lowering of the line is modelled
     code, out, _ = cli("explain", "exec_command", "--call", '{"cmd": "git status"}', "--format", "json")
     data = json.loads(out)
@@ -53,7 +54,8 @@ def test_untrusted_project_rules_are_not_codex_s(cli, repo: Path, isolated_env: 
         f'[projects."{repo}"]\ntrust_level = "untrusted"\n')
     _, out, _ = cli("explain", "bash", "--call", '{"command": "git push"}', "--runtime", "codex")
     # the forbidden rule is not loaded; an untrusted project's default approval asks (modelled)
-    assert out.startswith("Call: ASK (codex") and "unless-trusted" in out
+    assert "\nCall: ASK (Codex CLI" in out and "unless-trusted" in out
+    assert "ignored: Codex CLI does not read" in out and "default.rules" in out
     _, out, _ = cli("agents", "--runtimes", "--format", "json")
     codex = next(r for r in json.loads(out)["runtimes"] if r["name"] == "codex")
     rules = next(f for f in codex["file_scopes"] if f["path"].endswith("default.rules"))
@@ -88,7 +90,7 @@ def test_expect_runtime_codex(cli, repo: Path) -> None:
     code, out, _ = cli("check", "--expect", "expect.yaml", "--format", "json")
     results = json.loads(out)["expectations"]["results"]
     assert [r["passed"] for r in results] == [True, True, False]
-    assert "Codex CLI 0.169.0 deny" in results[2]["explanation"]
+    assert "got deny: codex 0.169.0: prefix_rule" in results[2]["explanation"]
     assert code == 1
 
 
@@ -112,7 +114,7 @@ def test_check_reports_a_refused_file_at_its_example(cli, repo: Path) -> None:
     codes = _codes(cli)
     assert ("FT321", "bad.rules", 4) in codes
     _, out, _ = cli("explain", "bash", "--call", '{"command": "git push"}', "--runtime", "codex")
-    assert out.startswith("Call: ALLOW")  # Codex loads no rule at all while one file is refused
+    assert "\nCall: ALLOW" in out  # Codex loads no rule at all while one file is refused
 
 
 def test_check_reports_untrusted_project_files_and_values_that_stop_codex(

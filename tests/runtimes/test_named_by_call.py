@@ -11,21 +11,23 @@ import pytest
 OPENCODE = {"permission": {"bash": {"*": "allow", "git push *": "deny"}}}
 
 
-def test_a_gemini_call_names_why_gemini_answers_and_its_own_reason(  # type: ignore[no-untyped-def]
+def test_a_gemini_call_in_an_opencode_project_is_opencodes_and_gemini_is_said_beside(  # type: ignore[no-untyped-def]
         project: Path, gemini_home: Path, cli) -> None:
+    """Issue 28: the files choose (opencode.json makes it opencode's), not the tool's spelling; the
+    other configured agent whose answer differs gets one line at the end."""
     (project / "opencode.json").write_text(json.dumps(OPENCODE))
     (project / ".gemini").mkdir()
     (project / ".gemini" / "settings.json").write_text("{}")
     code, out, err = cli("explain", "run_shell_command", "--call", '{"command": "git push"}',
                          "--format", "json")
     assert code == 0, err
-    call = json.loads(out)["call"]
-    assert call["runtime"]["runtime"] == "gemini" and call["runtime"]["action"] == "ask"
-    assert json.loads(out)["runtime"]["chosen_by"] == "call: run_shell_command is Gemini CLI's tool name"
-    # Gemini decided by its own default policy: opencode's "git push *" is the gate's rule, not Gemini's
-    assert "its bash rule" not in call["difference"] and "never applies" not in call["difference"]
-    assert call["difference"].startswith("gemini 0.61.0 asks before running this: ")
-    assert call["difference"].endswith('forge-tools run would deny it (by its rule "git push *")')
+    data = json.loads(out)
+    assert data["runtime"]["name"] == "opencode" and data["call"]["action"] == "deny"
+    assert data["translated"] == "run_shell_command is bash in opencode's words"
+    assert any(line.startswith("Gemini CLI 0.61.0 would ask it") for line in data["others"]), data["others"]
+    code, out, err = cli("explain", "run_shell_command", "--call", '{"command": "git push"}')
+    assert out.splitlines()[0] == "Answering: opencode 1.18.33 (config: opencode's files only)"
+    assert out.rstrip().splitlines()[-1].startswith("other agent: Gemini CLI 0.61.0 would ask it")
 
 
 def test_a_runtime_named_by_option_keeps_saying_so(  # type: ignore[no-untyped-def]
@@ -59,11 +61,11 @@ def test_an_unruled_check_says_the_answer_it_got(  # type: ignore[no-untyped-def
 PATCH = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch"
 
 
-@pytest.mark.parametrize("key,runtime", [("patchText", "opencode"), ("input", "codex")])
-def test_apply_patch_is_codexs_only_in_codexs_words(  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("key,runtime", [("patchText", "opencode"), ("input", "opencode")])
+def test_apply_patch_in_an_opencode_project_is_opencodes_in_either_words(  # type: ignore[no-untyped-def]
         project: Path, cli, key: str, runtime: str) -> None:
-    """opencode has an apply_patch too: its call (`patchText`) in an opencode project is opencode's
-    answer; Codex's (`input`) is Codex's."""
+    """opencode has an apply_patch too: its call (`patchText`) and Codex's (`input`, read back as
+    `patchText`) in an opencode project are opencode's answer (the files choose)."""
     (project / "opencode.json").write_text("{}")
     code, out, err = cli("explain", "apply_patch", "--model", "openai/gpt-5", "--call",
                          json.dumps({key: PATCH}), "--format", "json")
@@ -76,7 +78,7 @@ def test_an_expectation_of_opencodes_apply_patch_is_opencodes(project: Path, cli
     (project / "expect.yaml").write_text(
         "- {agent: build, model: openai/gpt-5, call: {tool: apply_patch, args: {patchText: "
         + json.dumps(PATCH) + "}}, expect: deny}\n")
-    code, out, err = cli("check", "--expect", "expect.yaml", "--format", "json")
+    _code, out, _err = cli("check", "--expect", "expect.yaml", "--format", "json")
     result = json.loads(out)["expectations"]["results"][0]
     assert result["passed"], result
     assert "opencode 1.18.33" in result["explanation"], result

@@ -12,15 +12,18 @@ if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.runtimes import Chosen
     from forge_tools.runtimes.claude.settings import ClaudeSettings
+    from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.pipeline import PipelineResult
 
 
 def explanation(tool: str, call: dict[str, Any] | None, loaded: LoadedConfig, result: PipelineResult,
-                chosen: Chosen, settings: ClaudeSettings | None = None) -> dict[str, Any]:
+                chosen: Chosen, settings: ClaudeSettings | None = None,
+                both: Answers | None = None) -> dict[str, Any]:
+    from forge_tools.runtimes.answer import call_answers
     from forge_tools.runtimes.claude.decide import decide
     from forge_tools.runtimes.claude.mcp import no_server_why
     from forge_tools.runtimes.claude.rules import EDIT_TOOLS, READ_TOOLS, mcp_parts, tool_rule_matches
-    from forge_tools.runtimes.claude.runtime import RUNTIME, claude_answers
+    from forge_tools.runtimes.claude.runtime import RUNTIME
     from forge_tools.runtimes.claude.tools import KNOWN, canonical, hiding_rule
 
     cwd = Path(loaded.cwd)
@@ -56,7 +59,7 @@ def explanation(tool: str, call: dict[str, Any] | None, loaded: LoadedConfig, re
         "call": None,
     }
     if call is not None:
-        both = claude_answers(result, tool, call, Path(loaded.project_root), cwd, chosen, settings)
+        both = both if both is not None else call_answers(chosen, loaded, result, tool, call)
         data["call"] = both.to_json()
     return data
 

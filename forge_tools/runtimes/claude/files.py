@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from forge_tools.runtimes.found import ConfigFile
+from forge_tools.runtimes.found import ConfigFile, Ignored
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
@@ -79,6 +79,35 @@ def mcp_state(settings: ClaudeSettings, tool: str) -> str:
     if not decision.offered and decision.reason_type == "not_offered":
         return "-"
     return tool_state(settings, tool)
+
+
+def ignored(loaded: LoadedConfig) -> list[Ignored]:
+    """Rules of Claude's settings files that Claude Code does not load here (an untrusted workspace's
+    project allows, everything but managed rules under allowManagedPermissionRulesOnly, a rule Claude
+    rejects), one line per file and reason, with the fix."""
+    import os
+
+    from forge_tools.runtimes.claude.paths import settings_paths
+    from forge_tools.runtimes.claude.settings import read_settings
+    from forge_tools.runtimes.found import agent_cwd
+
+    cwd = agent_cwd(loaded)
+    if not any(path.is_file() for _scope, path in settings_paths(cwd, os.environ)):
+        return []
+    settings = read_settings(cwd)
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for rule in settings.rules:
+        if not rule.loaded and rule.why_not:
+            grouped.setdefault((str(rule.origin.path or rule.scope), rule.why_not), []).append(rule.text)
+    out = []
+    for (path, why), rules in grouped.items():
+        fix = ("accept the workspace trust dialog (hasTrustDialogAccepted in ~/.claude.json)"
+               if "trust" in why
+               else "put the rules in the managed settings" if "Managed" in why
+               else "fix the rule as the reason says")
+        out.append(Ignored(path, f"{len(rules)} rule(s) not loaded ({', '.join(rules[:3])}"
+                           f"{', ...' if len(rules) > 3 else ''}): {why}", fix))
+    return out
 
 
 def findings(loaded: LoadedConfig) -> list[Finding]:

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from forge_tools.permission.calls import CallDecision
     from forge_tools.runtimes.claude.decide import ClaudeDecision
     from forge_tools.runtimes.claude.settings import ClaudeOptions, ClaudeSettings
-    from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.pipeline import PipelineResult
 
 VERSION = "2.1.328"
@@ -86,20 +85,3 @@ def call_decision(decision: ClaudeDecision, tool: str, args: dict[str, Any]) -> 
 
 
 RUNTIME = ClaudeRuntime()
-
-
-def claude_answers(result: PipelineResult, tool: str, args: dict[str, Any], project_root: Path,
-                   cwd: Path, chosen: Any, settings: ClaudeSettings | None = None) -> Answers:
-    """Claude Code's answer about a call of its tool `tool`, beside the gate's decision of the same
-    call under the same rules (`gate.gate_decision`): `explain --call`, `check --expect` and the
-    library's `call_answers` all come here for the claude runtime."""
-    from forge_tools.runtimes.claude.decide import decide
-    from forge_tools.runtimes.claude.gate import gate_decision
-    from forge_tools.runtimes.compare import Answers
-
-    settings = settings if settings is not None else RUNTIME.settings(cwd, os.environ)
-    answer = RUNTIME.answer(decide(settings, tool, args, cwd), tool, args)
-    gate, untranslated = gate_decision(result, settings, tool, args, project_root)
-    if untranslated and answer.extra is not None:
-        answer.extra["gate_untranslated"] = [r.describe() for r in untranslated]
-    return Answers(chosen, answer, gate)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from forge_tools.runtimes.found import ConfigFile
+from forge_tools.runtimes.found import ConfigFile, Ignored
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
@@ -79,6 +79,29 @@ def tool_state(settings: CodexSettings, tool: str) -> str:
 def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
     settings = settings_for(loaded)
     return {tool: tool_state(settings, tool) for tool in tools}
+
+
+def ignored(loaded: LoadedConfig) -> list[Ignored]:
+    """The project's Codex files Codex does not read (an untrusted project's `.codex/` rules and
+    config), with the fix; none when the project has no Codex file."""
+    from forge_tools.runtimes.found import agent_cwd
+
+    if not project_files(agent_cwd(loaded)):
+        return []
+    return ignored_by(settings_for(loaded))
+
+
+def ignored_by(settings: CodexSettings) -> list[Ignored]:
+    """What `settings` leave unread: the project's rules files and every config layer not read (FT323
+    says each of these in `check`)."""
+    trust = (f"trust the project in {settings.codex_home / 'config.toml'}: [projects.\""
+             f"{settings.project_root}\"] trust_level = \"trusted\"")
+    out = [Ignored(str(path), why or "not loaded", trust)
+           for path, scope, loaded_, why in settings.rules_files if not loaded_ and scope == "project"]
+    out += [Ignored(str(layer.path), layer.why_not or "not read", trust)
+            for layer in settings.layers
+            if not layer.loaded and layer.path is not None and layer.path.is_file()]
+    return out
 
 
 def findings(loaded: LoadedConfig) -> list[Finding]:

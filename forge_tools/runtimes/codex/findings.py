@@ -34,18 +34,11 @@ def codex_findings(settings: CodexSettings) -> list[Finding]:
                 "FT326", "warning", f"{f.path.name} is not read by forge-tools: {f.unread}; its rules "
                 "are left out of every Codex answer", "write the rules with literal values",
                 f.error_origin or Origin("file", str(f.path), 1, 1)))
-    for path, scope, loaded, why in settings.rules_files:
-        if not loaded and scope == "project":
-            found.append(Finding(
-                "FT323", "warning", f"Codex CLI does not load {path.name}: {why}",
-                f"trust the project in {settings.codex_home / 'config.toml'}: [projects.\""
-                f"{settings.project_root}\"] trust_level = \"trusted\"", Origin("file", str(path), 1, 1)))
-    for layer in settings.layers:
-        if not layer.loaded and layer.path is not None:
-            found.append(Finding(
-                "FT323", "warning", f"Codex CLI does not read {layer.path}: {layer.why_not}",
-                f"trust the project in {settings.codex_home / 'config.toml'}",
-                Origin("file", str(layer.path), 1, 1)))
+    from forge_tools.runtimes.codex.files import ignored_by
+
+    for ignored in ignored_by(settings):  # the files every command says Codex ignores
+        found.append(Finding("FT323", "warning", f"Codex CLI does not read {ignored.path}: {ignored.reason}",
+                             ignored.fix, Origin("file", ignored.path, 1, 1)))
     rules = [r for f in settings.policy.files for r in f.rules]  # a refused file has none
     for rule in rules:
         found += _never_matches(rule)

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from forge_tools.permission.calls import CallDecision
     from forge_tools.runtimes.codex.config import CodexSettings
     from forge_tools.runtimes.codex.decide import CodexDecision
-    from forge_tools.runtimes.compare import Answers
     from forge_tools.visibility.pipeline import PipelineResult
 
 VERSION = "0.169.0"
@@ -106,18 +105,3 @@ def call_decision(decision: CodexDecision, tool: str, args: dict[str, Any]) -> C
 
 
 RUNTIME = CodexRuntime()
-
-
-def codex_answers(result: PipelineResult, tool: str, args: dict[str, Any], project_root: Path,
-                  cwd: Path, chosen: Any, settings: CodexSettings | None = None) -> Answers:
-    """Codex's answer beside the gate's decision of the same call in forge-tools' words (the turn's
-    own rules; Codex's rules are not given to the gate): `explain --call`, `check --expect` and
-    `call_answers` come here for the codex runtime."""
-    from forge_tools.runtimes.compare import Answers
-    from forge_tools.runtimes.vocabulary import shared_call
-    from forge_tools.visibility.call_decision import decide_call
-
-    answer = RUNTIME.decide(result, tool, args, project_root, cwd, settings)
-    shared = shared_call(tool, args)
-    gate = decide_call(result, shared.tool, shared.args, project_root)
-    return Answers(chosen, answer, gate)

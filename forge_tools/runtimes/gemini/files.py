@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from forge_tools.runtimes.found import ConfigFile
+from forge_tools.runtimes.found import ConfigFile, Ignored
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
@@ -64,6 +64,29 @@ def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
     settings = read_settings(agent_cwd(loaded))
     # MCP servers are not started: whether a server offers a tool is not known
     return {tool: "?" if tool.startswith("mcp_") else tool_state(settings, tool) for tool in tools}
+
+
+def ignored(loaded: LoadedConfig) -> list[Ignored]:
+    """The settings and policy files Gemini CLI does not use here (an untrusted folder's workspace
+    settings, the workspace policies 0.61 never loads, ...), each with the fix."""
+    from forge_tools.runtimes.found import agent_cwd
+    from forge_tools.runtimes.gemini.listing import not_loaded
+    from forge_tools.runtimes.gemini.settings import read_settings
+
+    cwd = agent_cwd(loaded)
+    if not (cwd / ".gemini").is_dir():
+        return []
+    settings = read_settings(cwd)
+    return [Ignored(path, why, _fix(why, settings.cwd)) for path, why in not_loaded(settings)]
+
+
+def _fix(why: str, cwd: object) -> str:
+    if "trust" in why:
+        return (f'trust the folder: add "{cwd}": "TRUST_FOLDER" to ~/.gemini/trustedFolders.json (or start '
+                "gemini with --skip-trust, or GEMINI_CLI_TRUST_WORKSPACE=true)")
+    if "workspace polic" in why.lower() or "disableWorkspacePolicies" in why:
+        return "move the rules to ~/.gemini/policies/ (user tier) or to .gemini/settings.json"
+    return "fix what the reason names"
 
 
 def findings(loaded: LoadedConfig) -> list[Finding]:
