@@ -175,8 +175,15 @@ def runtime_listing(name: str, loaded: LoadedConfig, runtime: str | None, what: 
     settings = getattr(listing, f"settings_if_{name}")(loaded, runtime)
     if settings is None:
         return None
+    from forge_tools.runtimes import runtime_for
+    from forge_tools.runtimes.answer import ignored_files, tail_lines
+
+    chosen = runtime_for(loaded, name if runtime == name else None)
+    ignored = [i.to_json() for i in ignored_files(name, loaded)]
     if fmt == "json":
         import json
 
-        return json.dumps(getattr(listing, f"{what}_payload")(settings), indent=2)
-    return str(getattr(listing, f"{what}_text")(settings))
+        payload = getattr(listing, f"{what}_payload")(settings)
+        return json.dumps({**payload, "answering": chosen.to_json(), "ignored": ignored}, indent=2)
+    tail = tail_lines({"runtime": {"name": name}, "ignored": ignored})
+    return "\n".join([chosen.headline(), str(getattr(listing, f"{what}_text")(settings)), *tail])

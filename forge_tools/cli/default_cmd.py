@@ -19,9 +19,22 @@ def run_default(agent: str | None = None, fmt: str = "text", config: list[Path] 
 
     opts = options(agent=agent, model=None, flag=None, client="cli", session_permission=None, tools=None,
                    config=config, project=project, pure=False)
-    if fmt == "json":
-        from forge_tools.cli.common import json_errors
+    from forge_tools.cli.common import LISTED_RUNTIMES, json_errors, load, runtime_files_here, runtime_listing
 
+    def agent_listing(name: str, fmt: str) -> int:
+        shown = runtime_listing(name, load(config, project), None, "layers", fmt)
+        if shown is None:
+            return -1
+        typer.echo(shown)
+        if fmt != "json":
+            typer.echo("Next: `forge-tools explain TOOL --call JSON` gives this agent's answer about one "
+                       "call; `forge-tools --help` lists every command.")
+        return 0
+
+    for name in LISTED_RUNTIMES:  # a project another agent answers for: that agent's own listing
+        if runtime_files_here(name, project) and json_errors(agent_listing)(name, fmt=fmt) == 0:
+            return 0
+    if fmt == "json":
         return json_errors(show_layers)(opts, fmt=fmt)
     code = show_layers(opts, "text", default_banner=agent is None)
     typer.echo("Next: `forge-tools explain TOOL` tells one tool's whole story (try `forge-tools explain edit "

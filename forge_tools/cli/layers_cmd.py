@@ -54,6 +54,12 @@ def register(app: typer.Typer) -> None:
         check_format(fmt, ("text", "json"))
         from forge_tools.cli.common import LISTED_RUNTIMES, load, runtime_files_here, runtime_listing
 
+        if runtime is not None and (runtime == "all" or "," in runtime):
+            return show_runtimes(opts, runtime, fmt)
+        if runtime is not None:
+            from forge_tools.runtimes import get_runtime
+
+            get_runtime(runtime)  # an unknown name is a usage error; opencode and forge: the table below
         for name in LISTED_RUNTIMES:
             if runtime == name or (runtime is None and not matrix and runtime_files_here(name, opts.project)):
                 shown = runtime_listing(name, load(list(opts.config), opts.project), runtime, "layers", fmt)
@@ -66,13 +72,48 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--runtimes adds columns to the matrix: give --matrix too", where="--runtimes")
         if matrix:
             return show_matrix(opts, fmt, runtimes)
-        return show_layers(opts, fmt, wide=wide)
+        return show_layers(opts, fmt, wide=wide, runtime=runtime)
 
 
 # ------------------------------------------------------------------------------------------ layers
 
 
-def show_layers(opts: PipelineOptions, fmt: str, default_banner: bool = False, wide: bool = False) -> int:
+def show_runtimes(opts: PipelineOptions, runtime: str, fmt: str) -> int:
+    """`layers --runtime all` (or NAME,NAME): each agent runtime's own listing in turn (every agent
+    runtime the project configures for `all`), opencode's as the layers table."""
+    from forge_tools.cli.common import LISTED_RUNTIMES, load, runtime_listing
+    from forge_tools.runtimes.across import agent_runtimes, parse_runtimes
+
+    loaded = load(list(opts.config), opts.project)
+    names = parse_runtimes(runtime, "--runtime")
+    found = [f.name for f in agent_runtimes(loaded, names)]
+    shown: list[str] = []
+    for name in found:
+        if name in LISTED_RUNTIMES:
+            listing = runtime_listing(name, loaded, name, "layers", fmt)
+            if listing is not None:
+                shown.append(listing)
+    opencode = next((n for n in found if n in ("opencode", "forge")), None)
+    if fmt == "json":
+        import json
+
+        payloads = [json.loads(s) for s in shown]
+        if opencode is not None:
+            from forge_tools.cli.pipeline_opts import resolve_options
+
+            _project, result = resolve_options(opts, fmt=fmt)
+            payloads.append({"runtime": {"name": opencode}, **result.to_json()})
+        typer.echo(json.dumps({"runtimes": payloads}, indent=2))
+        return 0
+    typer.echo("\n\n".join(shown))
+    if opencode is not None:
+        typer.echo("")
+        return show_layers(opts, fmt, runtime=opencode)
+    return 0
+
+
+def show_layers(opts: PipelineOptions, fmt: str, default_banner: bool = False, wide: bool = False,
+                runtime: str | None = None) -> int:
     from forge_tools.cli.explain_cmd import sandbox_boundary, sandbox_section
     from forge_tools.cli.pipeline_opts import resolve_options
 
@@ -88,6 +129,9 @@ def show_layers(opts: PipelineOptions, fmt: str, default_banner: bool = False, w
     from forge_tools.cli.common import console
 
     out = console()
+    from forge_tools.runtimes import runtime_for
+
+    out.print(runtime_for(loaded, runtime).headline(), markup=False)
     out.print(header(loaded, result, default_banner), markup=False)
     render_layers(out, result, loaded.project_root, wide=wide)
     visible = len(result.visible_ids)
@@ -108,6 +152,21 @@ def show_layers(opts: PipelineOptions, fmt: str, default_banner: bool = False, w
         for part in parts or [""]:
             out.print(part, markup=False)
     return 0
+
+
+def runtime_legend(extra: list[Any]) -> str:
+    """The matrix's other runtimes, each with its own name for bash (`Codex CLI 0.169.0 (bash is
+    exec_command)`): their columns are each agent's own answer for calls in general, in its tool names."""
+    from forge_tools.runtimes.vocabulary import SharedCall, own_call
+
+    if not extra:
+        return "none"
+    named = []
+    for found, _ in extra:
+        own = own_call(found.name, SharedCall("bash", {}))
+        named.append(f"{found.label} (bash is {own.tool})" if own is not None else found.label)
+    return (", ".join(named) + " (their columns are each agent's own answer for calls in general, in its "
+            "tool names)")
 
 
 def config_label(loaded: "LoadedConfig") -> str:
@@ -354,9 +413,7 @@ def show_matrix(opts: PipelineOptions, fmt: str, runtimes: bool = False) -> int:
     legend = {**MATRIX_STATES, **RUNTIME_STATES} if runtimes else MATRIX_STATES
     out.print("legend:\n" + "\n".join(f"  {k:<8} {v}" for k, v in legend.items()), markup=False)
     if runtimes:
-        others = ", ".join(found.label for found, _ in extra) or "none"
-        out.print(f"other agent runtimes configured here: {others} (their columns are each agent's own "
-                  "answer for calls in general, in its tool names: bash is Bash)", markup=False)
+        out.print(f"other agent runtimes configured here: {runtime_legend(extra)}", markup=False)
     models = {n: results[n].model or "none" for n in names}
     if len(set(models.values())) == 1:
         out.print(f"model: {next(iter(models.values()))} (every agent)", markup=False)

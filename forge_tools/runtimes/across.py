@@ -217,8 +217,18 @@ def answers_by_runtime(loaded: LoadedConfig, result: PipelineResult, tool: str, 
         else:  # a runtime with its own files and decider (one more package: Codex, Gemini CLI)
             answer = runtime.decide(result, own.tool, own.args, root, cwd)
             notes = tuple((answer.extra or {}).get("notes", ()))
-        entries.append(RuntimeEntry(found, own, answer, scope, notes))
+        entries.append(RuntimeEntry(found, own, answer, scope, (*notes, *_said_beside(found.name, loaded,
+                                                                                   answer))))
     return AcrossAnswers(call, tuple(entries), decided, root)
+
+
+def _said_beside(name: str, loaded: LoadedConfig, answer: RuntimeAnswer) -> tuple[str, ...]:
+    """What every answer says beside itself (`runtimes.answer`): the files this agent ignores here,
+    with the fix, and the built-in checks that decided."""
+    from forge_tools.runtimes.answer import builtin_checks, ignored_files
+
+    ignored = [f"does not read {i.path}: {i.reason}; fix: {i.fix}" for i in ignored_files(name, loaded)]
+    return (*ignored, *(f"built-in check: {c}" for c in builtin_checks(answer)))
 
 
 def opencode_turn(loaded: LoadedConfig, result: PipelineResult, load_code: bool = False

@@ -143,7 +143,8 @@ def test_check_says_which_rules_files_it_does_not_evaluate(cli, repo: Path) -> N
 def test_rules_and_layers_answer_for_codex(cli, repo: Path) -> None:
     code, out, err = cli("rules")
     assert code == 0, err
-    assert out.startswith("Codex CLI 0.169.0") and "default.rules:2:1" in out and "forbidden" in out
+    assert out.splitlines()[1].startswith("Codex CLI 0.169.0")
+    assert "default.rules:2:1" in out and "forbidden" in out
     code, out, _ = cli("rules", "--runtime", "codex", "--format", "json")
     files = json.loads(out)["files"]
     assert [r["decision"] for r in files[0]["rules"]] == ["forbidden", "allow", "allow"]

@@ -99,8 +99,9 @@ def test_rules_lists_the_policy_rules_by_priority_and_what_is_not_loaded(cli, ge
     code, out, err = cli("rules")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith("Gemini CLI 0.61.0") and "folder trusted" in lines[0]
-    order = [line.split()[0] for line in lines[3:7]]
+    assert lines[0].startswith("Answering: Gemini CLI 0.61.0 (config: Gemini CLI files only")
+    assert lines[1].startswith("Gemini CLI 0.61.0") and "folder trusted" in lines[1]
+    order = [line.split()[0] for line in lines[4:8]]
     assert order == ["4.4", "4.3", "4.29", "4.2"]
     assert "ws.toml: workspace policies are disabled" in out
     data = json.loads(cli("rules", "--format", "json")[1])
