@@ -25,13 +25,13 @@ ProjectOpt = Annotated[
 ]
 RuntimeOpt = Annotated[
     str | None, typer.Option("--runtime", metavar="NAME",
-                             help="Whose answer leads: opencode, forge, claude, codex or gemini (default: "
-                                  "the config's files decide: opencode's only -> opencode, any forge file "
-                                  "-> forge, .claude settings only (or a Claude tool name such as Bash) -> "
-                                  "claude, .codex files only (or exec_command) -> codex, .gemini files "
-                                  "only (or run_shell_command, read_file) -> gemini); "
-                                  "explain --call takes `all` (or NAME,NAME): every agent runtime the "
-                                  "project configures, the gate beside them (docs/agents.md).",
+                             help="Whose answer it is: opencode, forge, claude, codex or gemini (default: "
+                                  "the project's files decide, as `agents --runtimes` shows: any forge file "
+                                  "-> forge, .claude settings only -> claude, .codex files only -> codex, "
+                                  ".gemini files only -> gemini, else opencode; a tool may be spelt in "
+                                  "any agent's words); explain --call and layers take `all` (or "
+                                  "NAME,NAME): every agent runtime the project configures, the gate "
+                                  "beside them (docs/runtimes.md).",
                              show_default=False)
 ]
 AgentOpt = Annotated[

@@ -44,6 +44,9 @@ def register(app: typer.Typer) -> None:
             }
             typer.echo(json.dumps(payload, indent=2))
             return 0
+        from forge_tools.runtimes import runtime_for
+
+        typer.echo(runtime_for(loaded, runtime).headline())
         marks = (("disabled", chosen.disabled), ("hidden", chosen.hidden))
         flags = "".join(f", {s}" for s, on in marks if on)
         typer.echo(f"agent {chosen.name} ({chosen.mode}{flags}): {len(chosen.ruleset)} rules, "

@@ -249,6 +249,13 @@ def _run_checked(
     if _fits(tool, raw_args):  # input that does not fit gets its one error line, nothing before it
         for note in selection_notes(result, tool.id, force_hidden):
             sys.stderr.write(f"forge-tools: note: {note}\n")
+    from forge_tools.runtimes import runtime_for
+
+    chosen = runtime_for(project.config)  # the one choice every command makes (issue 28)
+    if chosen.runtime.name not in ("opencode", "forge"):  # run enforces forge-tools' gate, not that agent
+        sys.stderr.write(f"forge-tools: note: {chosen.headline()}; forge-tools run enforces its own gate "
+                         f"(`forge-tools explain {tool.id} --call JSON` gives that agent's answer beside "
+                         "it)\n")
     for problem in result.problems:
         sys.stderr.write(f"forge-tools: warning: {problem.one_line()}\n")
     for warning in unknown_permission_warnings((spec.permission for spec in policy.specs), result):
