@@ -454,7 +454,11 @@ def _name_problems(a: Assertion, agents: list[str], result_for: ResultFor, plugi
 
         if a.runtimes is None:
             for tool, origin in named:
-                if translate(chosen.runtime.name, tool, {}, mcp_servers(loaded)).own is None:
+                words = translate(chosen.runtime.name, tool, {}, mcp_servers(loaded))
+                # a tool another agent has (`read` for Codex) is one this agent hides; a name no agent
+                # has is a mistake of the file (or a call that cannot be made)
+                if words.own is None and (result.get(words.shared.tool) is None
+                                          or (a.call is not None and tool == a.call.tool)):
                     problems.append((f"{chosen.display} has no tool {tool!r}", origin))
         return problems
     unsure = "" if plugin_tools_known else " (plugin tools are unknown without --load-code)"

@@ -231,3 +231,30 @@ def test_gemini_mcp_names_and_free_text_fetch_prompts_are_answered(  # type: ign
     assert code == 0, err
     data = json.loads(out)
     assert data["call"]["action"] == "ask" and data["call"]["gate"]["args"]["url"] == "https://example.com"
+
+
+def test_codex_visibility_agrees_with_layers_and_json_action_is_codexs(  # type: ignore[no-untyped-def]
+        project: Path, gemini_home: Path, monkeypatch: pytest.MonkeyPatch, cli) -> None:
+    """In a Codex-only project `explain apply_patch`, `layers`, bare `forge-tools` and `hidden:` /
+    `visible:` give the same state; `call.action` is Codex's (the recorded forbidden push), the gate's
+    answer is `call.gate`."""
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    _codex(project, gemini_home)
+    _, layers, _ = cli("layers")
+    _, bare, _ = cli()
+    state = next(line.split()[1] for line in layers.splitlines() if line.startswith("apply_patch "))
+    assert any(line.split()[:2] == ["apply_patch", state] for line in bare.splitlines())
+    for tool in ("apply_patch", "edit", "Edit", "write_file"):
+        _, out, _ = cli("explain", tool)
+        assert f"apply_patch: {state}" in out, (tool, out)
+    (project / "expect.yaml").write_text(
+        "- {visible: [apply_patch, edit, bash, exec_command], hidden: [read, webfetch]}\n"
+        "- {visible: [read]}\n"
+        "- {hidden: [exec_comand]}\n")  # no agent has that name: a mistake of the file
+    _code, out, _err = cli("check", "--expect", "expect.yaml", "--select", "FT2", "--format", "json")
+    results = json.loads(out)["expectations"]["results"]
+    assert [r["passed"] for r in results] == [True, False, False], results
+    assert "Codex CLI 0.169.0 has no tool 'exec_comand'" in out and "has no tool 'read'" not in out
+    _, out, _ = cli("explain", "bash", "--call", '{"command": "git push origin main"}', "--format", "json")
+    call = json.loads(out)["call"]
+    assert call["action"] == "deny" and call["runtime"]["action"] == "deny" and "action" in call["gate"]

@@ -45,7 +45,7 @@ def explanation(tool: str, call: dict[str, Any] | None, loaded: LoadedConfig, re
         "claude_tool": name,
         "known": name in KNOWN or name.startswith("mcp__"),
         "runtime": chosen.to_json(),
-        "offered": hidden is None and no_server is None,
+        "offered": (name in KNOWN or name.startswith("mcp__")) and hidden is None and no_server is None,
         "hidden_by": hidden.to_json() if hidden is not None else None,
         "no_such_tool": no_server,
         "mcp_servers": [s.to_json() for s in settings.mcp_servers],
@@ -69,7 +69,9 @@ def render_text(data: dict[str, Any]) -> str:
     label = f"{runtime['name']} {runtime['version']}"
     out = [f"{data['tool']}: Claude Code's tool" + ("" if data["known"] else
                                                       " (not a tool name Claude Code 2.1.328 has)")]
-    if data["offered"]:
+    if not data["known"]:
+        out.append("1. Offered to the model: NO: Claude Code has no such tool")
+    elif data["offered"]:
         out.append(f"1. Offered to the model: yes (mode {data['mode']}"
                    + (", workspace trusted)" if data["trusted"] else ", workspace NOT trusted)"))
     elif data["no_such_tool"]:
