@@ -66,10 +66,11 @@ def decide_call(project: LoadedConfig | str | Path | None, tool_id: str, args: d
     pattern. An unknown or hidden tool, or arguments that do not fit, are a deny with `.refused`
     saying why. `session` (see `new_session`) carries earlier `always` answers."""
     from forge_tools.permission.gate import dry_gate
+    from forge_tools.runtimes.gate_rules import project_gate
     from forge_tools.visibility.call_decision import decide_call as decide
 
     loaded = _loaded(project)
-    result = resolve(loaded, agent, load_code=load_code)
+    result = project_gate(loaded, resolve(loaded, agent, load_code=load_code))[0]  # the agent's rules too
     return decide(result, tool_id, args, Path(loaded.project_root), dry_gate(result.ruleset, session))
 
 
@@ -106,7 +107,10 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
         from forge_tools.runtimes.vocabulary import shared_call
 
         gate_tool, gate_args = shared_call(tool_id, args)[:2]
-    gate = decide(result, gate_tool, gate_args, root, dry_gate(result.ruleset, session))
+    from forge_tools.runtimes.gate_rules import project_gate
+
+    turn, _ = project_gate(loaded, result, chosen.runtime.name)
+    gate = decide(turn, gate_tool, gate_args, root, dry_gate(turn.ruleset, session))
     return answers(result, tool_id, args, root, chosen, gate, Path(loaded.cwd))
 
 
@@ -149,9 +153,10 @@ def run_call(project: LoadedConfig | str | Path | None, tool_id: str, args: dict
     from forge_tools.call import RunSpec, runnable_tool
     from forge_tools.call import run_call as run
     from forge_tools.permission.gate import policy_approver
+    from forge_tools.runtimes.gate_rules import project_gate
 
     loaded = _loaded(project)
-    result = resolve(loaded, agent, load_code=load_code)
+    result = project_gate(loaded, resolve(loaded, agent, load_code=load_code))[0]  # the agent's rules too
     tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
     spec = RunSpec(tool.id, dict(args), approve or policy_approver("reject"),
                    policy="library" if approve is not None else "reject", force_hidden=force_hidden,

@@ -385,7 +385,7 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
             if chosen is None or chosen.runtime.name != "gemini":
                 chosen = Picked(get_runtime("gemini"), f"call: {a.call.tool} is a Gemini CLI tool")
             shared = shared_call(a.call.tool, a.call.args)
-            d = decide_call(result, shared.tool, shared.args, root)
+            d = decide_call(_gate_of(result, "gemini", root), shared.tool, shared.args, root)
             both = answers(result, a.call.tool, a.call.args, root, chosen, d)
         elif _claude_call(a, chosen):
             from forge_tools.runtimes import Chosen as Picked
@@ -396,9 +396,10 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
             both = claude_answers(result, a.call.tool, a.call.args, root, root, chosen)
             d = both.gate
         else:
-            d = decide_call(result, a.call.tool, a.call.args, root)
             if chosen is not None and chosen.runtime.name == "claude":
                 chosen = None  # a call in forge-tools' terms (`bash`) is not Claude's: opencode answers
+            runtime_name = chosen.runtime.name if chosen is not None else "opencode"
+            d = decide_call(_gate_of(result, runtime_name, root), a.call.tool, a.call.args, root)
             both = answers(result, a.call.tool, a.call.args, root, chosen or runtime_for(None), d)
         got = both.runtime.action
         if isinstance(both.chosen.runtime, ForgeRuntime):
@@ -414,6 +415,14 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path,
             holds = False
             words.append(f"{a.call.tool} call: expected {a.expect}, got {got}: {explanation}")
     return holds, "; ".join(words)
+
+
+def _gate_of(result: Any, runtime: str, root: Path) -> Any:
+    """The turn the gate decides over when `runtime` answers (its rules in the gate's terms, read from
+    the project root: `runtimes/gate_rules.py`)."""
+    from forge_tools.runtimes.gate_rules import gate_turn
+
+    return gate_turn(result, runtime, root, root)[0]
 
 
 def _across_verdicts(a: Assertion, agent: str, result_for: ResultFor, loaded: Any) -> tuple[bool, str]:

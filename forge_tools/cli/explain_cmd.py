@@ -63,7 +63,8 @@ def register(app: typer.Typer) -> None:
         project, result = resolve_options(opts, focus=tool, fmt=fmt)
         loaded = project.config
         verdict = result.require(tool, allow_hidden=True)
-        decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
+        gate = _gate(loaded, result, runtime, verdict.id) if raw_call is not None else None
+        decision = call_decision(result, verdict, raw_call, loaded, gate) if raw_call is not None else None
         both = call_answers(result, verdict, decision, loaded, runtime) if decision is not None else None
         if both is not None and asked is None and runtime is not None:  # chosen by the tool's name
             from forge_tools.runtimes.found import display_name
@@ -81,6 +82,16 @@ def register(app: typer.Typer) -> None:
         else:
             typer.echo(render_text(data, definition=definition))
         return 0
+
+
+def _gate(loaded: Any, result: Any, runtime: str | None, tool: str) -> Any:
+    """The dry gate over the answering runtime's rules in the gate's terms (`runtimes/gate_rules.py`)."""
+    from forge_tools.permission.gate import dry_gate
+    from forge_tools.runtimes import runtime_for
+    from forge_tools.runtimes.gate_rules import project_gate
+
+    turn, _ = project_gate(loaded, result, runtime_for(loaded, runtime, tool).runtime.name)
+    return dry_gate(turn.ruleset)
 
 
 def _in_shared_words(tool: str, raw_call: Any, runtime: str | None) -> tuple[str, Any, str | None]:

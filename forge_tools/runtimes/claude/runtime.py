@@ -101,5 +101,5 @@ def claude_answers(result: PipelineResult, tool: str, args: dict[str, Any], proj
     answer = RUNTIME.answer(decide(settings, tool, args, cwd), tool, args)
     gate, untranslated = gate_decision(result, settings, tool, args, project_root)
     if untranslated and answer.extra is not None:
-        answer.extra["gate_untranslated"] = [r.describe() for r in untranslated]
+        answer.extra["gate_untranslated"] = list(untranslated)
     return Answers(chosen, answer, gate)

@@ -111,13 +111,17 @@ RUNTIME = CodexRuntime()
 def codex_answers(result: PipelineResult, tool: str, args: dict[str, Any], project_root: Path,
                   cwd: Path, chosen: Any, settings: CodexSettings | None = None) -> Answers:
     """Codex's answer beside the gate's decision of the same call in forge-tools' words (the turn's
-    own rules; Codex's rules are not given to the gate): `explain --call`, `check --expect` and
+    rules, then Codex's in the gate's terms: `codex/gate.py`): `explain --call`, `check --expect` and
     `call_answers` come here for the codex runtime."""
+    from forge_tools.permission.gate import dry_gate
     from forge_tools.runtimes.compare import Answers
+    from forge_tools.runtimes.gate_rules import gate_turn
     from forge_tools.runtimes.vocabulary import shared_call
     from forge_tools.visibility.call_decision import decide_call
 
+    settings = settings if settings is not None else RUNTIME.settings(Path(cwd), os.environ)
     answer = RUNTIME.decide(result, tool, args, project_root, cwd, settings)
     shared = shared_call(tool, args)
-    gate = decide_call(result, shared.tool, shared.args, project_root)
+    turn, _ = gate_turn(result, "codex", cwd, project_root, settings=settings)
+    gate = decide_call(turn, shared.tool, shared.args, project_root, dry_gate(turn.ruleset))
     return Answers(chosen, answer, gate)
