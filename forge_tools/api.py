@@ -66,10 +66,11 @@ def decide_call(project: LoadedConfig | str | Path | None, tool_id: str, args: d
     pattern. An unknown or hidden tool, or arguments that do not fit, are a deny with `.refused`
     saying why. `session` (see `new_session`) carries earlier `always` answers."""
     from forge_tools.permission.gate import dry_gate
+    from forge_tools.runtimes.gate_rules import project_gate
     from forge_tools.visibility.call_decision import decide_call as decide
 
     loaded = _loaded(project)
-    result = resolve(loaded, agent, load_code=load_code)
+    result = project_gate(loaded, resolve(loaded, agent, load_code=load_code))[0]  # the agent's rules too
     return decide(result, tool_id, args, Path(loaded.project_root), dry_gate(result.ruleset, session))
 
 
@@ -85,14 +86,12 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
     agent's form): it is put in the answering agent's (`.translated` says how). `.gate` is
     `decide_call`'s decision, what `run_call` enforces (for Claude, of the same call under Claude's
     rules), `.chosen` which runtime and why, `.difference` the one line saying where they differ."""
-    from forge_tools.permission.gate import dry_gate
     from forge_tools.runtimes import runtime_for
     from forge_tools.runtimes.answer import call_answers as answers
 
     loaded = _loaded(project)
     result = resolve(loaded, agent, load_code=load_code)
-    return answers(runtime_for(loaded, runtime), loaded, result, tool_id, args,
-                   dry_gate(result.ruleset, session))
+    return answers(runtime_for(loaded, runtime), loaded, result, tool_id, args, session=session)
 
 
 def answers_by_runtime(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],
@@ -134,9 +133,10 @@ def run_call(project: LoadedConfig | str | Path | None, tool_id: str, args: dict
     from forge_tools.call import RunSpec, runnable_tool
     from forge_tools.call import run_call as run
     from forge_tools.permission.gate import policy_approver
+    from forge_tools.runtimes.gate_rules import project_gate
 
     loaded = _loaded(project)
-    result = resolve(loaded, agent, load_code=load_code)
+    result = project_gate(loaded, resolve(loaded, agent, load_code=load_code))[0]  # the agent's rules too
     tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
     spec = RunSpec(tool.id, dict(args), approve or policy_approver("reject"),
                    policy="library" if approve is not None else "reject", force_hidden=force_hidden,

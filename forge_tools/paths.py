@@ -9,6 +9,15 @@ from functools import lru_cache
 from pathlib import Path
 
 
+def git_top_or(cwd: Path) -> Path:
+    """The top of the git worktree enclosing `cwd` (a `.git` dir or file), else `cwd`: the project root
+    (`config.loader.find_project_root`; `forge-tools hook` asks it without loading any config)."""
+    for d in (cwd, *cwd.parents):
+        if (d / ".git").exists():
+            return d
+    return cwd
+
+
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     home = env.get("HOME")

@@ -136,6 +136,7 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
     tell("analysing the rules")
     report.findings += analyse(ctx)
     report.findings += runtime_findings(loaded)
+    report.findings += _hook_findings(loaded, report.findings)
     # the pipeline's "plugin tools unknown" note is FT109 here, which names the plugins: said only when
     # there are some (a project without plugins misses nothing)
     report.notes += [n for n in ctx.notes if n != NOTE_PLUGINS_UNKNOWN]
@@ -169,6 +170,15 @@ def runtime_findings(loaded: LoadedConfig) -> list[Finding]:
         if produce is not None:
             found += produce(loaded)
     return found
+
+
+def _hook_findings(loaded: LoadedConfig, found: list[Finding]) -> list[Finding]:
+    """FT361-FT364 for the agents the project configures (`check/hook_findings.py`)."""
+    from forge_tools.check.hook_findings import hook_findings
+    from forge_tools.runtimes.found import found_runtimes
+
+    agents = [r.name for r in found_runtimes(loaded)]
+    return hook_findings(Path(loaded.project_root), agents, found)
 
 
 def _redacted(report: CheckReport, substituted: dict[Any, str], echoed: dict[str, str]) -> CheckReport:

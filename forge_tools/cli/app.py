@@ -38,6 +38,7 @@ _COMMAND_MODULES = {
     "run": "run_cmd",
     "outputs": "outputs_cmd",
     "check": "check_cmd",
+    "hook": "hook_cmd",
     "diff": "diff_cmd",
     "completions": "completions_cmd",
     "rule": "lint_cmds",

@@ -20,8 +20,17 @@ import signal
 import sys
 from typing import Any
 
+HOOK_SUBCOMMANDS = frozenset({"install", "uninstall", "status", "--help", "-h"})
+
 
 def main() -> None:
+    argv = sys.argv[1:]
+    if argv[:1] == ["hook"] and not (len(argv) > 1 and argv[1] in HOOK_SUBCOMMANDS):
+        # the agent's pre-tool hook runs before every tool call: decided without building the CLI
+        # (neither typer nor rich is imported on this path; forge_tools/hook/main.py)
+        from forge_tools.hook.main import main as hook
+
+        sys.exit(hook(argv[1:]))
     gc.disable()
     try:
         from forge_tools.cli.app import TERMINATED_EXIT, Terminated, run

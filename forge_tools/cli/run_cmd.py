@@ -240,6 +240,9 @@ def _run_checked(
     # only the servers that could list this tool start, within --timeout (which covers connecting too)
     mcp = McpScope(tool_id=tool_id, start_s=timeout, start_by="the run's --timeout")
     project, result = resolve_options(opts, mcp=mcp, fmt=fmt)
+    from forge_tools.runtimes.gate_rules import project_gate
+
+    result = project_gate(project.config, result)[0]  # the answering agent's rules, in the gate's terms
     state["agent"] = result.agent.name
     tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
     if result.agent.disabled:

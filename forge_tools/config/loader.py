@@ -17,7 +17,7 @@ from forge_tools.config.merge import merge
 from forge_tools.config.validation import validate_tree
 from forge_tools.errors import ConfigError, UsageError
 from forge_tools.origin import Node, Origin
-from forge_tools.paths import global_config_dir, home_dir, opencode_global_dir
+from forge_tools.paths import git_top_or, global_config_dir, home_dir, opencode_global_dir
 
 if TYPE_CHECKING:
     from forge_tools.config.schema import ConfigModel
@@ -159,10 +159,7 @@ def find_project_root(cwd: Path, project: Path | None = None) -> Path:
         if not root.is_dir():
             raise UsageError(f"not a directory: {project}", where="--project")
         return root
-    for d in (cwd, *cwd.parents):
-        if (d / ".git").exists():
-            return d
-    return cwd
+    return git_top_or(cwd)
 
 
 def _git_top(start: Path) -> Path | None:

@@ -187,7 +187,12 @@ def answers_by_runtime(loaded: LoadedConfig, result: PipelineResult, tool: str, 
 
     root, cwd = Path(loaded.project_root), agent_cwd(loaded)
     call = shared_call(tool, args, mcp_servers(loaded))
-    decided = decide_call(result, call.tool, call.args, root, dry_gate(result.ruleset)) if gate else None
+    decided = None
+    if gate:  # over the answering agent's rules in the gate's terms (runtimes/gate_rules.py)
+        from forge_tools.runtimes.gate_rules import project_gate
+
+        turn = project_gate(loaded, result)[0]
+        decided = decide_call(turn, call.tool, call.args, root, dry_gate(turn.ruleset))
     entries: list[RuntimeEntry] = []
     for found in agent_runtimes(loaded, names):
         own = own_call(found.name, call)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
     from forge_tools.permission.calls import CallDecision
-    from forge_tools.permission.gate import PermissionGate
+    from forge_tools.permission.gate import PermissionSession
     from forge_tools.runtimes import Chosen
     from forge_tools.runtimes.base import RuntimeAnswer
     from forge_tools.runtimes.compare import Answers
@@ -37,11 +37,12 @@ def has_agents(runtime: str) -> bool:
 
 
 def call_answers(chosen: Chosen, loaded: LoadedConfig, result: PipelineResult, tool: str,
-                 args: dict[str, Any], gate: PermissionGate | None = None,
-                 decided: CallDecision | None = None) -> Answers:
+                 args: dict[str, Any], decided: CallDecision | None = None, *,
+                 session: PermissionSession | None = None) -> Answers:
     """The chosen runtime's answer about `tool` `args` (any agent's spelling) beside the gate's
-    decision of the same call in forge-tools' words over `result`'s turn (`decided` when already
-    made). Claude Code's rules are read by its gate as `runtimes/claude/gate.py` says."""
+    decision of the same call in forge-tools' words (`decided` when already made), over `result`'s
+    turn with the answering agent's rules in the gate's terms (`runtimes/gate_rules.gate_turn`);
+    `session` carries earlier `always` answers."""
     from forge_tools.runtimes.across import mcp_servers
     from forge_tools.runtimes.compare import Answers
     from forge_tools.runtimes.found import agent_cwd
@@ -62,10 +63,14 @@ def call_answers(chosen: Chosen, loaded: LoadedConfig, result: PipelineResult, t
         if decided is None:
             decided, untranslated = gate_decision(result, settings, own.tool, own.args, root)
             if untranslated and answer.extra is not None:
-                answer.extra["gate_untranslated"] = [r.describe() for r in untranslated]
+                answer.extra["gate_untranslated"] = list(untranslated)
         return Answers(chosen, answer, decided, words.said)
     if decided is None:
-        decided = decide_call(result, shared.tool, shared.args, root, gate)
+        from forge_tools.permission.gate import dry_gate
+        from forge_tools.runtimes.gate_rules import gate_turn
+
+        turn, _ = gate_turn(result, runtime.name, cwd, root)
+        decided = decide_call(turn, shared.tool, shared.args, root, dry_gate(turn.ruleset, session))
     if own is None:
         answer = no_such_tool(runtime.name, runtime.version, tool, args, words.said or "")
     elif runtime.name == "forge":

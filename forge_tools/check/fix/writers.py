@@ -363,3 +363,120 @@ def _toml_rename(container: Any, old: str, new: str) -> None:
 
 WRITERS: dict[str, Callable[[str, Edit], str]] = {"json": write_jsonc, "yaml": write_yaml,
                                                   "toml": write_toml}
+
+
+# ------------------------------------------------------------------- adding and removing list items
+
+
+def _json_model(text: str) -> Any:
+    from forge_tools.config.formats.json_format import json_five
+
+    five = json_five()
+    try:
+        return five, five.loads(text, loader=five.ModelLoader()).value
+    except Exception as exc:  # json-five's own errors: the agent's file does not parse
+        raise WriterError(f"cannot read the file for editing: {exc}") from None
+
+
+def _indent_at(text: str, offset: int) -> str:
+    start = text.rfind("\n", 0, offset) + 1
+    line = text[start:offset]
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _dumped(value: Any, indent: str, step: str) -> str:
+    """`value` as JSON, its lines after the first indented under `indent` (`step` per level)."""
+    text = json.dumps(value, indent=len(step) or None, ensure_ascii=False)
+    return text.replace("\n", "\n" + indent)
+
+
+def json_append(text: str, keys: Sequence[str], item: Any) -> str:
+    """`text` (JSON/JSONC) with `item` appended to the list at `keys`, the maps and the list on the way
+    made where missing; every byte outside the insertion stays as written (comments, layout)."""
+    if not text.strip():
+        value: Any = [item]
+        for key in reversed(keys):
+            value = {key: value}
+        return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    five, node = _json_model(text.removeprefix("\ufeff"))
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text.removeprefix("\ufeff")
+    step = "  "
+    for depth, key in enumerate(keys):
+        if not isinstance(node, five.JSONObject):
+            raise WriterError(f"{key!r} is not in a mapping")
+        names = [_json_key(k) for k in node.keys]
+        if key in names:
+            node = node.values[len(names) - 1 - names[::-1].index(key)]
+            continue
+        value = [item]
+        for inner in reversed(keys[depth + 1:]):
+            value = {inner: value}
+        start, end = _span(node)
+        if node.keys:
+            last_end = _span(node.values[-1])[1]
+            indent = _indent_at(text, _span(node.keys[-1])[0])
+            if "\n" not in text[start:end]:
+                entry = f", {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
+            else:
+                entry = f",\n{indent}{json.dumps(key)}: {_dumped(value, indent, step)}"
+            return bom + text[:last_end] + entry + text[last_end:]
+        outer = _indent_at(text, start)
+        entry = f"\n{outer}{step}{json.dumps(key)}: {_dumped(value, outer + step, step)}\n{outer}"
+        return bom + text[:start + 1] + entry + text[end - 1:]
+    if not isinstance(node, five.model.JSONArray):
+        raise WriterError(f"{keys[-1]!r} is not a list")
+    start, end = _span(node)
+    if node.values:
+        last_end = _span(node.values[-1])[1]
+        indent = _indent_at(text, _span(node.values[-1])[0])
+        if "\n" not in text[start:end]:
+            return bom + text[:last_end] + ", " + json.dumps(item, ensure_ascii=False) + text[last_end:]
+        return bom + text[:last_end] + f",\n{indent}{_dumped(item, indent, step)}" + text[last_end:]
+    outer = _indent_at(text, start)
+    return (bom + text[:start + 1] + f"\n{outer}{step}{_dumped(item, outer + step, step)}\n{outer}"
+            + text[end - 1:])
+
+
+def json_remove(text: str, keys: Sequence[str], drop: Callable[[Any], bool]) -> str:
+    """`text` without the items of the list at `keys` for whose plain value `drop` is true (with the
+    comma that joined each); nothing else changes. No such list: the text as it is."""
+    if not text.strip():
+        return text
+    five, node = _json_model(text.removeprefix("\ufeff"))
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text.removeprefix("\ufeff")
+    for key in keys:
+        if not isinstance(node, five.JSONObject):
+            return bom + text
+        names = [_json_key(k) for k in node.keys]
+        if key not in names:
+            return bom + text
+        node = node.values[names.index(key)]
+    if not isinstance(node, five.model.JSONArray):
+        return bom + text
+    from forge_tools.config.formats.json_format import parse_json
+    from forge_tools.origin import Origin
+
+    spans = [_span(v) for v in node.values]
+    kept = [i for i, (s, e) in enumerate(spans) if not drop(parse_json(text[s:e], Origin("file")).plain())]
+    if len(kept) == len(spans):
+        return bom + text
+    if not kept:
+        start, end = _span(node)
+        return bom + text[:start] + "[]" + text[end:]
+    splices: list[Splice] = []
+    for i, (s, e) in enumerate(spans):
+        if i in kept:
+            continue
+        if i > 0:  # from the end of the item before it: its comma and the blank between go too
+            splices.append(Splice(spans[i - 1][1], e, ""))
+        elif i + 1 < len(spans):
+            splices.append(Splice(s, spans[i + 1][0], ""))
+        else:
+            splices.append(Splice(s, e, ""))
+    # splices of neighbouring removed items overlap at most at their ends: apply from the last
+    out = text
+    for splice in sorted(splices, reverse=True):
+        out = out[:splice.start] + out[splice.end:]
+    return bom + out

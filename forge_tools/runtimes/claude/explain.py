@@ -103,7 +103,7 @@ def render_text(data: dict[str, Any]) -> str:
         out.append(f"   forge-tools gate: {gate['action'].upper()}"
                    + (f" ({gate['refused']})" if gate.get("refused") else ""))
         for r in answer.get("gate_untranslated", []):
-            out.append(f"     the gate was not given {r} (no form in its vocabulary)")
+            out.append(f"     gate: {r}")
     for note in data["notes"]:
         out.append(f"note: {note}")
     for p in data["problems"]:

@@ -12,15 +12,20 @@ beats ask beats allow as in Claude:
   the gate's read / edit pattern relative to the project root (a name without a `/` at any depth);
 - `WebFetch(domain:h)` is webfetch `*://h/*` and `*://h`; a bare tool is its permission `*`.
 
-A rule with no such form (`~/` paths, paths outside the project, MCP rules) is not given to the gate,
-and the answer says so (`untranslated`). Where the gate's lowering sees through what Claude's does not
-(`git -C . push`, `/usr/bin/git push`), the gate's answer is the stricter one, said beside Claude's.
+- `mcp__srv__tool` is the gate's `srv_tool`, `mcp__srv` its `srv_*`; a tool the gate lacks keeps
+  Claude's name as its permission.
+
+A deny or ask with no such form (`~/` paths, paths outside the project) is an ask of all it could
+cover (`external_directory *` for a path outside the project), an allow with none is left out, and the
+answer says so (`untranslated`); `runtimes/gate_rules.py` is the mechanism all three agents share.
+Where the gate's lowering sees through what Claude's does not (`git -C . push`, `/usr/bin/git
+push`), the gate's answer is the stricter one, said beside Claude's.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +35,7 @@ from forge_tools.runtimes.claude.rules import bash_pattern, path_rule
 if TYPE_CHECKING:
     from forge_tools.permission.calls import CallDecision
     from forge_tools.runtimes.claude.settings import ClaudeRule, ClaudeSettings
+    from forge_tools.runtimes.gate_rules import Translation
     from forge_tools.visibility.pipeline import PipelineResult
 
 #: Claude tool -> (forge-tools tool, {Claude input key: forge-tools argument})
@@ -45,7 +51,6 @@ CALLS: dict[str, tuple[str, dict[str, str]]] = {
 }
 PERMISSIONS = {"Bash": "bash", "Read": "read", "Edit": "edit", "Write": "edit", "WebFetch": "webfetch",
                "Glob": "glob", "Grep": "grep", "NotebookEdit": "edit", "WebSearch": "websearch"}
-_ORDER = {"allow": 0, "ask": 1, "deny": 2}
 
 
 def gate_call(tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -86,20 +91,40 @@ def _relative(settings: ClaudeSettings, rule: ClaudeRule, root: Path) -> list[st
     return [f"{prefix}{glob}", f"{prefix}{glob}/*"]
 
 
-def gate_rules(settings: ClaudeSettings, root: Path) -> tuple[tuple[Rule, ...], list[ClaudeRule]]:
-    """Claude's loaded rules as gate rules (allows, asks, denies), and the ones with no such form."""
-    from forge_tools.origin import Origin
+def read(cwd: Path, env: Mapping[str, str]) -> ClaudeSettings:
+    """Claude Code's settings as it reads them started in `cwd` (the translator's input)."""
+    from forge_tools.runtimes.claude.settings import read_settings
 
+    return read_settings(cwd, env)
+
+
+def translate(settings: ClaudeSettings, root: Path) -> Translation:
+    """Claude's rules in the gate's terms (`runtimes/gate_rules.py`): the rules Claude loads, and the
+    denies and asks it does not (an untrusted workspace's, managed-only): the gate reads them as meant."""
+    from forge_tools.origin import Origin
+    from forge_tools.runtimes.gate_rules import Rules
+
+    out = Rules()
     # Claude asks what no rule allows (its read-only set aside): the gate starts there too
     base = Origin("default", name="Claude Code asks what no rule allows")
-    out: list[Rule] = [Rule(p, "*", "ask", base) for p in ("bash", "edit", "webfetch", "websearch")]
-    untranslated: list[ClaudeRule] = []
-    for rule in sorted(settings.loaded_rules, key=lambda r: _ORDER[r.behavior]):
-        permission = PERMISSIONS.get(rule.tool)
-        patterns: list[str] | None
-        if permission is None:
-            untranslated.append(rule)
+    out.base.extend(Rule(p, "*", "ask", base) for p in ("bash", "edit", "webfetch", "websearch"))
+    for rule in settings.rules:
+        if not rule.loaded and rule.behavior == "allow":
             continue
+        what = f"Claude rule {rule.behavior} {rule.text!r}"
+        if not rule.loaded:
+            out.untranslated.append(f"{what} at {rule.origin}: Claude does not use it ({rule.why_not}); "
+                                    "the gate does")
+        permission = PERMISSIONS.get(rule.tool)
+        if permission is None:
+            mcp = _mcp_permission(rule.tool)
+            if mcp is not None and rule.content is None:
+                out.add(mcp, ["*"], rule.behavior, rule.origin)
+            else:  # a tool the gate does not have keeps Claude's name (the hook finds a rule naming it)
+                out.add(rule.tool, ["*"] if rule.content is None else [rule.content], rule.behavior,
+                        rule.origin)
+            continue
+        patterns: list[str] | None
         if rule.content is None:
             patterns = ["*"]
         elif rule.tool == "Bash":
@@ -107,30 +132,46 @@ def gate_rules(settings: ClaudeSettings, root: Path) -> tuple[tuple[Rule, ...], 
             patterns = [f"{text} *" if kind == "prefix" else text]
         elif rule.tool in ("Read", "Edit"):
             patterns = _relative(settings, rule, root)
+            if not patterns:  # outside the project: the gate asks external_directory for every such path
+                out.cover("external_directory", rule.behavior, rule.origin, what)
+                continue
         elif rule.tool == "WebFetch" and rule.content.startswith("domain:"):
             host = rule.content[len("domain:"):]
             patterns = [f"*://{host}/*", f"*://{host}"]
         else:
             patterns = None
         if not patterns:
-            untranslated.append(rule)
+            out.cover(permission, rule.behavior, rule.origin, what)
             continue
-        out.extend(Rule(permission, p, rule.behavior, rule.origin) for p in patterns)
-    return tuple(out), untranslated
+        out.add(permission, patterns, rule.behavior, rule.origin)
+    return out.done("claude")
+
+
+def _mcp_permission(tool: str) -> str | None:
+    """`mcp__srv__tool` as the gate's permission (`srv_tool`), `mcp__srv` as `srv_*`."""
+    if not tool.startswith("mcp__"):
+        return None
+    server, _, name = tool[len("mcp__"):].partition("__")
+    if not server:
+        return None
+    from forge_tools.sources.mcp import mcp_tool_id
+
+    return mcp_tool_id(server, name) if name and name != "*" else f"{mcp_tool_id(server, '')}*"
 
 
 def gate_decision(result: PipelineResult, settings: ClaudeSettings, tool: str, args: dict[str, Any],
-                  root: Path) -> tuple[CallDecision, list[ClaudeRule]]:
+                  root: Path) -> tuple[CallDecision, list[str]]:
     """The gate's decision of Claude's call over the turn's rules plus Claude's (see the module)."""
     from forge_tools.permission.calls import CallDecision
     from forge_tools.permission.gate import dry_gate
+    from forge_tools.runtimes.gate_rules import gate_turn
     from forge_tools.visibility.call_decision import decide_call
 
-    rules, untranslated = gate_rules(settings, root)
+    turn, translation = gate_turn(result, "claude", settings.cwd, root, settings=settings)
+    untranslated = list(translation.untranslated) if translation is not None else []
     mapped = gate_call(tool, args)
     if mapped is None:
         return (CallDecision(args=dict(args), refused=f"forge-tools has no tool for Claude Code's {tool}; "
                              "the gate refuses a call of a tool it does not have"), untranslated)
     forge_id, forge_args = mapped
-    turn = replace(result, ruleset=(*result.ruleset, *rules))
     return decide_call(turn, forge_id, forge_args, root, dry_gate(turn.ruleset)), untranslated

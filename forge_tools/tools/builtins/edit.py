@@ -11,15 +11,15 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from forge_tools.tools.builtins import requests
 from forge_tools.tools.builtins._common import (
-    edit_requests,
     not_found_message,
     posix,
     relative_to_root,
     resolve_path,
 )
 from forge_tools.tools.builtins._files import read_text, unified_diff, write_atomic
-from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 DESCRIPTION = """Replace an exact piece of text in a file.
 
@@ -41,10 +41,6 @@ class EditArgs(BaseModel):
     replaceAll: Annotated[
         bool, Field(description="Replace every occurrence instead of requiring exactly one.")
     ] = False
-
-
-def permission_requests(args: EditArgs, ctx: ToolContext) -> list[PermissionRequest]:
-    return edit_requests(resolve_path(args.filePath, ctx), ctx)
 
 
 class EditError(Exception):
@@ -123,5 +119,5 @@ TOOL = Tool(
     description=DESCRIPTION,
     parameters=EditArgs,
     execute=execute,
-    permission_requests=permission_requests,
+    permission_requests=requests.edit,
 )

@@ -11,16 +11,15 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from forge_tools.tools.builtins import _search
+from forge_tools.tools.builtins import _search, requests
 from forge_tools.tools.builtins._common import (
-    external_request,
     left_out_note,
     not_found_message,
     posix,
     read_denied,
     resolve_path,
 )
-from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 MAX_RESULTS = 100
 
@@ -41,12 +40,6 @@ class GlobArgs(BaseModel):
     path: Annotated[
         str | None, Field(description="Directory to search in (default: the project root).")
     ] = None
-
-
-def permission_requests(args: GlobArgs, ctx: ToolContext) -> list[PermissionRequest]:
-    root = resolve_path(args.path, ctx)
-    return [*external_request(root, ctx, is_dir=True),
-            PermissionRequest("glob", (args.pattern,), (args.pattern,))]
 
 
 def find_files(root: Path, pattern: str, seconds: float = _search.SEARCH_SECONDS) -> list[Path]:
@@ -100,5 +93,5 @@ TOOL = Tool(
     description=DESCRIPTION,
     parameters=GlobArgs,
     execute=execute,
-    permission_requests=permission_requests,
+    permission_requests=requests.glob,
 )

@@ -21,16 +21,15 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from forge_tools.tools.builtins import _search
+from forge_tools.tools.builtins import _search, requests
 from forge_tools.tools.builtins._common import (
-    external_request,
     left_out_note,
     not_found_message,
     posix,
     read_denied,
     resolve_path,
 )
-from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 MAX_MATCHES = 100
 MAX_LINE_CHARS = 2000
@@ -56,12 +55,6 @@ class GrepArgs(BaseModel):
     include: Annotated[
         str | None, Field(description="Glob of files to search, e.g. '*.py' or '*.{ts,tsx}'.")
     ] = None
-
-
-def permission_requests(args: GrepArgs, ctx: ToolContext) -> list[PermissionRequest]:
-    root = resolve_path(args.path, ctx)
-    return [*external_request(root, ctx, is_dir=root.is_dir()),
-            PermissionRequest("grep", (args.pattern,), (args.pattern,))]
 
 
 @dataclass(eq=False)
@@ -139,8 +132,6 @@ def _read_rg_events(lines: Iterable[bytes], found: dict[str, FileMatches], root:
             continue
         _add(found, Path(name), int(data["line_number"]), text.rstrip("\n").rstrip("\r"))
     return found
-
-
 
 
 def search_python(pattern: str, root: Path, include: str | None,
@@ -241,5 +232,5 @@ TOOL = Tool(
     description=DESCRIPTION,
     parameters=GrepArgs,
     execute=execute,
-    permission_requests=permission_requests,
+    permission_requests=requests.grep,
 )

@@ -15,16 +15,16 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from forge_tools.tools.builtins import requests
 from forge_tools.tools.builtins._common import (
     DEFAULT_IGNORES,
-    external_request,
     left_out_note,
     not_found_message,
     posix,
     read_denied,
     resolve_path,
 )
-from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 MAX_ENTRIES = 100
 
@@ -46,12 +46,6 @@ class ListArgs(BaseModel):
     ignore: Annotated[
         list[str] | None, Field(description="Extra glob patterns to skip, e.g. ['*.log', 'tmp/'].")
     ] = None
-
-
-def permission_requests(args: ListArgs, ctx: ToolContext) -> list[PermissionRequest]:
-    path = resolve_path(args.path, ctx)
-    pattern = posix(path)
-    return [*external_request(path, ctx, is_dir=True), PermissionRequest("list", (pattern,), (pattern,))]
 
 
 def _ignored(name: str, rel: str, is_dir: bool, patterns: list[str]) -> bool:
@@ -134,5 +128,5 @@ TOOL = Tool(
     description=DESCRIPTION,
     parameters=ListArgs,
     execute=execute,
-    permission_requests=permission_requests,
+    permission_requests=requests.list_dir,
 )

@@ -14,16 +14,15 @@ from typing import Annotated, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from forge_tools.tools.builtins import requests
 from forge_tools.tools.builtins._common import (
-    external_request,
     left_out_note,
     not_found_message,
     posix,
     read_denied,
-    read_request,
     resolve_path,
 )
-from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -67,14 +66,6 @@ class ReadArgs(BaseModel):
     limit: Annotated[
         int | None, Field(ge=1, description="How many lines to read (default 2000).")
     ] = None
-
-
-def permission_requests(args: ReadArgs, ctx: ToolContext) -> list[PermissionRequest]:
-    """`read` is checked against the path relative to the project root (`../x` outside it), as
-    opencode 1.18.33 does (SPEC 4.4): an absolute or `~/` pattern never matches; `check` says so
-    (FT113). Outside the root, `external_directory` is asked first."""
-    path = resolve_path(args.filePath, ctx)
-    return [*external_request(path, ctx, is_dir=path.is_dir()), read_request(path, ctx)]
 
 
 def is_binary(path: Path, head: bytes) -> bool:
@@ -231,5 +222,5 @@ TOOL = Tool(
     description=DESCRIPTION,
     parameters=ReadArgs,
     execute=execute,
-    permission_requests=permission_requests,
+    permission_requests=requests.read,
 )

@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+from forge_tools.tools.builtins import requests
+from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 30.0
@@ -49,10 +50,6 @@ class WebFetchArgs(BaseModel):
         if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
             raise ValueError("the URL must be a complete http:// or https:// address")
         return value.strip()
-
-
-def permission_requests(args: WebFetchArgs, ctx: ToolContext) -> list[PermissionRequest]:
-    return [PermissionRequest("webfetch", (args.url,), (args.url,))]
 
 
 def html_to_text(html: str) -> str:
@@ -139,5 +136,5 @@ TOOL = Tool(
     description=DESCRIPTION,
     parameters=WebFetchArgs,
     execute=execute,
-    permission_requests=permission_requests,
+    permission_requests=requests.webfetch,
 )

@@ -6,9 +6,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from forge_tools.tools.builtins._common import edit_requests, posix, relative_to_root, resolve_path
+from forge_tools.tools.builtins import requests
+from forge_tools.tools.builtins._common import posix, relative_to_root, resolve_path
 from forge_tools.tools.builtins._files import unified_diff, write_atomic
-from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 DESCRIPTION = """Write a file: create it, or replace all of its content.
 
@@ -23,10 +24,6 @@ class WriteArgs(BaseModel):
 
     filePath: Annotated[str, Field(description="File to write (absolute or relative to the project root).")]
     content: Annotated[str, Field(description="The full content to write.")]
-
-
-def permission_requests(args: WriteArgs, ctx: ToolContext) -> list[PermissionRequest]:
-    return edit_requests(resolve_path(args.filePath, ctx), ctx)
 
 
 def execute(args: WriteArgs, ctx: ToolContext) -> ToolResult:
@@ -59,5 +56,5 @@ TOOL = Tool(
     description=DESCRIPTION,
     parameters=WriteArgs,
     execute=execute,
-    permission_requests=permission_requests,
+    permission_requests=requests.edit,
 )

@@ -1,0 +1,35 @@
+"""Codex CLI 0.171.0's PreToolUse command hook (agent-hooks.md section 2): the payload names the
+shell tool `Bash` with `tool_input.command` (apply_patch: the patch in `command`; MCP tools by their
+model-visible name). A deny is `hookSpecificOutput.permissionDecision: "deny"` with a non-empty reason
+and no other field (Codex runs the call on a deny without a reason, with an unknown field, on
+`ask`, and on exit 2 with an empty stderr); no output is no decision. Codex cannot ask from a hook."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forge_tools.hook.protocol import Answer, HookCall, call_of, hook_specific
+
+NAME = "codex"
+LABEL = "Codex CLI"
+ASKS = False
+EVENT = "PreToolUse"
+
+
+def read(payload: Any) -> HookCall | None:
+    call = call_of(payload)
+    if payload.get("hook_event_name", EVENT) != EVENT:
+        return None
+    if call.tool == "apply_patch" and isinstance(call.input, dict) and "command" in call.input:
+        return call._replace(input={"patchText": call.input["command"]})
+    return call
+
+
+def answer(action: str | None, reason: str) -> Answer:
+    if action is None:
+        return Answer("")
+    return hook_specific("deny", reason)
+
+
+def deny(reason: str) -> Answer:
+    return hook_specific("deny", reason)
