@@ -79,7 +79,7 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
     """Both answers about a call, as `explain --call` gives them: `.runtime` (what the agent the config
     belongs to does: opencode 1.18.33 for opencode's files, forge-tools' gate for forge's, Claude Code
     2.1.328 for a project with only Claude's `.claude/settings*.json` or a call naming a Claude tool
-    such as `Bash` with `{"command": ...}`, Codex CLI 0.169.0 for a project with only `.codex/` files
+    such as `Bash` with `{"command": ...}`, Codex CLI 0.171.0 for a project with only `.codex/` files
     or a call of `exec_command`, Gemini CLI 0.61 likewise for `.gemini/` files or a call such as
     `run_shell_command`; `runtime` names one instead), `.gate` (`decide_call`'s
     decision, what `run_call` enforces; for Claude, of the same call under Claude's rules), `.chosen`
