@@ -39,6 +39,7 @@ _COMMAND_MODULES = {
     "outputs": "outputs_cmd",
     "check": "check_cmd",
     "diff": "diff_cmd",
+    "verify": "verify_cmd",
     "completions": "completions_cmd",
     "rule": "lint_cmds",
     "schema": "lint_cmds",
