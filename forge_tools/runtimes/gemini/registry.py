@@ -10,12 +10,16 @@ edit whose path is outside the workspace. Recorded from the CLI's own functions 
   (`Engine.excluded_tools`). Such a tool is not offered at all, never "ask";
 - `write_file` and `replace` check their `file_path` (resolved against the working directory,
   symlinks followed) before anything else, in every mode: a path outside the workspace and the
-  project's temporary directory is refused ("Path not in workspace").
+  project's temporary directory is refused ("Path not in workspace"), and so is one whose path in
+  the workspace has a `.git`, `.env`, `node_modules` or `gha-creds-*.json` part (any case, trailing
+  dots and spaces and a `:stream` ignored, and their 8.3 short names such as `GIT~1`): those are not
+  in the workspace for Gemini (recorded by the generated corpus, `corpus-0.61.0.json`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +27,9 @@ if TYPE_CHECKING:
     from forge_tools.runtimes.gemini.settings import GeminiSettings
 
 PATH_TOOLS = ("write_file", "replace")
+#: a part of a path in the workspace that puts it outside (Gemini's blocked segments, 8.3 names too)
+_BLOCKED = re.compile(r"\.git|\.env|node_modules|gha-creds-.*\.json|(git|gi[0-9a-f]{4})~\d+|"
+                      r"(env|en[0-9a-f]{4})~\d+|(node_m|no[0-9a-f]{4})~\d+|(gha-cr|gh[0-9a-f]{4})~\d+\.json?")
 
 
 def mcp_server_of(settings: GeminiSettings, tool: str) -> str | None:
@@ -88,7 +95,7 @@ def path_refusal(settings: GeminiSettings, tool: str, args: dict[str, Any]) -> s
     if not isinstance(path, str) or not path:
         return None
     target = Path(os.path.realpath(os.path.join(settings.cwd, path)))
-    if any(_inside(Path(os.path.realpath(d)), target) for d in workspace_dirs(settings)):
+    if any(_in_workspace(Path(os.path.realpath(d)), target) for d in workspace_dirs(settings)):
         return None
     if _inside(Path(os.path.realpath(settings.home / ".gemini" / "tmp")), target):
         return None  # the project's temporary directory lies below it (modelled: any project's)
@@ -104,6 +111,17 @@ def workspace_dirs(settings: GeminiSettings) -> list[Path]:
         dirs += [Path(os.path.expanduser(str(d))) if os.path.isabs(os.path.expanduser(str(d)))
                  else Path(settings.cwd) / str(d) for d in extra]
     return dirs
+
+
+def _in_workspace(folder: Path, target: Path) -> bool:
+    """`target` is below `folder` and no part of its path there is a blocked one."""
+    if not _inside(folder, target):
+        return False
+    for part in target.relative_to(folder).parts:
+        clean = part.split(":")[0].rstrip(" .").lower()
+        if _BLOCKED.fullmatch(clean):
+            return False
+    return True
 
 
 def _inside(folder: Path, target: Path) -> bool:
