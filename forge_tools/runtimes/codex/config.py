@@ -158,13 +158,8 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
                                     f"legacy `profile = \"{profile}\"` or `[profiles.{profile}]` config")
             settings.start_error_origin = _profiles_table(user, profile)
             return settings
-        profile_path = home / f"{profile}.config.toml"
-        data, error, where = _read(profile_path)
-        if error is not None:
-            settings.start_error, settings.start_error_origin = error, where
+        if not _add_layer(settings, "profile", home / f"{profile}.config.toml"):
             return settings
-        if data is not None:
-            settings.layers.append(Layer("profile", profile_path, data, True))
     trust = _trust([layer.data for layer in settings.layers], trust_root if trust_root is not None else root)
     settings.trusted = trust is not None and trust.value == "trusted"
     settings.trust_level = str(trust.value) if trust is not None else None
@@ -185,12 +180,8 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
     for folder in folders:
         path = folder / ".codex" / "config.toml"
         if settings.trusted:
-            data, error, where = _read(path)
-            if error is not None:
-                settings.start_error, settings.start_error_origin = error, where
+            if not _add_layer(settings, "project", path):
                 return settings
-            if data is not None:
-                settings.layers.append(Layer("project", path, data, True))
         elif path.is_file():
             settings.layers.append(Layer("project", path, None, False, why))
         for p in rules_in(folder / ".codex"):
@@ -227,6 +218,18 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
         return settings
     _check_values(settings)
     return settings
+
+
+def _add_layer(settings: CodexSettings, scope: str, path: Path) -> bool:
+    """Read one more config file into `settings.layers` (none there: nothing); False when it stops
+    Codex (the error is the settings' `start_error`)."""
+    data, error, where = _read(path)
+    if error is not None:
+        settings.start_error, settings.start_error_origin = error, where
+        return False
+    if data is not None:
+        settings.layers.append(Layer(scope, path, data, True))
+    return True
 
 
 def _merged(old: Any, new: Any) -> Any:

@@ -35,6 +35,8 @@ SAFE_GIT = {"status", "log", "diff", "show", "branch"}
 
 #: what Codex does with a command, in the words of tests/compat/codex/record.py's `outcome`
 Outcome = Literal["ran", "sandboxed", "forbidden", "approval-required", "rejected", "ask", "refused"]
+#: which refusal Codex gives when a line's commands are refused for different reasons (first wins)
+_REFUSALS = {"forbidden": 0, "rejected": 1, "approval-required": 2}
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,12 @@ class CodexDecision:
 
     @property
     def deciding(self) -> CodexCheck | None:
+        """The first check of the strictest behaviour; of refusals, a forbidden rule's before an `rm
+        -f` style refusal before an approval `never` cannot give (recorded: `curl -X && ls` with ls
+        forbidden and curl prompt is refused as forbidden)."""
         behavior = self.behavior
-        return next((c for c in self.checks if c.behavior == behavior), None)
+        strictest = [c for c in self.checks if c.behavior == behavior]
+        return min(strictest, key=lambda c: _REFUSALS.get(c.outcome, len(_REFUSALS)), default=None)
 
     @property
     def outcome(self) -> Outcome:

@@ -103,6 +103,24 @@ def lower(line: str, shell: str = "bash", login: bool = True) -> Lowered:
 _SHELLS = {"bash", "sh", "zsh"}
 
 
+def _unquoted(node: Node, data: bytes) -> str:
+    """A word with its quotes removed (`'rm'` is rm), else as written (a backslash is kept)."""
+    import shlex
+
+    word = _word(node.named_children[0], data) if node.type == "command_name" and len(
+        node.named_children) == 1 else _word(node, data)
+    if word is not None:
+        return word
+    text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    if "\\" in text:  # `\rm -rf x` runs (recorded): a backslash is kept
+        return text
+    try:
+        parts = shlex.split(text)
+    except ValueError:
+        return text
+    return parts[0] if len(parts) == 1 else text
+
+
 def every_command(argv: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
     """`argv` and, when it is `bash -lc LINE` (or `-c`, `sh`, `zsh`), every command in LINE, however
     it is written (redirected, in a list, nested in another `bash -c`): each as its words, a word
@@ -119,8 +137,7 @@ def every_command(argv: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]
             words = []
             for child in node.named_children:
                 if child.type in _WORDS:
-                    word = _word(child, data)
-                    words.append(word if word is not None else data[child.start_byte:child.end_byte].decode())
+                    words.append(_unquoted(child, data))
             if words:
                 out += every_command(tuple(words), depth + 1)
         stack.extend(reversed(node.named_children))

@@ -168,16 +168,16 @@ def record_layout(case: dict[str, Any]) -> dict[str, Any]:
 
 class _StandIn:
     """A loopback stand-in for the Responses API: the first request of a session is answered with
-    one `exec_command` function call (`call`), the next with a message; each request's
-    `function_call_output` items (Codex's answer to the call) are kept."""
+    one `exec_command` function call per item of `calls` (ids `call_0`, `call_1`, ...), the next with
+    a message; Codex's answer to each call (its `function_call_output`) is kept in `outputs` by id."""
 
     def __init__(self) -> None:
         import http.server
         import threading
 
         stand_in = self
-        self.call: dict[str, Any] = {}
-        self.outputs: list[str] = []
+        self.calls: list[dict[str, Any]] = []
+        self.outputs: dict[str, str] = {}
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
@@ -186,15 +186,16 @@ class _StandIn:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
                 done = [i for i in body.get("input", []) if i.get("type") == "function_call_output"]
-                stand_in.outputs += [str(i.get("output")) for i in done]
-                item = ({"type": "message", "id": "msg_1", "role": "assistant",
-                         "content": [{"type": "output_text", "text": "done"}]} if done else
-                        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "exec_command",
-                         "arguments": json.dumps(stand_in.call)})
+                stand_in.outputs.update({str(i.get("call_id")): str(i.get("output")) for i in done})
+                items = ([{"type": "message", "id": "msg_1", "role": "assistant",
+                           "content": [{"type": "output_text", "text": "done"}]}] if done else
+                         [{"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}",
+                           "name": "exec_command", "arguments": json.dumps(call)}
+                          for n, call in enumerate(stand_in.calls)])
                 rid = f"resp_{len(done)}"
                 usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
                 events = [{"type": "response.created", "response": {"id": rid}},
-                          {"type": "response.output_item.done", "item": item},
+                          *({"type": "response.output_item.done", "item": item} for item in items),
                           {"type": "response.completed", "response": {"id": rid, "usage": usage}}]
                 data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
                 self.send_response(200)
@@ -209,16 +210,42 @@ class _StandIn:
 
 
 def outcome(output: str) -> str:
-    """What Codex did with the call, from the text the model is given back."""
-    if "policy forbids commands" in output:
-        return "forbidden"
+    """What Codex did with the call, from the text the model is given back (a forbidden rule's
+    `justification` is said instead of "policy forbids commands ...")."""
+    if "rm -f style commands are not permitted" in output:
+        return "rejected"
     if "approval required by policy" in output:
         return "approval-required"
-    if "rejected:" in output or "Rejected(" in output:
+    if "policy forbids commands" in output or "rejected:" in output:
+        return "forbidden"
+    if "Rejected(" in output:
         return "rejected"
     if "Read-only file system" in output or "bwrap:" in output:  # the sandbox showed itself
         return "sandboxed"
     return "ran"  # run, in the sandbox or not (only a write it refused tells)
+
+
+def run_exec(case: dict[str, Any], calls: list[dict[str, Any]], stand_in: _StandIn, base: Path,
+             timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
+    """One `codex exec` session in a scratch HOME and project below `base` (the case's user rules,
+    config, home and project files) whose stand-in model asks for `calls` at once; Codex's answers
+    are then in `stand_in.outputs` (`call_0`, `call_1`, ...)."""
+    project, home = base / "project", base / "home"
+    for d in (project, home / ".codex", base / "tmp"):
+        d.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    _write(home / ".codex" / "rules", case["rules"], base)
+    _write(home, case.get("home_files", {}), base)
+    _write(project, case.get("project_files", {}), base)
+    (home / ".codex" / "config.toml").write_text(
+        'model = "gpt-5"\nmodel_provider = "standin"\n' + _expand(case.get("config", ""), base)
+        + f'\n[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
+        'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
+        'stream_max_retries = 0\n')
+    stand_in.calls, stand_in.outputs = list(calls), {}
+    env = dict(_env(base), FT_STANDIN_KEY="placeholder")
+    return subprocess.run([str(CODEX), "exec", "--json", "go"], capture_output=True, text=True,
+                          env=env, timeout=timeout, cwd=project)
 
 
 def record_exec(case: dict[str, Any], stand_in: _StandIn) -> dict[str, Any]:
@@ -226,23 +253,9 @@ def record_exec(case: dict[str, Any], stand_in: _StandIn) -> dict[str, Any]:
     for call in case["calls"]:
         with tempfile.TemporaryDirectory(prefix="ft-codex-") as tmp:
             base = Path(tmp)
-            project, home = base / "project", base / "home"
-            for d in (project, home / ".codex", base / "tmp"):
-                d.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "init", "-q", str(project)], check=True)
-            _write(home / ".codex" / "rules", case["rules"], base)
-            _write(home, case.get("home_files", {}), base)
-            _write(project, case.get("project_files", {}), base)
-            (home / ".codex" / "config.toml").write_text(
-                'model = "gpt-5"\nmodel_provider = "standin"\n' + _expand(case.get("config", ""), base)
-                + f'\n[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
-                'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
-                'stream_max_retries = 0\n')
-            stand_in.call, stand_in.outputs = dict(call), []
-            env = dict(_env(base), FT_STANDIN_KEY="placeholder")
-            proc = subprocess.run([str(CODEX), "exec", "--json", "go"], capture_output=True, text=True,
-                                  env=env, timeout=TIMEOUT, cwd=project)
-            output = _normalise(stand_in.outputs[0], base) if stand_in.outputs else ""
+            proc = run_exec(case, [dict(call)], stand_in, base)
+            said = stand_in.outputs.get("call_0")
+            output = _normalise(said, base) if said is not None else ""
             entry = {"call": call, "outcome": outcome(output) if stand_in.outputs else "error",
                      "output": output[:400], "rc": proc.returncode}
             if not stand_in.outputs:
