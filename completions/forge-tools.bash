@@ -19,7 +19,7 @@ _forge_tools() {
   [[ " outputs " == *" $cmd "* ]] || sub=""
   key="$cmd${sub:+ $sub}"
   case "$key" in
-    "") COMPREPLY=($(compgen -W "agents check completions config diff explain layers outputs rule rules run schema --help --version" -- "$cur")); return ;;
+    "") COMPREPLY=($(compgen -W "agents check completions config diff explain layers outputs rule rules run schema verify --help --version" -- "$cur")); return ;;
     "agents")
       case "$prev" in
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
@@ -135,6 +135,14 @@ _forge_tools() {
         --format|-f) COMPREPLY=($(compgen -W "json" -- "$cur")); return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--format -f --help -h" -- "$cur"));
+      fi
+      ;;
+    "verify")
+      case "$prev" in
+        --agent) COMPREPLY=($(compgen -W "build plan general explore $(forge-tools __complete agents ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
+        --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--only --agent --timeout --format -f --config -c --project --help -h" -- "$cur"));
       fi
       ;;
   esac

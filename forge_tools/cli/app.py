@@ -40,6 +40,7 @@ _COMMAND_MODULES = {
     "check": "check_cmd",
     "hook": "hook_cmd",
     "diff": "diff_cmd",
+    "verify": "verify_cmd",
     "completions": "completions_cmd",
     "rule": "lint_cmds",
     "schema": "lint_cmds",

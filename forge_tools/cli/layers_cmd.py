@@ -155,7 +155,7 @@ def show_layers(opts: PipelineOptions, fmt: str, default_banner: bool = False, w
 
 
 def runtime_legend(extra: list[Any]) -> str:
-    """The matrix's other runtimes, each with its own name for bash (`Codex CLI 0.169.0 (bash is
+    """The matrix's other runtimes, each with its own name for bash (`Codex CLI 0.171.0 (bash is
     exec_command)`): their columns are each agent's own answer for calls in general, in its tool names."""
     from forge_tools.runtimes.vocabulary import SharedCall, own_call
 

@@ -95,7 +95,7 @@ def no_such_tool(name: str, version: str, tool: str, args: dict[str, Any], why: 
 def others(loaded: LoadedConfig, result: PipelineResult, tool: str, args: dict[str, Any],
            both: Answers) -> list[str]:
     """One line per other agent runtime the repository configures whose answer about the call differs
-    from the answering one's: `Codex CLI 0.169.0 would deny it: forbidden prefix_rule ... at ...`."""
+    from the answering one's: `Codex CLI 0.171.0 would deny it: forbidden prefix_rule ... at ...`."""
     from forge_tools.runtimes.across import answers_by_runtime
     from forge_tools.runtimes.found import found_runtimes
 
@@ -154,7 +154,7 @@ def framing(chosen: Chosen, loaded: LoadedConfig, result: PipelineResult | None,
 
 
 def head_lines(data: dict[str, Any]) -> list[str]:
-    """The first lines: `Answering: Codex CLI 0.169.0 (config: ...)`, then what was translated."""
+    """The first lines: `Answering: Codex CLI 0.171.0 (config: ...)`, then what was translated."""
     runtime = data["runtime"]
     lines = [f"Answering: {runtime['display']} ({runtime['chosen_by']})"]
     if data.get("translated"):

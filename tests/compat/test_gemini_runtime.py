@@ -130,3 +130,43 @@ def test_defaults_recorded_from_the_library() -> None:
     data = json.loads(DEFAULTS_FILE.read_text())
     assert data["version"] == "0.61.0" and data["recorded_by"].startswith("tests/compat/gemini/record.py")
     assert any(r["source"] == "Default: yolo.toml" and r["toolName"] == "*" for r in data["rules"])
+
+
+REGISTRY = [pytest.param(name, i, id=f"{name}-{i}") for name, record in RECORDS.items()
+            for i, c in enumerate(record.get("calls", [])) if "unregistered" in c or "validation" in c]
+
+
+@pytest.mark.parametrize(("name", "index"), REGISTRY)
+def test_registered_and_validated(name: str, index: int, laid_out: dict[str, GeminiSettings]) -> None:
+    """Before the policy engine: an MCP tool Gemini never registers (the CLI's own
+    isBlockedBySettings and isEnabled over the merged settings) and an edit's path check (the real
+    WriteFileTool / EditTool's validateToolParams): forge-tools refuses the same calls, and the
+    runtime's answer is a refusal, not an ask."""
+    from forge_tools.runtimes.gemini.registry import path_refusal, unregistered
+    from forge_tools.runtimes.gemini.runtime import RUNTIME
+
+    record = RECORDS[name]["calls"][index]
+    call = record["call"]
+    settings = laid_out[name]
+    if "unregistered" in record:
+        server = call[2]
+        mine = unregistered(settings, server, call[0][len(f"mcp_{server}_"):])
+        assert (mine is None) == (record["unregistered"] is None), (mine, record["unregistered"])
+        answer = RUNTIME.decide(None, call[0], call[1], settings.cwd, settings=settings)
+        hidden = record["unregistered"] is not None or call[0] in RECORDS[name]["excluded"]
+        assert ((answer.extra or {}).get("offered") is False) == hidden, answer.reason
+        if hidden:
+            assert answer.decision.refused is not None
+    if "validation" in record:
+        want = record["validation"]
+        mine = path_refusal(settings, call[0], call[1])
+        assert (mine is None) == (want is None or not want.startswith("Path not in workspace")), (mine, want)
+        if mine is not None:
+            import os
+            import re
+
+            attempted = [re.search(r'Attempted path "(.*?)"', t).group(1) for t in (want, mine)]  # type: ignore[union-attr]
+            assert (os.path.relpath(attempted[0], RECORDS[name]["project"])
+                    == os.path.relpath(attempted[1], settings.cwd))
+            answer = RUNTIME.decide(None, call[0], call[1], settings.cwd, settings=settings)
+            assert answer.decision.refused is not None and "Path not in workspace" in answer.reason

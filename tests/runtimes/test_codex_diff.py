@@ -75,7 +75,7 @@ def test_an_expectation_whose_codex_answer_flips(repo: Path, cli) -> None:  # ty
     assert len(calls) == 1, calls  # `git status` is allowed on both sides
     assert calls[0]["call"] == 'exec_command {"cmd": "git push origin main"}'  # in Codex's words
     assert calls[0]["old"] == "deny" and calls[0]["new"] != "deny", calls
-    assert calls[0]["explanation"].startswith("codex 0.169.0: "), calls
+    assert calls[0]["explanation"].startswith("codex 0.171.0: "), calls
     _code, out, _err = cli("explain", "exec_command", "--call", '{"cmd": "git push origin main"}',
                            "--runtime", "codex", "--format", "json")
     assert json.loads(out)["call"]["runtime"]["action"] == calls[0]["new"]  # explain's answer, the same

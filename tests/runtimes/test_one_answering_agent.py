@@ -53,7 +53,7 @@ def _codex(project: Path, home: Path) -> list[tuple[str, str]]:
     (project / ".codex").mkdir()
     (project / ".codex" / "config.toml").write_text("")
     outcome = {"ran": "allow", "forbidden": "deny"}
-    calls = _records("codex", "codex-0.169.0.json")["exec-lowering"]["calls"]
+    calls = _records("codex", "codex-0.171.0.json")["exec-lowering"]["calls"]
     return [(c["call"]["cmd"], outcome[c["outcome"]]) for c in calls if c["outcome"] in outcome]
 
 
@@ -64,7 +64,10 @@ def _gemini(project: Path, home: Path) -> list[tuple[str, str]]:
     for name, text in case["user_policies"].items():
         (home / ".gemini" / "policies" / name).write_text(text)
     (project / ".gemini").mkdir()
-    (project / ".gemini" / "settings.json").write_text("{}")
+    # the recorder offered the case's MCP tools as from configured servers (`mcp_tools`); Gemini
+    # registers no tool of a server it is not given
+    servers = {server: {"command": f"{server}-mcp"} for server in case.get("mcp_tools", {}).values()}
+    (project / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
     calls = _records("gemini", "gemini-0.61.0.json")["user-team"]["calls"]
     decision = {"allow": "allow", "ask_user": "ask", "deny": "deny"}
     return [(c["call"][1]["command"], decision[c["decision"]]) for c in calls
@@ -74,7 +77,7 @@ def _gemini(project: Path, home: Path) -> list[tuple[str, str]]:
 #: agent -> (layout, its shell tool, the shell tool's command argument, the first line's agent)
 AGENTS = {
     "claude": (_claude, "Bash", "command", "Claude Code 2.1.328"),
-    "codex": (_codex, "exec_command", "cmd", "Codex CLI 0.169.0"),
+    "codex": (_codex, "exec_command", "cmd", "Codex CLI 0.171.0"),
     "gemini": (_gemini, "run_shell_command", "command", "Gemini CLI 0.61.0"),
 }
 
@@ -254,7 +257,7 @@ def test_codex_visibility_agrees_with_layers_and_json_action_is_codexs(  # type:
     _code, out, _err = cli("check", "--expect", "expect.yaml", "--select", "FT2", "--format", "json")
     results = json.loads(out)["expectations"]["results"]
     assert [r["passed"] for r in results] == [True, False, False], results
-    assert "Codex CLI 0.169.0 has no tool 'exec_comand'" in out and "has no tool 'read'" not in out
+    assert "Codex CLI 0.171.0 has no tool 'exec_comand'" in out and "has no tool 'read'" not in out
     _, out, _ = cli("explain", "bash", "--call", '{"command": "git push origin main"}', "--format", "json")
     call = json.loads(out)["call"]
     assert call["action"] == "deny" and call["runtime"]["action"] == "deny" and "action" in call["gate"]

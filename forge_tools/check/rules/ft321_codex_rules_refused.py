@@ -15,7 +15,7 @@ RULE = CodeInfo(
     help='Fix the rule or its example at the reported position.',
     why=(
         'Codex validates every rule and its examples when it loads rules/*.rules; one refused '
-        'file leaves it with no rule at all, from any layer.'
+        'file it reads stops it from starting (`Error loading rules: ...`), so no call runs.'
     ),
     example='prefix_rule(pattern=["ls"], match=["cat x"])',
     fixed='prefix_rule(pattern=["ls"], match=["ls -l"])',

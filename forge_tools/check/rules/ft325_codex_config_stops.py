@@ -9,9 +9,10 @@ RULE = CodeInfo(
     level='error',
     summary=(
         'A Codex CLI config value that stops Codex from starting: an unknown sandbox_mode, '
-        'approval_policy or trust_level, or approval_policy = "untrusted" (refused in 0.169).'
+        'approval_policy or trust_level, approval_policy = "untrusted", or a legacy top-level '
+        'profile = "NAME" (Codex 0.169 and 0.171 want --profile NAME with NAME.config.toml).'
     ),
-    help='Use one of the values Codex names.',
+    help='Use one of the values Codex names; for a profile, move its settings into NAME.config.toml.',
     why='Codex validates these values when it reads config.toml and exits with an error at the value.',
     example='sandbox_mode = "none"',
     fixed='sandbox_mode = "workspace-write"',

@@ -1,4 +1,4 @@
-"""The `codex` runtime: Codex CLI 0.169's config layers and trust (`config.py`), its Starlark
+"""The `codex` runtime: Codex CLI 0.171's config layers and trust (`config.py`), its Starlark
 exec-policy rules (`rules.py`), the policy's decision and Codex's fallback (`decide.py`), the shell
 lowering before the policy (`shell.py`); checked against its binary in tests/compat/codex."""
 

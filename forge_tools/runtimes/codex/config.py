@@ -1,6 +1,11 @@
-"""Which files Codex CLI 0.169 reads and what it takes from them: config layers, trust, rules.
+"""Which files Codex CLI 0.171 reads and what it takes from them: config layers, trust, rules.
 
 - the user's `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`) and `$CODEX_HOME/rules/*.rules`;
+- with `--profile NAME`, `$CODEX_HOME/NAME.config.toml` over the user's config (below the project's
+  and `-c`; a missing file adds nothing); a top-level `profile = "NAME"` in the user's config (or
+  `-c profile=NAME`) stops Codex ("legacy ... no longer supported"), and so does `--profile NAME`
+  beside a `[profiles.NAME]` table; a `[profiles.*]` table no flag names is ignored, and so is a
+  `profile` key in a project's config;
 - the project's `.codex/config.toml` and `.codex/rules/*.rules` in every folder from the project
   root (the nearest folder above the working directory holding `.git`, else the working directory)
   down to the working directory, the closest winning, **only when the project is trusted**:
@@ -13,8 +18,9 @@
 - `-c key=value` overrides (TOML values) above every file.
 
 An unknown `sandbox_mode`, `approval_policy` or `trust_level` value stops Codex at the value's
-file:line:col (`start_error`), and so does `approval_policy = "untrusted"` in 0.169. A rules file that
-fails to load empties the whole policy: Codex starts with no rule from any layer.
+file:line:col (`start_error`), and so does `approval_policy = "untrusted"`. A rules file Codex reads
+that fails to load stops it too (`Error loading rules: ...`: `codex exec` and the interactive CLI
+refuse to start, so no call runs; an unread one, an untrusted project's, changes nothing).
 """
 
 from __future__ import annotations
@@ -127,10 +133,10 @@ def _override(text: str) -> tuple[str, Any]:
 
 
 def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[str] | None = None,
-               trust_root: Path | None = None) -> CodexSettings:
+               trust_root: Path | None = None, profile: str | None = None) -> CodexSettings:
     """What Codex started in `cwd` reads (`env`: HOME, CODEX_HOME; `overrides`: `-c` values;
     `trust_root`: take the trust the user's config gives that project root instead of this one's, as
-    `diff` reads its old side, a temporary checkout Codex never trusted)."""
+    `diff` reads its old side, a temporary checkout Codex never trusted; `profile`: `--profile NAME`)."""
     env = os.environ if env is None else env
     cwd = Path(cwd).resolve()
     home = codex_home(env)
@@ -142,7 +148,19 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
         settings.start_error, settings.start_error_origin = error, where
         return settings
     settings.layers.append(Layer("user", user_path, user, user is not None))
-    trust = _trust(user, trust_root if trust_root is not None else root)
+    legacy = _legacy_profile(user, overrides or [])
+    if legacy is not None:
+        settings.start_error, settings.start_error_origin = legacy
+        return settings
+    if profile is not None:
+        if _profiles_table(user, profile) is not None:
+            settings.start_error = (f"--profile `{profile}` cannot be used while {user_path} contains "
+                                    f"legacy `profile = \"{profile}\"` or `[profiles.{profile}]` config")
+            settings.start_error_origin = _profiles_table(user, profile)
+            return settings
+        if not _add_layer(settings, "profile", home / f"{profile}.config.toml"):
+            return settings
+    trust = _trust([layer.data for layer in settings.layers], trust_root if trust_root is not None else root)
     settings.trusted = trust is not None and trust.value == "trusted"
     settings.trust_level = str(trust.value) if trust is not None else None
     settings.trust_origin = trust.origin if trust is not None else None
@@ -162,12 +180,8 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
     for folder in folders:
         path = folder / ".codex" / "config.toml"
         if settings.trusted:
-            data, error, where = _read(path)
-            if error is not None:
-                settings.start_error, settings.start_error_origin = error, where
+            if not _add_layer(settings, "project", path):
                 return settings
-            if data is not None:
-                settings.layers.append(Layer("project", path, data, True))
         elif path.is_file():
             settings.layers.append(Layer("project", path, None, False, why))
         for p in rules_in(folder / ".codex"):
@@ -196,8 +210,26 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
             value = table
         settings.values[top] = (value, Origin("cli", name=f"-c {key}"))
     settings.policy = Policy.read(rules)
+    refused = settings.policy.error
+    if refused is not None and refused.error is not None:
+        where = refused.error_origin or Origin("file", str(refused.path))
+        settings.start_error = f"Error loading rules: {refused.path}: {refused.error}"
+        settings.start_error_origin = where
+        return settings
     _check_values(settings)
     return settings
+
+
+def _add_layer(settings: CodexSettings, scope: str, path: Path) -> bool:
+    """Read one more config file into `settings.layers` (none there: nothing); False when it stops
+    Codex (the error is the settings' `start_error`)."""
+    data, error, where = _read(path)
+    if error is not None:
+        settings.start_error, settings.start_error_origin = error, where
+        return False
+    if data is not None:
+        settings.layers.append(Layer(scope, path, data, True))
+    return True
 
 
 def _merged(old: Any, new: Any) -> Any:
@@ -207,10 +239,36 @@ def _merged(old: Any, new: Any) -> Any:
     return new
 
 
-def _trust(user: Node | None, root: Path) -> Node | None:
-    projects = user.get("projects") if user is not None else None
-    entry = projects.get(str(root)) if projects is not None else None
-    return entry.get("trust_level") if entry is not None else None
+def _trust(layers: list[Node | None], root: Path) -> Node | None:
+    """The project's `trust_level` in the user's config or the profile's file (the later wins)."""
+    found = None
+    for data in layers:
+        projects = data.get("projects") if data is not None else None
+        entry = projects.get(str(root)) if projects is not None else None
+        level = entry.get("trust_level") if entry is not None else None
+        found = level if level is not None else found
+    return found
+
+
+def _legacy_profile(user: Node | None, overrides: list[str]) -> tuple[str, Origin | None] | None:
+    """A top-level `profile = "NAME"` in the user's config or `-c profile=NAME`: Codex stops."""
+    node = user.get("profile") if user is not None else None
+    value, origin = (node.plain(), node.origin) if node is not None else (None, None)
+    for text in overrides:
+        key, given = _override(text)
+        if key == "profile":
+            value, origin = given, Origin("cli", name=f"-c {key}")
+    if value is None:
+        return None
+    return (f"legacy `profile = \"{value}\"` config is no longer supported; use `--profile {value}` with "
+            f"`{value}.config.toml` instead"), origin
+
+
+def _profiles_table(user: Node | None, name: str) -> Origin | None:
+    """Where the user's config has a `[profiles.NAME]` table, or None."""
+    profiles = user.get("profiles") if user is not None else None
+    table = profiles.get(name) if profiles is not None else None
+    return table.origin if table is not None else None
 
 
 def _check_values(settings: CodexSettings) -> None:

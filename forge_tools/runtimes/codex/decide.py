@@ -1,4 +1,4 @@
-"""What Codex CLI 0.169 does with one tool call, from the settings it reads (`config.read_codex`).
+"""What Codex CLI 0.171 does with one tool call, from the settings it reads (`config.read_codex`).
 
 Verified against the binary (tests/compat/codex): the exec policy's matches and decision for an
 argv, which files and rules Codex loads (trust, layers, a refused file empties the policy), the MCP
@@ -23,7 +23,8 @@ Behavior = Literal["allow", "ask", "deny"]
 Fidelity = Literal["reproduced", "modelled"]
 ACTION = {"allow": "allow", "prompt": "ask", "forbidden": "deny"}
 SHELL_TOOLS = ("exec_command", "shell", "local_shell")
-#: the tools Codex 0.169 offers through code mode's `exec` with no MCP server (recorded)
+#: the tools Codex 0.171 offers through code mode's `exec` with no MCP server configured (recorded;
+#: `clock__curr_time` is Codex's own clock tool, there with no MCP server and an empty HOME)
 CODE_MODE_TOOLS = ("apply_patch", "clock__curr_time", "exec_command", "list_mcp_resource_templates",
                    "list_mcp_resources", "read_mcp_resource", "view_image", "write_stdin")
 #: commands Codex runs without asking when no rule matches (a small part of its safe list, modelled)
@@ -34,6 +35,8 @@ SAFE_GIT = {"status", "log", "diff", "show", "branch"}
 
 #: what Codex does with a command, in the words of tests/compat/codex/record.py's `outcome`
 Outcome = Literal["ran", "sandboxed", "forbidden", "approval-required", "rejected", "ask", "refused"]
+#: which refusal Codex gives when a line's commands are refused for different reasons (first wins)
+_REFUSALS = {"forbidden": 0, "rejected": 1, "approval-required": 2}
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,12 @@ class CodexDecision:
 
     @property
     def deciding(self) -> CodexCheck | None:
+        """The first check of the strictest behaviour; of refusals, a forbidden rule's before an `rm
+        -f` style refusal before an approval `never` cannot give (recorded: `curl -X && ls` with ls
+        forbidden and curl prompt is refused as forbidden)."""
         behavior = self.behavior
-        return next((c for c in self.checks if c.behavior == behavior), None)
+        strictest = [c for c in self.checks if c.behavior == behavior]
+        return min(strictest, key=lambda c: _REFUSALS.get(c.outcome, len(_REFUSALS)), default=None)
 
     @property
     def outcome(self) -> Outcome:
@@ -75,10 +82,27 @@ class CodexDecision:
 
 
 def _dangerous(argv: tuple[str, ...]) -> bool:
-    """`rm -f`, `rm -rf`, ...: what Codex refuses under approval_policy never (recorded; `git reset
-    --hard`, `git clean -fd` and plain `rm` run)."""
-    return bool(argv) and argv[0] == "rm" and any(
-        a.startswith("-") and not a.startswith("--") and "f" in a for a in argv[1:])
+    """`rm -f`, `rm -rf`, `rm --force`, ...: what Codex refuses under approval_policy never, wherever
+    it is in the line (recorded: the program's basename, `/usr/bin/rm` and `./rm` too; through `sudo`
+    and `env` with no option of theirs, a redirection, a list, a nested `bash -lc`; not through
+    `sudo -n`, `timeout` or `nice`; an `-f` after `--` is a file; `git reset --hard`, `git clean -fd`
+    and plain `rm` run)."""
+    from forge_tools.runtimes.codex.shell import every_command
+
+    return any(_rm_force(cmd) for cmd in every_command(argv))
+
+
+def _rm_force(argv: tuple[str, ...]) -> bool:
+    while len(argv) > 1 and argv[0].rsplit("/", 1)[-1] in ("sudo", "env") and not argv[1].startswith("-"):
+        argv = argv[1:]
+    if not argv or argv[0].rsplit("/", 1)[-1] != "rm":
+        return False
+    for arg in argv[1:]:
+        if arg == "--":
+            return False
+        if arg == "--force" or (arg.startswith("-") and not arg.startswith("--") and "f" in arg):
+            return True
+    return False
 
 
 def _safe(argv: tuple[str, ...]) -> bool:

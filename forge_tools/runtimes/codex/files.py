@@ -1,4 +1,4 @@
-"""Which files Codex CLI 0.169 reads here (`config.read_codex`: the user's config.toml and rules, the
+"""Which files Codex CLI 0.171 reads here (`config.read_codex`: the user's config.toml and rules, the
 project's `.codex/config.toml` and `.codex/rules/*.rules` from the repository root down to the
 working directory), those that exist, for `forge-tools agents` and the commands that answer for every
 agent (runtimes/found.py); `tool_states` for `layers --matrix --runtimes`; `findings` for `check`."""

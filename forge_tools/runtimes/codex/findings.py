@@ -1,6 +1,6 @@
 """`check`'s findings about the Codex CLI files a project holds (FT321-FT327), each at the rule,
 example or value's file:line:col. Nothing is run: a rule's fate is the policy's (`policy.py`), read
-as Codex 0.169 reads it."""
+as Codex 0.171 reads it."""
 
 from __future__ import annotations
 
@@ -18,15 +18,20 @@ _GLOB = set("*?[")
 
 def codex_findings(settings: CodexSettings) -> list[Finding]:
     found: list[Finding] = []
-    if settings.start_error is not None:
-        found.append(Finding("FT325", "error", f"Codex CLI does not start: {settings.start_error}",
-                             "use one of the values Codex names", settings.start_error_origin))
+    refused = settings.policy.error
+    rules_stop = refused is not None and refused.error is not None
+    if settings.start_error is not None and not rules_stop:
+        profile = settings.start_error.startswith(("legacy `profile", "--profile"))
+        fix = ("move the profile's settings into $CODEX_HOME/NAME.config.toml and start Codex with --profile "
+               "NAME" if profile else "use one of the values Codex names")
+        found.append(Finding("FT325", "error", f"Codex CLI does not start: {settings.start_error}", fix,
+                             settings.start_error_origin))
         return found
     for f in settings.policy.files:
         if f.error is not None:
             found.append(Finding(
                 "FT321", "error", f"Codex CLI refuses {f.path.name}: {f.error}; while it does, Codex "
-                "loads no rule at all (from any file or layer)",
+                "does not start (`Error loading rules`: every call is refused)",
                 "fix the rule or its example; `codex execpolicy check --rules FILE -- CMD` shows "
                 "Codex's own message", f.error_origin or Origin("file", str(f.path), 1, 1)))
         elif f.unread is not None:

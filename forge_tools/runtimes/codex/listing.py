@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge_tools.runtimes.codex.runtime import VERSION
+
 if TYPE_CHECKING:
     from forge_tools.runtimes.codex.config import CodexSettings
 
-LABEL = "Codex CLI 0.169.0"
 
 
 def _header(settings: CodexSettings) -> str:
     trust = "trusted" if settings.trusted else "NOT trusted (its .codex/ files are not read)"
-    return (f"{LABEL} in {settings.cwd}: project {settings.project_root} {trust}; sandbox_mode "
+    return (f"Codex CLI {VERSION} in {settings.cwd}: project {settings.project_root} {trust}; sandbox_mode "
             f"{settings.sandbox_mode}, approval_policy {settings.approval_policy}")
 
 
@@ -36,7 +37,7 @@ def _rules(settings: CodexSettings) -> list[dict[str, Any]]:
 
 
 def rules_payload(settings: CodexSettings) -> dict[str, Any]:
-    return {"runtime": {"name": "codex", "version": "0.169.0"}, "cwd": str(settings.cwd),
+    return {"runtime": {"name": "codex", "version": VERSION}, "cwd": str(settings.cwd),
             "project_root": str(settings.project_root), "trusted": settings.trusted,
             "sandbox_mode": settings.sandbox_mode, "approval_policy": settings.approval_policy,
             "start_error": settings.start_error, "files": _rules(settings)}
@@ -66,7 +67,7 @@ def layers_payload(settings: CodexSettings) -> dict[str, Any]:
     from forge_tools.runtimes.codex.decide import CODE_MODE_TOOLS
     from forge_tools.runtimes.codex.files import tool_state
 
-    return {"runtime": {"name": "codex", "version": "0.169.0"}, "cwd": str(settings.cwd),
+    return {"runtime": {"name": "codex", "version": VERSION}, "cwd": str(settings.cwd),
             "start_error": settings.start_error,
             "tools": [{"tool": t, "state": tool_state(settings, t)} for t in CODE_MODE_TOOLS],
             "mcp": "MCP servers' tools are not listed (that would start the servers); "
@@ -81,8 +82,9 @@ def layers_text(settings: CodexSettings) -> str:
     if settings.start_error is not None:
         lines.append(f"Codex does not start: {settings.start_error}")
         return "\n".join(lines)
-    lines.append("offered through code mode's exec (recorded); each tool's state is modelled from "
-                 "sandbox_mode and approval_policy")
+    lines.append("offered through code mode's exec (recorded; clock__curr_time is Codex's own clock "
+                 "tool, not an MCP server's); each tool's state is modelled from sandbox_mode and "
+                 "approval_policy")
     lines.append(format_table(("TOOL", "STATE"), [(t["tool"], t["state"]) for t in data["tools"]]))
     lines.append(data["mcp"])
     return "\n".join(lines)

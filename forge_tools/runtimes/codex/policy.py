@@ -67,8 +67,10 @@ class Policy:
         argv = tuple(argv)
         if not argv:
             return Evaluation(argv, ())
-        found = [Match(r, tuple(r.matched_prefix(argv))) for r in self.rules if r.matches(argv)]
         program = argv[0]
+        # a first token's alternatives are one rule each in Codex (`[["npm", "npm"], "i"]` matches twice)
+        found = [Match(r, tuple(r.matched_prefix(argv))) for r in self.rules if r.matches(argv)
+                 for _ in range(r.pattern[0].count(program))]
         if resolve_host_executables and "/" in program:
             resolved = os.path.normpath(os.path.join(str(cwd or Path.cwd()), program))
             name = os.path.basename(resolved)
@@ -78,5 +80,6 @@ class Policy:
             if allowed:
                 exact = {id(m.rule) for m in found}
                 found += [Match(r, (name, *r.matched_prefix(argv)[1:]), resolved) for r in self.rules
-                          if id(r) not in exact and r.matches(argv, program=name)]
+                          if id(r) not in exact and r.matches(argv, program=name)
+                          for _ in range(r.pattern[0].count(name))]
         return Evaluation(argv, tuple(found))

@@ -1,4 +1,5 @@
-"""The `codex` runtime: Codex CLI 0.169, checked against its binary in tests/compat/codex.
+"""The `codex` runtime: Codex CLI 0.171.0, checked against its binary in tests/compat/codex (where
+0.169.0's records are kept beside it).
 
 Codex's answer is decided from Codex's own files (found from the working directory, `HOME` and
 `CODEX_HOME`); the `result` the seam passes (forge-tools' turn) is not read by it. A call names
@@ -21,21 +22,22 @@ if TYPE_CHECKING:
     from forge_tools.runtimes.codex.decide import CodexDecision
     from forge_tools.visibility.pipeline import PipelineResult
 
-VERSION = "0.169.0"
+VERSION = "0.171.0"
 
 
 class CodexRuntime(OpencodeVocabulary):
-    """Codex CLI 0.169.0: exec-policy rules, the shell lowering and the fallback under approval
+    """Codex CLI 0.171.0: exec-policy rules, the shell lowering and the fallback under approval
     never reproduced; an approval policy that asks a person modelled (each answer's `fidelity`)."""
 
     name = "codex"
     version = VERSION
 
     def settings(self, cwd: Path, env: Mapping[str, str] | None = None,
-                 overrides: list[str] | None = None) -> CodexSettings:
+                 overrides: list[str] | None = None, profile: str | None = None) -> CodexSettings:
+        """What Codex reads started in `cwd` (`overrides`: `-c key=value`; `profile`: `--profile`)."""
         from forge_tools.runtimes.codex.config import read_codex
 
-        return read_codex(cwd, env, overrides)
+        return read_codex(cwd, env, overrides, profile=profile)
 
     def lower(self, line: str) -> list[str]:
         import shlex

@@ -4,10 +4,11 @@ check` takes argv and does not unwrap `bash -lc`; `codex exec` against a loopbac
 `exec_command {"cmd": LINE}` runs `bash -lc LINE` (`-c` when `login` is false). Codex parses LINE
 and, when it is only plain commands (an unquoted program name, then words and quoted strings
 without expansion) joined by `&&`, `||`, `;`, `|` and newlines, checks each command's argv on its
-own. Anything else (a redirection, `$(...)`, backquotes, `$VAR`, `FOO=bar cmd`, a subshell, `&`, a
-glob, a comment, a quoted program name) is not split: the whole `["bash", "-lc", LINE]` is the one
-command the policy sees. Recorded under `codex exec` (tests/compat/codex, `exec-*`); forge-tools
-parses with tree-sitter-bash, as Codex does.
+own; an argument made of quoted and plain pieces (`p'u'sh`, `pu"sh"`) is the one word they spell.
+Anything else (a redirection, `$(...)`, backquotes, `$VAR`, `FOO=bar cmd`, a subshell, `&`, a
+glob, a comment, a backslash, a quoted or pieced program name) is not split: the whole
+`["bash", "-lc", LINE]` is the one command the policy sees. Recorded under `codex exec`
+(tests/compat/codex, `exec-*`); forge-tools parses with tree-sitter-bash, as Codex does.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 _JOINS = {"&&", "||", ";", "|", "\n"}
-_WORDS = {"word", "number", "raw_string", "string", "command_name"}
+_WORDS = {"word", "number", "raw_string", "string", "command_name", "concatenation"}
 
 
 class Lowered(NamedTuple):
@@ -52,6 +53,9 @@ def _word(node: Node, data: bytes) -> str | None:
         if any(c.type != "string_content" for c in node.named_children):
             return None
         return text[1:-1] if "\\" not in text else None
+    if node.type == "concatenation":  # `p'u'sh`, `pu"sh"`: one word of its pieces (recorded)
+        pieces = [_word(child, data) for child in node.named_children]
+        return None if any(p is None for p in pieces) else "".join(pieces)  # type: ignore[arg-type]
     return None
 
 
@@ -94,3 +98,47 @@ def lower(line: str, shell: str = "bash", login: bool = True) -> Lowered:
     if bad is not None or not found:
         return Lowered(whole, False, f"not only plain commands ({bad or 'empty'})")
     return Lowered(tuple(found), True, "")
+
+
+_SHELLS = {"bash", "sh", "zsh"}
+
+
+def _unquoted(node: Node, data: bytes) -> str:
+    """A word with its quotes removed (`'rm'` is rm), else as written (a backslash is kept)."""
+    import shlex
+
+    word = _word(node.named_children[0], data) if node.type == "command_name" and len(
+        node.named_children) == 1 else _word(node, data)
+    if word is not None:
+        return word
+    text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    if "\\" in text:  # `\rm -rf x` runs (recorded): a backslash is kept
+        return text
+    try:
+        parts = shlex.split(text)
+    except ValueError:
+        return text
+    return parts[0] if len(parts) == 1 else text
+
+
+def every_command(argv: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
+    """`argv` and, when it is `bash -lc LINE` (or `-c`, `sh`, `zsh`), every command in LINE, however
+    it is written (redirected, in a list, nested in another `bash -c`): each as its words, a word
+    that is not plain kept as written. For checks that look at a whole line (Codex's `rm -f` one)."""
+    out = [argv]
+    shell = len(argv) == 3 and argv[0].rsplit("/", 1)[-1] in _SHELLS and argv[1] in ("-c", "-lc")
+    if depth > 3 or not shell:
+        return out
+    data = argv[2].encode("utf-8")
+    stack = [_parser().parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            words = []
+            for child in node.named_children:
+                if child.type in _WORDS:
+                    words.append(_unquoted(child, data))
+            if words:
+                out += every_command(tuple(words), depth + 1)
+        stack.extend(reversed(node.named_children))
+    return out

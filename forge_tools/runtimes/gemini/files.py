@@ -59,11 +59,14 @@ def tool_state(settings: GeminiSettings, tool: str) -> str:
 
 def tool_states(loaded: LoadedConfig, tools: list[str]) -> dict[str, str]:
     from forge_tools.runtimes.found import agent_cwd
+    from forge_tools.runtimes.gemini.registry import not_offered
     from forge_tools.runtimes.gemini.settings import read_settings
 
     settings = read_settings(agent_cwd(loaded))
-    # MCP servers are not started: whether a server offers a tool is not known
-    return {tool: "?" if tool.startswith("mcp_") else tool_state(settings, tool) for tool in tools}
+    # MCP servers are not started: whether a server offers a tool is not known, only whether Gemini
+    # would never register or offer it (`registry.not_offered`)
+    return {tool: ("hidden" if settings.start_error is not None or not_offered(settings, tool) else "?")
+            if tool.startswith("mcp_") else tool_state(settings, tool) for tool in tools}
 
 
 def ignored(loaded: LoadedConfig) -> list[Ignored]:

@@ -62,6 +62,9 @@ class GeminiRuntime(OpencodeVocabulary):
             return RuntimeAnswer(self.name, self.version, refusal, refused,
                                  {"fidelity": "reproduced", "gemini_decision": None})
         tool_id, args = gemini_call(tool_id, args)
+        not_reached = _refusal(settings, tool_id, args)
+        if not_reached is not None:
+            return not_reached
         decision = Engine(settings).check(tool_id, args)
         return self.answer(decision, tool_id, args, settings)
 
@@ -83,12 +86,32 @@ class GeminiRuntime(OpencodeVocabulary):
         return RuntimeAnswer(self.name, self.version, call_decision(decision, tool, args), reason, extra)
 
 
+def _refusal(settings: GeminiSettings, tool: str, args: dict[str, Any]) -> RuntimeAnswer | None:
+    """Gemini's answer when the call never reaches its policy engine: a tool it does not offer (an
+    MCP tool it never registers or removes), an edit outside the workspace (`registry`)."""
+    from forge_tools.permission.calls import CallDecision
+    from forge_tools.runtimes.gemini.registry import not_offered, path_refusal
+
+    hidden = not_offered(settings, tool)
+    if hidden is not None:
+        why = f"Gemini CLI does not offer {tool}: {hidden}"
+        return RuntimeAnswer("gemini", VERSION, CallDecision((), dict(args), refused=why), why,
+                             {"offered": False, "fidelity": "reproduced", "gemini_decision": None})
+    path = path_refusal(settings, tool, args)
+    if path is not None:
+        why = f"Gemini CLI refuses the call: {path}"
+        return RuntimeAnswer("gemini", VERSION, CallDecision((), dict(args), refused=why), why,
+                             {"offered": True, "fidelity": "reproduced", "gemini_decision": None})
+    return None
+
+
 def modelled_part(decision: GeminiDecision, tool: str, settings: GeminiSettings) -> str | None:
     """What of this answer forge-tools has not reproduced, or None: an allowed edit in autoEdit mode
-    passes Gemini's allowed-path safety checker first (not run here: an edit outside the workspace
-    may be refused); a settings value with `$VAR` is expanded by Gemini (not here)."""
+    passes Gemini's allowed-path safety checker too (an edit outside the workspace is refused
+    before, `registry.path_refusal`; the checker's sensitive-path and `.vscode` checks are not
+    run); a settings value with `$VAR` is expanded by Gemini (not here)."""
     if decision.decision == "allow" and settings.mode == "autoEdit" and tool in ("write_file", "replace"):
-        return "Gemini's allowed-path safety checker also judges this edit; it is not run"
+        return "Gemini's allowed-path safety checker also judges this edit (sensitive paths); it is not run"
     if any("$" in json.dumps(node.plain()) for node in settings.merged.values()):
         return "a settings value holds `$VAR`, which Gemini expands and forge-tools does not"
     return None

@@ -1,9 +1,13 @@
-"""Record Codex CLI 0.169.0's own answers from its released binary, offline.
+"""Record Codex CLI's own answers from its released binary, offline, into `codex-<version>.json`.
 
 Run by hand when the binary is present (the test suite never runs this; it reads the records):
 
     .venv/bin/python tests/compat/codex/record.py              # every config in cases.json
     .venv/bin/python tests/compat/codex/record.py --only NAME   # one config; the others are kept
+    CODEX_BIN=/work/agents-old/node_modules/.bin/codex .venv/bin/python tests/compat/codex/record.py
+
+The binary's `codex --version` names the records file (`codex-0.171.0.json`); each version's records
+are kept, so a re-recording with a new release is a diff of answers (the suite names those that differ).
 
 It re-executes itself under ``unshare -n`` (a network namespace with only loopback). Two kinds of
 config:
@@ -18,11 +22,15 @@ config:
   every layer it read), the names of the tools offered and of those code mode's `exec` calls
   (no MCP server is started by prompt-input, so MCP tools are not among them), and from ``codex mcp
   list --json`` the MCP servers it would start (name, enabled); or the error it stopped with.
-- ``exec``: the user's ``rules/*.rules`` and config values, and ``codex exec --json go`` run in a
+  ``global_flags`` (``--profile NAME``) go before the subcommand, ``flags`` (``-c``) after it.
+- ``exec``: the user's ``rules/*.rules`` and config values (and optionally more ``home_files`` and a
+  trusted or untrusted project's ``project_files``), and ``codex exec --json go`` run in a
   scratch project against a loopback stand-in for the Responses API (``_StandIn``), which answers
   with one ``exec_command`` call; what Codex gives back as the call's output says what it did: ran
   it, ran it in the sandbox (bwrap), refused it by a forbidden rule, refused it because it needs an
-  approval ``codex exec`` never gives, or refused it otherwise (``outcome``).
+  approval ``codex exec`` never gives, or refused it otherwise (``outcome``); when Codex stops
+  before asking the model (a rules file it cannot load), ``outcome`` is ``error`` and ``error`` what
+  it printed.
 """
 
 from __future__ import annotations
@@ -41,7 +49,6 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 CODEX = Path(os.environ.get("CODEX_BIN", "/work/agents/node_modules/.bin/codex"))
 CASES = HERE / "cases.json"
-RECORDS = HERE / "codex-0.169.0.json"
 NS_FLAG = "FT_CODEX_RECORDER_IN_NS"
 TIMEOUT = 90
 
@@ -128,8 +135,9 @@ def record_layout(case: dict[str, Any]) -> dict[str, Any]:
         _write(project, case.get("project_files", {}), base)
         cwd = project / case.get("cwd", ".")
         cwd.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run([str(CODEX), "debug", "prompt-input", "hi", *case.get("flags", [])],
-                              capture_output=True, text=True, env=_env(base), timeout=TIMEOUT, cwd=cwd)
+        proc = subprocess.run([str(CODEX), *case.get("global_flags", []), "debug", "prompt-input", "hi",
+                               *case.get("flags", [])], capture_output=True, text=True, env=_env(base),
+                              timeout=TIMEOUT, cwd=cwd)
         out: dict[str, Any] = {"name": case["name"], "kind": "layout", "rc": proc.returncode}
         if proc.returncode != 0:
             out["error"] = _error_text(proc.stderr, base)
@@ -149,7 +157,8 @@ def record_layout(case: dict[str, Any]) -> dict[str, Any]:
                     out.update(parse_permissions(_normalise(text, base)))
         out["tools"] = sorted(set(tools))
         out["nested_tools"] = sorted(set(nested))
-        servers = subprocess.run([str(CODEX), "mcp", "list", "--json", *case.get("flags", [])],
+        servers = subprocess.run([str(CODEX), *case.get("global_flags", []), "mcp", "list", "--json",
+                                  *case.get("flags", [])],
                                  capture_output=True, text=True, env=_env(base), timeout=TIMEOUT, cwd=cwd)
         if servers.returncode == 0:
             out["mcp_servers"] = [{"name": s["name"], "enabled": s["enabled"]}
@@ -159,16 +168,16 @@ def record_layout(case: dict[str, Any]) -> dict[str, Any]:
 
 class _StandIn:
     """A loopback stand-in for the Responses API: the first request of a session is answered with
-    one `exec_command` function call (`call`), the next with a message; each request's
-    `function_call_output` items (Codex's answer to the call) are kept."""
+    one `exec_command` function call per item of `calls` (ids `call_0`, `call_1`, ...), the next with
+    a message; Codex's answer to each call (its `function_call_output`) is kept in `outputs` by id."""
 
     def __init__(self) -> None:
         import http.server
         import threading
 
         stand_in = self
-        self.call: dict[str, Any] = {}
-        self.outputs: list[str] = []
+        self.calls: list[dict[str, Any]] = []
+        self.outputs: dict[str, str] = {}
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
@@ -177,15 +186,16 @@ class _StandIn:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
                 done = [i for i in body.get("input", []) if i.get("type") == "function_call_output"]
-                stand_in.outputs += [str(i.get("output")) for i in done]
-                item = ({"type": "message", "id": "msg_1", "role": "assistant",
-                         "content": [{"type": "output_text", "text": "done"}]} if done else
-                        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "exec_command",
-                         "arguments": json.dumps(stand_in.call)})
+                stand_in.outputs.update({str(i.get("call_id")): str(i.get("output")) for i in done})
+                items = ([{"type": "message", "id": "msg_1", "role": "assistant",
+                           "content": [{"type": "output_text", "text": "done"}]}] if done else
+                         [{"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}",
+                           "name": "exec_command", "arguments": json.dumps(call)}
+                          for n, call in enumerate(stand_in.calls)])
                 rid = f"resp_{len(done)}"
                 usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
                 events = [{"type": "response.created", "response": {"id": rid}},
-                          {"type": "response.output_item.done", "item": item},
+                          *({"type": "response.output_item.done", "item": item} for item in items),
                           {"type": "response.completed", "response": {"id": rid, "usage": usage}}]
                 data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
                 self.send_response(200)
@@ -200,16 +210,42 @@ class _StandIn:
 
 
 def outcome(output: str) -> str:
-    """What Codex did with the call, from the text the model is given back."""
-    if "policy forbids commands" in output:
-        return "forbidden"
+    """What Codex did with the call, from the text the model is given back (a forbidden rule's
+    `justification` is said instead of "policy forbids commands ...")."""
+    if "rm -f style commands are not permitted" in output:
+        return "rejected"
     if "approval required by policy" in output:
         return "approval-required"
-    if "rejected:" in output or "Rejected(" in output:
+    if "policy forbids commands" in output or "rejected:" in output:
+        return "forbidden"
+    if "Rejected(" in output:
         return "rejected"
     if "Read-only file system" in output or "bwrap:" in output:  # the sandbox showed itself
         return "sandboxed"
     return "ran"  # run, in the sandbox or not (only a write it refused tells)
+
+
+def run_exec(case: dict[str, Any], calls: list[dict[str, Any]], stand_in: _StandIn, base: Path,
+             timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
+    """One `codex exec` session in a scratch HOME and project below `base` (the case's user rules,
+    config, home and project files) whose stand-in model asks for `calls` at once; Codex's answers
+    are then in `stand_in.outputs` (`call_0`, `call_1`, ...)."""
+    project, home = base / "project", base / "home"
+    for d in (project, home / ".codex", base / "tmp"):
+        d.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    _write(home / ".codex" / "rules", case["rules"], base)
+    _write(home, case.get("home_files", {}), base)
+    _write(project, case.get("project_files", {}), base)
+    (home / ".codex" / "config.toml").write_text(
+        'model = "gpt-5"\nmodel_provider = "standin"\n' + _expand(case.get("config", ""), base)
+        + f'\n[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
+        'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
+        'stream_max_retries = 0\n')
+    stand_in.calls, stand_in.outputs = list(calls), {}
+    env = dict(_env(base), FT_STANDIN_KEY="placeholder")
+    return subprocess.run([str(CODEX), "exec", "--json", "go"], capture_output=True, text=True,
+                          env=env, timeout=timeout, cwd=project)
 
 
 def record_exec(case: dict[str, Any], stand_in: _StandIn) -> dict[str, Any]:
@@ -217,23 +253,14 @@ def record_exec(case: dict[str, Any], stand_in: _StandIn) -> dict[str, Any]:
     for call in case["calls"]:
         with tempfile.TemporaryDirectory(prefix="ft-codex-") as tmp:
             base = Path(tmp)
-            project, home = base / "project", base / "home"
-            for d in (project, home / ".codex", base / "tmp"):
-                d.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "init", "-q", str(project)], check=True)
-            _write(home / ".codex" / "rules", case["rules"], base)
-            (home / ".codex" / "config.toml").write_text(
-                'model = "gpt-5"\nmodel_provider = "standin"\n' + case.get("config", "")
-                + f'\n[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
-                'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
-                'stream_max_retries = 0\n')
-            stand_in.call, stand_in.outputs = dict(call), []
-            env = dict(_env(base), FT_STANDIN_KEY="placeholder")
-            proc = subprocess.run([str(CODEX), "exec", "--json", "go"], capture_output=True, text=True,
-                                  env=env, timeout=TIMEOUT, cwd=project)
-            output = _normalise(stand_in.outputs[0], base) if stand_in.outputs else ""
-            calls.append({"call": call, "outcome": outcome(output) if stand_in.outputs else "error",
-                          "output": output[:400], "rc": proc.returncode})
+            proc = run_exec(case, [dict(call)], stand_in, base)
+            said = stand_in.outputs.get("call_0")
+            output = _normalise(said, base) if said is not None else ""
+            entry = {"call": call, "outcome": outcome(output) if stand_in.outputs else "error",
+                     "output": output[:400], "rc": proc.returncode}
+            if not stand_in.outputs:
+                entry["error"] = _error_text(proc.stderr, base)[:400]
+            calls.append(entry)
     return {"name": case["name"], "kind": "exec", "calls": calls}
 
 
@@ -248,10 +275,12 @@ def main(argv: list[str]) -> int:
     subprocess.run(["ip", "link", "set", "lo", "up"], check=False)
     cases = json.loads(CASES.read_text())
     version = subprocess.run([str(CODEX), "--version"], capture_output=True, text=True).stdout.strip()
-    if version != f"codex-cli {cases['version']}":
-        print(f"refusing: {CODEX} is {version!r}, cases.json is for {cases['version']}", file=sys.stderr)
+    if not version.startswith("codex-cli "):
+        print(f"refusing: {CODEX} --version says {version!r}", file=sys.stderr)
         return 2
-    old = json.loads(RECORDS.read_text()) if RECORDS.is_file() else {"configs": []}
+    number = version.removeprefix("codex-cli ")
+    records = HERE / f"codex-{number}.json"
+    old = json.loads(records.read_text()) if records.is_file() else {"configs": []}
     kept = {c["name"]: c for c in old["configs"]}
     stand_in = _StandIn()
     for case in cases["configs"]:
@@ -263,10 +292,10 @@ def main(argv: list[str]) -> int:
             kept[case["name"]] = (record_policy if case["kind"] == "policy" else record_layout)(case)
         print(case["name"], file=sys.stderr)
     order = [c["name"] for c in cases["configs"]]
-    out = {"version": cases["version"], "binary": version,
+    out = {"version": number, "binary": version,
            "recorded": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d"),
            "configs": [kept[n] for n in order if n in kept]}
-    RECORDS.write_text(json.dumps(out, indent=1) + "\n")
+    records.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
 
