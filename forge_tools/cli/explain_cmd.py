@@ -60,8 +60,11 @@ def register(app: typer.Typer) -> None:
         tool, raw_call, runtime = _in_shared_words(tool, raw_call, runtime)
         if runtime == "claude" or (runtime is None and _claude_name(tool)):
             return _explain_claude(tool, raw_call, opts, runtime, fmt)
+        from forge_tools.runtimes import refuse_start
+
         project, result = resolve_options(opts, focus=tool, fmt=fmt)
         loaded = project.config
+        refuse_start(loaded, runtime, tool)
         verdict = result.require(tool, allow_hidden=True)
         decision = call_decision(result, verdict, raw_call, loaded) if raw_call is not None else None
         both = call_answers(result, verdict, decision, loaded, runtime) if decision is not None else None

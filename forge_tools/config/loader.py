@@ -17,7 +17,7 @@ from forge_tools.config.merge import merge
 from forge_tools.config.validation import validate_tree
 from forge_tools.errors import ConfigError, UsageError
 from forge_tools.origin import Node, Origin
-from forge_tools.paths import global_config_dir, home_dir, opencode_global_dir
+from forge_tools.paths import external_skill_roots, global_config_dir, home_dir, opencode_global_dir
 
 if TYPE_CHECKING:
     from forge_tools.config.schema import ConfigModel
@@ -98,6 +98,10 @@ class LoadedConfig:
     #: each source's own tree as it was read, parallel to `sources`: what needs one source's values
     #: (the person's own config for FT112, `explain`'s overrides) merges these, never reads the file again
     source_trees: list[Node] = field(default_factory=list)
+    #: the `.claude`/`.agents` folders whose `skills/` opencode reads (`paths.external_skill_roots`)
+    skill_roots: list[Path] = field(default_factory=list)
+    #: the folders of the config's `skills.paths` (`config.skills.skill_paths`, read on first use)
+    skill_paths: list[Path] = field(default_factory=list)
 
     @cached_property
     def data(self) -> ConfigModel:
@@ -354,7 +358,22 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
         config_dirs=config_dirs,
         plugin_specs=specs,
         source_trees=[t for _, t in trees],
+        skill_roots=external_skill_roots(home_dir(env), cwd, root, env),
+        skill_paths=_skill_paths(merged, home_dir(env), cwd),
     )
+
+
+def _skill_paths(tree: Node, home: Path, directory: Path) -> list[Path]:
+    """The folders of the config's `skills.paths` (`~/` is the home; a relative one is relative to
+    where opencode was started)."""
+    node = tree.get("skills")
+    listed = node.get("paths") if node is not None and node.is_map else None
+    out = []
+    for item in listed.value if listed is not None and isinstance(listed.value, list) else ():
+        text = str(item.value)
+        path = home / text[2:] if text.startswith("~/") else Path(text)
+        out.append(path if path.is_absolute() else directory / path)
+    return out
 
 
 def load_project(project: str | os.PathLike[str] | None = None,

@@ -182,14 +182,16 @@ def _mode(node: Node | None, name: str) -> Mode | None:
 
 
 def _skill_globs(loaded: ConfigLike) -> list[str]:
-    """`<dir>/*` for every skill directory found in the loaded config's directories (none for a
+    """`<dir>/*` for the folder of every `SKILL.md` opencode finds for the loaded config (none for a
     bare tree)."""
-    config_dirs = getattr(loaded, "config_dirs", None)
-    if not config_dirs or not skill_folders(config_dirs):
+    config_dirs = getattr(loaded, "config_dirs", None) or []
+    external = getattr(loaded, "skill_roots", None) or []
+    paths = getattr(loaded, "skill_paths", None) or []
+    if not external and not paths and not skill_folders(config_dirs):
         return []
     from forge_tools.config.skills import skill_dir_globs
 
-    return skill_dir_globs(config_dirs)
+    return skill_dir_globs(config_dirs, external, paths)
 
 
 def is_opencode_project(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> bool:

@@ -108,6 +108,17 @@ def is_gemini_tool(tool: str) -> bool:
         tool.startswith("mcp_") and not tool.startswith("mcp__"))
 
 
+def refuse_start(loaded: LoadedConfig, name: str | None = None, tool: str | None = None) -> None:
+    """Raise the chosen runtime's reason for not starting with this config at all (a `ConfigError`
+    at the value it refuses: opencode's "Configuration is invalid"), when it has one: an answer about
+    a turn that never happens would be no answer of that agent's."""
+    chosen = runtime_for(loaded, name, tool)
+    start_error = getattr(chosen.runtime, "start_error", None)
+    error = start_error(loaded) if start_error is not None else None
+    if error is not None:
+        raise error
+
+
 def runtime_for(loaded: LoadedConfig | None, name: str | None = None, tool: str | None = None) -> Chosen:
     """`name`'s runtime when given; else forge when any source is forge-tools'; else Claude Code when
     the project has Claude files and either no opencode file or a call naming a Claude tool (`tool`);

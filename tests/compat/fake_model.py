@@ -97,12 +97,14 @@ def serve(port: int, model: Model) -> http.server.ThreadingHTTPServer:
 
 
 def provider_config(port: int) -> dict[str, Any]:
-    """The global opencode config naming the stand-in as the only model."""
+    """The global opencode config naming the stand-in as the only model (nothing in it is about
+    permissions: the project's opencode.json under test holds those)."""
     return {"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
                                   "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "x"},
                                   "models": {"m": {"name": "m", "tool_call": True,
                                                    "limit": {"context": 1000000, "output": 1000}}}}},
-            "model": "fake/m", "small_model": "fake/m"}
+            "model": "fake/m", "small_model": "fake/m",
+            "snapshot": False}  # no git snapshot of the project at every step (the time of a corpus)
 
 
 def main(argv: list[str]) -> int:

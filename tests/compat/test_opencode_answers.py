@@ -143,12 +143,31 @@ def test_explain_names_the_rule_opencode_hides_by(case: str, agent: str, case_pr
 
 
 @pytest.mark.parametrize("case", REFUSED)
-@pytest.mark.xfail(strict=True, reason="opencode allows a pattern map only for some permission names "
-                                       "(reported to the lead: config validation)")
-def test_configs_opencode_refuses_are_refused(case: str, case_project: Any, cli: Any) -> None:
-    case_project(case)
-    code, _, err = cli("agents")
-    assert code != 0 and "permission.todowrite" in err.replace(": ", ".")
+@pytest.mark.parametrize("command", [("agents",), ("layers",), ("explain", "bash"),
+                                     ("explain", "bash", "--call", '{"command": "ls"}'),
+                                     ("check", "--expect", "expect.yaml")])
+def test_configs_opencode_refuses_are_refused(case: str, command: tuple[str, ...], case_project: Any,
+                                              cli: Any) -> None:
+    """opencode's record: `Configuration is invalid at PATH` and the key it refused. forge-tools'
+    commands asked about opencode say it does not start, at that key's line (exit 3)."""
+    refused = record(case)["error"]
+    assert refused[0] == "Error: Configuration is invalid at $PROJECT/opencode.json"
+    key = refused[1].rsplit(" ", 1)[1]  # `permission.todowrite`
+    project = case_project(case)
+    (project / "expect.yaml").write_text('- {call: {tool: bash, args: {command: "ls"}}, expect: allow}\n')
+    code, out, err = cli(*command)
+    assert code == 3, (out, err)
+    line = next(n for n, text in enumerate((project / "opencode.json").read_text().splitlines(), 1)
+                if f'"{key.rsplit(".", 1)[1]}"' in text)
+    assert f"opencode.json:{line}:" in err and f"`{key}`" in err
+    assert "opencode 1.18.33 does not start with this config" in err and "Traceback" not in err
+
+
+def test_check_still_reports_the_refusal_as_a_finding(case_project: Any, cli: Any) -> None:
+    """Plain `check` is about the files, not about a turn: the refusal is FT111 there, not an exit 3."""
+    case_project(REFUSED[0])
+    code, out, _ = cli("check", "--format", "json")
+    assert code in (0, 1) and "FT111" in out
 
 
 def call_records() -> list[tuple[str, dict[str, Any]]]:

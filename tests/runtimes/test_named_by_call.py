@@ -76,7 +76,7 @@ def test_an_expectation_of_opencodes_apply_patch_is_opencodes(project: Path, cli
     (project / "expect.yaml").write_text(
         "- {agent: build, model: openai/gpt-5, call: {tool: apply_patch, args: {patchText: "
         + json.dumps(PATCH) + "}}, expect: deny}\n")
-    code, out, err = cli("check", "--expect", "expect.yaml", "--format", "json")
+    _code, out, _err = cli("check", "--expect", "expect.yaml", "--format", "json")
     result = json.loads(out)["expectations"]["results"][0]
     assert result["passed"], result
     assert "opencode 1.18.33" in result["explanation"], result

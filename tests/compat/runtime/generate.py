@@ -195,7 +195,7 @@ def _path_rules(rng: Any, patterns: list[str]) -> Any:
     return rules
 
 
-def corpus_cases(count: int = 110, calls: int = 20, seed: int = CORPUS_SEED) -> list[dict[str, Any]]:
+def corpus_cases(count: int = 60, calls: int = 40, seed: int = CORPUS_SEED) -> list[dict[str, Any]]:
     """The generated corpus: `count` configs with `calls` calls each, the same for the same seed."""
     import random
     rng = random.Random(seed)
@@ -269,7 +269,8 @@ def record_corpus_case(opencode: str, case: dict[str, Any], scratch: Path, port:
     out = json.loads((scratch / "out.json").read_text())
     asks = _log_asks(out["stderr"])
     records = []
-    for call, sent in zip(case["calls"], out["calls"] + [None] * len(case["calls"])):
+    for call, sent in zip(case["calls"], (out["calls"] + [None] * len(case["calls"]))[:len(case["calls"])],
+                          strict=True):
         entry: list[Any] = [call["tool"], call["params"]]
         if sent is None or sent.get("result") is None:
             entry += ["", "unanswered"]
@@ -294,7 +295,7 @@ def record_corpus_case(opencode: str, case: dict[str, Any], scratch: Path, port:
 
 
 def main_corpus(opencode: str, until: str | None) -> int:
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
     target = HERE / "corpus-1.18.33.json"
     done: dict[str, Any] = json.loads(target.read_text()) if target.is_file() else {}
     recorded = {case["name"]: case for case in done.get("cases", [])}
@@ -304,13 +305,12 @@ def main_corpus(opencode: str, until: str | None) -> int:
     def write() -> None:
         ordered = sorted(recorded.values(), key=lambda case: case["name"])
         lines = ",\n".join(json.dumps(case, separators=(",", ":")) for case in ordered)
-        target.write_text('{"opencode_version":"1.18.33","seed":%d,"cases":[\n%s\n]}\n'
-                          % (CORPUS_SEED, lines))
+        target.write_text(f'{{"opencode_version":"1.18.33","seed":{CORPUS_SEED},"cases":[\n{lines}\n]}}\n')
 
     def worker(slot: int) -> None:
         with tempfile.TemporaryDirectory(prefix=f"corpus{slot}-") as tmp:
             while True:
-                if until and datetime.now(timezone.utc).strftime("%H:%M") >= until:
+                if until and datetime.now(UTC).strftime("%H:%M") >= until:
                     return
                 with lock:
                     if not cases:
