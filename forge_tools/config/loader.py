@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from forge_tools.config.merge import merge
 from forge_tools.config.validation import validate_tree
@@ -83,6 +83,7 @@ class PluginSpec(NamedTuple):
     spec: str
     origin: Origin
     base_dir: Path
+    options: dict[str, Any] | None = None  # the options of a `[spec, options]` entry
 
 
 @dataclass
@@ -349,7 +350,10 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
         for item in plugin_node.value:
             origin = item.origin
             base_dir = Path(origin.path).parent if origin.kind == "file" and origin.path else cwd
-            specs.append(PluginSpec(str(item.value), origin, base_dir))
+            pair = item.value if isinstance(item.value, list) else None  # opencode's [spec, options]
+            spec = pair[0].value if pair else item.value
+            options = pair[1].plain() if pair and len(pair) > 1 else None
+            specs.append(PluginSpec(str(spec), origin, base_dir, options))
     return LoadedConfig(
         project_root=root,
         cwd=cwd,

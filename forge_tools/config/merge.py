@@ -6,8 +6,9 @@ import dataclasses
 
 from forge_tools.origin import Node
 
-#: key paths whose lists concatenate (without duplicates) instead of being replaced
-CONCAT_LISTS: frozenset[tuple[str, ...]] = frozenset({("plugin",)})
+#: key paths whose lists concatenate (without duplicates) instead of being replaced, as opencode
+#: 1.18.33 joins `plugin` and `instructions` from its global and project files
+CONCAT_LISTS: frozenset[tuple[str, ...]] = frozenset({("plugin",), ("instructions",)})
 
 
 def is_permission_path(path: tuple[str, ...]) -> bool:
@@ -28,7 +29,8 @@ def merge(base: Node, over: Node, path: tuple[str, ...] = ()) -> Node:
 
     Mappings merge key by key; a key already in `base` keeps its position (like JS object spread, so
     permission order stays as first written) while its value and origin become `over`'s. `plugin`
-    lists concatenate, dropping specs already present; every other value is replaced.
+    and `instructions` lists concatenate, dropping entries already present; every other value is
+    replaced.
 
     A `permission` written as one action means `{"*": action}` and merges as that map with a map from
     another source (as opencode does): a global `permission: deny` plus a project's

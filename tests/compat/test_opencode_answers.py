@@ -21,8 +21,9 @@ LOADABLE = [c for c in CASES
             if "error" not in json.loads((FIXTURES / c / f"opencode-{VERSION}.json").read_text())]
 REFUSED = [c for c in CASES if c not in LOADABLE]
 
-# Agents opencode keeps for its own housekeeping (hidden, never given tools by a user): not modelled.
-OPENCODE_INTERNAL_AGENTS = {"compaction", "summary", "title"}
+# Agents opencode keeps for its own housekeeping: hidden primaries, modelled (issue 30).
+OPENCODE_INTERNAL_AGENTS: set[str] = set()
+HIDDEN_AGENTS = {"compaction", "summary", "title"}
 # opencode 1.18.33 registers no `list` tool; SPEC 2 keeps it as a builtin.
 FORGE_ONLY_BUILTINS = {"list"}
 TRUNC, HOME_REL = "<truncation dir>", "<home, relative to the project>"
@@ -99,6 +100,19 @@ def test_the_same_agents(case: str, case_project: Any, cli: Any) -> None:
               if a["name"] not in OPENCODE_INTERNAL_AGENTS}
     ours = {a["name"]: a["mode"] for a in json_out(cli, "agents")["agents"] if not a["disabled"]}
     assert ours == theirs
+
+
+@pytest.mark.parametrize("case", LOADABLE)
+def test_the_hidden_builtin_agents_are_opencode_s(case: str, case_project: Any, cli: Any) -> None:
+    """compaction, summary and title: hidden primaries in opencode's `agent list` order (by name)."""
+    case_project(case)
+    ours = {a["name"]: a for a in json_out(cli, "agents")["agents"]}
+    for name in HIDDEN_AGENTS:
+        theirs = record(case)["debug_agent"][name]
+        assert (ours[name]["mode"], ours[name]["hidden"]) == (theirs["mode"], theirs["hidden"]) == (
+            "primary", True)
+    order = [a["name"] for a in record(case)["agent_list"]]
+    assert [a["name"] for a in json_out(cli, "agents")["agents"] if not a["disabled"]] == order
 
 
 @pytest.mark.parametrize(("case", "agent"), agent_cases())

@@ -162,5 +162,5 @@ def test_the_skill_tool_says_what_opencode_says(case: str, call: dict[str, Any],
     said = result.output.replace(str(project), "$PROJECT").replace(str(home), "$HOME")
     if call["opencode"] == "ran":
         assert not result.is_error and said == call["output"]
-    elif call["opencode"] == "failed":  # `debug agent` prints "Error: Unexpected error", a blank line, the text
+    elif call["opencode"] == "failed":  # printed as "Error: Unexpected error", a blank line, the text
         assert result.is_error and said == call["output"].split("\n\n", 1)[1]

@@ -75,9 +75,15 @@ def _declare(tool_id: str, description: str | None = None) -> Tool:
                     internal=bool(entry.get("internal")))
 
 
-def builtin_tools(flags: Iterable[str] = (), client: str = "cli") -> list[Tool]:
-    """The builtin candidates in SPEC order (`skill`'s definition names no skill, as opencode's)."""
-    return [load_builtin(tool_id) for tool_id in builtin_ids(flags, client)]
+#: forge-tools' builtins opencode 1.18.33 does not have ("Tool list not found for agent")
+NOT_OPENCODE = frozenset({"list"})
+
+
+def builtin_tools(flags: Iterable[str] = (), client: str = "cli", opencode: bool = False) -> list[Tool]:
+    """The builtin candidates in SPEC order (`skill`'s definition names no skill, as opencode's); for
+    an opencode config, only those opencode 1.18.33 has."""
+    return [load_builtin(tool_id) for tool_id in builtin_ids(flags, client)
+            if not (opencode and tool_id in NOT_OPENCODE)]
 
 
 class BuiltinSource:
@@ -90,7 +96,7 @@ class BuiltinSource:
     def scan(self, query: SourceQuery) -> Listing:
         from forge_tools.tools.contract import Listed, Listing
 
-        tools = builtin_tools(query.flags, query.client)
+        tools = builtin_tools(query.flags, query.client, query.opencode)
         return Listing([Listed(t.id, t, t.source) for t in tools])
 
     def load(self, query: SourceQuery) -> Listing:

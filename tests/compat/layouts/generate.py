@@ -2,9 +2,9 @@
 
 A case is a folder with `case.json` (`cwd` under the project, `env` with `$PROJECT`/`$HOME` standing
 for the two trees, `agents` to describe, `calls` to try, `"git": false` for a project outside
-git), a `project/` tree and an optional `home/`
-tree (or `"tree": "OTHER"`: another case's trees), `"skills": true` to record `opencode debug skill`
-too, and `"outputs": true` to record each call's output text.
+git), a `project/` tree and an optional `home/` tree (or `"tree": "OTHER"`: another case's trees),
+`"skills": true` to record `opencode debug skill` too, `"config": true` to record `opencode debug
+config`, and `"outputs": true` to record each call's output text.
 Usage: OPENCODE=/path/to/opencode python tests/compat/layouts/generate.py [CASE ...]
 See ../fixtures/README.md ("Layouts") for how the records were made.
 """
@@ -58,6 +58,10 @@ def record(opencode: str, case: Path, scratch: Path, opencode_version: str) -> d
     for name in spec.get("agents", []):
         out = run(program, [*prefix, "debug", "agent", name], cwd, env)[1]
         details[name] = json.loads(normalise(out, project, home))
+    config = None
+    if spec.get("config"):
+        code, out = run(program, [*prefix, "debug", "config"], cwd, env)
+        config = json.loads(normalise(out, project, home)) if code == 0 else normalise(out, project, home)
     skills = None
     if spec.get("skills"):
         code, out = run(program, [*prefix, "debug", "skill"], cwd, env)
@@ -76,6 +80,8 @@ def record(opencode: str, case: Path, scratch: Path, opencode_version: str) -> d
                                 "debug_agent": details, "calls": calls}
     if skills is not None:
         found["skills"] = skills
+    if config is not None:
+        found["config"] = config
     return found
 
 
