@@ -199,11 +199,13 @@ def _skill_globs(loaded: ConfigLike) -> list[str]:
     return skill_dir_globs(config_dirs, external, paths)
 
 
-def is_opencode_project(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> bool:
+def is_opencode_project(loaded: ConfigLike, env: Mapping[str, str] | None = None,
+                        defaults: bool = True) -> bool:
     """Whether opencode's own config is in play: a source named like opencode's files, or an
     `.opencode/` (or opencode's global) directory among the config directories; or no config at all
     (a loaded project without any file or variable is opencode's defaults, as opencode 1.18.33 started
-    there has them: its plan rules, its hidden agents). A bare tree (tests) is not."""
+    there has them: its plan rules, its hidden agents; not with `defaults=False`). A bare tree (tests)
+    is not."""
     from forge_tools.paths import global_config_dir, opencode_global_dir
 
     if not hasattr(loaded, "sources"):
@@ -213,7 +215,8 @@ def is_opencode_project(loaded: ConfigLike, env: Mapping[str, str] | None = None
     names = {"opencode.json", "opencode.jsonc"}
     global_dir = str(opencode_global_dir(env))
     forge_global = str(global_config_dir(env))
-    if not sources and not any(d.name == ".forge" or str(d) == forge_global for d in config_dirs):
+    if defaults and not sources and not any(d.name == ".forge" or str(d) == forge_global
+                                            for d in config_dirs):
         return True
     return (any(s.path is not None and s.path.name in names for s in sources)
             or any(s.step.startswith("OPENCODE_") for s in sources)

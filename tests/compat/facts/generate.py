@@ -12,7 +12,9 @@
   and past the end, a long line, a missing file, a bash timeout, a failing command); a call opencode
   fails is recorded with its last lines.
 - `definitions-<version>.json`: every tool definition opencode sends the model (name, description,
-  JSON Schema of the parameters) for the build agent of a project with no config file, as the
+  JSON Schema of the parameters) for the build agent of a project with no config file (with
+  `OPENCODE_ENABLE_EXA` and `OPENCODE_EXPERIMENTAL_LSP_TOOL`, so websearch and lsp are there too),
+  as the
   stand-in model of `../fake_model.py` receives them from `opencode run` (`unshare -rn`).
 
 Usage: OPENCODE=/path/to/opencode python tests/compat/facts/generate.py [PART ...]
@@ -73,7 +75,10 @@ def record_definitions(opencode: str, scratch: Path, opencode_version: str) -> d
     (scratch / "queue.json").write_text(json.dumps([["glob", {"pattern": "*.none"}]]))
     subprocess.run(["unshare", "-rn", sys.executable, str(HERE.parent / "fake_model.py"), "18650",
                     str(scratch / "queue.json"), str(scratch / "out.json"), "--", opencode, "run",
-                    "--agent", "build", "go"], cwd=project, env=opencode_env(home), check=True, timeout=900)
+                    "--agent", "build", "go"], cwd=project, check=True, timeout=900,
+                   # websearch (Exa) and the lsp tool are offered only when switched on
+                   env=opencode_env(home, {"OPENCODE_ENABLE_EXA": "1",
+                                           "OPENCODE_EXPERIMENTAL_LSP_TOOL": "1"}))
     sent = json.loads((scratch / "out.json").read_text())["calls"][0]["schemas"]
     tools = {name: json.loads(normalise(json.dumps(sent[name]), project, home)) for name in sorted(sent)}
     return {"opencode_version": opencode_version, "agent": "build", "model": "a stand-in (provider fake)",
