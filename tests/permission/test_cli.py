@@ -71,7 +71,7 @@ def test_agents_text(cli, configured: str) -> None:
     names = [line.split()[0] for line in lines[1:]]
     # opencode agent list's order; an opencode project has opencode's hidden agents too
     hidden = ["compaction", "summary", "title"] if configured.startswith("opencode") else []
-    assert names == sorted(["build", "explore", "general", "plan", *hidden]) + ["reviewer"]
+    assert names == [*sorted(["build", "explore", "general", "plan", *hidden]), "reviewer"]
     build = lines[1]
     assert "primary" in build and "default" in build and "builtin" in build
     reviewer = lines[names.index("reviewer") + 1]
