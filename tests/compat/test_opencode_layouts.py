@@ -167,3 +167,20 @@ def test_the_skill_tool_says_what_opencode_says(case: str, call: dict[str, Any],
         assert not result.is_error and said == call["output"]
     elif call["opencode"] == "failed":  # printed as "Error: Unexpected error", a blank line, the text
         assert result.is_error and said == call["output"].split("\n\n", 1)[1]
+
+
+@pytest.mark.parametrize("case", [case for case in CASES if "config" in record(case)])
+def test_the_same_merged_config(case: str, setup: Any) -> None:
+    """`opencode debug config`: `instructions` joined without repeats, each plugin (a `[spec, options]`
+    pair too) at its last place, `theme`/`keybinds`/`tui` dropped, `opencode.jsonc` over
+    `opencode.json` in one folder."""
+    import forge_tools
+
+    project, _ = setup(case)
+    theirs = record(case)["config"]
+    tree = forge_tools.load_project(project).tree
+    for key in ("instructions", "plugin", "permission"):
+        node = tree.get(key)
+        assert (node.plain() if node is not None else None) == theirs.get(key), key
+    for key in ("theme", "keybinds", "tui"):
+        assert key not in theirs and tree.get(key) is None

@@ -231,10 +231,11 @@ def test_config_dirs_and_plugin_specs(project: Path, isolated_env: dict[str, Pat
         (home / "extra").resolve(),
     ]
     specs = [(s.spec, s.base_dir, s.origin.line) for s in loaded.plugin_specs]
-    # project files (step 3) load before .forge/ dirs (step 4); the repeated "a" keeps its first origin
+    # project files (step 3) load before .forge/ dirs (step 4); the repeated "a" is kept at its last
+    # place, as opencode 1.18.33 keeps a plugin (tests/compat/layouts/config-merge)
     assert specs == [
-        ("a", sub.resolve(), 1),
         ("b", sub.resolve(), 1),
+        ("a", (project / ".forge").resolve(), 3),
         ("./local.py", (project / ".forge").resolve(), 4),
     ]
 
