@@ -47,6 +47,31 @@ def skill_folders(config_dirs: Iterable[Path | str]) -> list[Path]:
             if (Path(base) / folder).is_dir()]
 
 
+_TRUE = frozenset({"1", "true", "yes", "on", "y"})
+
+
+def switched_on(env: Mapping[str, str], name: str) -> bool:
+    """An opencode boolean switch (`OPENCODE_DISABLE_*`): set to 1, true, yes, on or y."""
+    return env.get(name, "").strip().lower() in _TRUE
+
+
+def external_skill_roots(home: Path, directory: Path, worktree: Path, env: Mapping[str, str]) -> list[Path]:
+    """The `.claude`/`.agents` folders whose `skills/**/SKILL.md` opencode reads, in its order."""
+    if switched_on(env, "OPENCODE_DISABLE_EXTERNAL_SKILLS"):
+        return []
+    claude_off = (switched_on(env, "OPENCODE_DISABLE_CLAUDE_CODE")
+                  or switched_on(env, "OPENCODE_DISABLE_CLAUDE_CODE_SKILLS"))
+    targets = (".agents",) if claude_off else (".claude", ".agents")
+    roots = [home / t for t in targets if (home / t).is_dir()]
+    folder = directory
+    while True:
+        roots += [folder / t for t in targets if (folder / t).is_dir()]
+        if folder == worktree or folder.parent == folder:
+            break
+        folder = folder.parent
+    return list(dict.fromkeys(roots))
+
+
 def truncation_dir(env: Mapping[str, str] | None = None) -> Path:
     return data_dir(env) / "tool-output"
 

@@ -148,6 +148,9 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
         report.findings += problem_findings(
             ctx.problems if opts.load_code else script_problems(ctx.problems), loaded)
     if assertions:
+        from forge_tools.runtimes import refuse_start
+
+        refuse_start(loaded, opts.runtime)  # expectations about an agent that does not start: exit 3
         tell("testing the expectations")
         _check_assertions(assertions, ctx, report, opts.load_code)
     return _redacted(report, scan.substituted, echoed_substitutions(loaded.tree)), trees, texts

@@ -41,6 +41,9 @@ def register(app: typer.Typer) -> None:
         if runtimes and fmt == "text":
             typer.echo("\n".join(runtime_lines(found, loaded, answering)))
             return 0
+        from forge_tools.runtimes import refuse_start
+
+        refuse_start(loaded)  # opencode lists no agent when it does not start
         agents = load_agents(loaded)
         # a default_agent that names no usable agent does not stop the listing (opencode 1.18.33 lists
         # its agents and refuses only when a session needs the default): said, and no agent is marked

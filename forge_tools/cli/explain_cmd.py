@@ -52,7 +52,7 @@ def register(app: typer.Typer) -> None:
         raw_call = _parse_call(call)
         if runtime is not None and (runtime == "all" or "," in runtime):
             return _explain_across(tool, raw_call, opts, runtime, fmt)
-        from forge_tools.runtimes import get_runtime, runtime_for
+        from forge_tools.runtimes import get_runtime, refuse_start, runtime_for
         from forge_tools.runtimes.vocabulary import shared_call
 
         if runtime is not None:
@@ -61,6 +61,7 @@ def register(app: typer.Typer) -> None:
         project, result = resolve_options(opts, focus=focus, fmt=fmt)
         loaded = project.config
         chosen = runtime_for(loaded, runtime)
+        refuse_start(loaded, runtime)  # an agent that does not start with this config answers nothing
         if chosen.runtime.name not in ("opencode", "forge"):
             return _explain_agent(chosen, loaded, result, tool, raw_call, fmt)
         from forge_tools.runtimes.across import mcp_servers

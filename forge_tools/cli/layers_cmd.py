@@ -116,9 +116,11 @@ def show_layers(opts: PipelineOptions, fmt: str, default_banner: bool = False, w
                 runtime: str | None = None) -> int:
     from forge_tools.cli.explain_cmd import sandbox_boundary, sandbox_section
     from forge_tools.cli.pipeline_opts import resolve_options
+    from forge_tools.runtimes import refuse_start
 
     project, result = resolve_options(opts, fmt=fmt)
     loaded = project.config
+    refuse_start(loaded)
     report_problems(result)
     sandbox = sandbox_boundary(loaded, result)
     if fmt == "json":

@@ -11,13 +11,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from forge_tools.config.merge import merge
 from forge_tools.config.validation import validate_tree
 from forge_tools.errors import ConfigError, UsageError
 from forge_tools.origin import Node, Origin
-from forge_tools.paths import git_top_or, global_config_dir, home_dir, opencode_global_dir
+from forge_tools.paths import (
+    external_skill_roots,
+    git_top_or,
+    global_config_dir,
+    home_dir,
+    opencode_global_dir,
+)
 
 if TYPE_CHECKING:
     from forge_tools.config.schema import ConfigModel
@@ -83,6 +89,7 @@ class PluginSpec(NamedTuple):
     spec: str
     origin: Origin
     base_dir: Path
+    options: dict[str, Any] | None = None  # the options of a `[spec, options]` entry
 
 
 @dataclass
@@ -98,6 +105,10 @@ class LoadedConfig:
     #: each source's own tree as it was read, parallel to `sources`: what needs one source's values
     #: (the person's own config for FT112, `explain`'s overrides) merges these, never reads the file again
     source_trees: list[Node] = field(default_factory=list)
+    #: the `.claude`/`.agents` folders whose `skills/` opencode reads (`paths.external_skill_roots`)
+    skill_roots: list[Path] = field(default_factory=list)
+    #: the folders of the config's `skills.paths` (`config.skills.skill_paths`, read on first use)
+    skill_paths: list[Path] = field(default_factory=list)
 
     @cached_property
     def data(self) -> ConfigModel:
@@ -342,7 +353,10 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
         for item in plugin_node.value:
             origin = item.origin
             base_dir = Path(origin.path).parent if origin.kind == "file" and origin.path else cwd
-            specs.append(PluginSpec(str(item.value), origin, base_dir))
+            pair = item.value if isinstance(item.value, list) else None  # opencode's [spec, options]
+            spec = pair[0].value if pair else item.value
+            options = pair[1].plain() if pair and len(pair) > 1 else None
+            specs.append(PluginSpec(str(spec), origin, base_dir, options))
     return LoadedConfig(
         project_root=root,
         cwd=cwd,
@@ -351,7 +365,22 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
         config_dirs=config_dirs,
         plugin_specs=specs,
         source_trees=[t for _, t in trees],
+        skill_roots=external_skill_roots(home_dir(env), cwd, root, env),
+        skill_paths=_skill_paths(merged, home_dir(env), cwd),
     )
+
+
+def _skill_paths(tree: Node, home: Path, directory: Path) -> list[Path]:
+    """The folders of the config's `skills.paths` (`~/` is the home; a relative one is relative to
+    where opencode was started)."""
+    node = tree.get("skills")
+    listed = node.get("paths") if node is not None and node.is_map else None
+    out = []
+    for item in listed.value if listed is not None and isinstance(listed.value, list) else ():
+        text = str(item.value)
+        path = home / text[2:] if text.startswith("~/") else Path(text)
+        out.append(path if path.is_absolute() else directory / path)
+    return out
 
 
 def load_project(project: str | os.PathLike[str] | None = None,

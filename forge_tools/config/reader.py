@@ -93,7 +93,7 @@ def read_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
     from forge_tools.config.formats import format_of
     from forge_tools.config.loader import ENV_PERMISSION, substitutes
     from forge_tools.config.substitute import parse_substituted
-    from forge_tools.config.validation import drop_unknown_keys, validation_errors
+    from forge_tools.config.validation import drop_tui_keys, drop_unknown_keys, validation_errors
 
     result = SourceRead(step, where)
     try:
@@ -128,7 +128,8 @@ def read_source(step: str, where: Path | str, env: Mapping[str, str], cwd: Path,
         tree = Node({"permission": tree}, label, None)
         tree.value["permission"].key_origin = label
     if opencode_source(step, where):  # opencode drops the keys it does not know: load as it loads
-        result.ignored = drop_unknown_keys(tree)
+        result.ignored = sorted([*drop_unknown_keys(tree), *drop_tui_keys(tree)],
+                                key=lambda e: (e.origin.line or 0) if e.origin is not None else 0)
         _accept_bare_models(tree)
     # a value whose substitution failed is reported once (at its token, on the same line)
     failed = {(e.origin.path, e.origin.line) for e in result.errors if e.origin is not None}

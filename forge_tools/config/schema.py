@@ -200,7 +200,8 @@ class ConfigModel(_Strict):
     permission: Opt[Permission] = None
     tools: Opt[dict[str, bool]] = None
     agent: Opt[dict[str, AgentConfig]] = None
-    plugin: Opt[list[str]] = None
+    # a spec, or opencode's `[spec, options]` pair (the options go to the plugin)
+    plugin: Opt[list[str | list[str | dict[str, Any]]]] = None
     model: Opt[ModelId] = None
     default_agent: Opt[str] = None
     tool_output: Opt[ToolOutputConfig] = None

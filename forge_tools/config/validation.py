@@ -114,6 +114,27 @@ def drop_unknown_keys(tree: Node) -> list[ConfigError]:
     return []
 
 
+#: top-level keys opencode 1.18.33 drops from its config files (they moved to its `tui.json`)
+TUI_KEYS = ("theme", "keybinds", "tui")
+
+
+def drop_tui_keys(tree: Node) -> list[ConfigError]:
+    """Remove `theme`, `keybinds` and `tui` from one of opencode's files, as opencode 1.18.33 does
+    (`opencode debug config` shows none of them: they are its `tui.json`'s), one `ConfigError` per key
+    (`check` reports them as FT117 warnings)."""
+    if not isinstance(tree.value, dict):
+        return []
+    dropped = []
+    for key in TUI_KEYS:
+        node = tree.value.get(key)
+        if node is not None:
+            dropped.append(ConfigError(f"top-level key {key!r} is read from tui.json by opencode 1.18.33, "
+                                       "which drops it here", node.key_origin or node.origin,
+                                       code=ConfigProblem.UNKNOWN_KEY))
+            del tree.value[key]
+    return dropped
+
+
 def _position(e: ConfigError) -> tuple[int, int]:
     o = e.origin
     return (o.line or 10**9, o.column or 0) if o is not None else (10**9, 0)

@@ -99,6 +99,11 @@ BUILTIN_AGENTS: tuple[BuiltinAgent, ...] = (
     ),
 )
 BUILTIN_NAMES = tuple(a.name for a in BUILTIN_AGENTS)
+#: opencode 1.18.33's own housekeeping agents (hidden primaries that deny everything before the
+#: config's rules), there in an opencode project only: `agent list` and `GET /agent` show them
+HIDDEN_AGENTS: tuple[BuiltinAgent, ...] = tuple(
+    BuiltinAgent(name, "primary", "", (("*", "*", "deny"),)) for name in ("compaction", "title", "summary"))
+HIDDEN_NAMES = tuple(a.name for a in HIDDEN_AGENTS)
 
 
 class Agent(NamedTuple):
@@ -182,25 +187,37 @@ def _mode(node: Node | None, name: str) -> Mode | None:
 
 
 def _skill_globs(loaded: ConfigLike) -> list[str]:
-    """`<dir>/*` for every skill directory found in the loaded config's directories (none for a
+    """`<dir>/*` for the folder of every `SKILL.md` opencode finds for the loaded config (none for a
     bare tree)."""
-    config_dirs = getattr(loaded, "config_dirs", None)
-    if not config_dirs or not skill_folders(config_dirs):
+    config_dirs = getattr(loaded, "config_dirs", None) or []
+    external = getattr(loaded, "skill_roots", None) or []
+    paths = getattr(loaded, "skill_paths", None) or []
+    if not external and not paths and not skill_folders(config_dirs):
         return []
     from forge_tools.config.skills import skill_dir_globs
 
-    return skill_dir_globs(config_dirs)
+    return skill_dir_globs(config_dirs, external, paths)
 
 
-def is_opencode_project(loaded: ConfigLike, env: Mapping[str, str] | None = None) -> bool:
+def is_opencode_project(loaded: ConfigLike, env: Mapping[str, str] | None = None,
+                        defaults: bool = True) -> bool:
     """Whether opencode's own config is in play: a source named like opencode's files, or an
-    `.opencode/` (or opencode's global) directory among the config directories."""
-    from forge_tools.paths import opencode_global_dir
+    `.opencode/` (or opencode's global) directory among the config directories; or no config at all
+    (a loaded project without any file or variable is opencode's defaults, as opencode 1.18.33 started
+    there has them: its plan rules, its hidden agents; not with `defaults=False`). A bare tree (tests)
+    is not."""
+    from forge_tools.paths import global_config_dir, opencode_global_dir
 
+    if not hasattr(loaded, "sources"):
+        return False
     sources = getattr(loaded, "sources", None) or []
     config_dirs = getattr(loaded, "config_dirs", None) or []
     names = {"opencode.json", "opencode.jsonc"}
     global_dir = str(opencode_global_dir(env))
+    forge_global = str(global_config_dir(env))
+    if defaults and not sources and not any(d.name == ".forge" or str(d) == forge_global
+                                            for d in config_dirs):
+        return True
     return (any(s.path is not None and s.path.name in names for s in sources)
             or any(s.step.startswith("OPENCODE_") for s in sources)
             or any(d.name == ".opencode" or str(d) == global_dir for d in config_dirs))
@@ -349,8 +366,9 @@ def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None, *,
     _fold_legacy_modes(_get(tree, "mode"), config_nodes)
 
     agents: dict[str, Agent] = {}
-    builtins = {b.name: b for b in BUILTIN_AGENTS}
-    for name in (*BUILTIN_NAMES, *(n for n in config_nodes if n not in builtins)):
+    hidden = HIDDEN_AGENTS if opencode else ()
+    builtins = {b.name: b for b in (*BUILTIN_AGENTS, *hidden)}
+    for name in (*builtins, *(n for n in config_nodes if n not in builtins)):
         raw = config_nodes.get(name)
         if raw is not None and raw.value is not None and not raw.is_map:
             raise ConfigError(f"{format_key_path(('agent', name))} must be a map of settings", raw.origin,
@@ -369,7 +387,8 @@ def load_agents(loaded: ConfigLike, env: Mapping[str, str] | None = None, *,
             origin=Origin("builtin-agent", name=name) if spec else cast(Origin, where),
             ruleset=with_tail([*defaults, *own, *top, *own_level]),
             builtin=spec is not None,
-            hidden=bool(_bool(_get(node, "hidden"), format_key_path(("agent", name, "hidden")))),
+            hidden=bool(_bool(_get(node, "hidden"), format_key_path(("agent", name, "hidden")))
+                        if _get(node, "hidden") is not None else name in HIDDEN_NAMES and spec is not None),
             disabled=bool(_bool(_get(node, "disable"), format_key_path(("agent", name, "disable")))),
             model=_str(_get(node, "model"), format_key_path(("agent", name, "model"))),
             config_origin=where,

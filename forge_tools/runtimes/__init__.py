@@ -94,6 +94,17 @@ def gemini_files(directory: Path) -> list[Path]:
     return [p for p in (folder / "settings.json",) if p.is_file()] + policies
 
 
+def refuse_start(loaded: LoadedConfig, name: str | None = None) -> None:
+    """Raise the chosen runtime's reason for not starting with this config at all (a `ConfigError`
+    at the value it refuses: opencode's "Configuration is invalid"), when it has one: an answer about
+    a turn that never happens would be no answer of that agent's."""
+    chosen = runtime_for(loaded, name)
+    start_error = getattr(chosen.runtime, "start_error", None)
+    error = start_error(loaded) if start_error is not None else None
+    if error is not None:
+        raise error
+
+
 def runtime_for(loaded: LoadedConfig | None, name: str | None = None) -> Chosen:
     """The answering runtime for a project, from its files only (never from a tool's name or the
     command asking): `name`'s when given (`--runtime`, the library's `runtime=`); else forge when any

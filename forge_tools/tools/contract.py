@@ -103,6 +103,9 @@ class SourceQuery(NamedTuple):
     start_s: float | None = None
     start_by: str = ""
     progress: Callable[[str], None] | None = None
+    #: the config is opencode's files (`permission.agents.is_opencode_project`, not a project without
+    #: any config): its builtins are opencode 1.18.33's, which has no `list` tool
+    opencode: bool = False
 
 
 class Listed(NamedTuple):

@@ -1,6 +1,8 @@
 """The other ways to write a bash command that run the same program: a path-qualified name, a wrapper
-(`command`, `env`, ...), a nested `sh -c`/`bash -c`/`eval`, quoting or a backslash in the name, `$(...)`
-as the name, an assignment before it, options before a subcommand. Asked by the deny-strength findings of
+(`command`, `env`, `time`, ...), a nested `sh -c`/`bash -c`/`eval`, quoting or a backslash in the name
+(or before it: `\\rm x`), `$(...)` as the name, an assignment or a redirection before it, a doubled
+space, quotes inside an argument (`echo sec"ret"`), options before a subcommand (each one opencode
+1.18.33 runs past a rule written for the plain command: tests/compat). Asked by the deny-strength findings of
 every runtime (FT116 for opencode's and forge-tools' lowering, FT307 for Claude Code's) and by the
 agents-disagree probes (FT118); nothing here decides or runs anything.
 """
@@ -43,7 +45,14 @@ def other_spellings(command: str) -> list[str]:
     forms += [f"'{prog}'{tail}", f'"{prog}"{tail}']
     if len(prog) > 1:
         forms.append(f"{prog[0]}\\{prog[1:]}{tail}")
-    forms += [f"$(echo {prog}){tail}", f"FOO=1 {command}"]
+    forms += [f"$(echo {prog}){tail}", f"FOO=1 {command}", f"\\{command}", f"time {command}",
+              f"2>/dev/null {command}"]
+    if rest:
+        forms.append(f"{prog}  {rest}")  # a doubled space: the text no longer matches `prog rest*`
+        last = words[-1]
+        if len(last) > 1 and not any(ch in last for ch in "'\"\\$*?["):
+            cut = (len(last) + 1) // 2
+            forms.append(" ".join([*words[:-1], f'{last[:cut]}"{last[cut:]}"']))
     if prog in LEADING_OPTIONS and len(words) > 1 and not words[1].startswith("-"):
         forms.append(f"{prog} {LEADING_OPTIONS[prog]}{tail}")
     return forms

@@ -418,6 +418,7 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
 def source_query(loaded: LoadedConfig, request: Request, mcp: McpScope | None = None,
                  focus: str | None = None) -> SourceQuery:
     """What the sources are asked for this config and request (see `tools.contract.SourceQuery`)."""
+    from forge_tools.permission.agents import is_opencode_project
     from forge_tools.tools.contract import SourceQuery
 
     scope = mcp if mcp is not None else McpScope()
@@ -426,7 +427,12 @@ def source_query(loaded: LoadedConfig, request: Request, mcp: McpScope | None = 
         cwd=Path(loaded.cwd), flags=frozenset(request.flags),
         client=request.client, pure=request.pure, no_mcp=request.no_mcp,
         tool_id=scope.tool_id if scope.tool_id is not None else focus, start_s=scope.start_s,
-        start_by=scope.start_by, progress=scope.progress)
+        start_by=scope.start_by, progress=scope.progress,
+        # opencode's builtins where only its files are (a project without any config, or with a
+        # forge-tools file, keeps SPEC 2's list)
+        opencode=is_opencode_project(loaded, defaults=False) and not any(
+            s.step.startswith("FORGE_") or (s.path is not None and (
+                s.path.name.startswith("forge.") or ".forge" in s.path.parts)) for s in loaded.sources))
 
 
 def mcp_configured(loaded: LoadedConfig) -> bool:

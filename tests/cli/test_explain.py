@@ -120,7 +120,7 @@ OPENCODE = """{
   "tools": {"write": false},
   "permission": {
     "bash": {"*": "ask", "git *": "allow", "rm *": "deny"},
-    "webfetch": {"https://internal.example/*": "deny"}
+    "glob": {"*.key": "deny"}
   },
   "agent": {
     "review": {"mode": "subagent", "description": "Reviews code.", "permission": {"task": "deny"}}
@@ -138,7 +138,7 @@ def test_opencode_json_project_gets_opencode_answers(cli, project: Path, write_f
     for tool_id in ("edit", "write"):
         assert tools[tool_id]["hidden_at"] == "permission"
     # a deny with a specific pattern rejects calls but does not hide the tool; ask never hides
-    assert tools["webfetch"]["visible"] and tools["bash"]["visible"]
+    assert tools["glob"]["visible"] and tools["bash"]["visible"]
     # opencode's layer one: no websearch without provider opencode or a flag; no apply_patch for claude
     assert tools["websearch"]["hidden_at"] == "model" and tools["apply_patch"]["hidden_at"] == "model"
     code, out, _ = cli("explain", "task", "--format", "json")

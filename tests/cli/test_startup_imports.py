@@ -88,7 +88,7 @@ NOT_ON_THE_PATH = ("pydantic.main", "importlib.metadata", "email", "pluggy", "tr
                    "forge_tools.sources.mcp", "forge_tools.check.expect", "forge_tools.tools.wrapper",
                    "hashlib", "forge_tools.sources.plugins", "forge_tools.tools.context",
                    "forge_tools.permission.overrides", "forge_tools.check.code_problems",
-                   "forge_tools.tools.builtins._skills", "forge_tools.config.skills", "tempfile")
+                   "forge_tools.config.skills", "tempfile")
 
 AFTER_CONFIG = f"""
 import io, json, sys

@@ -21,8 +21,9 @@ LOADABLE = [c for c in CASES
             if "error" not in json.loads((FIXTURES / c / f"opencode-{VERSION}.json").read_text())]
 REFUSED = [c for c in CASES if c not in LOADABLE]
 
-# Agents opencode keeps for its own housekeeping (hidden, never given tools by a user): not modelled.
-OPENCODE_INTERNAL_AGENTS = {"compaction", "summary", "title"}
+# Agents opencode keeps for its own housekeeping: hidden primaries, modelled (issue 30).
+OPENCODE_INTERNAL_AGENTS: set[str] = set()
+HIDDEN_AGENTS = {"compaction", "summary", "title"}
 # opencode 1.18.33 registers no `list` tool; SPEC 2 keeps it as a builtin.
 FORGE_ONLY_BUILTINS = {"list"}
 TRUNC, HOME_REL = "<truncation dir>", "<home, relative to the project>"
@@ -101,6 +102,19 @@ def test_the_same_agents(case: str, case_project: Any, cli: Any) -> None:
     assert ours == theirs
 
 
+@pytest.mark.parametrize("case", LOADABLE)
+def test_the_hidden_builtin_agents_are_opencode_s(case: str, case_project: Any, cli: Any) -> None:
+    """compaction, summary and title: hidden primaries in opencode's `agent list` order (by name)."""
+    case_project(case)
+    ours = {a["name"]: a for a in json_out(cli, "agents")["agents"]}
+    for name in HIDDEN_AGENTS:
+        theirs = record(case)["debug_agent"][name]
+        assert (ours[name]["mode"], ours[name]["hidden"]) == (theirs["mode"], theirs["hidden"]) == (
+            "primary", True)
+    order = [a["name"] for a in record(case)["agent_list"]]
+    assert [a["name"] for a in json_out(cli, "agents")["agents"] if not a["disabled"]] == order
+
+
 @pytest.mark.parametrize(("case", "agent"), agent_cases())
 def test_the_same_rules_in_the_same_order(case: str, agent: str, case_project: Any, cli: Any,
                                           isolated_env: dict[str, Path]) -> None:
@@ -143,12 +157,31 @@ def test_explain_names_the_rule_opencode_hides_by(case: str, agent: str, case_pr
 
 
 @pytest.mark.parametrize("case", REFUSED)
-@pytest.mark.xfail(strict=True, reason="opencode allows a pattern map only for some permission names "
-                                       "(reported to the lead: config validation)")
-def test_configs_opencode_refuses_are_refused(case: str, case_project: Any, cli: Any) -> None:
-    case_project(case)
-    code, _, err = cli("agents")
-    assert code != 0 and "permission.todowrite" in err.replace(": ", ".")
+@pytest.mark.parametrize("command", [("agents",), ("layers",), ("explain", "bash"),
+                                     ("explain", "bash", "--call", '{"command": "ls"}'),
+                                     ("check", "--expect", "expect.yaml")])
+def test_configs_opencode_refuses_are_refused(case: str, command: tuple[str, ...], case_project: Any,
+                                              cli: Any) -> None:
+    """opencode's record: `Configuration is invalid at PATH` and the key it refused. forge-tools'
+    commands asked about opencode say it does not start, at that key's line (exit 3)."""
+    refused = record(case)["error"]
+    assert refused[0] == "Error: Configuration is invalid at $PROJECT/opencode.json"
+    key = refused[1].rsplit(" ", 1)[1]  # `permission.todowrite`
+    project = case_project(case)
+    (project / "expect.yaml").write_text('- {call: {tool: bash, args: {command: "ls"}}, expect: allow}\n')
+    code, out, err = cli(*command)
+    assert code == 3, (out, err)
+    line = next(n for n, text in enumerate((project / "opencode.json").read_text().splitlines(), 1)
+                if f'"{key.rsplit(".", 1)[1]}"' in text)
+    assert f"opencode.json:{line}:" in err and f"`{key}`" in err
+    assert "opencode 1.18.33 does not start with this config" in err and "Traceback" not in err
+
+
+def test_check_still_reports_the_refusal_as_a_finding(case_project: Any, cli: Any) -> None:
+    """Plain `check` is about the files, not about a turn: the refusal is FT111 there, not an exit 3."""
+    case_project(REFUSED[0])
+    code, out, _ = cli("check", "--format", "json")
+    assert code in (0, 1) and "FT111" in out
 
 
 def call_records() -> list[tuple[str, dict[str, Any]]]:

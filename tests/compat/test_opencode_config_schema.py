@@ -25,8 +25,8 @@ FORGE_OWN = {"check"}
 OPENCODE_ONLY: set[str] = set()
 #: forge-tools accepts these as opencode's, but opencode 1.18.33 drops them (moved to tui.json)
 OPENCODE_DROPS = {"theme", "keybinds", "tui"}
-#: keys whose types differ: forge-tools refuses `[name, {options}]` plugin entries opencode accepts
-TYPE_DIFFERENCES = {"plugin"}
+#: keys whose types differ: none since `[name, {options}]` plugin entries are accepted (issue 30)
+TYPE_DIFFERENCES: set[str] = set()
 
 
 def _resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:

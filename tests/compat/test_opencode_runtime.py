@@ -10,6 +10,7 @@ No Node, nothing executed.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +111,46 @@ def test_explain_shows_opencode_s_answer_and_the_gate_s_beside_it(project: Path,
     assert data["runtime"]["name"] == "opencode" and data["runtime"]["version"] == "1.18.33"
     assert data["call"]["runtime"]["action"] == "allow" and data["call"]["gate"]["action"] == "deny"
     assert data["call"]["action"] == "allow"  # issue 28: the flat fields are the answering agent's
+
+
+CORPUS_FILE = Path(__file__).parent / "runtime" / "corpus-1.18.33.json"
+CORPUS = json.loads(CORPUS_FILE.read_text()) if CORPUS_FILE.is_file() else {"cases": []}
+
+
+def build_corpus_case(project: Path, case: dict[str, Any]) -> Path:
+    """The corpus recorder's project (`generate.record_corpus_case`): the runtime project with its
+    config's `$PROJECT`/`$OUTSIDE` written out, `secret/x.txt` and each call's canary files."""
+    outside = project.parent / "outside"
+    build(project, expand(case["config"], project, outside))
+    (project / "secret" / "x.txt").write_text("hidden\n")
+    for _tool, params, *_ in case["calls"]:
+        for name in sorted(set(re.findall(r"canary\d+\.txt", json.dumps(params)))):
+            folder = project / "secret" if f"secret/{name}" in json.dumps(params) else project
+            (folder / name).write_text("canary\n")
+    return outside
+
+
+def test_the_corpus_is_opencode_s_and_large() -> None:
+    """The generated corpus (`runtime/generate.py --corpus`): every call answered by opencode 1.18.33
+    itself, deny never leaving its canary deleted."""
+    calls = [call for case in CORPUS["cases"] for call in case["calls"]]
+    assert CORPUS.get("opencode_version") == "1.18.33" and len(calls) >= 1000
+    assert {call[2] for call in calls} == {"allow", "ask", "deny"}
+    for tool, params, action, outcome, *effects in calls:
+        assert outcome in ("ran", "denied", "not offered"), (tool, params, outcome)
+        if action == "deny" and effects and "canary" in json.dumps(params) and tool == "bash":
+            names = set(re.findall(r"canary\d+\.txt", json.dumps(params)))
+            assert names <= set(effects[0]), (params, effects)
+
+
+@pytest.mark.parametrize("name", [case["name"] for case in CORPUS["cases"]])
+def test_the_opencode_runtime_answers_the_corpus_as_opencode_did(name: str, project: Path) -> None:
+    case = next(case for case in CORPUS["cases"] if case["name"] == name)
+    outside = build_corpus_case(project, case)
+    loaded = forge_tools.load_project(project)
+    wrong = []
+    for tool, params, action, *_ in case["calls"]:
+        both = forge_tools.call_answers(loaded, tool, expand(params, project, outside))
+        if both.runtime.action != action:
+            wrong.append((tool, params, action, both.runtime.action, both.runtime.reason))
+    assert not wrong, (case["config"], wrong)

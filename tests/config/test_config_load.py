@@ -24,8 +24,8 @@ def load(cwd: Path, project: Path | None = None, overlays: tuple[Path, ...] = ()
     return load_config(LoadOptions(cwd=cwd, project=project, overlays=overlays))
 
 
-def theme_from(loaded: LoadedConfig) -> str:
-    node = loaded.tree.get("theme")
+def username_from(loaded: LoadedConfig) -> str:
+    node = loaded.tree.get("username")
     assert node is not None
     return str(node.value)
 
@@ -49,12 +49,15 @@ def test_merge_keeps_first_position_and_takes_later_value_and_origin() -> None:
     assert edit is not None and edit.origin.path == "a"
 
 
-def test_merge_plugin_lists_concatenate_other_lists_replace() -> None:
-    a = Node.from_plain({"plugin": ["x", "y"], "instructions": ["one"]}, Origin("file", path="a"))
-    b = Node.from_plain({"plugin": ["y", "z"], "instructions": ["two"]}, Origin("file", path="b"))
+def test_merge_plugin_and_instruction_lists_concatenate_other_lists_replace() -> None:
+    a = Node.from_plain({"plugin": ["x", "y"], "instructions": ["one", "both"],
+                         "disabled_providers": ["p"]}, Origin("file", path="a"))
+    b = Node.from_plain({"plugin": ["y", "z"], "instructions": ["both", "two"],
+                         "disabled_providers": ["q"]}, Origin("file", path="b"))
     merged = merge(a, b).plain()
     assert merged["plugin"] == ["x", "y", "z"]
-    assert merged["instructions"] == ["two"]
+    assert merged["instructions"] == ["one", "both", "two"]  # as opencode 1.18.33 joins them
+    assert merged["disabled_providers"] == ["q"]
 
 
 def test_merge_scalar_replaces_map() -> None:
@@ -83,7 +86,7 @@ def test_no_config_at_all(project: Path) -> None:
 
 def test_full_load_order(project: Path, isolated_env: dict[str, Path],
                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every step of SPEC 6.2 writes `theme`; each later one must win, and all are listed in order."""
+    """Every step of SPEC 6.2 writes `username`; each later one must win, and all are listed in order."""
     home = isolated_env["home"]
     sub = project / "pkg" / "sub"
     sub.mkdir(parents=True)
@@ -106,7 +109,7 @@ def test_full_load_order(project: Path, isolated_env: dict[str, Path],
         (home / "extra" / "forge.json", "FORGE_CONFIG_DIR"),
     ]
     for path, model in steps:
-        write(path, f'theme = "{model}"\n' if path.suffix == ".toml" else json.dumps({"theme": model}))
+        write(path, f'username = "{model}"\n' if path.suffix == ".toml" else json.dumps({"username": model}))
     file_vars = {4: "OPENCODE_CONFIG", 5: "FORGE_CONFIG"}
     for i, name in file_vars.items():
         monkeypatch.setenv(name, str(steps[i][0]))
@@ -115,18 +118,18 @@ def test_full_load_order(project: Path, isolated_env: dict[str, Path],
     for i in range(len(steps), 0, -1):  # remove sources from the top: the next one down must show
         loaded = load(sub)
         assert [str(s.path) for s in loaded.sources] == [str(p) for p, _ in steps[:i]]
-        assert theme_from(loaded) == steps[i - 1][1]
+        assert username_from(loaded) == steps[i - 1][1]
         steps[i - 1][0].unlink()
         if i - 1 in file_vars:
             monkeypatch.delenv(file_vars[i - 1])  # a *_CONFIG naming a missing file is an error
-    monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", '{"theme": "oc-inline"}')
-    assert theme_from(load(sub)) == "oc-inline"
-    monkeypatch.setenv("FORGE_CONFIG_CONTENT", '{"theme": "inline"}')
-    overlay = write(project / "over.jsonc", '{"theme": "overlay", // c\n}')
+    monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", '{"username": "oc-inline"}')
+    assert username_from(load(sub)) == "oc-inline"
+    monkeypatch.setenv("FORGE_CONFIG_CONTENT", '{"username": "inline"}')
+    overlay = write(project / "over.jsonc", '{"username": "overlay", // c\n}')
     loaded = load(sub, overlays=(overlay,))
-    assert theme_from(loaded) == "overlay"
+    assert username_from(loaded) == "overlay"
     assert [s.step for s in loaded.sources] == ["OPENCODE_CONFIG_CONTENT", "FORGE_CONFIG_CONTENT", "--config"]
-    assert theme_from(load(sub)) == "inline"
+    assert username_from(load(sub)) == "inline"
 
 
 def test_missing_forge_config_file_is_an_error(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,34 +140,34 @@ def test_missing_forge_config_file_is_an_error(project: Path, monkeypatch: pytes
 
 def test_file_order_within_one_directory(project: Path) -> None:
     for name in CONFIG_FILE_ORDER:
-        text = f'theme = "{name}"\n' if name.endswith(".toml") else (
-            f"theme: {name}\n" if name.endswith((".yaml", ".yml")) else json.dumps({"theme": name}))
+        text = f'username = "{name}"\n' if name.endswith(".toml") else (
+            f"username: {name}\n" if name.endswith((".yaml", ".yml")) else json.dumps({"username": name}))
         write(project / name, text)
     loaded = load(project)
     assert [s.path.name for s in loaded.sources if s.path] == list(CONFIG_FILE_ORDER)
-    assert theme_from(loaded) == CONFIG_FILE_ORDER[-1]
+    assert username_from(loaded) == CONFIG_FILE_ORDER[-1]
     (project / CONFIG_FILE_ORDER[-1]).unlink()
-    assert theme_from(load(project)) == CONFIG_FILE_ORDER[-2]
+    assert username_from(load(project)) == CONFIG_FILE_ORDER[-2]
 
 
 def test_opencode_jsonc_overrides_opencode_json_and_forge_files_override_both(project: Path) -> None:
     """opencode 1.18.33 reads opencode.json, then opencode.jsonc (the .jsonc wins); forge's own files
     come last."""
-    write(project / "opencode.json", {"model": "p/json", "small_model": "json", "theme": "json"})
+    write(project / "opencode.json", {"model": "p/json", "small_model": "json", "username": "json"})
     write(project / "opencode.jsonc", '{"model": "p/jsonc", "small_model": "jsonc"}')
     loaded = load(project)
-    assert (loaded.data.model, loaded.data.small_model, loaded.data.theme) == ("p/jsonc", "jsonc", "json")
+    assert (loaded.data.model, loaded.data.small_model, loaded.data.username) == ("p/jsonc", "jsonc", "json")
     write(project / "forge.yaml", "model: p/forge\n")
     assert load(project).data.model == "p/forge"
 
 
 def test_nearest_project_file_wins_and_stops_at_root(project: Path, tmp_path: Path) -> None:
-    write(tmp_path / "forge.json", {"theme": "above-root"})  # outside the git worktree: never read
-    write(project / "forge.json", {"theme": "root", "default_agent": "plan"})
+    write(tmp_path / "forge.json", {"username": "above-root"})  # outside the git worktree: never read
+    write(project / "forge.json", {"username": "root", "default_agent": "plan"})
     sub = project / "a"
-    write(sub / "forge.json", {"theme": "near"})
+    write(sub / "forge.json", {"username": "near"})
     loaded = load(sub)
-    assert theme_from(loaded) == "near"
+    assert username_from(loaded) == "near"
     assert loaded.tree.plain()["default_agent"] == "plan"
     assert all("above-root" not in str(s.path) for s in loaded.sources)
 
@@ -177,21 +180,21 @@ def test_project_root_is_git_top_or_option(project: Path, tmp_path: Path) -> Non
     (project / ".git").write_text("gitdir: elsewhere\n")  # a worktree's .git file counts too
     assert load(sub).project_root == project.resolve()
     other = tmp_path / "other"
-    write(other / "forge.json", {"theme": "other"})
+    write(other / "forge.json", {"username": "other"})
     loaded = load(sub, project=other)
     assert loaded.project_root == other.resolve()
-    assert theme_from(loaded) == "other"  # cwd outside the root: the root's own files still load
+    assert username_from(loaded) == "other"  # cwd outside the root: the root's own files still load
 
 
 def test_disable_project_config(project: Path, isolated_env: dict[str, Path],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    write(isolated_env["home"] / ".config" / "forge" / "forge.json", {"theme": "global"})
-    write(project / "forge.json", {"theme": "project"})
-    write(project / ".forge" / "forge.json", {"theme": "project-dir"})
-    assert theme_from(load(project)) == "project-dir"
+    write(isolated_env["home"] / ".config" / "forge" / "forge.json", {"username": "global"})
+    write(project / "forge.json", {"username": "project"})
+    write(project / ".forge" / "forge.json", {"username": "project-dir"})
+    assert username_from(load(project)) == "project-dir"
     monkeypatch.setenv("FORGE_DISABLE_PROJECT_CONFIG", "1")
     loaded = load(project)
-    assert theme_from(loaded) == "global"
+    assert username_from(loaded) == "global"
     assert project.resolve() / ".forge" not in loaded.config_dirs
 
 
@@ -228,10 +231,11 @@ def test_config_dirs_and_plugin_specs(project: Path, isolated_env: dict[str, Pat
         (home / "extra").resolve(),
     ]
     specs = [(s.spec, s.base_dir, s.origin.line) for s in loaded.plugin_specs]
-    # project files (step 3) load before .forge/ dirs (step 4); the repeated "a" keeps its first origin
+    # project files (step 3) load before .forge/ dirs (step 4); the repeated "a" is kept at its last
+    # place, as opencode 1.18.33 keeps a plugin (tests/compat/layouts/config-merge)
     assert specs == [
-        ("a", sub.resolve(), 1),
         ("b", sub.resolve(), 1),
+        ("a", (project / ".forge").resolve(), 3),
         ("./local.py", (project / ".forge").resolve(), 4),
     ]
 
@@ -255,13 +259,13 @@ def test_env_and_file_substitution(project: Path, isolated_env: dict[str, Path],
 
 def test_file_substitution_is_relative_to_the_file(project: Path) -> None:
     write(project / ".forge" / "note.txt", "dir note")
-    write(project / ".forge" / "forge.json", {"theme": "{file:note.txt}"})
-    assert theme_from(load(project)) == "dir note"
+    write(project / ".forge" / "forge.json", {"username": "{file:note.txt}"})
+    assert username_from(load(project)) == "dir note"
 
 
 def test_nothing_is_half_applied(project: Path) -> None:
-    write(project / "forge.json", {"theme": "fine"})
-    write(project / ".forge" / "forge.json", {"theme": "{file:missing.txt}"})
+    write(project / "forge.json", {"username": "fine"})
+    write(project / ".forge" / "forge.json", {"username": "{file:missing.txt}"})
     with pytest.raises(ConfigError) as info:
         load(project)
     assert info.value.origin is not None and info.value.origin.path == str(project.resolve() / ".forge" /
@@ -274,9 +278,9 @@ def test_missing_overlay_is_an_error(project: Path) -> None:
 
 
 def test_load_does_not_touch_os_environ_when_env_given(project: Path) -> None:
-    write(project / "forge.json", {"theme": "{env:ONLY_HERE}"})
+    write(project / "forge.json", {"username": "{env:ONLY_HERE}"})
     loaded = load_config(LoadOptions(cwd=project, env={**os.environ, "ONLY_HERE": "given"}))
-    assert theme_from(loaded) == "given"
+    assert username_from(loaded) == "given"
     assert "ONLY_HERE" not in os.environ
 
 
@@ -315,6 +319,6 @@ def test_dangling_symlink_config_says_where_it_points(project: Path) -> None:
 
 def test_dangling_symlink_in_a_file_substitution_says_so(project: Path) -> None:
     (project / "prompt.txt").symlink_to("/nonexistent/prompt.txt")
-    write(project / "forge.json", {"theme": "{file:prompt.txt}"})
+    write(project / "forge.json", {"username": "{file:prompt.txt}"})
     with pytest.raises(ConfigError, match=r"broken symlink to /nonexistent/prompt\.txt, which does not"):
         load(project)

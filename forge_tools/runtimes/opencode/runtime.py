@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from forge_tools.runtimes.base import OpencodeVocabulary, RuntimeAnswer
 
 if TYPE_CHECKING:
+    from forge_tools.config.loader import LoadedConfig
+    from forge_tools.errors import ConfigError
     from forge_tools.visibility.pipeline import PipelineResult
 
 VERSION = "1.18.33"
@@ -20,6 +22,12 @@ class OpencodeRuntime(OpencodeVocabulary):
 
     name = "opencode"
     version = VERSION
+
+    def start_error(self, loaded: LoadedConfig) -> ConfigError | None:
+        """Why opencode does not start with this config at all (`refusals.start_error`), or None."""
+        from forge_tools.runtimes.opencode.refusals import start_error
+
+        return start_error(loaded)
 
     def lower(self, line: str) -> list[str]:
         from forge_tools.runtimes.opencode.shell import bash_patterns

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from forge_tools.names import ALL_BUILTINS, BUILTIN_ORDER, GATED_ORDER
@@ -76,32 +75,15 @@ def _declare(tool_id: str, description: str | None = None) -> Tool:
                     internal=bool(entry.get("internal")))
 
 
-def builtin_tools(
-    flags: Iterable[str] = (), client: str = "cli", config_dirs: Iterable[Path | str] | None = None
-) -> list[Tool]:
-    """The builtin candidates in SPEC order. With `config_dirs`, `skill` lists the skills found there."""
-    tools = []
-    for tool_id in builtin_ids(flags, client):
-        if tool_id == "skill" and config_dirs is not None:
-            tools.append(skill_tool(config_dirs))
-        else:
-            tools.append(load_builtin(tool_id))
-    return tools
+#: forge-tools' builtins opencode 1.18.33 does not have ("Tool list not found for agent")
+NOT_OPENCODE = frozenset({"list"})
 
 
-def skill_tool(config_dirs: Iterable[Path | str]) -> Tool:
-    """The `skill` tool with a description that lists the skills found in `config_dirs` (without skill
-    folders, the shipped one: its description is the module's, which lists none)."""
-    from forge_tools.paths import skill_folders
-
-    config_dirs = tuple(config_dirs)  # (not `list`: the `list` tool's module is this package's `list`)
-    if not skill_folders(config_dirs):
-        return load_builtin("skill")
-    from forge_tools.config.skills import discover
-    from forge_tools.tools.builtins._skills import describe
-
-    skills, _ = discover(config_dirs)
-    return _declare("skill", describe(skills))
+def builtin_tools(flags: Iterable[str] = (), client: str = "cli", opencode: bool = False) -> list[Tool]:
+    """The builtin candidates in SPEC order (`skill`'s definition names no skill, as opencode's); for
+    an opencode config, only those opencode 1.18.33 has."""
+    return [load_builtin(tool_id) for tool_id in builtin_ids(flags, client)
+            if not (opencode and tool_id in NOT_OPENCODE)]
 
 
 class BuiltinSource:
@@ -114,7 +96,7 @@ class BuiltinSource:
     def scan(self, query: SourceQuery) -> Listing:
         from forge_tools.tools.contract import Listed, Listing
 
-        tools = builtin_tools(query.flags, query.client, config_dirs=query.config_dirs)
+        tools = builtin_tools(query.flags, query.client, query.opencode)
         return Listing([Listed(t.id, t, t.source) for t in tools])
 
     def load(self, query: SourceQuery) -> Listing:

@@ -8,7 +8,17 @@
   `debug agent` never asks, so the `always` patterns cannot be seen from outside; the binary's own
   table is the record). `unshare -n` keeps opencode off the network.
 
-Usage: OPENCODE=/path/to/opencode python tests/compat/facts/generate.py
+- `outputs/`: the same for read's and bash's own wording (an empty file, a `limit`, an `offset` near
+  and past the end, a long line, a missing file, a bash timeout, a failing command); a call opencode
+  fails is recorded with its last lines.
+- `definitions-<version>.json`: every tool definition opencode sends the model (name, description,
+  JSON Schema of the parameters) for the build agent of a project with no config file (with
+  `OPENCODE_ENABLE_EXA` and `OPENCODE_EXPERIMENTAL_LSP_TOOL`, so websearch and lsp are there too),
+  as the
+  stand-in model of `../fake_model.py` receives them from `opencode run` (`unshare -rn`).
+
+Usage: OPENCODE=/path/to/opencode python tests/compat/facts/generate.py [PART ...]
+(PART: arity, truncation, outputs, definitions; all of them when none is named)
 (`OPENCODE` must be the platform binary, e.g. node_modules/opencode-linux-x64/bin/opencode, for the
 arity table; the `opencode` wrapper script holds no source.)
 """
@@ -53,39 +63,77 @@ def arity_table(binary: str) -> dict[str, int]:
     return {quoted or bare: int(n) for quoted, bare, n in _ENTRY.findall(text)}
 
 
-def record_truncation(opencode: str, scratch: Path, opencode_version: str) -> dict[str, object]:
-    case = HERE / "truncation"
+def record_definitions(opencode: str, scratch: Path, opencode_version: str) -> dict[str, object]:
+    """The tools opencode 1.18.33 offers the build agent, as the model receives them."""
+    from fake_model import provider_config
+
+    project, home = scratch / "project", scratch / "home"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (home / ".config" / "opencode").mkdir(parents=True)
+    (home / ".config" / "opencode" / "opencode.json").write_text(json.dumps(provider_config(18650)))
+    (scratch / "queue.json").write_text(json.dumps([["glob", {"pattern": "*.none"}]]))
+    subprocess.run(["unshare", "-rn", sys.executable, str(HERE.parent / "fake_model.py"), "18650",
+                    str(scratch / "queue.json"), str(scratch / "out.json"), "--", opencode, "run",
+                    "--agent", "build", "go"], cwd=project, check=True, timeout=900,
+                   # websearch (Exa) and the lsp tool are offered only when switched on
+                   env=opencode_env(home, {"OPENCODE_ENABLE_EXA": "1",
+                                           "OPENCODE_EXPERIMENTAL_LSP_TOOL": "1"}))
+    sent = json.loads((scratch / "out.json").read_text())["calls"][0]["schemas"]
+    tools = {name: json.loads(normalise(json.dumps(sent[name]), project, home)) for name in sorted(sent)}
+    return {"opencode_version": opencode_version, "agent": "build", "model": "a stand-in (provider fake)",
+            "tools": tools}
+
+
+def record_truncation(opencode: str, scratch: Path, opencode_version: str,
+                      name: str = "truncation") -> dict[str, object]:
+    case = HERE / name
     spec = json.loads((case / "case.json").read_text())
-    project, home = scratch / "truncation", scratch / "home"
+    project, home = scratch / name, scratch / "home"
     shutil.copytree(case, project, ignore=shutil.ignore_patterns("case.json", "opencode-*.json"))
     home.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     env = opencode_env(home, {"OPENCODE_DISABLE_MODELS_FETCH": "1"})
     calls = []
     for call in spec["calls"]:
+        params = json.loads(json.dumps(call["params"]).replace("$PROJECT", str(project)))
         code, out = run_long("unshare", ["-n", opencode, "debug", "agent", call["agent"], "--tool",
-                                    call["tool"], "--params", json.dumps(call["params"])], project, env)
-        if code != 0:
+                                    call["tool"], "--params", json.dumps(params)], project, env)
+        if code != 0 and name == "truncation":
             raise SystemExit(f"opencode failed on {call}: {out[-2000:]}")
-        result = json.loads(out)["result"]
+        if code != 0:
+            lines = normalise(out, project, home).strip().splitlines()
+            calls.append({**call, "failed": [line for line in lines if line.strip()][-3:]})
+            continue
+        result = json.loads(out[out.index("{"):])["result"]
         text = _OUTPUT_FILE.sub("$OUTPUT", normalise(result["output"], project, home))
-        calls.append({**call, "output": text, "truncated": result["metadata"].get("truncated")})
+        calls.append({**call, "output": text, "truncated": result["metadata"].get("truncated"),
+                      "title": normalise(str(result.get("title", "")), project, home)})
     return {"opencode_version": opencode_version, "calls": calls}
 
 
 def main() -> int:
     opencode = os.environ.get("OPENCODE", "opencode")
     recorded_with = version(opencode)
-    table = arity_table(opencode)
-    (HERE / f"arity-{recorded_with}.json").write_text(json.dumps({
-        "opencode_version": recorded_with,
-        "observed": "read from the JavaScript embedded in the opencode binary (its BashArity table)",
-        "count": len(table), "prefixes": table}, indent=1) + "\n")
-    print(f"recorded arity ({len(table)} prefixes)")
-    with tempfile.TemporaryDirectory() as tmp:
-        data = record_truncation(opencode, Path(tmp), recorded_with)
-    (HERE / "truncation" / f"opencode-{recorded_with}.json").write_text(json.dumps(data, indent=1) + "\n")
-    print("recorded truncation")
+    wanted = set(sys.argv[1:]) or {"arity", "truncation", "outputs", "definitions"}
+    if "arity" in wanted:
+        table = arity_table(opencode)
+        (HERE / f"arity-{recorded_with}.json").write_text(json.dumps({
+            "opencode_version": recorded_with,
+            "observed": "read from the JavaScript embedded in the opencode binary (its BashArity table)",
+            "count": len(table), "prefixes": table}, indent=1) + "\n")
+        print(f"recorded arity ({len(table)} prefixes)")
+    for name in ("truncation", "outputs"):
+        if name in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                data = record_truncation(opencode, Path(tmp), recorded_with, name)
+            (HERE / name / f"opencode-{recorded_with}.json").write_text(json.dumps(data, indent=1) + "\n")
+            print(f"recorded {name}")
+    if "definitions" in wanted:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = record_definitions(opencode, Path(tmp), recorded_with)
+        (HERE / f"definitions-{recorded_with}.json").write_text(json.dumps(data, indent=1) + "\n")
+        print("recorded definitions")
     return 0
 
 

@@ -2,8 +2,10 @@
 
 A case is a folder with `case.json` (`cwd` under the project, `env` with `$PROJECT`/`$HOME` standing
 for the two trees, `agents` to describe, `calls` to try, `"git": false` for a project outside
-git), a `project/` tree and an optional `home/`
-tree. Usage: OPENCODE=/path/to/opencode python tests/compat/layouts/generate.py [CASE ...]
+git), a `project/` tree and an optional `home/` tree (or `"tree": "OTHER"`: another case's trees),
+`"skills": true` to record `opencode debug skill` too, `"config": true` to record `opencode debug
+config`, and `"outputs": true` to record each call's output text.
+Usage: OPENCODE=/path/to/opencode python tests/compat/layouts/generate.py [CASE ...]
 See ../fixtures/README.md ("Layouts") for how the records were made.
 """
 
@@ -34,9 +36,10 @@ def offline(opencode: str) -> tuple[str, list[str]]:
 def record(opencode: str, case: Path, scratch: Path, opencode_version: str) -> dict[str, object]:
     spec = json.loads((case / "case.json").read_text())
     project, home = scratch / "work" / case.name, scratch / "home"
-    shutil.copytree(case / "project", project)
-    if (case / "home").is_dir():
-        shutil.copytree(case / "home", home)
+    trees = case.parent / spec["tree"] if "tree" in spec else case
+    shutil.copytree(trees / "project", project)
+    if (trees / "home").is_dir():
+        shutil.copytree(trees / "home", home)
     home.mkdir(parents=True, exist_ok=True)
     if spec.get("git", True):  # `"git": false`: a project outside any git repo
         subprocess.run(["git", "init", "-q", str(project)], check=True)
@@ -55,15 +58,45 @@ def record(opencode: str, case: Path, scratch: Path, opencode_version: str) -> d
     for name in spec.get("agents", []):
         out = run(program, [*prefix, "debug", "agent", name], cwd, env)[1]
         details[name] = json.loads(normalise(out, project, home))
+    config = None
+    if spec.get("config"):
+        code, out = run(program, [*prefix, "debug", "config"], cwd, env)
+        config = json.loads(normalise(out, project, home)) if code == 0 else normalise(out, project, home)
+    skills = None
+    if spec.get("skills"):
+        code, out = run(program, [*prefix, "debug", "skill"], cwd, env)
+        skills = json.loads(normalise(out, project, home)) if code == 0 else normalise(out, project, home)
     calls = []
     for call in spec.get("calls", []):
         params = json.loads(expand(json.dumps(call["params"]), project, home))
         code, out = run(program, [*prefix, "debug", "agent", call["agent"], "--tool", call["tool"],
                                    "--params", json.dumps(params)], cwd, env)
         denied = code != 0 and "prevents you from using this specific tool call" in out
-        calls.append({**call, "opencode": "denied" if denied else ("ran" if code == 0 else "failed")})
-    return {"opencode_version": opencode_version, "agent_list": agents, "debug_agent": details,
-            "calls": calls}
+        entry = {**call, "opencode": "denied" if denied else ("ran" if code == 0 else "failed")}
+        if spec.get("outputs"):
+            entry["output"] = _output(normalise(out, project, home))
+        calls.append(entry)
+    found: dict[str, object] = {"opencode_version": opencode_version, "agent_list": agents,
+                                "debug_agent": details, "calls": calls}
+    if skills is not None:
+        found["skills"] = skills
+    if config is not None:
+        found["config"] = config
+    return found
+
+
+def _output(text: str) -> str:
+    """A call's output: the `output` of the result opencode prints, else its last lines (an error)."""
+    start = text.find("{")
+    try:
+        result = json.loads(text[start:]) if start >= 0 else None
+    except ValueError:
+        result = None
+    if isinstance(result, dict):
+        inner = result.get("result", result)
+        if isinstance(inner, dict) and "output" in inner:
+            return str(inner["output"])
+    return "\n".join(line for line in text.strip().splitlines()[-3:])
 
 
 def main() -> int:
