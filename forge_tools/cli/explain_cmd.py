@@ -101,10 +101,11 @@ def _explain_agent(chosen: Any, loaded: Any, result: Any, tool: str, raw_call: A
     from forge_tools.runtimes.vocabulary import translate
 
     if chosen.runtime.name == "claude":
+        from forge_tools.runtimes.across import mcp_servers
         from forge_tools.runtimes.answer import call_answers
         from forge_tools.runtimes.claude.explain import explanation, render_text
 
-        words = translate("claude", tool, raw_call)
+        words = translate("claude", tool, raw_call, mcp_servers(loaded))
         own = words.own.tool if words.own is not None else tool
         both = call_answers(chosen, loaded, result, tool, raw_call) if raw_call is not None else None
         data = explanation(own, raw_call, loaded, result, chosen, both=both)

@@ -124,7 +124,7 @@ def test_rules_plan_in_order_with_origins(cli, configured: str) -> None:
 def test_rules_text_names_origins(cli, configured: str) -> None:
     code, out, _ = cli("rules", "--agent", "reviewer")
     assert code == 0
-    assert out.startswith("agent reviewer (subagent)")
+    assert out.startswith("Answering: ") and out.splitlines()[1].startswith("agent reviewer (subagent)")
     edit_line = next(line for line in out.splitlines() if line.split()[1:4] == ["edit", "*", "deny"])
     assert configured in edit_line
     assert "builtin agent" not in out
@@ -133,7 +133,7 @@ def test_rules_text_names_origins(cli, configured: str) -> None:
 def test_rules_default_agent_from_config(cli, project: Path) -> None:
     (project / "forge.json").write_text('{"default_agent": "plan"}')
     code, out, _ = cli("rules")
-    assert code == 0 and out.startswith("agent plan (primary)")
+    assert code == 0 and out.splitlines()[1].startswith("agent plan (primary)")
 
 
 def test_rules_without_any_config(cli) -> None:
@@ -178,7 +178,7 @@ def test_rules_text_quotes_patterns_a_plain_cell_would_hide(cli, project: Path) 
         {"permission": {"bash": {"git ": "allow", "": "deny", "a\nb": "ask", "ls *": "allow"}}}))
     code, out, err = cli("rules")
     assert code == 0, err
-    lines = out.splitlines()
+    lines = out.splitlines()[1:]  # after who answers
     assert all(line.split()[0].isdigit() for line in lines[2:])  # one line per rule, newline or not
     bash = [line.split(None, 2)[2] for line in lines[2:] if line.split()[1] == "bash"]
     assert [cell.split("  ")[0] for cell in bash] == ['"git "', '""', '"a\\nb"', "ls *"]

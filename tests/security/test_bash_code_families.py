@@ -90,7 +90,7 @@ class Family:
 
         code, out, err = cli("explain", "bash", "--call", json.dumps({"command": line}), "--format", "json")
         assert code == 0, err
-        explained = json.loads(out)["call"]["action"]
+        explained = json.loads(out)["call"]["gate"]["action"]
         # run stops at the first refused request (an external_directory ask can precede a bash deny)
         assert explained == ran or (explained, ran) == ("deny", "ask"), (line, explained, err)
         if exact or self.exact:

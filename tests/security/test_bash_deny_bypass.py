@@ -216,7 +216,7 @@ def test_readings_only_ask_what_a_narrower_rule_names(cli, project: Path, line: 
     (project / "forge.json").write_text(json.dumps({"permission": GIT_RULES}))
     code, out, err = cli("explain", "bash", "--call", json.dumps({"command": line}), "--format", "json")
     assert code in (0, 1), (code, err)
-    assert json.loads(out)["call"]["action"] == action, (line, out)
+    assert json.loads(out)["call"]["gate"]["action"] == action, (line, out)
 
 
 def test_an_allow_written_after_the_deny_stands(cli, project: Path) -> None:
@@ -227,4 +227,4 @@ def test_an_allow_written_after_the_deny_stands(cli, project: Path) -> None:
     code, out, err = cli("explain", "bash", "--call", json.dumps({"command": "git -C . push x"}),
                          "--format", "json")
     assert code in (0, 1), (code, err)
-    assert json.loads(out)["call"]["action"] == "allow", out
+    assert json.loads(out)["call"]["gate"]["action"] == "allow", out

@@ -321,7 +321,7 @@ def _bash_changes_it(line: str, scratch: Path, home: Path, family: Family) -> bo
 def _explained(cli: CLI, line: str) -> str:
     code, out, err = cli("explain", "bash", "--call", json.dumps({"command": line}), "--format", "json")
     assert code == 0, err
-    return str(json.loads(out)["call"]["action"])
+    return str(json.loads(out)["call"]["gate"]["action"])
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

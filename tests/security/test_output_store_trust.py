@@ -42,7 +42,7 @@ def store(isolated_env: dict[str, Path]) -> Path:
 def decided(cli: Any, project: Path, args: dict[str, Any]) -> tuple[str, bool]:
     code, out, err = cli("explain", "read", "--call", json.dumps(args), "--format", "json")
     assert code == 0, err
-    action = json.loads(out)["call"]["action"]
+    action = json.loads(out)["call"]["gate"]["action"]
     expect = project / "expect.json"
     assertion = {"agent": "build", "call": {"tool": "read", "args": args}, "expect": action,
                  "runtime": "forge"}  # the gate's answer, what run enforces

@@ -27,7 +27,7 @@ def write_config(project: Path, permission: dict[str, Any]) -> None:
 def explain_action(cli: Any, tool: str, args: dict[str, Any]) -> str:
     code, out, err = cli("explain", tool, "--call", json.dumps(args), "--format", "json")
     assert code == 0, err
-    return str(json.loads(out)["call"]["action"])
+    return str(json.loads(out)["call"]["gate"]["action"])
 
 
 def expect_holds(cli: Any, project: Path, tool: str, args: dict[str, Any], action: str) -> bool:

@@ -43,7 +43,7 @@ def test_repeated_unknown_wrapper_is_decided_in_bounded_time(project: Path, name
 
     explained = _cli(project, "explain", "bash", "--call", json.dumps({"command": line}), "--format", "json")
     assert explained.returncode == 0, explained.stderr
-    action = json.loads(explained.stdout)["call"]["action"]
+    action = json.loads(explained.stdout)["call"]["gate"]["action"]
     assert action in ("ask", "deny"), action
 
     expect = project / "expect.json"
