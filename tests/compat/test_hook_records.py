@@ -54,3 +54,28 @@ def test_today_s_hook_answers_every_recorded_call_as_the_recorded_one(  # type: 
                              timeout=60).stdout
         action = json.loads(out)["hookSpecificOutput"]["permissionDecision"] if out else "none"
         assert action == line["action"], line
+
+
+CODEX_RECORDS = sorted((Path(__file__).parent / "hooks").glob("codex-*.json"))
+
+
+@pytest.mark.parametrize("path", CODEX_RECORDS, ids=[p.stem for p in CODEX_RECORDS])
+def test_codex_with_the_hook_no_denied_spelling_ran_and_today_s_hook_agrees(
+        path: Path, project: Path, isolated_env: dict[str, Path]) -> None:
+    record = json.loads(path.read_text())
+    *denied, allowed = record["calls"]
+    assert allowed["ran"] and not [c["command"] for c in denied if c["ran"]]
+    for call in denied:
+        assert call["output"].startswith("Command blocked by PreToolUse hook: forge-tools:")
+        assert "default.rules:1:1" in call["output"]
+    rules = isolated_env["home"] / ".codex" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "default.rules").write_text(record["rules"] + "\n")
+    for call in record["calls"]:
+        (line,) = call["audit"]
+        payload = {"cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": line["tool"],
+                   "tool_input": {"command": line["subject"]}}
+        out = subprocess.run([sys.executable, "-m", "forge_tools", "hook", "--runtime", "codex"],
+                             input=json.dumps(payload), capture_output=True, text=True, timeout=60).stdout
+        action = json.loads(out)["hookSpecificOutput"]["permissionDecision"] if out else "none"
+        assert action == line["action"], line
