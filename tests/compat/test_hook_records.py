@@ -79,3 +79,24 @@ def test_codex_with_the_hook_no_denied_spelling_ran_and_today_s_hook_agrees(
                              input=json.dumps(payload), capture_output=True, text=True, timeout=60).stdout
         action = json.loads(out)["hookSpecificOutput"]["permissionDecision"] if out else "none"
         assert action == line["action"], line
+
+
+OPENCODE_RECORDS = sorted((Path(__file__).parent / "hooks").glob("opencode-*.json"))
+
+
+@pytest.mark.parametrize("path", OPENCODE_RECORDS, ids=[p.stem for p in OPENCODE_RECORDS])
+def test_opencode_with_the_shim_no_denied_spelling_ran_and_today_s_hook_agrees(path: Path,
+                                                                               project: Path) -> None:
+    record = json.loads(path.read_text())
+    *denied, allowed = record["calls"]
+    assert allowed["ran"] and not [c["command"] for c in denied if c["ran"]]
+    for call in denied:  # the shim's throw is what the model got back
+        assert call["output"].startswith("forge-tools: bash 'rm victim.txt': deny by rule bash 'rm *'")
+    (project / "opencode.json").write_text(json.dumps({"permission": record["permission"]}))
+    for call in record["calls"]:
+        (line,) = call["audit"]
+        payload = {"tool": line["tool"], "args": {"command": line["subject"]}, "cwd": str(project)}
+        out = subprocess.run([sys.executable, "-m", "forge_tools", "hook", "--runtime", "opencode"],
+                             input=json.dumps(payload), capture_output=True, text=True, timeout=60).stdout
+        decision = json.loads(out)["decision"]
+        assert decision == {"none": "allow"}.get(line["action"], line["action"]), line
