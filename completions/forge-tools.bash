@@ -73,7 +73,10 @@ _forge_tools() {
       fi
       ;;
     "hook install")
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --scope --project --help -h" -- "$cur"));
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --scope --project --format -f --help -h" -- "$cur"));
       fi
       ;;
     "hook status")
@@ -84,7 +87,10 @@ _forge_tools() {
       fi
       ;;
     "hook uninstall")
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --scope --project --help -h" -- "$cur"));
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --scope --project --format -f --help -h" -- "$cur"));
       fi
       ;;
     "layers")
