@@ -2,6 +2,7 @@
 
 1. Start-up: `explain bash`, `layers` and `check` on a small project against the floor of the
    libraries the CLI is built on, `python -c "import typer, rich, pydantic"` (goal: within 1.3x).
+   `--only hook`: one `forge-tools hook` decision per agent against the same floor (goal: 0.6x).
 2. Scaling: `layers`, `explain`, `check` and `diff` on projects with N rules and N plugin tools
    (1% wildcard permission names) for N = 1k, 10k, 100k (goals: 100k within 11x 10k; `check` at 10k
    within 4x `layers`).
@@ -77,9 +78,11 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> Timin
     return measure_together([argv], cwd, env, runs)[0]
 
 
-def measure_together(argvs: list[list[str]], cwd: Path, env: dict[str, str], runs: int) -> list[Timing]:
+def measure_together(argvs: list[list[str]], cwd: Path, env: dict[str, str], runs: int,
+                     stdin: Path | None = None) -> list[Timing]:
     """`measure` for several commands with their runs interleaved (one of each in turn), so a change in
-    the machine's load during the measurement reaches every figure alike and their ratios hold."""
+    the machine's load during the measurement reaches every figure alike and their ratios hold
+    (`stdin`: a file each command reads on its standard input)."""
     cpus: list[list[float]] = [[] for _ in argvs]
     walls: list[list[float]] = [[] for _ in argvs]
     rss = [0.0 for _ in argvs]
@@ -87,9 +90,12 @@ def measure_together(argvs: list[list[str]], cwd: Path, env: dict[str, str], run
     for i in range(runs + 1):
         for n, argv in enumerate(argvs):
             start = time.perf_counter()
-            proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+            feed = open(stdin, "rb") if stdin is not None else subprocess.DEVNULL  # noqa: SIM115
+            proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=feed, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL)
             _, status, usage = os.wait4(proc.pid, 0)
+            if stdin is not None:
+                feed.close()  # type: ignore[union-attr]
             wall = time.perf_counter() - start
             codes[n] = os.waitstatus_to_exitcode(status)
             if i:
@@ -227,6 +233,40 @@ def startup(tmp: Path, env: dict[str, str], runs: int, opencode: str | None) -> 
         print("  (opencode not on PATH: no comparison)")
 
 
+#: one tool call as each agent hands it to `forge-tools hook` (`cwd` filled in), and the rule file
+HOOK_CASES = {
+    "claude": ({"tool_name": "Bash", "tool_input": {"command": "sudo rm -rf build"},
+                "hook_event_name": "PreToolUse"},
+               ".claude/settings.json", '{"permissions": {"deny": ["Bash(rm:*)"]}}'),
+    "codex": ({"tool_name": "Bash", "tool_input": {"command": "/usr/bin/git push --force"},
+               "hook_event_name": "PreToolUse"},
+              ".codex/rules/default.rules", 'prefix_rule(pattern=["git", "push"], decision="forbidden")\n'),
+    "gemini": ({"tool_name": "run_shell_command", "tool_input": {"command": "bash -c 'rm -rf build'"},
+                "hook_event_name": "BeforeTool"},
+               ".gemini/settings.json", '{"tools": {"exclude": ["run_shell_command(rm)"]}}'),
+}
+
+
+def hook(tmp: Path, env: dict[str, str], runs: int) -> None:
+    """One `forge-tools hook` decision per agent (a denied spelling of a denied command) against the
+    floor; goal (issue 32): at most 0.6x."""
+    exe = forge_exe()
+    print("hook (one decision, a new process; ratio = CPU time against the floor; goal <= 0.60x)")
+    argvs: list[list[str]] = []
+    for name, (payload, rel, text) in HOOK_CASES.items():
+        root = tmp / f"hook-{name}"
+        (root / ".git").mkdir(parents=True)
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+        (tmp / f"hook-{name}.json").write_text(json.dumps({**payload, "cwd": str(root)}))
+        argvs.append([exe, "hook", "--runtime", name])
+    floor = measure_together([FLOOR], tmp, env, runs)[0]
+    row("python -c 'import typer, rich, pydantic'", floor)
+    for name, argv in zip(HOOK_CASES, argvs, strict=True):
+        t = measure_together([argv], tmp, env, runs, stdin=tmp / f"hook-{name}.json")[0]
+        row(f"hook --runtime {name}", t, floor, "met" if t.cpu <= 0.6 * floor.cpu else "NOT met")
+
+
 COMMANDS = {
     "layers": ["layers"],
     "explain": ["explain", "plugin_tool_000001"],
@@ -334,19 +374,21 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=11, help="runs per figure (median)")
     parser.add_argument("--sizes", default="1000,10000,100000", help="rule/tool counts for scaling")
     parser.add_argument("--bash-mb", default="100,1000", help="bash output sizes in MB ('' for none)")
-    parser.add_argument("--only", choices=["startup", "scaling", "calls", "bash", "team", "memory"],
+    parser.add_argument("--only", choices=["startup", "hook", "scaling", "calls", "bash", "team", "memory"],
                         action="append",
                         help="parts to run (repeatable; default: startup, scaling and bash)")
     parser.add_argument("--scaling-runs", type=int, default=5,
                         help="runs per scaling figure below 100k (median; 100k takes 3)")
     parser.add_argument("--opencode", help="the opencode executable to compare with (default: on PATH)")
     args = parser.parse_args()
-    parts = args.only or ["startup", "scaling", "team", "memory", "bash"]
+    parts = args.only or ["startup", "hook", "scaling", "team", "memory", "bash"]
     with tempfile.TemporaryDirectory(prefix="forge-ratios-") as name:
         tmp = Path(name)
         env = isolated_env(tmp)
         if "startup" in parts:
             startup(tmp, env, args.runs, args.opencode)
+        if "hook" in parts:
+            hook(tmp, env, args.runs)
         sizes = [int(s) for s in args.sizes.split(",") if s]
         if "scaling" in parts:
             scaling(tmp, env, sizes, args.scaling_runs)

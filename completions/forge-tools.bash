@@ -16,10 +16,10 @@ _forge_tools() {
       *) if [[ -z "$cmd" ]]; then cmd="${COMP_WORDS[i]}"; else sub="${COMP_WORDS[i]}"; break; fi ;;
     esac
   done
-  [[ " outputs " == *" $cmd "* ]] || sub=""
+  [[ " hook outputs " == *" $cmd "* ]] || sub=""
   key="$cmd${sub:+ $sub}"
   case "$key" in
-    "") COMPREPLY=($(compgen -W "agents check completions config diff explain layers outputs rule rules run schema verify --help --version" -- "$cur")); return ;;
+    "") COMPREPLY=($(compgen -W "agents check completions config diff explain hook layers outputs rule rules run schema verify --help --version" -- "$cur")); return ;;
     "agents")
       case "$prev" in
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
@@ -65,6 +65,32 @@ _forge_tools() {
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --definition --agent --format -f --runtime --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit $(forge-tools __complete tools ${project:+--project "$project"} 2>/dev/null)" -- "$cur"));
+      fi
+      ;;
+    "hook")
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --deadline --help -h" -- "$cur"));
+      else COMPREPLY=($(compgen -W "install status uninstall" -- "$cur"));
+      fi
+      ;;
+    "hook install")
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --scope --project --format -f --help -h" -- "$cur"));
+      fi
+      ;;
+    "hook status")
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --project --format -f --help -h" -- "$cur"));
+      fi
+      ;;
+    "hook uninstall")
+      case "$prev" in
+        --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --scope --project --format -f --help -h" -- "$cur"));
       fi
       ;;
     "layers")

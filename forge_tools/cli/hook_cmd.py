@@ -4,7 +4,7 @@ built: `cli/entry.py`), and `hook install | uninstall | status` (forge_tools/hoo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -65,25 +65,36 @@ def _checked(runtime: str, scope: str) -> None:
 
 @hook_app.command("install")
 @json_errors
-def install_command(runtime: RuntimeArg, scope: ScopeOpt = "project", project: ProjectOpt = None) -> int:
+def install_command(runtime: RuntimeArg, scope: ScopeOpt = "project", project: ProjectOpt = None,
+                    fmt: FormatOpt = "text") -> int:
     """Write forge-tools' hook entry for the agent (idempotent; comments and layout kept)."""
     from forge_tools.hook.install import install
 
-    _checked(runtime, scope)
-    change = install(runtime, scope, _project(project))
-    typer.echo(f"{change.path}: {change.note}")
-    return 0
+    return _changed(install, runtime, scope, project, fmt)
 
 
 @hook_app.command("uninstall")
 @json_errors
-def uninstall_command(runtime: RuntimeArg, scope: ScopeOpt = "project", project: ProjectOpt = None) -> int:
+def uninstall_command(runtime: RuntimeArg, scope: ScopeOpt = "project", project: ProjectOpt = None,
+                      fmt: FormatOpt = "text") -> int:
     """Remove forge-tools' hook entry for the agent (the file's other entries stay)."""
     from forge_tools.hook.install import uninstall
 
+    return _changed(uninstall, runtime, scope, project, fmt)
+
+
+def _changed(change_with: Any, runtime: str, scope: str, project: Path | None, fmt: str) -> int:
+    import json
+
+    from forge_tools.cli.common import check_format
+
+    check_format(fmt, ("text", "json"))
     _checked(runtime, scope)
-    change = uninstall(runtime, scope, _project(project))
-    typer.echo(f"{change.path}: {change.note}")
+    change = change_with(runtime, scope, _project(project))
+    if fmt == "json":
+        typer.echo(json.dumps({"file": str(change.path), "changed": change.changed, "note": change.note}))
+    else:
+        typer.echo(f"{change.path}: {change.note}")
     return 0
 
 

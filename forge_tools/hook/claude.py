@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge_tools.hook.protocol import Answer, HookCall, call_of, hook_specific
+from forge_tools.hook.protocol import Answer, HookCall, hook_specific, pre_tool_call, said
 
 NAME = "claude"
 LABEL = "Claude Code"
@@ -15,14 +15,11 @@ EVENT = "PreToolUse"
 
 
 def read(payload: Any) -> HookCall | None:
-    call = call_of(payload)
-    return call if payload.get("hook_event_name", EVENT) == EVENT else None
+    return pre_tool_call(payload, EVENT)
 
 
 def answer(action: str | None, reason: str) -> Answer:
-    if action is None:
-        return Answer("")
-    return hook_specific(action, reason)
+    return said(action, reason, hook_specific, ASKS)
 
 
 def deny(reason: str) -> Answer:

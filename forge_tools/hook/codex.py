@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge_tools.hook.protocol import Answer, HookCall, call_of, hook_specific
+from forge_tools.hook.protocol import Answer, HookCall, hook_specific, pre_tool_call, said
 
 NAME = "codex"
 LABEL = "Codex CLI"
@@ -17,8 +17,8 @@ EVENT = "PreToolUse"
 
 
 def read(payload: Any) -> HookCall | None:
-    call = call_of(payload)
-    if payload.get("hook_event_name", EVENT) != EVENT:
+    call = pre_tool_call(payload, EVENT)
+    if call is None:
         return None
     if call.tool == "apply_patch" and isinstance(call.input, dict) and "command" in call.input:
         return call._replace(input={"patchText": call.input["command"]})
@@ -26,9 +26,7 @@ def read(payload: Any) -> HookCall | None:
 
 
 def answer(action: str | None, reason: str) -> Answer:
-    if action is None:
-        return Answer("")
-    return hook_specific("deny", reason)
+    return said(action, reason, hook_specific, ASKS)
 
 
 def deny(reason: str) -> Answer:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge_tools.hook.protocol import Answer, HookCall, call_of, top_level
+from forge_tools.hook.protocol import Answer, HookCall, pre_tool_call, said, top_level
 
 NAME = "gemini"
 LABEL = "Gemini CLI"
@@ -17,14 +17,11 @@ EVENT = "BeforeTool"
 
 
 def read(payload: Any) -> HookCall | None:
-    call = call_of(payload)
-    return call if payload.get("hook_event_name", EVENT) == EVENT else None
+    return pre_tool_call(payload, EVENT)
 
 
 def answer(action: str | None, reason: str) -> Answer:
-    if action is None:
-        return Answer("")
-    return top_level("deny", reason)
+    return said(action, reason, top_level, ASKS)
 
 
 def deny(reason: str) -> Answer:

@@ -85,3 +85,18 @@ def top_level(decision: str, reason: str | None = None) -> Answer:
     if reason is not None:
         out["reason"] = one_line(reason)
     return Answer(json.dumps(out) + "\n")
+
+
+def pre_tool_call(payload: Any, event: str) -> HookCall | None:
+    """A command-hook payload's call, or None for another event than `event` (no decision)."""
+    call = call_of(payload)
+    return call if payload.get("hook_event_name", event) == event else None
+
+
+def said(action: str | None, reason: str, form: Any, asks: bool) -> Answer:
+    """No output for no decision; else `form(decision, reason)`, an ask sent as a deny where the agent
+    cannot ask (`asks` False)."""
+    if action is None:
+        return Answer("")
+    answer: Answer = form(action if asks else "deny", reason)
+    return answer

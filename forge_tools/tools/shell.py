@@ -1217,9 +1217,11 @@ def _arity() -> dict[str, int]:
     """opencode 1.18.33's command-prefix table (`forge_tools/data/opencode_arity.json`, with a note
     of where it was observed): how many leading words name "the command" for an `always` answer."""
     import json
-    from importlib.resources import files
+    from pathlib import Path
 
-    text = (files("forge_tools") / "data" / "opencode_arity.json").read_text(encoding="utf-8")
+    # beside the package, as the other shipped data files are read (importlib.resources costs more
+    # than the table itself on every bash decision: zipfile, tempfile, ...; `forge-tools hook`)
+    text = (Path(__file__).resolve().parents[1] / "data" / "opencode_arity.json").read_text(encoding="utf-8")
     prefixes: dict[str, int] = json.loads(text)["prefixes"]
     return prefixes
 

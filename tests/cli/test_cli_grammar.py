@@ -16,7 +16,8 @@ import pytest
 from forge_tools.cli.completion_scripts import command_tree, render
 
 #: commands that read no project config (so --project and --config would mean nothing)
-NO_PROJECT = {"completions", "rule", "schema", "outputs list", "outputs show"}
+NO_PROJECT = {"completions", "rule", "schema", "outputs list", "outputs show", "hook install",
+              "hook uninstall", "hook status"}
 
 
 def test_every_project_command_takes_project_config_and_format() -> None:

@@ -37,7 +37,7 @@ def ran(project: Path) -> tuple[bool, bool]:
 
 @pytest.mark.parametrize("args", [
     ("config", "--show-origin"), ("agents",), ("rules",), ("check",), ("outputs", "list"),
-    ("completions", "bash"),
+    ("completions", "bash"), ("hook", "status"), ("hook", "install", "--runtime", "claude"),
 ])
 def test_inspection_commands_never_import_project_code(trap: Path, cli, args: tuple[str, ...]) -> None:
     cli(*args)

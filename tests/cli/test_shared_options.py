@@ -15,7 +15,10 @@ SHARED = ("--project", "--config", "--agent", "--runtime", "--format", "--load-c
           "--model", "--flag", "--client", "--session-permission", "--tools")
 #: where an option means something else in one command, and says so in its own help
 OWN_MEANING = {("diff", "--project"), ("diff", "--config"), ("config", "--format"), ("check", "--format"),
-               ("rule", "--format"), ("schema", "--format")}
+               ("rule", "--format"), ("schema", "--format"),
+               # `hook`'s --runtime names the agent whose hook it is, not the answering runtime
+               ("hook", "--runtime"), ("hook install", "--runtime"), ("hook uninstall", "--runtime"),
+               ("hook status", "--runtime")}
 
 
 def test_a_shared_option_reads_the_same_in_every_command() -> None:

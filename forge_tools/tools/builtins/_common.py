@@ -6,7 +6,6 @@ Kept in one place so that every tool answers "is this outside the project?" the 
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from collections.abc import Callable
@@ -195,6 +194,8 @@ def similar_names(path: Path, limit: int = 3) -> list[str]:
         return []
     target = path.name.lower()
     by_lower = {n.lower(): n for n in names}
+    import difflib  # only when a file is not found (the permission checks never need it)
+
     close = difflib.get_close_matches(target, list(by_lower), n=limit, cutoff=0.5)
     containing = [low for low in by_lower if low not in close and (target in low or low in target) and low]
     picked = (close + sorted(containing))[:limit]

@@ -1,0 +1,115 @@
+"""Record `forge-tools hook` inside the real Claude Code binary, offline (issue 32 "Done when" 1).
+
+Run by hand, never by the test suite: `nice -n 10 python tests/compat/hooks/record.py` (CLAUDE_BIN
+names the binary; default /work/agents/node_modules/.bin/claude). The script re-executes itself under
+`unshare -n` (a private network namespace with loopback only), makes a scratch HOME and project,
+installs the hook with `forge-tools hook install --runtime claude`, and runs `claude -p` against the
+loopback Messages API stand-in (tests/compat/claude/standin.py) scripted to make one Bash call per
+spelling of a denied `rm` (FT116's and more), each aimed at its own victim file, then one allowed
+call, once without the hook and once with it. The project's own rules are `allow: ["Bash"]` and
+`deny: ["Bash(rm:*)"]`. It writes `claude-<version>.json`: per run and call, the command, whether its
+effect was observed (the victim gone, the allowed file made) and the tool result Claude reported; the
+hook's audit lines (tool, command, action). 2.1.332 itself ran `eval rm victim11.txt`; with the hook
+nothing denied ran.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "claude"))
+CLAUDE = Path(os.environ.get("CLAUDE_BIN", "/work/agents/node_modules/.bin/claude"))
+NS_FLAG = "FT_HOOK_RECORDER_IN_NS"
+FORGE = Path(sys.executable).with_name("forge-tools")
+SPELLINGS = ["rm {v}", "/bin/rm {v}", "command rm {v}", "env rm {v}", "bash -c 'rm {v}'", "\\rm {v}",
+             "time rm {v}", "sh -c 'rm {v}'", "echo {v} | xargs rm", "nice rm {v}", "nohup rm {v}",
+             "eval rm {v}", "x=rm; $x {v}"]
+ALLOWED = "touch allowed.txt"
+
+
+def main() -> int:
+    if os.environ.get(NS_FLAG) != "1":
+        return subprocess.call(["unshare", "-n", sys.executable, str(Path(__file__).resolve())],
+                               env=dict(os.environ, **{NS_FLAG: "1"}))
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    from standin import StandIn  # type: ignore[import-not-found]
+
+    version = subprocess.run([str(CLAUDE), "--version"], capture_output=True, text=True).stdout.split()[0]
+    scratch = Path(tempfile.mkdtemp(prefix="forge-hook-rec-"))
+    home, project = scratch / "home", scratch / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"]}}, indent=2))
+    (home / ".claude" / ".claude.json").write_text(json.dumps(
+        {"projects": {str(project): {"hasTrustDialogAccepted": True, "allowedTools": []}}}))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+           "CLAUDE_CONFIG_DIR": str(home / ".claude"), "TMPDIR": str(scratch),
+           "FORGE_DATA_DIR": str(scratch / "data"), "LANG": "C.UTF-8", "DISABLE_AUTOUPDATER": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    standin = StandIn().start()
+    runs = {}
+    for label in ("without_hook", "with_hook"):
+        if label == "with_hook":
+            subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude"], cwd=project, env=env,
+                           check=True)
+        runs[label] = _run(project, env, standin, scratch)
+    standin.stop()
+    record = {"agent": "claude", "version": version,
+              "how": "claude -p go, unshare -n, the Messages API stand-in; the hook installed by "
+                     "`forge-tools hook install --runtime claude` for with_hook",
+              "settings": {"allow": ["Bash"], "deny": ["Bash(rm:*)"]}, **runs}
+    record = json.loads(json.dumps(record).replace(str(scratch), "$SCRATCH"))
+    out = HERE / f"claude-{version}.json"
+    out.write_text(json.dumps(record, indent=2) + "\n")
+    for label in runs:
+        print(f"{label}: " + ", ".join(f"{c['command']!r} ran={c['ran']}" for c in runs[label]["calls"]))
+    print(f"wrote {out}")
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+def _run(project: Path, env: dict[str, str], standin: object, scratch: Path) -> dict[str, object]:
+    """One `claude -p` run of every spelling and the allowed call; what ran, and the hook's log."""
+    from standin import Script  # type: ignore[import-not-found]
+
+    commands = [s.format(v=f"victim{i}.txt") for i, s in enumerate(SPELLINGS)] + [ALLOWED]
+    for i in range(len(SPELLINGS)):
+        (project / f"victim{i}.txt").write_text("keep me\n")
+    (project / "allowed.txt").unlink(missing_ok=True)
+    audit = scratch / "data" / "hook-audit.jsonl"
+    audit.unlink(missing_ok=True)
+    script = Script([{"tool": "Bash", "input": {"command": c, "description": "step"}} for c in commands])
+    standin.use(script)  # type: ignore[attr-defined]
+    run_env = dict(env, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{standin.port}",  # type: ignore[attr-defined]
+                   ANTHROPIC_API_KEY="sk-ant-placeholder-not-a-key")
+    proc = subprocess.run([str(CLAUDE), "-p", "go", "--output-format", "stream-json", "--verbose"],
+                          cwd=project, env=run_env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=300)
+    if proc.returncode:
+        print(proc.stderr[-2000:], proc.stdout[-2000:])
+    results = list(script.tool_results)
+    calls = []
+    for i, command in enumerate(commands):
+        result = results[i] if i < len(results) else None
+        ran = ((project / "allowed.txt").exists() if command == ALLOWED
+               else not (project / f"victim{i}.txt").exists())
+        calls.append({"command": command, "ran": ran,
+                      "tool_result": json.dumps(result.get("content")) if isinstance(result, dict) else None})
+    lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
+    return {"exit_code": proc.returncode, "calls": calls,
+            "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action")}
+                      for a in lines]}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""Record `forge-tools hook` inside the real Codex CLI binary, offline (issue 32 "Done when" 1).
+
+Run by hand, never by the test suite: `nice -n 10 python tests/compat/hooks/record_codex.py`
+(CODEX_BIN names the binary; default /work/agents/node_modules/.bin/codex). Re-executes itself under
+`unshare -n`; per spelling of a denied `rm` (and one allowed call) one `codex exec --json
+--dangerously-bypass-hook-trust go` run in a scratch project against the loopback Responses API
+stand-in of tests/compat/codex/record.py, with the user's `~/.codex/rules/default.rules` forbidding
+`rm`, `approval_policy = "never"`, `sandbox_mode = "danger-full-access"` and the hook installed by
+`forge-tools hook install --runtime codex --scope user`. `--dangerously-bypass-hook-trust` stands in
+for the `/hooks` review (Codex skips an unreviewed hook). Writes `codex-<version>.json`: per call,
+whether its effect was observed, what the model was given back, and the hook's audit line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "codex"))
+CODEX = Path(os.environ.get("CODEX_BIN", "/work/agents/node_modules/.bin/codex"))
+NS_FLAG = "FT_HOOK_CODEX_RECORDER_IN_NS"
+FORGE = Path(sys.executable).with_name("forge-tools")
+SPELLINGS = ["rm victim.txt", "/bin/rm victim.txt", "env rm victim.txt", "bash -c 'rm victim.txt'",
+             "eval rm victim.txt", "echo victim.txt | xargs rm"]
+ALLOWED = "touch victim-kept.txt"
+
+
+def main() -> int:
+    if os.environ.get(NS_FLAG) != "1":
+        return subprocess.call(["unshare", "-n", sys.executable, str(Path(__file__).resolve())],
+                               env=dict(os.environ, **{NS_FLAG: "1"}))
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    from record import _StandIn  # type: ignore[import-not-found]
+
+    version = subprocess.run([str(CODEX), "--version"], capture_output=True, text=True).stdout.split()[-1]
+    stand_in = _StandIn()
+    calls = []
+    for command in [*SPELLINGS, ALLOWED]:
+        with tempfile.TemporaryDirectory(prefix="ft-hook-codex-") as tmp:
+            base = Path(tmp)
+            project, home = base / "project", base / "home"
+            for d in (project, home / ".codex" / "rules", base / "tmp"):
+                d.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["git", "init", "-q", str(project)], check=True)
+            (home / ".codex" / "rules" / "default.rules").write_text(
+                'prefix_rule(pattern=["rm"], decision="forbidden")\n')
+            (home / ".codex" / "config.toml").write_text(
+                'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "never"\n'
+                'sandbox_mode = "danger-full-access"\n'
+                f'[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
+                'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
+                'stream_max_retries = 0\n')
+            (project / "victim.txt").write_text("keep me\n")
+            env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
+                   "TMPDIR": str(base / "tmp"), "LANG": "C.UTF-8", "RUST_BACKTRACE": "0",
+                   "FORGE_DATA_DIR": str(base / "data")}
+            subprocess.run([str(FORGE), "hook", "install", "--runtime", "codex", "--scope", "user"],
+                           cwd=project, env=env, check=True, capture_output=True)
+            stand_in.call, stand_in.outputs = {"cmd": command}, []
+            proc = subprocess.run([str(CODEX), "exec", "--json", "--dangerously-bypass-hook-trust", "go"],
+                                  capture_output=True, text=True, env=dict(env, FT_STANDIN_KEY="placeholder"),
+                                  timeout=180, cwd=project)
+            ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+                   else not (project / "victim.txt").exists())
+            audit = base / "data" / "hook-audit.jsonl"
+            lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
+            output = stand_in.outputs[0] if stand_in.outputs else None
+            calls.append({"command": command, "ran": ran, "rc": proc.returncode,
+                          "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
+                          "audit": [{"tool": a.get("tool"), "subject": a.get("subject"),
+                                     "action": a.get("action")} for a in lines]})
+            print(command, "ran" if ran else "did not run", [a.get("action") for a in lines], file=sys.stderr)
+    out = HERE / f"codex-{version}.json"
+    out.write_text(json.dumps({"agent": "codex", "version": version, "how": (
+        "codex exec --json --dangerously-bypass-hook-trust go, approval_policy never, danger-full-access, "
+        "unshare -n, the Responses API stand-in; the hook installed by forge-tools hook install --runtime "
+        "codex --scope user"), "rules": 'prefix_rule(pattern=["rm"], decision="forbidden")',
+        "calls": calls}, indent=2) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Record `forge-tools hook` inside the real opencode binary, offline (issue 32 "Done when" 1).
+
+Run by hand, never by the test suite: `nice -n 10 python tests/compat/hooks/record_opencode.py`
+(OPENCODE_BIN; default /work/agents/node_modules/.bin/opencode). Re-executes itself under `unshare -n`;
+per call one `opencode run --format json go` in a scratch project whose opencode.json allows every
+bash command but `rm *` and points the `openai` provider at a loopback Responses API stand-in that
+makes one `bash` call, with the shim plugin installed by `forge-tools hook install --runtime opencode`.
+Writes `opencode-<version>.json`: per call, whether its effect was observed and the hook's audit line.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+OPENCODE = Path(os.environ.get("OPENCODE_BIN", "/work/agents/node_modules/.bin/opencode"))
+NS_FLAG = "FT_HOOK_OPENCODE_RECORDER_IN_NS"
+FORGE = Path(sys.executable).with_name("forge-tools")
+SPELLINGS = ["/bin/rm victim.txt", "env rm victim.txt", "bash -c 'rm victim.txt'"]
+ALLOWED = "touch victim-kept.txt"
+
+
+class StandIn:
+    """The Responses API: the first request of a run gets one `bash` function call, the next a text."""
+
+    def __init__(self) -> None:
+        stand_in = self
+        self.command = ""
+        self.outputs: list[str] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                done = [i for i in body.get("input", []) if i.get("type") == "function_call_output"]
+                stand_in.outputs += [str(i.get("output")) for i in done]
+                item = ({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                         "content": [{"type": "output_text", "text": "done", "annotations": []}]} if done else
+                        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash",
+                         "status": "completed",
+                         "arguments": json.dumps({"command": stand_in.command, "description": "step"})})
+                rid = f"resp_{len(done)}"
+                usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+                events = [{"type": "response.created", "response": {"id": rid, "output": []}},
+                          {"type": "response.output_item.added", "output_index": 0, "item": item},
+                          {"type": "response.output_item.done", "output_index": 0, "item": item},
+                          {"type": "response.completed",
+                           "response": {"id": rid, "usage": usage, "output": [item], "status": "completed"}}]
+                data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+def main() -> int:
+    if os.environ.get(NS_FLAG) != "1":
+        return subprocess.call(["unshare", "-n", sys.executable, str(Path(__file__).resolve())],
+                               env=dict(os.environ, **{NS_FLAG: "1"}))
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    version = subprocess.run([str(OPENCODE), "--version"], capture_output=True, text=True).stdout.strip()
+    stand_in = StandIn()
+    calls = []
+    for command in [*SPELLINGS, ALLOWED]:
+        with tempfile.TemporaryDirectory(prefix="ft-hook-oc-") as tmp:
+            base = Path(tmp)
+            project, home = base / "project", base / "home"
+            for d in (project, home):
+                d.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["git", "init", "-q", str(project)], check=True)
+            (project / "opencode.json").write_text(json.dumps({
+                "model": "openai/gpt-5",
+                "provider": {"openai": {"options": {"baseURL": stand_in.url, "apiKey": "placeholder"}}},
+                "permission": {"bash": {"*": "allow", "rm *": "deny"}}}, indent=2))
+            (project / "victim.txt").write_text("keep me\n")
+            env = {"PATH": os.environ["PATH"], "HOME": str(home), "NO_COLOR": "1",
+                   "OPENCODE_DISABLE_AUTOUPDATE": "1", "FORGE_DATA_DIR": str(base / "data"),
+                   "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_API_KEY": "placeholder"}
+            subprocess.run([str(FORGE), "hook", "install", "--runtime", "opencode"], cwd=project, env=env,
+                           check=True, capture_output=True)
+            stand_in.command, stand_in.outputs = command, []
+            proc = subprocess.run([str(OPENCODE), "run", "--format", "json", "go"], capture_output=True,
+                                  text=True, env=env, timeout=400, cwd=project)
+            ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+                   else not (project / "victim.txt").exists())
+            audit = base / "data" / "hook-audit.jsonl"
+            lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
+            output = stand_in.outputs[0] if stand_in.outputs else None
+            calls.append({"command": command, "ran": ran, "rc": proc.returncode,
+                          "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
+                          "audit": [{"tool": a.get("tool"), "subject": a.get("subject"),
+                                     "action": a.get("action")} for a in lines]})
+            print(command, "ran" if ran else "did not run", [a.get("action") for a in lines],
+                  (output or proc.stderr[-300:])[:200], file=sys.stderr)
+    out = HERE / f"opencode-{version}.json"
+    out.write_text(json.dumps({"agent": "opencode", "version": version, "how": (
+        "opencode run --format json go, unshare -n, a Responses API stand-in through the openai provider; "
+        "the shim installed by forge-tools hook install --runtime opencode"),
+        "permission": {"bash": {"*": "allow", "rm *": "deny"}}, "calls": calls}, indent=2) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
