@@ -432,6 +432,7 @@ def test_a_tool_the_model_layer_hides_is_refused_as_check_and_explain_deny_its_c
         cli: Any, project: Path) -> None:
     """A hidden tool's call is a deny in every command: the model is not offered the tool. `run`
     refuses it before anything runs (exit 4), `--force-hidden` runs it with a note."""
+    write_config(project, {"model": "anthropic/claude-sonnet-4"})  # no config: opencode's own provider
     args = json.dumps({"query": "forge"})
     code, out, err = cli("run", "websearch", "--args", args)
     assert code == int(ExitCode.PERMISSION) and out == ""
