@@ -8,7 +8,6 @@ Node: the records are the oracle."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from forge_tools.runtimes.gemini.settings import read_settings
 
 HERE = Path(__file__).parent / "gemini"
 sys.path.insert(0, str(HERE))
-from layout import project_dir, write_case  # noqa: E402
+from layout import project_dir, same_attempted_path, write_case  # noqa: E402
 
 CORPUS = json.loads((HERE / "corpus-0.61.0.json").read_text()) if (HERE / "corpus-0.61.0.json").is_file() \
     else {"configs": []}
@@ -73,7 +72,8 @@ def test_corpus_config(index: int, tmp_path: Path) -> None:
                 elif why is not None:
                     theirs = re.search(r'Attempted path "(.*?)"', want).group(1)  # type: ignore[union-attr]
                     ours = re.search(r'Attempted path "(.*?)"', why).group(1)  # type: ignore[union-attr]
-                    if os.path.relpath(theirs, record["project"]) != os.path.relpath(ours, project):
+                    asked = call[1]["file_path"]
+                    if not same_attempted_path(asked, theirs, record["project"], ours, project):
                         wrong.append((call, want, why))
     excluded = engine.excluded_tools([*BUILTIN, *case.get("mcp_tools", {})], case.get("mcp_tools", {}))
     if excluded != record["excluded"]:

@@ -25,7 +25,7 @@ from forge_tools.runtimes.gemini.settings import GeminiSettings, read_settings
 
 HERE = Path(__file__).parent / "gemini"
 sys.path.insert(0, str(HERE))
-from layout import project_dir, write_case  # noqa: E402  (tests/compat/gemini is no package)
+from layout import project_dir, same_attempted_path, write_case  # noqa: E402  (tests/compat/gemini is no package)
 
 CASES = {c["name"]: c for c in json.loads((HERE / "cases.json").read_text())["configs"]}
 RECORDS = {c["name"]: c for c in json.loads((HERE / "gemini-0.61.0.json").read_text())["configs"]}
@@ -162,11 +162,10 @@ def test_registered_and_validated(name: str, index: int, laid_out: dict[str, Gem
         mine = path_refusal(settings, call[0], call[1])
         assert (mine is None) == (want is None or not want.startswith("Path not in workspace")), (mine, want)
         if mine is not None:
-            import os
             import re
 
             attempted = [re.search(r'Attempted path "(.*?)"', t).group(1) for t in (want, mine)]  # type: ignore[union-attr]
-            assert (os.path.relpath(attempted[0], RECORDS[name]["project"])
-                    == os.path.relpath(attempted[1], settings.cwd))
+            assert same_attempted_path(call[1]["file_path"], attempted[0], RECORDS[name]["project"],
+                                       attempted[1], settings.cwd), attempted
             answer = RUNTIME.decide(None, call[0], call[1], settings.cwd, settings=settings)
             assert answer.decision.refused is not None and "Path not in workspace" in answer.reason

@@ -55,3 +55,15 @@ def _files(folder: Path, files: dict[str, str] | None) -> None:
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+
+
+def same_attempted_path(requested: str, theirs: str, their_project: str, ours: str,
+                        our_project: Path) -> bool:
+    """Whether Gemini's refusal and ours name the same path. An absolute request names the same file
+    on every machine; a relative one is compared relative to each run's own project folder (the
+    recorder's temp folder and the test's differ in depth)."""
+    import os
+
+    if os.path.isabs(requested):
+        return os.path.normpath(theirs) == os.path.normpath(ours)
+    return os.path.relpath(theirs, their_project) == os.path.relpath(ours, our_project)
