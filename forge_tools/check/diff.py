@@ -491,8 +491,8 @@ def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
             if before_action != after.runtime.action:
                 call = f"{a.call.tool} {json.dumps(a.call.args)}"
                 why = f"{after.runtime.label}: {after.runtime.reason}"
-                if after.difference is not None:
-                    why += f"; {after.difference}"
+                if after.beside_reason is not None:
+                    why += f"; {after.beside_reason}"
                 changes.append(CallChange(name, call, before_action, after.runtime.action, why))
     return changes
 

@@ -376,7 +376,7 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path, chose
             explanation = f"{both.runtime.label}: {both.runtime.reason}"
         if both.translated:
             explanation += f" ({both.translated})"
-        difference = both.difference
+        difference = both.beside_reason
         if difference is not None:
             explanation += f"; {difference}"
         if got == a.expect:
