@@ -141,3 +141,31 @@ def test_an_explicit_deny_of_the_truncation_dir_is_kept(project: Path, cli: Any)
     story = json_out(cli, "explain", "read", "--agent", "build", "--call",
                      json.dumps({"filePath": glob[:-1] + "x.txt"}))
     assert story["call"]["action"] == "deny"
+
+
+def _output_calls() -> list[dict[str, Any]]:
+    calls: list[dict[str, Any]] = _json(FACTS / "outputs" / f"opencode-{VERSION}.json")["calls"]
+    return calls
+
+
+@pytest.mark.parametrize("call", _output_calls(), ids=lambda c: f"{c['tool']}-{json.dumps(c['params'])}")
+def test_read_and_bash_say_what_opencode_says(call: dict[str, Any], project: Path) -> None:
+    """facts/outputs: read's numbered `<content>`, its closing notes (`Showing lines 1-10 of 100`,
+    `End of file - total 0 lines`, `Output capped at 50 KB`), `offset` counted from 1 (0 read as 1), the
+    out-of-range and not-found errors, a directory's `<entries>`; bash's `(no output)` (whatever the
+    exit code), its `<shell_metadata>` timeout notice; each word for word as opencode 1.18.33 printed it."""
+    from forge_tools.tools.builtins import bash, read
+    from forge_tools.tools.contract import ToolContext
+
+    shutil.copytree(FACTS / "outputs", project, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("case.json", "opencode-*.json"))
+    tool = {"read": read.TOOL, "bash": bash.TOOL}[call["tool"]]
+    params = json.loads(json.dumps(call["params"]).replace("$PROJECT", str(project)))
+    assert not isinstance(tool.parameters, dict)
+    out = tool.execute(tool.parameters.model_validate(params), ToolContext(project_root=project))
+    text = out.output.replace(str(project), "$PROJECT")
+    if "failed" in call:  # opencode's debug command prints the error's message as its last line
+        assert out.is_error and text == call["failed"][-1]
+    else:
+        assert (text, out.metadata["truncated"], out.title) == (call["output"], call["truncated"],
+                                                                call["title"])

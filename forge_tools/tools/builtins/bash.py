@@ -162,7 +162,7 @@ def _store(ctx: ToolContext) -> Any:
 
 def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
     cwd = resolve_path(args.workdir, ctx) if args.workdir else resolve_path(None, ctx)
-    title = args.description or args.command
+    title = args.command  # opencode titles a bash call with its command
     if not cwd.is_dir():
         return ToolResult(f"workdir {posix(cwd)} does not exist or is not a directory.", title=title,
                           metadata={"truncated": False}, is_error=True)
@@ -276,16 +276,15 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, ctx: ToolContext, de
     return ended_by
 
 
-def _status_line(code: int | None, ended_by: str | None, timeout: float) -> str | None:
+def _shell_notes(ended_by: str | None, timeout: float) -> list[str]:
+    """opencode 1.18.33's words for a command it had to end (its exit code is never in the text)."""
     if ended_by == "timeout":
-        return f"[timed out after {timeout:g} s: the command and every process it started were stopped]"
+        return [f"shell tool terminated command after exceeding timeout {round(timeout * 1000)} ms. If this "
+                "command is expected to take longer and is not waiting for interactive input, retry with a "
+                "larger timeout value in milliseconds."]
     if ended_by == "abort":
-        return "[aborted: the command and every process it started were stopped]"
-    if code is not None and code < 0:
-        return f"[the command was killed by signal {-code}]"
-    if code:
-        return f"[exit code {code}]"
-    return None
+        return ["User aborted the command"]
+    return []
 
 
 def _result(
@@ -326,11 +325,11 @@ def _result(
         out = render_truncated("\n".join(kept), removed, unit, "tail", hint, path, note, shell=True)
         body = out.content
         metadata.update(out.metadata())
-    status = _status_line(code, ended_by, timeout)
-    if not body.strip() and status is None:
+    if not body:
         body = "(no output)"
-    if status is not None:
-        body = f"{body.rstrip()}\n\n{status}" if body.strip() else status
+    notes = _shell_notes(ended_by, timeout)
+    if notes:
+        body += "\n\n<shell_metadata>\n" + "\n".join(notes) + "\n</shell_metadata>"
     metadata.update({
         "exitCode": code,
         "timedOut": ended_by == "timeout",
@@ -341,7 +340,7 @@ def _result(
         "description": args.description,
     })
     failed = ended_by is not None
-    return ToolResult(body, title=args.description or args.command, metadata=metadata, is_error=failed)
+    return ToolResult(body, title=args.command, metadata=metadata, is_error=failed)
 
 
 def _save_whole(ctx: ToolContext, data: bytes) -> tuple[str | None, str | None]:
