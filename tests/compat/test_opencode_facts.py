@@ -169,3 +169,52 @@ def test_read_and_bash_say_what_opencode_says(call: dict[str, Any], project: Pat
     else:
         assert (text, out.metadata["truncated"], out.title) == (call["output"], call["truncated"],
                                                                 call["title"])
+
+
+def _shape(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a JSON Schema asks of a call: each property's type and allowed values, which are
+    required, array items (descriptions, bounds and the wording of either side left out)."""
+    defs = schema.get("$defs", {}) if defs is None else defs
+    if "$ref" in schema:
+        return _shape(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    if "anyOf" in schema:  # pydantic's `X | None` for an optional property
+        kinds = [s for s in schema["anyOf"] if s.get("type") != "null"]
+        return _shape(kinds[0], defs) if len(kinds) == 1 else {"anyOf": [_shape(k, defs) for k in kinds]}
+    out: dict[str, Any] = {key: schema[key] for key in ("type", "enum") if key in schema}
+    if "properties" in schema:
+        out["properties"] = [(name, _shape(value, defs)) for name, value in schema["properties"].items()]
+        out["required"] = sorted(schema.get("required", []))
+    if "items" in schema:
+        out["items"] = _shape(schema["items"], defs)
+    return out
+
+
+_DEFINITIONS = _json(FACTS / f"definitions-{VERSION}.json")["tools"]
+
+
+@pytest.mark.parametrize("tool", sorted(_DEFINITIONS))
+def test_builtin_parameters_are_the_ones_opencode_sends(tool: str, project: Path, cli: Any) -> None:
+    """facts/definitions: the parameters opencode 1.18.33 sends the model for each builtin (lsp's
+    `query`, task's `command`, websearch's `type`, `livecrawl`, `contextMaxCharacters`, bash without
+    `description`, todowrite's three required strings), in its order, as `explain --definition` shows."""
+    (project / "opencode.json").write_text('{"model": "opencode/big-pickle"}')
+    story = json_out(cli, "explain", tool, "--definition", "--flag", "lsp")
+    assert _shape(story["definition"]["parameters"]) == _shape(_DEFINITIONS[tool]["parameters"])
+
+
+def test_bash_takes_a_description_it_no_longer_offers(project: Path) -> None:
+    """A call still sending bash's old `description` runs, the key dropped (zod drops unknown keys);
+    the corpus's calls all send one and opencode ran them."""
+    from forge_tools.tools.builtins import bash
+
+    args = bash.BashArgs.model_validate({"command": "echo hi", "description": "says hi"})
+    assert "description" not in args.model_dump()
+
+
+def test_opencode_1_18_33_has_no_list_tool(project: Path, cli: Any) -> None:
+    """The build agent is offered the tools 1.18.33 sent (websearch and lsp switched on), no `list`;
+    `question` is the difference: `opencode run` (the recorder) denies it for its session, as the
+    JavaScript in the binary says (`{permission:"question",action:"deny",pattern:"*"}`)."""
+    (project / "opencode.json").write_text('{"model": "opencode/big-pickle"}')
+    shown = {t["id"] for t in json_out(cli, "layers", "--flag", "lsp")["tools"] if t["visible"]}
+    assert "list" not in shown and shown - {"invalid"} == set(_DEFINITIONS) | {"question"}

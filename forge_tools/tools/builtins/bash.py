@@ -50,7 +50,6 @@ DESCRIPTION = """Run a bash command line in the project root (or in `workdir`) a
 - `workdir`: directory to run in (default: the project root). Prefer this over `cd dir && ...`.
 - `timeout`: in milliseconds (default 120000 = 2 minutes). On timeout the command and everything it
   started are stopped.
-- `description`: a few words saying what the command does, shown to the person watching.
 - stdout and stderr come back merged. A long output is cut to its last part (the end is where errors
   and summaries usually are); the complete output is saved to a file whose path is given, which you
   can search with grep or read in pages.
@@ -58,7 +57,9 @@ DESCRIPTION = """Run a bash command line in the project root (or in `workdir`) a
 
 
 class BashArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    # opencode 1.18.33's bash has no `description`; a call that still sends one (as earlier opencode
+    # asked) is run as opencode runs it, the key dropped (zod drops keys a schema does not name)
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     command: Annotated[str, Field(description="The command line to run with bash.")]
     timeout: Annotated[
@@ -66,9 +67,6 @@ class BashArgs(BaseModel):
     ] = None
     workdir: Annotated[
         str | None, Field(description="Directory to run in (default: the project root).")
-    ] = None
-    description: Annotated[
-        str | None, Field(description="What the command does, in 5-10 words (shown to the user).")
     ] = None
 
     @field_validator("command")
@@ -337,7 +335,6 @@ def _result(
         "aborted": ended_by == "abort",
         "bytes": capture.total,
         "elapsed": round(elapsed, 3),
-        "description": args.description,
     })
     failed = ended_by is not None
     return ToolResult(body, title=args.command, metadata=metadata, is_error=failed)
