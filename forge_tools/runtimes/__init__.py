@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import ConfigSource, LoadedConfig
     from forge_tools.runtimes.base import Runtime
+    from forge_tools.runtimes.launch import Launch
 
 #: runtime name -> the module whose `RUNTIME` it is
 RUNTIMES: dict[str, str] = {
@@ -32,6 +33,7 @@ class Chosen(NamedTuple):
 
     runtime: Runtime
     chosen_by: str  # "--runtime", "config: opencode files only", "config: forge file PATH", ...
+    launch: Launch | None = None  # how the agent is started (`--launch`), when said
 
     @property
     def display(self) -> str:
@@ -44,8 +46,9 @@ class Chosen(NamedTuple):
         """The first line of every answer: who answers and why it was chosen."""
         return f"Answering: {self.display} ({self.chosen_by})"
 
-    def to_json(self) -> dict[str, str]:
-        return {"name": self.runtime.name, "version": self.runtime.version, "chosen_by": self.chosen_by}
+    def to_json(self) -> dict[str, Any]:
+        said = {"name": self.runtime.name, "version": self.runtime.version, "chosen_by": self.chosen_by}
+        return said | ({"launch": self.launch.to_json()} if self.launch is not None else {})
 
 
 def get_runtime(name: str, where: str = "--runtime") -> Runtime:
@@ -110,7 +113,14 @@ def runtime_for(loaded: LoadedConfig | None, name: str | None = None) -> Chosen:
     command asking): `name`'s when given (`--runtime`, the library's `runtime=`); else forge when any
     source is forge-tools'; else Claude Code when the project has Claude files and no opencode file;
     else Codex CLI when it has `.codex/` files and no opencode or Claude file; else Gemini CLI likewise
-    (`.gemini/` files); else opencode. `agents --runtimes` shows this choice; every command asks it."""
+    (`.gemini/` files); else opencode. A launch in effect (`runtimes/launch.py`: `--launch`, an
+    expectation's `launch:`) names its agent, which answers. `agents --runtimes` shows this choice;
+    every command asks it."""
+    from forge_tools.runtimes.launch import current
+
+    launch = current()  # the command's --launch (or an expectation's launch:) starts this agent
+    if launch is not None and name in (None, launch.runtime):
+        return Chosen(get_runtime(launch.runtime), launch.describe(), launch)
     if name is not None:
         return Chosen(get_runtime(name), "--runtime")
     sources = loaded.sources if loaded is not None else []
