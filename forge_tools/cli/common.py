@@ -200,9 +200,17 @@ LaunchOpt = Annotated[
 
 
 def start_launch(launch: str | None, runtime: str | None) -> str | None:
-    """Put `--launch` in effect for the rest of the command (`runtimes.launch`; `cli.app.run` scopes it
-    to one command) and return the runtime that answers: `--runtime`'s, else the launch's program's; an
-    unknown flag or a conflict with `--runtime` is a usage error."""
+    """Put `--launch` and a `--runtime NAME@VERSION` pin in effect for the rest of the command
+    (`runtimes.launch`; `cli.app.run` scopes both to one command) and return the runtime that answers:
+    `--runtime`'s, else the launch's program's; an unknown flag, a version not modelled or a conflict
+    with `--runtime` is a usage error."""
+    if runtime is not None and "@" in runtime:
+        from forge_tools.runtimes import get_runtime
+        from forge_tools.runtimes.launch import set_pin
+
+        pinned = get_runtime(runtime)  # a version not modelled is a usage error here
+        set_pin(pinned)
+        runtime = pinned.name
     if launch is None:
         return runtime
     from forge_tools.runtimes.launch import choose, parse_launch, set_current

@@ -42,17 +42,35 @@ class Chosen(NamedTuple):
 
         return f"{display_name(self.runtime.name)} {self.runtime.version}"
 
+    def versions(self) -> tuple[str, str | None]:
+        """What the first line says of the installed version, and the warning when it is not
+        modelled (`runtimes.versions.version_note`; nothing for forge-tools' own gate)."""
+        from forge_tools.runtimes.versions import PACKAGES, version_note
+
+        return version_note(self.runtime) if self.runtime.name in PACKAGES else ("", None)
+
     def headline(self) -> str:
-        """The first line of every answer: who answers and why it was chosen."""
-        return f"Answering: {self.display} ({self.chosen_by})"
+        """The first line of every answer: who answers (the modelled version, the installed one) and
+        why it was chosen; then the warning line when the installed version is not modelled."""
+        note, warning = self.versions()
+        said = f"Answering: {self.display} ({self.chosen_by})" + (f"; {note}" if note else "")
+        return said + (f"\n{warning}" if warning else "")
 
     def to_json(self) -> dict[str, Any]:
-        said = {"name": self.runtime.name, "version": self.runtime.version, "chosen_by": self.chosen_by}
+        note, warning = self.versions()
+        said = {"name": self.runtime.name, "version": self.runtime.version, "chosen_by": self.chosen_by,
+                "installed": note or None, "version_warning": warning}
         return said | ({"launch": self.launch.to_json()} if self.launch is not None else {})
 
 
 def get_runtime(name: str, where: str = "--runtime") -> Runtime:
-    """The runtime called `name`; an unknown name is a usage error naming the known ones."""
+    """The runtime called `name` (`name@VERSION`: a kept version, `runtimes.versions.pinned`); an
+    unknown name is a usage error naming the known ones."""
+    if "@" in name:
+        from forge_tools.runtimes.versions import pinned, split_pin
+
+        base, version = split_pin(name)
+        return pinned(get_runtime(base, where), version or "", where)
     module = RUNTIMES.get(name)
     if module is None:
         from forge_tools.errors import UsageError
@@ -62,7 +80,10 @@ def get_runtime(name: str, where: str = "--runtime") -> Runtime:
         raise UsageError(f"unknown runtime {name!r}{did_you_mean(name, list(RUNTIMES))}; known: {known}",
                          where=where)
     runtime: Runtime = import_module(module).RUNTIME
-    return runtime
+    from forge_tools.runtimes.launch import pinned_runtime
+
+    pin = pinned_runtime(name)  # `--runtime claude@2.1.328` in this command
+    return pin if pin is not None else runtime
 
 
 def is_forge_source(source: ConfigSource) -> bool:

@@ -52,6 +52,8 @@ class Launch(NamedTuple):
 
 
 _ACTIVE: ContextVar[Launch | None] = ContextVar("forge_tools_launch", default=None)
+#: `--runtime claude@2.1.328`: the kept version that answers for its runtime in this command
+_PIN: ContextVar[Any] = ContextVar("forge_tools_pin", default=None)
 
 
 def active(runtime: str) -> Launch | None:
@@ -68,11 +70,12 @@ def current() -> Launch | None:
 @contextmanager
 def launched(launch: Launch | None) -> Iterator[Launch | None]:
     """Answer as `launch` starts its agent inside the block (None: a plain start)."""
-    token = _ACTIVE.set(launch)
+    token, pin = _ACTIVE.set(launch), _PIN.set(None)
     try:
         yield launch
     finally:
         _ACTIVE.reset(token)
+        _PIN.reset(pin)
 
 
 def parse_launch(text: str, where: str = "--launch") -> Launch:
@@ -153,6 +156,18 @@ def not_modelled(agent: str, flag: str, text: str, where: str, why: str) -> NoRe
     from forge_tools.errors import UsageError
 
     raise UsageError(f"{agent} flag {flag} is not modelled by forge-tools: {why} (in {text!r})", where=where)
+
+
+def set_pin(runtime: Any) -> None:
+    """Answer as `runtime` (a pinned kept version, `runtimes.versions.pinned`) wherever its runtime
+    answers until the enclosing `launched` block ends."""
+    _PIN.set(runtime)
+
+
+def pinned_runtime(name: str) -> Any:
+    """The pinned runtime for `name` in effect, or None."""
+    pin = _PIN.get()
+    return pin if pin is not None and pin.name == name else None
 
 
 def set_current(launch: Launch | None) -> None:

@@ -35,11 +35,13 @@ def test_claude_flags() -> None:
                           "--setting-sources user,local --model sonnet")
     o = launch.options
     assert launch.runtime == "claude" and launch.headless
-    assert (o.permission_mode, o.add_dirs, o.setting_sources) == ("acceptEdits", ("../lib",), ("user", "local"))
+    assert (o.permission_mode, o.add_dirs) == ("acceptEdits", ("../lib",))
+    assert o.setting_sources == ("user", "local")
     assert o.allowed_tools == ("Bash(git add:*)", "Edit", "Read") and o.disallowed_tools == ("WebFetch",)
     assert launch.neutral == ("--model",)
     bypass = parse_launch("claude --dangerously-skip-permissions").options
-    assert (bypass.permission_mode, bypass.mode_flag) == ("bypassPermissions", "--dangerously-skip-permissions")
+    assert bypass.permission_mode == "bypassPermissions"
+    assert bypass.mode_flag == "--dangerously-skip-permissions"
     assert not parse_launch("claude").headless
 
 
@@ -77,7 +79,8 @@ def _claude_project(project: Path, home: Path) -> None:
     (project / ".claude" / "settings.json").write_text(json.dumps(
         {"permissions": {"deny": ["Bash(rm:*)"]}}))
     (home / ".claude").mkdir(exist_ok=True)
-    (home / ".claude.json").write_text(json.dumps({"projects": {str(project): {"hasTrustDialogAccepted": True}}}))
+    trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(trusted))
 
 
 def test_explain_answers_under_the_launch(cli, project: Path, isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -88,10 +91,11 @@ def test_explain_answers_under_the_launch(cli, project: Path, isolated_env, monk
     call = json.dumps({"command": "touch made.txt"})
     code, plain, _ = cli("explain", "bash", "--call", call)
     assert code == 0 and "ASK" in plain.upper()
-    code, out, err = cli("explain", "bash", "--call", call, "--launch", "claude -p --permission-mode acceptEdits")
+    launch = "claude -p --permission-mode acceptEdits"
+    code, out, err = cli("explain", "bash", "--call", call, "--launch", launch)
     first = out.splitlines()[0]
     assert code == 0, err
-    assert first.startswith("Answering: Claude Code") and "--launch 'claude -p --permission-mode acceptEdits'" in first
+    assert first.startswith("Answering: Claude Code") and f"--launch {launch!r}" in first
     assert "headless" in first and "permission mode acceptEdits" in first
     data = json.loads(cli("explain", "bash", "--call", call, "--format", "json", "--launch",
                           "claude -p --permission-mode acceptEdits")[1])
@@ -125,9 +129,10 @@ def test_expectation_launch_codex_exec(cli, project: Path, isolated_env, monkeyp
     expect = project / "expect.yaml"
     expect.write_text(
         "- {name: plain, call: {tool: bash, args: {command: 'rm -rf build'}}, expect: ask}\n"
-        "- {name: ci, launch: 'codex exec -s workspace-write', call: {tool: bash, args: {command: 'rm -rf build'}},"
-        " expect: deny}\n"
-        "- {name: bad, launch: 'codex exec --full-auto', call: {tool: bash, args: {command: ls}}, expect: allow}\n")
+        "- {name: ci, launch: 'codex exec -s workspace-write',"
+        " call: {tool: bash, args: {command: 'rm -rf build'}}, expect: deny}\n"
+        "- {name: bad, launch: 'codex exec --full-auto',"
+        " call: {tool: bash, args: {command: ls}}, expect: allow}\n")
     code, out, _ = cli("check", "--expect", str(expect), "--format", "json", "--select", "FT2")
     data = json.loads(out)
     results = {r["assertion"]: r for r in data["expectations"]["results"]}
