@@ -34,7 +34,7 @@ _forge_tools() {
         --extend-select) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
         --ignore) COMPREPLY=($(compgen -W " $(forge-tools __complete codes ${project:+--project "$project"} 2>/dev/null)" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--project --config -c --strict --expect --runtime --format -f --load-code --select --extend-select --ignore --exit-zero --output-file -o --statistics --fix --diff --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--project --config -c --strict --expect --runtime --launch --format -f --load-code --select --extend-select --ignore --exit-zero --output-file -o --statistics --fix --diff --help -h" -- "$cur"));
       fi
       ;;
     "completions")
@@ -53,7 +53,7 @@ _forge_tools() {
       case "$prev" in
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--base --expect --format -f --project --config -c --fail-on-change --load-code --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--base --expect --format -f --project --config -c --fail-on-change --load-code --launch --help -h" -- "$cur"));
       fi
       ;;
     "explain")
@@ -63,7 +63,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --definition --agent --format -f --runtime --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--call --definition --agent --format -f --runtime --launch --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       else COMPREPLY=($(compgen -W "question bash read glob grep list edit write apply_patch task webfetch todowrite websearch skill lsp plan_exit $(forge-tools __complete tools ${project:+--project "$project"} 2>/dev/null)" -- "$cur"));
       fi
       ;;
@@ -100,7 +100,7 @@ _forge_tools() {
         --flag) COMPREPLY=($(compgen -W "lsp plan exa parallel question" -- "$cur")); return ;;
         --client) COMPREPLY=($(compgen -W "cli app desktop" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --runtimes --wide --format -f --runtime --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--agent --matrix --runtimes --wide --format -f --runtime --launch --model --flag --client --session-permission --tools --config -c --project --pure --no-mcp --help -h" -- "$cur"));
       fi
       ;;
     "outputs")

@@ -29,9 +29,10 @@ from forge_tools.visibility.call_decision import (
 
 if TYPE_CHECKING:
     from forge_tools.runtimes import Chosen
+    from forge_tools.runtimes.launch import Launch
     from forge_tools.visibility.pipeline import PipelineResult
 
-_KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model", "runtime", "runtimes")
+_KEYS = ("agent", "hidden", "visible", "call", "expect", "name", "model", "runtime", "runtimes", "launch")
 
 
 class Call(NamedTuple):
@@ -57,6 +58,9 @@ class Assertion:
     #: `runtime: all` (every agent runtime the repository configures: []) or `runtimes: [a, b]`: the
     #: call must get `expect` from each (runtimes/across.py); None: one runtime's answer
     runtimes: list[str] | None = None
+    #: `launch: 'codex exec -s workspace-write'`: the agent's start the expectation is about (its
+    #: program answers; runtimes/launch.py)
+    launch: Launch | None = None
     agent_origin: Origin | None = None
     agent_misspelt: bool = False  # a key that looks like `agent` (reported as unknown, not as missing)
     tool_origin: Origin | None = None  # the call's `tool` value
@@ -81,6 +85,8 @@ class Assertion:
             from forge_tools.runtimes.found import display_name
 
             who = display_name(self.runtime)
+        if self.launch is not None:
+            who += f" started as {self.launch.text!r}"
         return f"{who}: {'; '.join(parts) or '(incomplete)'}"
 
 
@@ -180,6 +186,8 @@ def _assertion(node: Node) -> Assertion | None:
         _runtimes(a, rs, r, problems)
     if (m := node.get("model")) is not None:
         a.model = _str(m, "model", problems)
+    if (lnode := node.get("launch")) is not None:
+        _launch(a, lnode, problems)
     call, expect = node.get("call"), node.get("expect")
     if call is None and expect is not None and "call" not in meant:
         problems.append(("a call assertion needs both `call` and `expect`; add `call ({tool: ..., "
@@ -199,6 +207,25 @@ def _assertion(node: Node) -> Assertion | None:
             and not meant & {"hidden", "visible", "call", "expect"}):
         problems.append(("an assertion needs `hidden`, `visible`, or `call` with `expect`", node.origin))
     return a
+
+
+def _launch(a: Assertion, node: Node, problems: Problems) -> None:
+    """`launch: 'claude -p --permission-mode acceptEdits'`: read with the agent's own flags; a bad flag,
+    or a `runtime:` naming another agent, is a problem at the value."""
+    from forge_tools.errors import UsageError
+    from forge_tools.runtimes.launch import choose, parse_launch
+
+    text = _str(node, "launch", problems)
+    if text is None:
+        return
+    try:
+        a.launch = parse_launch(text, where="launch")
+        if a.runtimes is not None:
+            raise UsageError("give `launch` or `runtime: all` / `runtimes`, not both")
+        choose(a.launch, a.runtime, where="runtime")
+    except UsageError as exc:
+        a.launch = None
+        problems.append((exc.message, node.origin))
 
 
 def _runtimes(a: Assertion, node: Node, runtime: Node | None, problems: Problems) -> None:
@@ -322,6 +349,9 @@ def answering(a: Assertion, chosen: Chosen | None, loaded: Any) -> Chosen:
     from forge_tools.runtimes import Chosen as Picked
     from forge_tools.runtimes import get_runtime, runtime_for
 
+    if a.launch is not None:
+        return Picked(get_runtime(a.launch.runtime), f"the expectation's launch: {a.launch.describe()}",
+                      a.launch)
     if a.runtime is not None:
         return Picked(get_runtime(a.runtime), "the expectation's runtime:")
     return chosen if chosen is not None else runtime_for(loaded)
@@ -483,41 +513,55 @@ def check_expectations(assertions: list[Assertion], agents: list[str], result_fo
     An assertion with problems of form (`Assertion.problems`, reported by the caller when the file is
     read) has its names checked too, and is not evaluated. `runtime`: the check's answering runtime
     (None: the project's files choose)."""
-    from forge_tools.runtimes.answer import has_agents
+    from contextlib import nullcontext
+
+    from forge_tools.runtimes.launch import launched
 
     outcomes: list[ExpectationOutcome] = []
     findings: list[Finding] = []
+
     for a in assertions:
-        chosen = answering(a, runtime, loaded)
-        named = _name_problems(a, agents, result_for, plugin_tools_known, chosen, loaded)
-        for message, origin in named:
-            findings.append(Finding("FT202", "error", f"expectation {a.describe()!r}: {message}",
-                                    "fix the name (or the arguments) in the expectations file", origin))
-        problems = sorted([*a.problems, *named], key=lambda p: (p[1].line or 0, p[1].column or 0))
-        if problems:
-            outcomes.append(ExpectationOutcome(
-                a.describe(), False, "not checked: " + "; ".join(m for m, _ in problems), a.origin))
-            continue
-        if a.runtimes is not None and a.call is not None and loaded is not None and agents:
-            targets = agents if a.agent == "*" else [a.agent or agents[0]]
-            verdicts = [(f"agent {agent}",
-                         *_across_verdicts(a, agent, result_for, loaded)) for agent in targets]
-        elif not has_agents(chosen.runtime.name) and agents:  # Claude, Codex, Gemini: no agents
-            turn = a.agent if a.agent in agents else agents[0]
-            verdicts = [(chosen.display, *_verdicts(a, turn, result_for, project_root, chosen, loaded))]
-        else:
-            targets = agents if a.agent == "*" else [a.agent]
-            verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, chosen, loaded))
-                        for agent in targets]
-        failing = [(agent, words) for agent, holds, words in verdicts if not holds]
-        if failing:
-            text = _grouped(failing)
-            outcomes.append(ExpectationOutcome(a.describe(), False, text, a.origin))
-            findings.append(Finding("FT201", "error", f"expectation failed: {a.describe()}: {text}",
-                                    "change the config so it holds, or update the expectation",
-                                    a.origin, data={"expectation": True}))
-        else:
-            outcomes.append(ExpectationOutcome(a.describe(), True,
-                                               _grouped([(agent, words) for agent, _, words in verdicts]),
-                                               a.origin))
+        with launched(a.launch) if a.launch is not None else nullcontext():
+            _check_one(a, agents, result_for, project_root, plugin_tools_known, runtime, loaded,
+                       outcomes, findings)
     return outcomes, findings
+
+
+def _check_one(a: Assertion, agents: list[str], result_for: ResultFor, project_root: Path,
+               plugin_tools_known: bool, runtime: Chosen | None, loaded: Any,
+               outcomes: list[ExpectationOutcome], findings: list[Finding]) -> None:
+    """One assertion's outcome (and findings), under its own launch when it has one."""
+    from forge_tools.runtimes.answer import has_agents
+
+    chosen = answering(a, runtime, loaded)
+    named = _name_problems(a, agents, result_for, plugin_tools_known, chosen, loaded)
+    for message, origin in named:
+        findings.append(Finding("FT202", "error", f"expectation {a.describe()!r}: {message}",
+                                "fix the name (or the arguments) in the expectations file", origin))
+    problems = sorted([*a.problems, *named], key=lambda p: (p[1].line or 0, p[1].column or 0))
+    if problems:
+        outcomes.append(ExpectationOutcome(
+            a.describe(), False, "not checked: " + "; ".join(m for m, _ in problems), a.origin))
+        return
+    if a.runtimes is not None and a.call is not None and loaded is not None and agents:
+        targets = agents if a.agent == "*" else [a.agent or agents[0]]
+        verdicts = [(f"agent {agent}",
+                     *_across_verdicts(a, agent, result_for, loaded)) for agent in targets]
+    elif not has_agents(chosen.runtime.name) and agents:  # Claude, Codex, Gemini: no agents
+        turn = a.agent if a.agent in agents else agents[0]
+        verdicts = [(chosen.display, *_verdicts(a, turn, result_for, project_root, chosen, loaded))]
+    else:
+        targets = agents if a.agent == "*" else [a.agent]
+        verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, chosen, loaded))
+                    for agent in targets]
+    failing = [(agent, words) for agent, holds, words in verdicts if not holds]
+    if failing:
+        text = _grouped(failing)
+        outcomes.append(ExpectationOutcome(a.describe(), False, text, a.origin))
+        findings.append(Finding("FT201", "error", f"expectation failed: {a.describe()}: {text}",
+                                "change the config so it holds, or update the expectation",
+                                a.origin, data={"expectation": True}))
+    else:
+        outcomes.append(ExpectationOutcome(a.describe(), True,
+                                           _grouped([(agent, words) for agent, _, words in verdicts]),
+                                           a.origin))

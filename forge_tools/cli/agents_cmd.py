@@ -99,12 +99,19 @@ def runtime_lines(found: list[Any], loaded: Any, answering: str | None = None) -
         "No agent runtime is configured in this project"
     lines = [f"{head} (the files each reads; docs/agents.md):"]
     rows = []
+    warnings = []
     for f in sorted(found, key=lambda f: not f.in_project):
+        v = f.versions()
+        kept = ", ".join(m for m in v["modelled"] if m != f.version) or "-"
+        have = v["installed"] or ("-" if not f.agent else "not on PATH")
+        if v["version_warning"]:
+            warnings.append(v["version_warning"])
         files = sorted(f.files, key=lambda c: c.scope not in ("project", "local"))
         what = "" if f.agent else " (forge-tools' own gate)"
         where = "project" if f.in_project else "personal files only" if f.files else "no file (defaults)"
-        rows.append((f"{f.label}{what}", where, "yes" if f.name == answering else "-",
+        rows.append((f"{f.label}{what}", kept, have, where, "yes" if f.name == answering else "-",
                      ", ".join(f"{shown(c.path)} ({c.scope})" for c in files) or "-"))
     if rows:
-        lines.append(format_table(("RUNTIME", "CONFIGURED BY", "DEFAULT", "FILES"), rows))
-    return lines
+        lines.append(format_table(("RUNTIME", "ALSO MODELLED", "INSTALLED", "CONFIGURED BY", "DEFAULT",
+                                   "FILES"), rows))
+    return lines + warnings

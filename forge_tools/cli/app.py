@@ -254,8 +254,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     from forge_tools.report import terminal
 
     streams = terminal.install(sys)  # no control character reaches the terminal raw (issue 22)
+    from forge_tools.runtimes.launch import launched
+
     try:
-        result = _command_for(args).main(args=args, prog_name="forge-tools", standalone_mode=False)
+        with launched(None):  # a command's --launch ends with the command
+            result = _command_for(args).main(args=args, prog_name="forge-tools", standalone_mode=False)
         sys.stdout.flush()  # here, where a closed pipe is still caught, not at interpreter exit
     except (ClosedPipe, BrokenPipeError):
         _silence_stdout()

@@ -9,7 +9,7 @@ from typing import Annotated, Literal, get_args
 
 import typer
 
-from forge_tools.cli.common import ConfigOpt, LoadCodeOpt, ProjectOpt, RuntimeOpt, json_errors
+from forge_tools.cli.common import ConfigOpt, LaunchOpt, LoadCodeOpt, ProjectOpt, RuntimeOpt, json_errors
 
 ExpectOpt = Annotated[
     Path | None,
@@ -33,6 +33,7 @@ def register(app: typer.Typer) -> None:
         strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the check too.")] = False,
         expect: ExpectOpt = None,
         runtime: RuntimeOpt = None,
+        launch: LaunchOpt = None,
         fmt: Annotated[CheckFormat, typer.Option(
             "--format", "-f",
             help="auto (github under GitHub Actions, else text), text, concise (one line a finding), "
@@ -86,6 +87,9 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--statistics prints text or json; use --format text or json",
                              where="--statistics")
         selected = parse_codes(select, "--select")
+        from forge_tools.cli.common import start_launch
+
+        runtime = start_launch(launch, runtime)
         if runtime is not None:
             from forge_tools.runtimes import get_runtime
 

@@ -187,3 +187,35 @@ def runtime_listing(name: str, loaded: LoadedConfig, runtime: str | None, what: 
         return json.dumps({**payload, "answering": chosen.to_json(), "ignored": ignored}, indent=2)
     tail = tail_lines({"runtime": {"name": name}, "ignored": ignored})
     return "\n".join([chosen.headline(), str(getattr(listing, f"{what}_text")(settings)), *tail])
+
+
+LaunchOpt = Annotated[
+    str | None, typer.Option("--launch", metavar="COMMAND",
+                             help="How the agent is started, as one string read with that agent's own flags "
+                                  "(e.g. 'claude -p --permission-mode acceptEdits', 'codex exec -s "
+                                  "workspace-write', 'gemini -p x --approval-mode plan'); its program "
+                                  "answers unless --runtime says otherwise (docs/runtimes.md).",
+                             show_default=False)
+]
+
+
+def start_launch(launch: str | None, runtime: str | None) -> str | None:
+    """Put `--launch` and a `--runtime NAME@VERSION` pin in effect for the rest of the command
+    (`runtimes.launch`; `cli.app.run` scopes both to one command) and return the runtime that answers:
+    `--runtime`'s, else the launch's program's; an unknown flag, a version not modelled or a conflict
+    with `--runtime` is a usage error."""
+    if runtime is not None and "@" in runtime:
+        from forge_tools.runtimes import get_runtime
+        from forge_tools.runtimes.launch import set_pin
+
+        pinned = get_runtime(runtime)  # a version not modelled is a usage error here
+        set_pin(pinned)
+        runtime = pinned.name
+    if launch is None:
+        return runtime
+    from forge_tools.runtimes.launch import choose, parse_launch, set_current
+
+    parsed = parse_launch(launch)
+    name = choose(parsed, runtime)
+    set_current(parsed)
+    return name

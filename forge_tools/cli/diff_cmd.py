@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from forge_tools.cli.common import FormatOpt, LoadCodeOpt, json_errors
+from forge_tools.cli.common import FormatOpt, LaunchOpt, LoadCodeOpt, json_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -37,6 +37,7 @@ def register(app: typer.Typer) -> None:
         fail_on_change: Annotated[bool, typer.Option("--fail-on-change",
                                                      help="Exit 1 when anything changed.")] = False,
         load_code: LoadCodeOpt = False,
+        launch: LaunchOpt = None,
     ) -> int:
         """Per agent: tools that became visible or hidden, --expect calls whose decision changed, and
         rules added, removed, changed or moved (with locations on both sides). An old side (the --base
@@ -55,11 +56,12 @@ def register(app: typer.Typer) -> None:
             render_diff_json,
             render_diff_text,
         )
-        from forge_tools.cli.common import check_format
+        from forge_tools.cli.common import check_format, start_launch
         from forge_tools.config import find_project_root
         from forge_tools.errors import UsageError
 
         check_format(fmt, ("text", "json"))
+        start_launch(launch, None)  # the agent's start for both sides' answers
         overlays = tuple(p if p.is_absolute() else Path.cwd() / p for p in (config or ()))
         if project_opt is not None:
             if base is None:

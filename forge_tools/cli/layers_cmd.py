@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge_tools.cli.common import AgentOpt, FormatOpt, RuntimeOpt, json_errors
+from forge_tools.cli.common import AgentOpt, FormatOpt, LaunchOpt, RuntimeOpt, json_errors
 from forge_tools.cli.pipeline_opts import PipelineOptions, pipeline_options
 
 if TYPE_CHECKING:
@@ -43,15 +43,17 @@ def register(app: typer.Typer) -> None:
         wide: WideOpt = False,
         fmt: FormatOpt = "text",
         runtime: RuntimeOpt = None,
+        launch: LaunchOpt = None,
         opts: PipelineOptions = PipelineOptions(),
     ) -> int:
         """Show each candidate tool, its source, every layer's verdict and whether the model sees it.
         For Claude Code (`--runtime claude`, or a project with only .claude settings) and Gemini CLI
         (`--runtime gemini`, or only .gemini files): the tools it offers the model and the rule that
         hides one."""
-        from forge_tools.cli.common import check_format
+        from forge_tools.cli.common import check_format, start_launch
 
         check_format(fmt, ("text", "json"))
+        runtime = start_launch(launch, runtime)
         from forge_tools.cli.common import LISTED_RUNTIMES, load, runtime_files_here, runtime_listing
 
         if runtime is not None and (runtime == "all" or "," in runtime):

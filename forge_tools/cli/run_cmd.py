@@ -256,7 +256,8 @@ def _run_checked(
 
     chosen = runtime_for(project.config)  # the one choice every command makes (issue 28)
     if chosen.runtime.name not in ("opencode", "forge"):  # run enforces forge-tools' gate, not that agent
-        sys.stderr.write(f"forge-tools: note: {chosen.headline()}; forge-tools run enforces its own gate "
+        head = chosen.headline().splitlines()[0]
+        sys.stderr.write(f"forge-tools: note: {head}; forge-tools run enforces its own gate "
                          f"(`forge-tools explain {tool.id} --call JSON` gives that agent's answer beside "
                          "it)\n")
     for problem in result.problems:

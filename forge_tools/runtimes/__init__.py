@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import ConfigSource, LoadedConfig
     from forge_tools.runtimes.base import Runtime
+    from forge_tools.runtimes.launch import Launch
 
 #: runtime name -> the module whose `RUNTIME` it is
 RUNTIMES: dict[str, str] = {
@@ -32,6 +33,7 @@ class Chosen(NamedTuple):
 
     runtime: Runtime
     chosen_by: str  # "--runtime", "config: opencode files only", "config: forge file PATH", ...
+    launch: Launch | None = None  # how the agent is started (`--launch`), when said
 
     @property
     def display(self) -> str:
@@ -40,16 +42,35 @@ class Chosen(NamedTuple):
 
         return f"{display_name(self.runtime.name)} {self.runtime.version}"
 
-    def headline(self) -> str:
-        """The first line of every answer: who answers and why it was chosen."""
-        return f"Answering: {self.display} ({self.chosen_by})"
+    def versions(self) -> tuple[str, str | None]:
+        """What the first line says of the installed version, and the warning when it is not
+        modelled (`runtimes.versions.version_note`; nothing for forge-tools' own gate)."""
+        from forge_tools.runtimes.versions import PACKAGES, version_note
 
-    def to_json(self) -> dict[str, str]:
-        return {"name": self.runtime.name, "version": self.runtime.version, "chosen_by": self.chosen_by}
+        return version_note(self.runtime) if self.runtime.name in PACKAGES else ("", None)
+
+    def headline(self) -> str:
+        """The first line of every answer: who answers (the modelled version, the installed one) and
+        why it was chosen; then the warning line when the installed version is not modelled."""
+        note, warning = self.versions()
+        said = f"Answering: {self.display} ({self.chosen_by})" + (f"; {note}" if note else "")
+        return said + (f"\n{warning}" if warning else "")
+
+    def to_json(self) -> dict[str, Any]:
+        note, warning = self.versions()
+        said = {"name": self.runtime.name, "version": self.runtime.version, "chosen_by": self.chosen_by,
+                "installed": note or None, "version_warning": warning}
+        return said | ({"launch": self.launch.to_json()} if self.launch is not None else {})
 
 
 def get_runtime(name: str, where: str = "--runtime") -> Runtime:
-    """The runtime called `name`; an unknown name is a usage error naming the known ones."""
+    """The runtime called `name` (`name@VERSION`: a kept version, `runtimes.versions.pinned`); an
+    unknown name is a usage error naming the known ones."""
+    if "@" in name:
+        from forge_tools.runtimes.versions import pinned, split_pin
+
+        base, version = split_pin(name)
+        return pinned(get_runtime(base, where), version or "", where)
     module = RUNTIMES.get(name)
     if module is None:
         from forge_tools.errors import UsageError
@@ -59,7 +80,10 @@ def get_runtime(name: str, where: str = "--runtime") -> Runtime:
         raise UsageError(f"unknown runtime {name!r}{did_you_mean(name, list(RUNTIMES))}; known: {known}",
                          where=where)
     runtime: Runtime = import_module(module).RUNTIME
-    return runtime
+    from forge_tools.runtimes.launch import pinned_runtime
+
+    pin = pinned_runtime(name)  # `--runtime claude@2.1.328` in this command
+    return pin if pin is not None else runtime
 
 
 def is_forge_source(source: ConfigSource) -> bool:
@@ -110,7 +134,14 @@ def runtime_for(loaded: LoadedConfig | None, name: str | None = None) -> Chosen:
     command asking): `name`'s when given (`--runtime`, the library's `runtime=`); else forge when any
     source is forge-tools'; else Claude Code when the project has Claude files and no opencode file;
     else Codex CLI when it has `.codex/` files and no opencode or Claude file; else Gemini CLI likewise
-    (`.gemini/` files); else opencode. `agents --runtimes` shows this choice; every command asks it."""
+    (`.gemini/` files); else opencode. A launch in effect (`runtimes/launch.py`: `--launch`, an
+    expectation's `launch:`) names its agent, which answers. `agents --runtimes` shows this choice;
+    every command asks it."""
+    from forge_tools.runtimes.launch import current
+
+    launch = current()  # the command's --launch (or an expectation's launch:) starts this agent
+    if launch is not None and name in (None, launch.runtime):
+        return Chosen(get_runtime(launch.runtime), launch.describe(), launch)
     if name is not None:
         return Chosen(get_runtime(name), "--runtime")
     sources = loaded.sources if loaded is not None else []

@@ -156,7 +156,10 @@ def framing(chosen: Chosen, loaded: LoadedConfig, result: PipelineResult | None,
 def head_lines(data: dict[str, Any]) -> list[str]:
     """The first lines: `Answering: Codex CLI 0.171.0 (config: ...)`, then what was translated."""
     runtime = data["runtime"]
-    lines = [f"Answering: {runtime['display']} ({runtime['chosen_by']})"]
+    note = f"; {runtime['installed']}" if runtime.get("installed") else ""
+    lines = [f"Answering: {runtime['display']} ({runtime['chosen_by']}){note}"]
+    if runtime.get("version_warning"):
+        lines.append(runtime["version_warning"])
     if data.get("translated"):
         lines.append(f"  translated: {data['translated']}")
     return lines

@@ -61,12 +61,27 @@ class FoundRuntime(NamedTuple):
     def label(self) -> str:
         return f"{self.display} {self.version}"
 
+    def versions(self) -> dict[str, Any]:
+        """The versions modelled (the answering one first) and the one installed (`runtimes.versions`;
+        None when not found on PATH), with the warning when it is not modelled."""
+        from forge_tools.runtimes import get_runtime
+        from forge_tools.runtimes.versions import PACKAGES, installed, modelled, version_note
+
+        if self.name not in PACKAGES:
+            return {"modelled": [self.version], "installed": None, "version_warning": None}
+        runtime = get_runtime(self.name)
+        found = installed(self.name)
+        return {"modelled": list(modelled(self.name, runtime)),
+                "installed": found.version if found is not None else None,
+                "version_warning": version_note(runtime)[1]}
+
     def to_json(self, default: str | None = None) -> dict[str, Any]:
         """`name` is the runtime's (`claude`), `display` its agent's (`Claude Code`); `files` the
         paths, `file_scopes` each with its scope; `default`: the runtime that answers by default
         (`runtimes.runtime_for`) when `default` names it."""
         return {"name": self.name, "display": self.display, "version": self.version, "agent": self.agent,
                 "in_project": self.in_project, "default": self.name == default,
+                **self.versions(),
                 "files": [f.path for f in self.files], "file_scopes": [f.to_json() for f in self.files]}
 
 

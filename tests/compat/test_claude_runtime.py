@@ -14,6 +14,7 @@ is ever skipped.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -116,28 +117,17 @@ class Layout:
 
 
 def _options(flags: list[str]) -> ClaudeOptions:
-    mode, allowed, disallowed, settings = None, [], [], []
-    sources: tuple[str, ...] | None = None
-    i = 0
-    while i < len(flags):
-        flag = flags[i]
-        values = []
-        j = i + 1
-        while j < len(flags) and not flags[j].startswith("--"):
-            values.append(flags[j])
-            j += 1
-        if flag == "--permission-mode":
-            mode = values[0]
-        elif flag in ("--allowedTools", "--allowed-tools"):
-            allowed.extend(values)
-        elif flag in ("--disallowedTools", "--disallowed-tools"):
-            disallowed.extend(values)
-        elif flag == "--settings":
-            settings.extend(values)
-        elif flag == "--setting-sources":
-            sources = tuple(v for value in values for v in value.split(","))
-        i = j
-    return ClaudeOptions(mode, tuple(allowed), tuple(disallowed), tuple(settings), sources)
+    """The recorded command line's flags read by forge-tools' Claude launch grammar (runtimes/launch.py),
+    as `--launch` reads them: every record with flags is a record of that flag."""
+    from forge_tools.runtimes.launch import parse_launch
+
+    options: ClaudeOptions = parse_launch(shlex.join(["claude", *COMMAND, *flags])).options
+    return options
+
+
+#: the recorder's own flags (record.py): `claude -p go --output-format stream-json --verbose
+#: --permission-prompts none`
+COMMAND = ["-p", "go", "--output-format", "stream-json", "--verbose", "--permission-prompts", "none"]
 
 
 pytestmark = pytest.mark.skipif(not RECORD_BY_NAME, reason="no Claude Code records in tests/compat/claude")

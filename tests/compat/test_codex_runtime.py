@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ import pytest
 
 from forge_tools.runtimes.codex.config import read_codex
 from forge_tools.runtimes.codex.decide import CODE_MODE_TOOLS, decide
+from forge_tools.runtimes.codex.launch import CodexLaunch
 from forge_tools.runtimes.codex.policy import Policy
 from forge_tools.runtimes.codex.runtime import VERSION
 
@@ -167,8 +169,8 @@ def test_layout_matches_binary(version: str, config: str, index: None, tmp_path:
     cwd = project / case.get("cwd", ".")
     cwd.mkdir(parents=True, exist_ok=True)
     env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
-    got = read_codex(cwd, env, overrides=_overrides(case.get("flags", [])),
-                     profile=_profile(case.get("global_flags", [])))
+    launch = _launch(case.get("global_flags", []), case.get("flags", []))
+    got = read_codex(cwd, env, overrides=list(launch.overrides), profile=launch.profile)
     if "error" in record:
         stop = record["error"].splitlines()[0]
         assert got.start_error is not None, f"Codex stops ({stop}); forge-tools not"
@@ -222,12 +224,13 @@ def _prefixes(recorded: list[list[str]]) -> list[list[Any]]:
     return out
 
 
-def _profile(flags: list[str]) -> str | None:
-    return next((flags[i + 1] for i, f in enumerate(flags) if f == "--profile" and i + 1 < len(flags)), None)
+def _launch(global_flags: list[str], flags: list[str]) -> CodexLaunch:
+    """The recorded command line (`codex GLOBAL debug prompt-input hi FLAGS`) read by forge-tools' Codex
+    launch grammar as `--launch 'codex GLOBAL FLAGS'`: every record with flags is a record of them."""
+    from forge_tools.runtimes.launch import parse_launch
 
-
-def _overrides(flags: list[str]) -> list[str]:
-    return [flags[i + 1] for i, f in enumerate(flags) if f == "-c" and i + 1 < len(flags)]
+    options: CodexLaunch = parse_launch(shlex.join(["codex", *global_flags, *flags])).options
+    return options
 
 
 def test_the_tool_lists_differ_by_one_tool() -> None:

@@ -58,6 +58,8 @@ class ClaudeOptions(NamedTuple):
     disallowed_tools: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()  # --settings: a file or inline JSON, a layer of its own
     setting_sources: tuple[str, ...] | None = None  # --setting-sources user,project,local
+    add_dirs: tuple[str, ...] = ()  # --add-dir: more working directories
+    mode_flag: str = "--permission-mode"  # the flag that set permission_mode (--dangerously-skip-permissions)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,11 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, options: Clau
     Claude runs as root (default: whether this process does), which refuses bypassPermissions;
     `trusted` overrides the workspace's trust state."""
     env = dict(os.environ if env is None else env)
-    options = options or ClaudeOptions()
+    if options is None:  # the command's --launch, when it starts Claude (runtimes/launch.py)
+        from forge_tools.runtimes.launch import active
+
+        launch = active("claude")
+        options = launch.options if launch is not None else ClaudeOptions()
     home = home if home is not None else Path(env.get("HOME") or os.path.expanduser("~"))
     cwd = Path(os.path.abspath(cwd))
     settings = ClaudeSettings(cwd=cwd, home=home, config_dir=config_dir(env, home),
@@ -305,6 +311,8 @@ def _collect(settings: ClaudeSettings, options: ClaudeOptions) -> None:
                 if isinstance(item.value, str):
                     raw = os.path.expanduser(item.value) if item.value.startswith("~") else item.value
                     settings.additional_dirs.append(Path(os.path.normpath(settings.cwd / raw)))
+    settings.additional_dirs += [Path(os.path.normpath(settings.cwd / os.path.expanduser(d)))
+                                 for d in options.add_dirs]
     _cli_rules(settings, options)
     if untrusted_note:
         ignored = sum(1 for r in settings.rules if r.why_not and "trusted" in r.why_not)
@@ -336,7 +344,7 @@ def _mode(settings: ClaudeSettings, readable: Sequence[SettingsFile], options: C
     for scope in SCOPES:
         if scope == "cli":
             if options.permission_mode:
-                chosen = (options.permission_mode, Origin("cli", name="--permission-mode"))
+                chosen = (options.permission_mode, Origin("cli", name=options.mode_flag))
             continue
         for f in readable:
             if f.scope != scope or f.tree is None:

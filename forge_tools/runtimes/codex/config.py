@@ -138,6 +138,11 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
     `trust_root`: take the trust the user's config gives that project root instead of this one's, as
     `diff` reads its old side, a temporary checkout Codex never trusted; `profile`: `--profile NAME`)."""
     env = os.environ if env is None else env
+    from forge_tools.runtimes.launch import active
+
+    launch = active("codex") if overrides is None and profile is None else None  # the command's --launch
+    if launch is not None:
+        overrides, profile = list(launch.options.overrides), launch.options.profile
     cwd = Path(cwd).resolve()
     home = codex_home(env)
     root = project_root(cwd)
@@ -216,6 +221,8 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
         settings.start_error = f"Error loading rules: {refused.path}: {refused.error}"
         settings.start_error_origin = where
         return settings
+    for key, value, flag in launch.options.values if launch is not None else ():
+        settings.values[key] = (value, Origin("cli", name=flag))  # -a, -s, codex exec: above the files
     _check_values(settings)
     return settings
 

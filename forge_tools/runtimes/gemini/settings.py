@@ -256,8 +256,14 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, *, mode: str 
     """What Gemini CLI 0.61 reads when started in `cwd` (non-interactive: `gemini -p`); `mode` is
     `--approval-mode`'s (default: the settings' `general.defaultApprovalMode`, see `_mode`)."""
     from forge_tools.paths import home_dir
+    from forge_tools.runtimes.launch import active
 
     env = os.environ if env is None else env
+    launch = active("gemini") if mode is None and interactive else None  # the command's --launch
+    if launch is not None:
+        mode, interactive = launch.options.mode, launch.options.interactive
+        if launch.options.skip_trust:
+            env = {**env, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
     settings = GeminiSettings(Path(cwd), home_dir(env), system_dir(env), mode=mode or "default",
                               interactive=interactive, env=env)
     settings.files = [_read(layer, path, settings.problems, env)

@@ -1,0 +1,101 @@
+"""Claude Code's start flags (`claude -p --permission-mode acceptEdits --add-dir ../lib`), read with its
+own grammar (recorded: tests/compat/claude/launch-*.json) into `ClaudeOptions`, which the settings
+reader (`settings.read_settings`) takes as the command line of the session."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from forge_tools.runtimes.launch import Launch
+
+#: `--permission-mode`'s choices, as the binary lists them (`default` is taken too, unlisted)
+MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan", "default")
+#: flags that change no permission answer: (names, takes a value)
+NEUTRAL = ((("--model",), True), (("--output-format",), True), (("--input-format",), True),
+           (("--verbose",), False), (("--append-system-prompt",), True), (("--system-prompt",), True),
+           (("-c", "--continue"), False), (("-n", "--name"), True), (("--session-id",), True),
+           (("--effort",), True), (("--fallback-model",), True), (("--no-session-persistence",), False),
+           (("--include-partial-messages",), False), (("--json-schema",), True),
+           (("--max-budget-usd",), True), (("--allow-dangerously-skip-permissions",), False),
+           (("--exclude-dynamic-system-prompt-sections",), False), (("--replay-user-messages",), False))
+#: flags Claude has that change what it offers or allows in ways forge-tools does not reproduce
+NOT_MODELLED = {"--tools": "the built-in tool list it sets is not read",
+                "--restricted": "restricted mode is not modelled",
+                "--mcp-config": "MCP servers from the command line are not read",
+                "--strict-mcp-config": "MCP servers from the command line are not read",
+                "--agent": "agents are not modelled", "--agents": "agents are not modelled",
+                "--plugin-dir": "plugins are not read", "--plugin-url": "plugins are not read",
+                "--safe-mode": "safe mode is not modelled", "--bare": "bare mode is not modelled",
+                "--permission-prompt-tool": "a prompt tool's answers cannot be known",
+                "-w": "worktrees are not modelled", "--worktree": "worktrees are not modelled",
+                "-r": "a resumed session's earlier approvals are not known",
+                "--resume": "a resumed session's earlier approvals are not known"}
+_SPLIT = re.compile(r"[^\s,(]+(?:\([^)]*\))?")
+
+
+def tool_list(values: list[str]) -> tuple[str, ...]:
+    """`--allowedTools "Bash(git add:*),Edit" Read`: comma- or space-separated rules, a `(...)` kept
+    whole."""
+    return tuple(m.group(0) for value in values for m in _SPLIT.finditer(value))
+
+
+def _dest(flag: str) -> str:
+    return "neutral_" + flag.lstrip("-").replace("-", "_")
+
+
+def parse(argv: list[str], text: str, where: str) -> Launch:
+    from forge_tools.runtimes.claude.settings import ClaudeOptions
+    from forge_tools.runtimes.launch import Launch, flag_parser, not_modelled, read_flags
+
+    flag = next((a.split("=", 1)[0] for a in argv if a.split("=", 1)[0] in NOT_MODELLED), None)
+    if flag is not None:
+        not_modelled("claude", flag, text, where, NOT_MODELLED[flag])
+    p = flag_parser("claude", text, where)
+    p.add_argument("-p", "--print", action="store_true")
+    p.add_argument("--permission-mode", choices=MODES)
+    p.add_argument("--permission-prompts", choices=("host", "none"))
+    p.add_argument("--dangerously-skip-permissions", action="store_true")
+    p.add_argument("--add-dir", nargs="+", action="extend", default=[])
+    p.add_argument("--allowedTools", "--allowed-tools", nargs="+", action="extend", default=[],
+                   dest="allowed")
+    p.add_argument("--disallowedTools", "--disallowed-tools", nargs="+", action="extend", default=[],
+                   dest="disallowed")
+    p.add_argument("--settings", action="append", default=[])
+    p.add_argument("--setting-sources")
+    p.add_argument("-d", "--debug", nargs="?", const="")
+    for names, value in NEUTRAL:
+        p.add_argument(*names, action="store" if value else "store_true", dest=_dest(names[-1]))
+    p.add_argument("prompt", nargs="*")
+    ns = read_flags(p, argv, "claude", text, where)
+    mode, mode_flag = ns.permission_mode, "--permission-mode"
+    if ns.dangerously_skip_permissions:
+        mode, mode_flag = "bypassPermissions", "--dangerously-skip-permissions"
+    if mode == "manual":
+        mode = "default"
+    sources = None
+    if ns.setting_sources is not None:
+        sources = tuple(s.strip() for s in ns.setting_sources.split(",") if s.strip())
+        bad = next((s for s in sources if s not in ("user", "project", "local")), None)
+        if bad is not None:
+            from forge_tools.errors import UsageError
+
+            raise UsageError(f"claude: --setting-sources {bad!r} is not user, project or local "
+                             f"(in {text!r})", where=where)
+    options = ClaudeOptions(mode, tool_list(ns.allowed), tool_list(ns.disallowed), tuple(ns.settings),
+                            sources, tuple(ns.add_dir), mode_flag)
+    effects = []
+    if mode is not None:
+        effects.append(f"permission mode {mode} ({mode_flag})")
+    effects += [f"--add-dir {d}" for d in ns.add_dir]
+    effects += [f"allow {r} (--allowedTools)" for r in options.allowed_tools]
+    effects += [f"deny {r} (--disallowedTools)" for r in options.disallowed_tools]
+    effects += [f"--settings {s}" for s in ns.settings]
+    if sources is not None:
+        effects.append("setting sources " + (",".join(sources) or "none"))
+    if ns.permission_prompts is not None:
+        refused = ": what would ask is refused" if ns.permission_prompts == "none" else ""
+        effects.append(f"--permission-prompts {ns.permission_prompts}{refused}")
+    neutral = tuple(names[-1] for names, _ in NEUTRAL if getattr(ns, _dest(names[-1])) not in (None, False))
+    return Launch("claude", text, bool(ns.print), options, tuple(effects), neutral)
