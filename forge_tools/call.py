@@ -186,9 +186,9 @@ def deciding_paths(loaded: LoadedConfig, result: PipelineResult | None = None) -
     paths += [*loaded.config_dirs, *loaded.skill_roots, *loaded.skill_paths]
     refs = discover(loaded.config_dirs, loaded.plugin_specs)[0]
     paths += [ref.path for ref in refs if ref.path is not None]
-    if result is not None:
-        paths += [v.source.path for v in result.tools if v.source.path is not None]
-        paths += [s.path for v in result.tools for s in v.shadowed if s.path is not None]
+    verdicts = getattr(result, "tools", None) or ()  # a bare context (tests, the library) has none
+    paths += [v.source.path for v in verdicts if v.source.path is not None]
+    paths += [s.path for v in verdicts for s in v.shadowed if s.path is not None]
     from forge_tools.visibility.pipeline import mcp_configured
 
     if mcp_configured(loaded):
