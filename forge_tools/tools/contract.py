@@ -103,6 +103,8 @@ class SourceQuery(NamedTuple):
     start_s: float | None = None
     start_by: str = ""
     progress: Callable[[str], None] | None = None
+    sandbox: str = "off"  # `run`'s sandbox setting, for the local MCP servers started to list tools
+    project_root: Path | None = None
     #: the config is opencode's files (`permission.agents.is_opencode_project`, not a project without
     #: any config): its builtins are opencode 1.18.33's, which has no `list` tool
     opencode: bool = False

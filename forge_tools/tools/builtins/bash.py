@@ -183,6 +183,7 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
             stderr=subprocess.STDOUT, start_new_session=True,
         )
     except OSError as exc:
+        command.finish()
         return ToolResult(f"could not start {SHELL}: {exc.strerror or exc}", title=title,
                           metadata={"truncated": False}, is_error=True)
     ended_by: str | None = None
@@ -196,6 +197,7 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_GRACE_S)
         unregister()
+        command.finish()  # the sandbox's processes have ended (its PID namespace dies with bash)
         if proc.stdout is not None:
             proc.stdout.close()
         capture.close()
