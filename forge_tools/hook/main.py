@@ -117,8 +117,8 @@ def guarded(protocol: Any, runtime: str, deadline: float, stream: Any) -> Any:
 
 
 def _failure(exc: BaseException, deadline: float) -> str:
-    from forge_tools.hook.decide import Unreadable as BadInput
     from forge_tools.hook.protocol import Unreadable
+    from forge_tools.runtimes.hook_gate import Unreadable as BadInput
 
     if isinstance(exc, Deadline):
         return f"no decision within its {deadline:g} s deadline"
@@ -150,7 +150,7 @@ def _decide(protocol: Any, runtime: str, stream: Any, record: dict[str, Any]) ->
         raise RuntimeError("forced by " + FAULT_VARIABLE)
     if fault == "sleep":
         time.sleep(3600)
-    from forge_tools.hook.decide import decide
+    from forge_tools.runtimes.hook_gate import decide
 
     verdict = decide(runtime, call.tool, call.input, Path(call.cwd))
     record.update(verdict.to_json())

@@ -1,4 +1,5 @@
-"""The one decision behind `forge-tools hook` (issue 32): one agent's tool call, decided by the gate
+"""The one decision behind `forge-tools hook` (issue 32), which `explain` and `check --expect` also ask
+(`runtimes.hooks.hook_said`): one agent's tool call, decided by the gate
 over the rules that agent reads, translated into the gate's terms (`runtimes/gate_rules.py`).
 
 The hook only ever adds refusals: its rules are an allow of everything (the agent then decides as it
