@@ -594,7 +594,7 @@ def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
             if b.behavior != n.behavior:
                 why = n.deciding.why if n.deciding is not None else ""
                 calls.append(CallChange("Claude Code", f"{own.tool} {json.dumps(own.args)}",
-                                        b.behavior, n.behavior, f"claude 2.1.328: {why}"))
+                                        b.behavior, n.behavior, f"claude 2.1.332: {why}"))
     return rules, calls
 
 

@@ -36,7 +36,7 @@ def _claude(project: Path, home: Path) -> list[tuple[str, str]]:
     (home / ".claude").mkdir(exist_ok=True)
     trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
     (home / ".claude.json").write_text(json.dumps(trusted))
-    calls = _records("claude", "claude-2.1.328.json")["read-env-deny"]["calls"]
+    calls = _records("claude", "claude-2.1.332.json")["read-env-deny"]["calls"]
     return [(c["input"]["command"], c["decision"]) for c in calls if c["tool"] == "Bash"]
 
 
@@ -76,7 +76,7 @@ def _gemini(project: Path, home: Path) -> list[tuple[str, str]]:
 
 #: agent -> (layout, its shell tool, the shell tool's command argument, the first line's agent)
 AGENTS = {
-    "claude": (_claude, "Bash", "command", "Claude Code 2.1.328"),
+    "claude": (_claude, "Bash", "command", "Claude Code 2.1.332"),
     "codex": (_codex, "exec_command", "cmd", "Codex CLI 0.171.0"),
     "gemini": (_gemini, "run_shell_command", "command", "Gemini CLI 0.61.0"),
 }

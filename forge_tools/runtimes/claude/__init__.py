@@ -1,4 +1,4 @@
-"""Claude Code 2.1.328 as it is: its settings files and trust (`settings.py`), its rule strings
+"""Claude Code 2.1.332 as it is: its settings files and trust (`settings.py`), its rule strings
 (`rules.py`), its resolver (`decide.py`), its Bash lowering (`shell.py`, `readonly.py`), its tool
 names (`tools.py`) and the findings its own tools do not give (`findings.py`)."""
 
