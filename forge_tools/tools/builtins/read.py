@@ -2,7 +2,8 @@
 
 The caps keep one call from flooding the model: at most `limit` lines (2000 by default) from a 1-based
 `offset`, lines longer than 2000 characters cut, at most 50 KiB per call, and a closing note that says
-what was shown and how to continue. Binary files are refused rather than dumped as noise.
+what was shown and how to continue, in opencode 1.18.33's words (recorded: tests/compat/facts/outputs).
+Binary files are refused rather than dumped as noise.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class ReadArgs(BaseModel):
                                             "reads as 1, as in opencode).")
     ] = None
     limit: Annotated[
-        int | None, Field(ge=1, description="How many lines to read (default 2000).")
+        int | None, Field(ge=0, description="How many lines to read (default 2000).")
     ] = None
 
 
@@ -147,7 +148,7 @@ def execute(args: ReadArgs, ctx: ToolContext) -> ToolResult:
         return _error(f"{posix(path)} is not a regular file (a device, socket or pipe); read only shows "
                       "files.", path, ctx)
     offset = args.offset or 1  # opencode reads `offset: 0` as 1
-    limit = args.limit or DEFAULT_LIMIT
+    limit = DEFAULT_LIMIT if args.limit is None else args.limit  # `limit: 0` shows no line
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -217,7 +218,7 @@ def _read_directory(path: Path, args: ReadArgs, ctx: ToolContext) -> ToolResult:
     names = sorted(((e.name + "/" if e.is_dir() else e.name) for e in kept),
                    key=lambda name: (name.casefold(), name))  # near opencode's localeCompare
     offset = args.offset or 1
-    limit = args.limit or DEFAULT_LIMIT
+    limit = DEFAULT_LIMIT if args.limit is None else args.limit
     shown = names[offset - 1:offset - 1 + limit]
     more = offset - 1 + len(shown) < len(names)
     if more:
