@@ -141,3 +141,25 @@ def test_expectation_launch_codex_exec(cli, project: Path, isolated_env, monkeyp
     (bad,) = [f for f in data["findings"] if f["code"] == "FT202"]
     assert "codex exec has no flag '--full-auto'" in bad["message"]
     assert (bad["location"]["line"], bad["location"]["key_path"]) == (3, ["2", "launch"])
+
+
+def test_gemini_plan_mode_removes_the_shell_tool(cli, project: Path, gemini_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """Gemini CLI's plan mode (recorded: gemini's `mode: plan` configs; `--approval-mode plan` is read
+    as plan, tests/compat/gemini/launch-0.61.0.json): run_shell_command is not offered, so `rm -rf`
+    cannot run; plain interactive Gemini asks; headless denies what would ask."""
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text("{}")
+    call = json.dumps({"command": "rm -rf build"})
+
+    def action(launch: str) -> str:
+        code, out, err = cli("explain", "run_shell_command", "--call", call, "--format", "json",
+                             "--launch", launch)
+        assert code == 0, err
+        data = json.loads(out)
+        assert data["runtime"]["launch"]["text"] == launch
+        return str(data["call"]["action"])
+
+    assert action("gemini") == "ask"
+    assert action("gemini -p go --approval-mode plan") == "deny"
+    assert action("gemini -p go") == "deny"
+    assert action("gemini --yolo") == "allow"

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 #: `--permission-mode`'s choices, as the binary lists them (`default` is taken too, unlisted)
 MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan", "default")
 #: flags that change no permission answer: (names, takes a value)
-NEUTRAL = ((("--model",), True), (("--output-format",), True), (("--input-format",), True),
+NEUTRAL = ((("--model",), True), (("--input-format",), True),
            (("--verbose",), False), (("--append-system-prompt",), True), (("--system-prompt",), True),
            (("-c", "--continue"), False), (("-n", "--name"), True), (("--session-id",), True),
            (("--effort",), True), (("--fallback-model",), True), (("--no-session-persistence",), False),
@@ -64,6 +64,7 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
                    dest="disallowed")
     p.add_argument("--settings", action="append", default=[])
     p.add_argument("--setting-sources")
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"))
     p.add_argument("-d", "--debug", nargs="?", const="")
     for names, value in NEUTRAL:
         p.add_argument(*names, action="store" if value else "store_true", dest=_dest(names[-1]))
@@ -98,4 +99,5 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
         refused = ": what would ask is refused" if ns.permission_prompts == "none" else ""
         effects.append(f"--permission-prompts {ns.permission_prompts}{refused}")
     neutral = tuple(names[-1] for names, _ in NEUTRAL if getattr(ns, _dest(names[-1])) not in (None, False))
+    neutral += ("--output-format",) if ns.output_format is not None else ()
     return Launch("claude", text, bool(ns.print), options, tuple(effects), neutral)
