@@ -163,3 +163,14 @@ def test_gemini_plan_mode_removes_the_shell_tool(cli, project: Path, gemini_home
     assert action("gemini -p go --approval-mode plan") == "deny"
     assert action("gemini -p go") == "deny"
     assert action("gemini --yolo") == "allow"
+
+
+def test_a_headless_ask_is_said_not_to_run(cli, project: Path, isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`claude -p` asks nobody (recorded: every Claude record is `-p`; an ask is refused as
+    `asyncAgent`, "this session has no approval surface"): the answer says so on its own line."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(isolated_env["home"] / ".claude"))
+    _claude_project(project, isolated_env["home"])
+    call = json.dumps({"command": "touch made.txt"})
+    out = cli("explain", "bash", "--call", call, "--launch", "claude -p")[1]
+    assert "headless: 'claude -p' asks nobody: a call that would ask does not run" in out.splitlines()
+    assert "headless:" not in cli("explain", "bash", "--call", call, "--launch", "claude")[1]
