@@ -166,11 +166,38 @@ def test_gemini_plan_mode_removes_the_shell_tool(cli, project: Path, gemini_home
 
 
 def test_a_headless_ask_is_said_not_to_run(cli, project: Path, isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """`claude -p` asks nobody (recorded: every Claude record is `-p`; an ask is refused as
-    `asyncAgent`, "this session has no approval surface"): the answer says so on its own line."""
+    """`claude -p` asks nobody. With the default `--permission-prompts host` and no host, what would
+    ask is refused (recorded: `launch-prompts-host`, "you haven't granted it yet"): deny. With
+    `--permission-prompts none` the binary reports it as a permission request denied (`asyncAgent`,
+    every other Claude record): an ask that does not run, said on its own line."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(isolated_env["home"] / ".claude"))
     _claude_project(project, isolated_env["home"])
     call = json.dumps({"command": "touch made.txt"})
-    out = cli("explain", "bash", "--call", call, "--launch", "claude -p")[1]
-    assert "headless: 'claude -p' asks nobody: a call that would ask does not run" in out.splitlines()
-    assert "headless:" not in cli("explain", "bash", "--call", call, "--launch", "claude")[1]
+
+    def answer(launch: str) -> tuple[str, str]:
+        code, out, err = cli("explain", "bash", "--call", call, "--launch", launch)
+        data = json.loads(cli("explain", "bash", "--call", call, "--launch", launch, "--format", "json")[1])
+        assert code == 0, err
+        return str(data["call"]["action"]), out
+
+    assert answer("claude")[0] == "ask" and answer("claude -p")[0] == "deny"
+    action, out = answer("claude -p --permission-prompts none")
+    assert action == "ask"
+    line = "headless: 'claude -p --permission-prompts none' asks nobody: a call that would ask does not run"
+    assert line in out.splitlines()
+    assert "headless:" not in answer("claude")[1]
+
+
+def test_the_library_takes_a_launch(project: Path, isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`forge_tools.call_answers(..., launch=...)`: the same launch as `--launch`, the same answers."""
+    import forge_tools
+
+    home = isolated_env["home"]
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    _codex_project(project, home)
+    plain = forge_tools.call_answers(project, "bash", {"command": "rm -rf build"})
+    ci = forge_tools.call_answers(project, "bash", {"command": "rm -rf build"}, launch="codex exec")
+    assert (plain.runtime.action, ci.runtime.action) == ("ask", "deny")
+    assert ci.chosen.launch is not None and ci.chosen.launch.headless
+    with pytest.raises(UsageError, match="full-auto"):
+        forge_tools.call_answers(project, "bash", {"command": "ls"}, launch="codex exec --full-auto")
