@@ -81,6 +81,7 @@ def _claude_project(project: Path, home: Path) -> None:
     (home / ".claude").mkdir(exist_ok=True)
     trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
     (home / ".claude.json").write_text(json.dumps(trusted))
+    (home / ".claude" / ".claude.json").write_text(json.dumps(trusted))  # with CLAUDE_CONFIG_DIR set
 
 
 def test_explain_answers_under_the_launch(cli, project: Path, isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -201,3 +202,37 @@ def test_the_library_takes_a_launch(project: Path, isolated_env, monkeypatch) ->
     assert ci.chosen.launch is not None and ci.chosen.launch.headless
     with pytest.raises(UsageError, match="full-auto"):
         forge_tools.call_answers(project, "bash", {"command": "ls"}, launch="codex exec --full-auto")
+
+
+def test_layers_lists_the_tools_of_the_launch(cli, project: Path, gemini_home: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text("{}")
+
+    def shell_row(*launch: str) -> str:
+        code, out, err = cli("layers", *launch)
+        assert code == 0, err
+        return next(line for line in out.splitlines() if line.startswith("run_shell_command"))
+
+    assert "offered" in shell_row()
+    assert "HIDDEN" in shell_row("--launch", "gemini -p go --approval-mode plan")
+
+
+def test_diff_answers_both_sides_under_the_launch(cli, project: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                  isolated_env, monkeypatch) -> None:
+    """A project's `defaultMode: acceptEdits` removed: `touch` went from allowed to asking, unless the
+    agent is started with `--permission-mode acceptEdits` anyway (recorded: mode-cli-acceptEdits)."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(isolated_env["home"] / ".claude"))
+    _claude_project(project, isolated_env["home"])
+    old = tmp_path / "old"
+    (old / ".claude").mkdir(parents=True)
+    (old / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"deny": ["Bash(rm:*)"], "defaultMode": "acceptEdits"}}))
+    (project / "expect.yaml").write_text(
+        '- {call: {tool: bash, args: {command: "touch made.txt"}}, expect: allow}\n')
+    args = ("diff", str(old), str(project), "--expect", str(project / "expect.yaml"), "--format", "json")
+    code, out, err = cli(*args)
+    assert code == 0, err
+    assert [(c["old"], c["new"]) for c in json.loads(out)["calls"]] == [("allow", "ask")]
+    code, out, err = cli(*args, "--launch", "claude --permission-mode acceptEdits")
+    assert code == 0, err
+    assert json.loads(out)["calls"] == []
