@@ -76,7 +76,8 @@ def decide_call(project: LoadedConfig | str | Path | None, tool_id: str, args: d
 
 def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],
                  agent: str | None = None, *, runtime: str | None = None,
-                 session: PermissionSession | None = None, load_code: bool = False) -> Answers:
+                 session: PermissionSession | None = None, load_code: bool = False,
+                 launch: str | None = None) -> Answers:
     """Both answers about a call, as `explain --call` gives them: `.runtime` (what the answering agent
     does; the project's files choose it, as `agents --runtimes` shows: opencode 1.18.33 for opencode's
     files, forge-tools' gate for forge's, Claude Code 2.1.332 for a project with only Claude's
@@ -85,13 +86,19 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
     (`bash {"command"}`, `Bash`, `exec_command {"cmd"}`, `run_shell_command`, an MCP name in any
     agent's form): it is put in the answering agent's (`.translated` says how). `.gate` is
     `decide_call`'s decision, what `run_call` enforces (for Claude, of the same call under Claude's
-    rules), `.chosen` which runtime and why, `.difference` the one line saying where they differ."""
+    rules), `.chosen` which runtime and why, `.difference` the one line saying where they differ.
+    `launch` is how the agent is started, as `--launch` takes it (`"codex exec -s workspace-write"`:
+    its program answers; an unknown flag is a `UsageError`)."""
     from forge_tools.runtimes import runtime_for
     from forge_tools.runtimes.answer import call_answers as answers
+    from forge_tools.runtimes.launch import choose, launched, parse_launch
 
-    loaded = _loaded(project)
-    result = resolve(loaded, agent, load_code=load_code)
-    return answers(runtime_for(loaded, runtime), loaded, result, tool_id, args, session=session)
+    started = parse_launch(launch, where="launch") if launch is not None else None
+    runtime = choose(started, runtime, where="runtime")
+    with launched(started):
+        loaded = _loaded(project)
+        result = resolve(loaded, agent, load_code=load_code)
+        return answers(runtime_for(loaded, runtime), loaded, result, tool_id, args, session=session)
 
 
 def answers_by_runtime(project: LoadedConfig | str | Path | None, tool_id: str, args: dict[str, Any],

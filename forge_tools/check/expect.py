@@ -555,7 +555,8 @@ def _check_one(a: Assertion, agents: list[str], result_for: ResultFor, project_r
                      *_across_verdicts(a, agent, result_for, loaded)) for agent in targets]
     elif not has_agents(chosen.runtime.name) and agents:  # Claude, Codex, Gemini: no agents
         turn = a.agent if a.agent in agents else agents[0]
-        verdicts = [(chosen.display, *_verdicts(a, turn, result_for, project_root, chosen, loaded))]
+        who = chosen.display + (f" started as {chosen.launch.text!r}" if chosen.launch is not None else "")
+        verdicts = [(who, *_verdicts(a, turn, result_for, project_root, chosen, loaded))]
     else:
         targets = agents if a.agent == "*" else [a.agent]
         verdicts = [(agent, *_verdicts(a, agent, result_for, project_root, chosen, loaded))

@@ -56,10 +56,11 @@ def call_answers(chosen: Chosen, loaded: LoadedConfig, result: PipelineResult, t
     if runtime.name == "claude" and own is not None:
         from forge_tools.runtimes.claude.decide import decide
         from forge_tools.runtimes.claude.gate import gate_decision
-        from forge_tools.runtimes.claude.runtime import RUNTIME as CLAUDE
+        from forge_tools.runtimes.claude.runtime import ClaudeRuntime
 
-        settings = CLAUDE.settings(cwd)
-        answer = CLAUDE.answer(decide(settings, own.tool, own.args, cwd), own.tool, own.args)
+        assert isinstance(runtime, ClaudeRuntime)  # the chosen one: a `claude@VERSION` pin too
+        settings = runtime.settings(cwd)
+        answer = runtime.answer(decide(settings, own.tool, own.args, cwd), own.tool, own.args)
         if decided is None:
             decided, untranslated = gate_decision(result, settings, own.tool, own.args, root)
             if untranslated and answer.extra is not None:
@@ -145,7 +146,11 @@ def framing(chosen: Chosen, loaded: LoadedConfig, result: PipelineResult | None,
     why (`runtime`), what of the call was translated, the files the agent ignores, the built-in checks
     that decided, and the other configured agents whose answer differs (with a call)."""
     said = both.translated if both is not None else translated
-    return {"runtime": chosen.to_json() | {"display": chosen.display},
+    launch = chosen.launch
+    asks = both is not None and both.runtime.action == "ask"
+    headless = (f"{launch.text!r} asks nobody: a call that would ask does not run"
+                if launch is not None and launch.headless and asks else None)
+    return {"runtime": chosen.to_json() | {"display": chosen.display}, "headless": headless,
             "translated": said,
             "ignored": [i.to_json() for i in ignored_files(chosen.runtime.name, loaded)],
             "builtin_checks": builtin_checks(both.runtime) if both is not None else [],
@@ -190,8 +195,9 @@ def tail_lines(data: dict[str, Any]) -> list[str]:
     from forge_tools.runtimes.found import display_name
 
     agent = display_name(data["runtime"]["name"])
-    lines = [f"ignored: {agent} does not read {i['path']}: {i['reason']}; fix: {i['fix']}"
-             for i in data.get("ignored", [])]
+    lines = [f"headless: {data['headless']}"] if data.get("headless") else []
+    lines += [f"ignored: {agent} does not read {i['path']}: {i['reason']}; fix: {i['fix']}"
+              for i in data.get("ignored", [])]
     lines += [f"built-in check: {agent}: {c}" for c in data.get("builtin_checks", [])]
     if data.get("hook"):
         lines.append(f"hook: {data['hook']['line']}")

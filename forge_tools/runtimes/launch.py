@@ -131,6 +131,22 @@ def flag_parser(agent: str, text: str, where: str) -> argparse.ArgumentParser:
     return Parser(prog=agent, add_help=False, allow_abbrev=False, exit_on_error=False)
 
 
+def once() -> type[argparse.Action]:
+    """An argparse action for a flag given at most once (clap's: `the argument '--sandbox' cannot be
+    used multiple times`)."""
+    import argparse
+
+    class Once(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                     values: Any, option_string: str | None = None) -> None:
+            if getattr(namespace, self.dest, None) is not None:
+                raise argparse.ArgumentError(self, f"the argument '{self.option_strings[-1]}' cannot be used "
+                                                   "multiple times")
+            setattr(namespace, self.dest, values)
+
+    return Once
+
+
 def read_flags(parser: argparse.ArgumentParser, argv: list[str], agent: str, text: str,
                where: str) -> argparse.Namespace:
     """`argv` read by `parser` (flags and the prompt in any order); a flag it does not know is an

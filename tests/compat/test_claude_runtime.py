@@ -59,6 +59,10 @@ def _load() -> tuple[dict[str, Any], dict[str, Any]]:
         return {}, {}
     cases = {c["name"]: c for c in json.loads(CASES.read_text())["configs"]}
     records = {c["name"]: c for c in json.loads(RECORDS.read_text())["configs"]}
+    # the start flags' records (launch.py: launch-cases.json -> launch-<version>.json), replayed alike
+    cases.update({c["name"]: c for c in json.loads((HERE / "launch-cases.json").read_text())["configs"]})
+    for path in sorted(HERE.glob("launch-[0-9]*.json")):
+        records.update({c["name"]: c for c in json.loads(path.read_text())["configs"]})
     return cases, records
 
 

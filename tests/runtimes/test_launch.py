@@ -81,6 +81,7 @@ def _claude_project(project: Path, home: Path) -> None:
     (home / ".claude").mkdir(exist_ok=True)
     trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
     (home / ".claude.json").write_text(json.dumps(trusted))
+    (home / ".claude" / ".claude.json").write_text(json.dumps(trusted))  # with CLAUDE_CONFIG_DIR set
 
 
 def test_explain_answers_under_the_launch(cli, project: Path, isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -141,3 +142,97 @@ def test_expectation_launch_codex_exec(cli, project: Path, isolated_env, monkeyp
     (bad,) = [f for f in data["findings"] if f["code"] == "FT202"]
     assert "codex exec has no flag '--full-auto'" in bad["message"]
     assert (bad["location"]["line"], bad["location"]["key_path"]) == (3, ["2", "launch"])
+
+
+def test_gemini_plan_mode_removes_the_shell_tool(cli, project: Path, gemini_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """Gemini CLI's plan mode (recorded: gemini's `mode: plan` configs; `--approval-mode plan` is read
+    as plan, tests/compat/gemini/launch-0.61.0.json): run_shell_command is not offered, so `rm -rf`
+    cannot run; plain interactive Gemini asks; headless denies what would ask."""
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text("{}")
+    call = json.dumps({"command": "rm -rf build"})
+
+    def action(launch: str) -> str:
+        code, out, err = cli("explain", "run_shell_command", "--call", call, "--format", "json",
+                             "--launch", launch)
+        assert code == 0, err
+        data = json.loads(out)
+        assert data["runtime"]["launch"]["text"] == launch
+        return str(data["call"]["action"])
+
+    assert action("gemini") == "ask"
+    assert action("gemini -p go --approval-mode plan") == "deny"
+    assert action("gemini -p go") == "deny"
+    assert action("gemini --yolo") == "allow"
+
+
+def test_a_headless_ask_is_said_not_to_run(cli, project: Path, isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`claude -p` asks nobody. With the default `--permission-prompts host` and no host, what would
+    ask is refused (recorded: `launch-prompts-host`, "you haven't granted it yet"): deny. With
+    `--permission-prompts none` the binary reports it as a permission request denied (`asyncAgent`,
+    every other Claude record): an ask that does not run, said on its own line."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(isolated_env["home"] / ".claude"))
+    _claude_project(project, isolated_env["home"])
+    call = json.dumps({"command": "touch made.txt"})
+
+    def answer(launch: str) -> tuple[str, str]:
+        code, out, err = cli("explain", "bash", "--call", call, "--launch", launch)
+        data = json.loads(cli("explain", "bash", "--call", call, "--launch", launch, "--format", "json")[1])
+        assert code == 0, err
+        return str(data["call"]["action"]), out
+
+    assert answer("claude")[0] == "ask" and answer("claude -p")[0] == "deny"
+    action, out = answer("claude -p --permission-prompts none")
+    assert action == "ask"
+    line = "headless: 'claude -p --permission-prompts none' asks nobody: a call that would ask does not run"
+    assert line in out.splitlines()
+    assert "headless:" not in answer("claude")[1]
+
+
+def test_the_library_takes_a_launch(project: Path, isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`forge_tools.call_answers(..., launch=...)`: the same launch as `--launch`, the same answers."""
+    import forge_tools
+
+    home = isolated_env["home"]
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    _codex_project(project, home)
+    plain = forge_tools.call_answers(project, "bash", {"command": "rm -rf build"})
+    ci = forge_tools.call_answers(project, "bash", {"command": "rm -rf build"}, launch="codex exec")
+    assert (plain.runtime.action, ci.runtime.action) == ("ask", "deny")
+    assert ci.chosen.launch is not None and ci.chosen.launch.headless
+    with pytest.raises(UsageError, match="full-auto"):
+        forge_tools.call_answers(project, "bash", {"command": "ls"}, launch="codex exec --full-auto")
+
+
+def test_layers_lists_the_tools_of_the_launch(cli, project: Path, gemini_home: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text("{}")
+
+    def shell_row(*launch: str) -> str:
+        code, out, err = cli("layers", *launch)
+        assert code == 0, err
+        return next(line for line in out.splitlines() if line.startswith("run_shell_command"))
+
+    assert "offered" in shell_row()
+    assert "HIDDEN" in shell_row("--launch", "gemini -p go --approval-mode plan")
+
+
+def test_diff_answers_both_sides_under_the_launch(cli, project: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                  isolated_env, monkeypatch) -> None:
+    """A project's `defaultMode: acceptEdits` removed: `touch` went from allowed to asking, unless the
+    agent is started with `--permission-mode acceptEdits` anyway (recorded: mode-cli-acceptEdits)."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(isolated_env["home"] / ".claude"))
+    _claude_project(project, isolated_env["home"])
+    old = tmp_path / "old"
+    (old / ".claude").mkdir(parents=True)
+    (old / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"deny": ["Bash(rm:*)"], "defaultMode": "acceptEdits"}}))
+    (project / "expect.yaml").write_text(
+        '- {call: {tool: bash, args: {command: "touch made.txt"}}, expect: allow}\n')
+    args = ("diff", str(old), str(project), "--expect", str(project / "expect.yaml"), "--format", "json")
+    code, out, err = cli(*args)
+    assert code == 0, err
+    assert [(c["old"], c["new"]) for c in json.loads(out)["calls"]] == [("allow", "ask")]
+    code, out, err = cli(*args, "--launch", "claude --permission-mode acceptEdits")
+    assert code == 0, err
+    assert json.loads(out)["calls"] == []

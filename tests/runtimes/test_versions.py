@@ -103,3 +103,17 @@ def test_first_line_and_agents_name_both_versions(cli, project: Path, tmp_path: 
     data = json.loads(cli("agents", "--runtimes", "--format", "json")[1])
     codex = next(r for r in data["runtimes"] if r["name"] == "codex")
     assert codex["modelled"] == ["0.171.0", "0.169.0"] and codex["installed"] == "0.172.3"
+
+
+def test_a_pinned_claude_names_its_version_in_the_answer(cli, project: Path, isolated_env,  # type: ignore[no-untyped-def]
+                                                          monkeypatch) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}}))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(isolated_env["home"] / ".claude"))
+    rm = json.dumps({"command": "rm -rf x"})
+    for version in MODELLED["claude"]:
+        pin = f"claude@{version}"
+        code, out, _ = cli("explain", "Bash", "--call", rm, "--format", "json", "--runtime", pin)
+        data = json.loads(out)
+        assert code == 0 and data["runtime"]["version"] == version
+        assert data["call"]["runtime"]["version"] == version and data["call"]["action"] == "deny"

@@ -97,7 +97,7 @@ def _by_rules(rules: list[ClaudeRule], test: Any) -> tuple[Behavior, ClaudeRule]
 def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None
            ) -> ClaudeDecision:
     """What Claude Code does with a call of `tool` (its own name) with `args`."""
-    decision = _decide(settings, tool, args, cwd)
+    decision = _refused_ask(settings, _decide(settings, tool, args, cwd))
     parts = mcp_parts(canonical(tool))
     server = server_named(settings, parts[0]) if parts is not None and decision.offered else None
     deciding = decision.deciding
@@ -108,6 +108,18 @@ def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path 
             f"{server.origin}; whether it has this tool is not known: it is not started here)")
     checks = tuple(c._replace(why=said) if c is deciding else c for c in decision.checks)
     return decision._replace(checks=checks)
+
+
+def _refused_ask(settings: ClaudeSettings, decision: ClaudeDecision) -> ClaudeDecision:
+    """`claude -p` with no one to answer a prompt (`--permission-prompts host`, the default, and no
+    SDK host): what would ask is refused ("... needs approval", "you haven't granted it yet"; recorded:
+    tests/compat/claude/launch-2.1.332.json `launch-prompts-host`)."""
+    if not settings.asks_refused or decision.behavior != "ask":
+        return decision
+    why = "claude -p has no one to ask (--permission-prompts host, no host): refused"
+    checks = tuple(c._replace(behavior="deny", why=f"{c.why}; {why}") if c.behavior == "ask" else c
+                   for c in decision.checks)
+    return decision._replace(behavior="deny", checks=checks)
 
 
 def _decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 #: `--permission-mode`'s choices, as the binary lists them (`default` is taken too, unlisted)
 MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan", "default")
 #: flags that change no permission answer: (names, takes a value)
-NEUTRAL = ((("--model",), True), (("--output-format",), True), (("--input-format",), True),
+NEUTRAL = ((("--model",), True), (("--input-format",), True),
            (("--verbose",), False), (("--append-system-prompt",), True), (("--system-prompt",), True),
            (("-c", "--continue"), False), (("-n", "--name"), True), (("--session-id",), True),
            (("--effort",), True), (("--fallback-model",), True), (("--no-session-persistence",), False),
@@ -64,6 +64,7 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
                    dest="disallowed")
     p.add_argument("--settings", action="append", default=[])
     p.add_argument("--setting-sources")
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"))
     p.add_argument("-d", "--debug", nargs="?", const="")
     for names, value in NEUTRAL:
         p.add_argument(*names, action="store" if value else "store_true", dest=_dest(names[-1]))
@@ -83,8 +84,9 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
 
             raise UsageError(f"claude: --setting-sources {bad!r} is not user, project or local "
                              f"(in {text!r})", where=where)
+    refused = bool(ns.print) and ns.permission_prompts != "none"  # recorded: launch-prompts-host
     options = ClaudeOptions(mode, tool_list(ns.allowed), tool_list(ns.disallowed), tuple(ns.settings),
-                            sources, tuple(ns.add_dir), mode_flag)
+                            sources, tuple(ns.add_dir), mode_flag, refused)
     effects = []
     if mode is not None:
         effects.append(f"permission mode {mode} ({mode_flag})")
@@ -94,8 +96,11 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
     effects += [f"--settings {s}" for s in ns.settings]
     if sources is not None:
         effects.append("setting sources " + (",".join(sources) or "none"))
-    if ns.permission_prompts is not None:
-        refused = ": what would ask is refused" if ns.permission_prompts == "none" else ""
-        effects.append(f"--permission-prompts {ns.permission_prompts}{refused}")
+    if refused:
+        effects.append("no one answers a prompt: what would ask is refused")
+    elif ns.permission_prompts == "none":
+        effects.append("--permission-prompts none: what would ask is refused, reported as a permission "
+                       "request denied")
     neutral = tuple(names[-1] for names, _ in NEUTRAL if getattr(ns, _dest(names[-1])) not in (None, False))
+    neutral += ("--output-format",) if ns.output_format is not None else ()
     return Launch("claude", text, bool(ns.print), options, tuple(effects), neutral)

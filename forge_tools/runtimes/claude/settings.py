@@ -60,6 +60,7 @@ class ClaudeOptions(NamedTuple):
     setting_sources: tuple[str, ...] | None = None  # --setting-sources user,project,local
     add_dirs: tuple[str, ...] = ()  # --add-dir: more working directories
     mode_flag: str = "--permission-mode"  # the flag that set permission_mode (--dangerously-skip-permissions)
+    asks_refused: bool = False  # `claude -p` with no one to answer a prompt (--permission-prompts host)
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ class ClaudeSettings:
     problems: list[tuple[Origin, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     is_root: bool = False
+    asks_refused: bool = False  # `claude -p` and no prompt host: what would ask is refused (launch)
     start_error: str | None = None  # Claude Code does not start at all with these settings
     disabled_mcp: set[str] = field(default_factory=set)  # disabledMcpjsonServers: no tools from these
     mcp_servers: list[ClaudeMcpServer] = field(default_factory=list)  # mcp.read_mcp_servers
@@ -158,6 +160,7 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, options: Clau
                               managed_dir=managed_dir(env), env=env,
                               is_root=(hasattr(os, "geteuid") and os.geteuid() == 0) if is_root is None
                               else is_root)
+    settings.asks_refused = options.asks_refused
     _read_trust(settings)
     if trusted is not None:  # a caller's own answer (diff reads a checkout with the worktree's trust)
         settings.trusted, settings.trust_origin = trusted, None

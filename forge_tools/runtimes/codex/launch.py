@@ -51,17 +51,20 @@ def _dest(flag: str) -> str:
 def _grammar(p: object, neutral: tuple[tuple[tuple[str, ...], bool], ...], top: bool) -> None:
     import argparse
 
+    from forge_tools.runtimes.launch import once
+
     assert isinstance(p, argparse.ArgumentParser)
     p.add_argument("-c", "--config", action="append", default=[], dest="config")
     p.add_argument("--enable", action="append", default=[])
     p.add_argument("--disable", action="append", default=[])
-    p.add_argument("-p", "--profile")
-    p.add_argument("-s", "--sandbox", choices=SANDBOXES)
-    p.add_argument("--dangerously-bypass-approvals-and-sandbox", action="store_true", dest="bypass")
+    p.add_argument("-p", "--profile", action=once())
+    p.add_argument("-s", "--sandbox", choices=SANDBOXES, action=once())
+    # `--yolo` is the binary's hidden alias (recorded: accepted, launch-grammar-0.171.0.json)
+    p.add_argument("--dangerously-bypass-approvals-and-sandbox", "--yolo", action="store_true", dest="bypass")
     if top:
-        p.add_argument("-a", "--ask-for-approval", choices=APPROVALS, dest="approval")
+        p.add_argument("-a", "--ask-for-approval", choices=APPROVALS, dest="approval", action=once())
     for names, value in neutral:
-        p.add_argument(*names, action="store" if value else "store_true", dest=_dest(names[-1]))
+        p.add_argument(*names, action=once() if value else "store_true", dest=_dest(names[-1]))
 
 
 def parse(argv: list[str], text: str, where: str) -> Launch:

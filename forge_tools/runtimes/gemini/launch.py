@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 #: `--approval-mode`'s choices -> the mode's name in Gemini's policy engine
 MODES = {"default": "default", "auto_edit": "autoEdit", "yolo": "yolo", "plan": "plan"}
 #: flags that change no permission answer: (names, takes a value)
-NEUTRAL = ((("-m", "--model"), True), (("-d", "--debug"), False), (("-o", "--output-format"), True),
+NEUTRAL = ((("-m", "--model"), True), (("-d", "--debug"), False),
            (("--screen-reader",), False), (("--raw-output",), False), (("--accept-raw-output-risk",), False),
            (("--session-id",), True))
 #: flags Gemini has whose effect forge-tools does not reproduce
@@ -54,6 +54,7 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
     p.add_argument("-y", "--yolo", action="store_true")
     p.add_argument("--approval-mode", choices=tuple(MODES))
     p.add_argument("--skip-trust", action="store_true")
+    p.add_argument("-o", "--output-format", choices=("text", "json", "stream-json"))
     for names, value in NEUTRAL:
         p.add_argument(*names, action="store" if value else "store_true", dest=_dest(names[-1]))
     p.add_argument("query", nargs="*")
@@ -74,5 +75,6 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
     if ns.skip_trust:
         effects.append("the folder trusted for this session (--skip-trust)")
     neutral = tuple(names[-1] for names, _ in NEUTRAL if getattr(ns, _dest(names[-1])) not in (None, False))
+    neutral += ("--output-format",) if ns.output_format is not None else ()
     return Launch("gemini", text, headless, GeminiLaunch(mode, not headless, bool(ns.skip_trust)),
                   tuple(effects), neutral)

@@ -272,6 +272,10 @@ def read_settings(cwd: Path, env: Mapping[str, str] | None = None, *, mode: str 
     if fatal is not None:
         settings.start_error = f"{fatal.origin}: {fatal.message}"
     _trust(settings, env)
+    if launch is not None and settings.mode != "default" and not settings.trusted:
+        # recorded (tests/compat/gemini/launch-*.json): `Approval mode overridden to "default" because
+        # the current folder is not trusted.`
+        settings.mode = "default"
     for f in settings.files:
         if f.tree is None:
             continue

@@ -37,7 +37,7 @@ from case_layout import expand, write_case_files  # noqa: E402
 from standin import Script, StandIn  # noqa: E402
 
 CLAUDE = Path(os.environ.get("CLAUDE_BIN", "/work/agents/node_modules/.bin/claude"))
-CASES = HERE / "cases.json"
+CASES = Path(os.environ.get("CLAUDE_CASES") or HERE / "cases.json")  # launch.py: launch-cases.json
 RUN_TIMEOUT = 90
 MCP_CONNECT_WAIT = 10.0  # seconds the stand-in waits before the first call when a config has MCP servers
 NS_FLAG = "FT_CLAUDE_RECORDER_IN_NS"
