@@ -56,12 +56,14 @@ def test_check_reports_the_same_warnings_as_findings(odd_project: Path, cli) -> 
     assert sum(1 for f in json.loads(out)["findings"] if f["code"] == "FT119") == 2
 
 
-CODEX_CASES = list(itertools.product([False, True], [False, True], [False, True],
-                                     [None, "trusted", "untrusted"]))
+CODEX_CASES = [*itertools.product([False, True], [False, True], [False, True],
+                                  [None, "trusted", "untrusted"]),
+               # Codex does not start (a bad value): the rules files are not read, and say why
+               (True, "bad", True, "trusted"), (True, "bad", True, None), (False, "bad", True, "untrusted")]
 
 
 @pytest.mark.parametrize(("user_file", "project_config", "rules", "trust"), CODEX_CASES)
-def test_ft323_never_says_none(project: Path, cli, user_file: bool, project_config: bool, rules: bool,  # type: ignore[no-untyped-def]
+def test_ft323_never_says_none(project: Path, cli, user_file: bool, project_config: object, rules: bool,  # type: ignore[no-untyped-def]
                                trust: str | None) -> None:
     import os
 
@@ -72,11 +74,12 @@ def test_ft323_never_says_none(project: Path, cli, user_file: bool, project_conf
         (home / ".codex" / "config.toml").write_text(entry)
     (project / ".codex").mkdir()
     if project_config:
-        (project / ".codex" / "config.toml").write_text('approval_policy = "never"\n')
+        bad = 'sandbox_mode = "bogus"\n' if project_config == "bad" else ""
+        (project / ".codex" / "config.toml").write_text('approval_policy = "never"\n' + bad)
     if rules:
         (project / ".codex" / "rules").mkdir()
         (project / ".codex" / "rules" / "x.rules").write_text(
             'prefix_rule(pattern=["rm"], decision="forbidden")\n')
-    for command in (("check",), ("layers",)):
+    for command in (("check",), ("layers",), ("rules",), ("agents", "--runtimes"), ("config",)):
         _code, out, err = cli(*command)
         assert "None" not in out + err, out + err
