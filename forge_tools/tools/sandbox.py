@@ -278,8 +278,10 @@ def plan_sandbox(
     rules = tuple(rules)
     root = os.path.realpath(project_root)
     config_dirs = tuple(config_dirs)
-    inside = {rel for p in (*decides, *config_dirs, *(os.path.join(root, g) for g in GIT_DECIDES))
-              if (rel := _inside_rel(p, root)) is not None}
+    git = [os.path.join(root, g) for g in GIT_DECIDES]
+    if os.path.isfile(os.path.join(root, ".git")):  # a worktree's `.git` file names where git looks
+        git.append(os.path.join(root, ".git"))
+    inside = {rel for p in (*decides, *config_dirs, *git) if (rel := _inside_rel(p, root)) is not None}
     heads = (*_touching_heads(rules), *(rel + "/" for rel in sorted(inside)))
     state = _Walk(root, rules, heads, frozenset(inside))
     root_mode = state.modes.of(SENTINEL)

@@ -407,7 +407,9 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
 
     answers = ask(source_query(loaded, request, mcp, focus), load_code)
     candidates = build_candidates(*(listing.tools for _, listing in answers))
-    problems = [p for _, listing in answers for p in listing.problems]
+    from forge_tools.sources.config_warnings import config_warnings
+
+    problems = [*config_warnings(loaded), *(p for _, listing in answers for p in listing.problems)]
     problems.extend(candidates.problems)
     notes = [n for _, listing in answers for n in listing.notes]
     unlisted = [u for _, listing in answers for u in listing.unlisted]

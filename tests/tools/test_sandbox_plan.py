@@ -64,6 +64,14 @@ def test_the_default_rules_keep_what_decides_read_only_and_the_rest_writable(tre
     assert got[os.path.realpath(os.environ["HOME"])] == ("scratch", "private home")  # caches, discarded
 
 
+def test_a_worktree_git_file_is_read_only(tree: Path) -> None:
+    import shutil
+
+    shutil.rmtree(tree / ".git")
+    (tree / ".git").write_text("gitdir: /elsewhere/.git/worktrees/x\n")
+    assert modes(plan_sandbox(BASE, tree), tree)[".git"] == ("ro", "config")
+
+
 def test_an_edit_deny_is_a_read_only_bind_and_its_parents_are_pinned(tree: Path) -> None:
     plan = plan_sandbox((*BASE, *rules(("edit", "src/deep/er/canary.txt", "deny"))), tree)
     got = modes(plan, tree)
