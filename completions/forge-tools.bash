@@ -68,7 +68,7 @@ _forge_tools() {
       fi
       ;;
     "hook")
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --deadline --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --deadline --sandbox --help -h" -- "$cur"));
       else COMPREPLY=($(compgen -W "install status uninstall" -- "$cur"));
       fi
       ;;
@@ -76,7 +76,7 @@ _forge_tools() {
       case "$prev" in
         --format|-f) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --scope --project --format -f --help -h" -- "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--runtime --scope --project --sandbox --format -f --help -h" -- "$cur"));
       fi
       ;;
     "hook status")
