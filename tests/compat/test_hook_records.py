@@ -143,18 +143,6 @@ def test_gemini_without_the_hook_ran_spellings_of_the_denied_command(gemini_reco
     assert not [a for c in gemini_record["without_hook"] for a in c["audit"]]
 
 
-def test_gemini_every_failure_of_the_hook_ended_in_a_deny(gemini_record: dict, project: Path) -> None:  # type: ignore[type-arg]
-    for name, call in gemini_record["failures"].items():
-        assert not call["ran"], name  # the allowed call did not run: the hook failed closed
-        assert "Tool execution blocked: forge-tools hook refused the call" in call["result"], name
-        # today's hook, failing the same way, still prints Gemini's deny
-        (project / ".gemini").mkdir(exist_ok=True)
-        (project / ".gemini" / "settings.json").write_text(json.dumps(gemini_record["settings"]))
-        out = gemini_hook(call["command"], project,
-                          call["hook_command"].replace("forge-tools hook --runtime gemini", HOOK_PROGRAM))
-        assert json.loads(out)["decision"] == "deny", (name, out)
-
-
 def test_gemini_ran_the_sandboxed_rewrite_inside_the_sandbox(gemini_record: dict) -> None:  # type: ignore[type-arg]
     call = gemini_record["sandbox"]
     assert call["ran"] and not call["config_written"]  # work/ written, .gemini/ read-only inside
@@ -172,3 +160,45 @@ def test_gemini_today_s_hook_answers_every_recorded_call_as_the_recorded_one(  #
         (line,) = call["audit"]
         out = gemini_hook(line["subject"], project)
         assert (json.loads(out)["decision"] if out else "none") == line["action"], line
+
+
+FAILURE_RECORDS = sorted(p for p in (Path(__file__).parent / "hooks").glob("*-*.json")
+                         if "failures" in json.loads(p.read_text()))
+RESULT_KEY = {"claude": "tool_result", "codex": "output", "gemini": "result", "opencode": "output"}
+
+
+def _payload(agent: str, project: Path, command: str) -> dict[str, object]:
+    if agent == "opencode":
+        return {"tool": "bash", "args": {"command": command}, "cwd": str(project)}
+    event = "BeforeTool" if agent == "gemini" else "PreToolUse"
+    tool = "run_shell_command" if agent == "gemini" else "Bash"
+    return {"cwd": str(project), "hook_event_name": event, "tool_name": tool,
+            "tool_input": {"command": command}}
+
+
+def _denied(agent: str, out: str) -> bool:
+    answer = json.loads(out)
+    if agent in ("claude", "codex"):
+        return bool(answer["hookSpecificOutput"]["permissionDecision"] == "deny")
+    return bool(answer["decision"] == "deny")
+
+
+@pytest.mark.parametrize("path", FAILURE_RECORDS, ids=[p.stem for p in FAILURE_RECORDS])
+def test_every_failure_of_the_hook_ended_in_a_deny_inside_the_agent(path: Path, project: Path) -> None:
+    """A forced internal error, garbage on the hook's stdin, a truncated payload and a passed deadline:
+    inside the real binary the allowed call did not run, the model was told the hook refused it, and
+    today's hook failing the same way prints that agent's deny."""
+    record = json.loads(path.read_text())
+    agent = record["agent"]
+    assert set(record["failures"]) == {"forced internal error", "garbage on stdin", "truncated payload",
+                                       "deadline passed"}
+    program = f"{sys.executable} -m forge_tools hook --runtime {agent}"
+    for name, call in record["failures"].items():
+        assert not call["ran"], name
+        assert "forge-tools hook refused the call" in call[RESULT_KEY[agent]], name
+        assert [a["action"] for a in call["audit"]] == ["deny"], name
+        shell = call["hook_command"].replace(f"forge-tools hook --runtime {agent}", program)
+        out = subprocess.run(["sh", "-c", shell], input=json.dumps(_payload(agent, project, call["command"])),
+                             capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, GEMINI_CLI_TRUST_WORKSPACE="true")).stdout
+        assert _denied(agent, out), (name, out)

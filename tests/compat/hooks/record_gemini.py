@@ -34,6 +34,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from failures import FAILURES, failing, shown  # type: ignore[import-not-found]  # noqa: E402
+
 GEMINI = Path(os.environ.get("GEMINI_BIN", "/work/agents/node_modules/.bin/gemini"))
 NS_FLAG = "FT_HOOK_GEMINI_RECORDER_IN_NS"
 FORGE = Path(sys.executable).with_name("forge-tools")
@@ -44,13 +47,6 @@ SPELLINGS = ["rm victim.txt", "/bin/rm victim.txt", "command rm victim.txt", "en
 ALLOWED = "touch victim-kept.txt"
 #: `--sandbox`: an allowed call that writes where the rules leave writable and into Gemini's config
 SANDBOXED = "touch work/kept.txt; touch .gemini/probe"
-#: the hook entry's command made to fail; `{hook}` is forge-tools' own hook command
-FAILURES = {
-    "forced internal error": "env FORGE_TOOLS_HOOK_TEST_FAULT=raise {hook}",
-    "garbage on stdin": "sh -c 'cat >/dev/null; echo \"not json {{\" | {hook}'",
-    "truncated payload": "sh -c 'head -c 40 | {hook}'",
-    "deadline passed": "env FORGE_TOOLS_HOOK_TEST_FAULT=sleep {hook} --deadline 1",
-}
 
 
 class StandIn:
@@ -130,7 +126,7 @@ def one_run(stand_in: StandIn, command: str, hook: str | None) -> dict[str, Any]
                 settings = project / ".gemini" / "settings.json"
                 data = json.loads(settings.read_text())
                 entry = data["hooks"]["BeforeTool"][0]["hooks"][0]
-                entry["command"] = hook.format(hook=entry["command"])
+                entry["command"] = failing(hook, entry["command"])
                 settings.write_text(json.dumps(data, indent=2) + "\n")
         stand_in.command, stand_in.results = command, []
         proc = subprocess.run([str(GEMINI), "-p", "go", "--approval-mode", "yolo", "--output-format", "json"],
@@ -172,8 +168,8 @@ def main() -> int:
         "--runtime gemini (project scope)"), "settings": SETTINGS,
         "without_hook": [one_run(stand_in, c, None) for c in [*SPELLINGS, ALLOWED]],
         "with_hook": [one_run(stand_in, c, "") for c in [*SPELLINGS, ALLOWED]],
-        "failures": {name: {**one_run(stand_in, ALLOWED, how), "hook_command": how.format(
-            hook="forge-tools hook --runtime gemini")} for name, how in FAILURES.items()},
+        "failures": {name: {**one_run(stand_in, ALLOWED, how), "hook_command": shown(how, "gemini")}
+                     for name, how in FAILURES.items()},
         "sandbox": one_run(stand_in, SANDBOXED, "{hook} --sandbox")}
     out = HERE / f"gemini-{version}.json"
     out.write_text(json.dumps(record, indent=2) + "\n")
