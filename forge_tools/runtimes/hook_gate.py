@@ -118,9 +118,15 @@ def _permission(runtime: str, tool: str) -> str:
 
 def _requests(forge_id: str, args: dict[str, Any], tool: str, root: Path) -> list[Any] | None:
     from forge_tools.tools.builtins.requests import REQUESTS
-    from forge_tools.tools.context import ToolContext
 
-    ctx = ToolContext(agent="build", project_root=root)
+    entry = REQUESTS.get(forge_id)
+    if entry is None:
+        from forge_tools.tools.context import ToolContext
+
+        return _other_builtin(forge_id, args, tool, ToolContext(agent="build", project_root=root))
+    # what the lean request builders read of a ToolContext (`tools/builtins/requests.py`): the project
+    # root, and no output store or peek of a run (building the real one costs the hook a thirtieth)
+    ctx: Any = SimpleNamespace(agent="build", project_root=root, outputs=None, peek=None, extra={})
     if forge_id == "webfetch" and isinstance(args.get("url"), str) and not _URL.fullmatch(args["url"]):
         urls = _URL.findall(args["url"])  # Gemini's web_fetch takes a prompt with the URLs in it
         if not urls:
@@ -128,9 +134,6 @@ def _requests(forge_id: str, args: dict[str, Any], tool: str, root: Path) -> lis
         from forge_tools.tools.builtins.requests import webfetch
 
         return [r for u in urls for r in webfetch(SimpleNamespace(url=u), ctx)]
-    entry = REQUESTS.get(forge_id)
-    if entry is None:
-        return _other_builtin(forge_id, args, tool, ctx)
     make, required, optional = entry
     for key in required:
         if not isinstance(args.get(key), str) or not args[key]:
