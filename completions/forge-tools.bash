@@ -83,19 +83,21 @@ _forge_tools() {
     "hook")
       case "$prev" in
         --runtime) COMPREPLY=($(_forge_tools_words "claude codex gemini opencode" "$cur")); return ;;
+        --sandbox) COMPREPLY=($(_forge_tools_words "require auto off" "$cur")); return ;;
         --deadline) COMPREPLY=(); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(_forge_tools_words "--runtime --deadline --help -h" "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(_forge_tools_words "--runtime --deadline --sandbox --help -h" "$cur"));
       else COMPREPLY=($(_forge_tools_words "install status uninstall" "$cur"));
       fi
       ;;
     "hook install")
       case "$prev" in
         --runtime) COMPREPLY=($(_forge_tools_words "claude codex gemini opencode" "$cur")); return ;;
+        --sandbox) COMPREPLY=($(_forge_tools_words "require auto off" "$cur")); return ;;
         --format|-f) COMPREPLY=($(_forge_tools_words "text json" "$cur")); return ;;
         --scope|--project) COMPREPLY=(); return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(_forge_tools_words "--runtime --scope --project --format -f --help -h" "$cur"));
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(_forge_tools_words "--runtime --scope --project --sandbox --format -f --help -h" "$cur"));
       fi
       ;;
     "hook status")

@@ -30,6 +30,9 @@ def main() -> None:
         # (neither typer nor rich is imported on this path; forge_tools/hook/main.py), and without
         # cycle collection: one decision builds little and exits (collection was a tenth of its CPU)
         gc.disable()
+        from forge_tools.hook.lean import defer
+
+        defer("inspect")  # dataclasses imports it and (with docstrings) never uses it: hook/lean.py
         from forge_tools.hook.main import main as hook
 
         code = hook(argv[1:])

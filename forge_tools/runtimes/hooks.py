@@ -80,18 +80,19 @@ def hook_file(agent: str, scope: str, project: Path, env: Mapping[str, str] | No
     raise ValueError(f"unknown agent {agent!r}")
 
 
-def forge_command(agent: str) -> str:
+def forge_command(agent: str, sandbox: bool = False) -> str:
     """The hook command with an absolute path to forge-tools (the console script beside this
-    interpreter, else this interpreter with `-m forge_tools`)."""
+    interpreter, else this interpreter with `-m forge_tools`); `sandbox`: with `--sandbox`."""
     beside = Path(sys.executable).with_name("forge-tools")
     program = (shlex.quote(str(beside)) if beside.is_file() and os.access(beside, os.X_OK)
                else f"{shlex.quote(os.path.abspath(sys.executable))} -m forge_tools")
-    return f"{program} hook --runtime {agent}"
+    return f"{program} hook --runtime {agent}" + (" --sandbox" if sandbox else "")
 
 
-def our_entry(agent: str) -> dict[str, Any]:
+def our_entry(agent: str, sandbox: bool = False) -> dict[str, Any]:
     """The entry `hook install` writes for a command-hook agent (agent-hooks.md's snippets)."""
-    hook: dict[str, Any] = {"type": "command", "command": forge_command(agent), "timeout": TIMEOUT[agent]}
+    hook: dict[str, Any] = {"type": "command", "command": forge_command(agent, sandbox),
+                            "timeout": TIMEOUT[agent]}
     if agent == "claude":
         hook["onFailure"] = "block"
         return {"matcher": "*", "hooks": [hook]}

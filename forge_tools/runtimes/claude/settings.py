@@ -95,6 +95,8 @@ class ClaudeRule:
 
 @dataclass(frozen=True)
 class SettingsFile:
+    """One settings file Claude reads (or would): its scope, whether it exists, its located JSON."""
+
     scope: Scope
     path: Path
     exists: bool

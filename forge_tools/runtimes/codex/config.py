@@ -54,6 +54,8 @@ class Layer:
 
 @dataclass
 class CodexSettings:
+    """What Codex reads for permissions started in `cwd`: its config layers, rules and modes."""
+
     cwd: Path
     project_root: Path
     codex_home: Path
