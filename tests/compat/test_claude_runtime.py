@@ -41,12 +41,6 @@ GAPS: dict[tuple[str, int], str] = {
     ("bash-subshells", 1): _SUBSHELL_RULE,
     ("bash-subshells", 6): _SUBSHELL_RULE,
 }
-_SERVER_TOOLS = ("which tools an MCP server has: the binary started the server Claude prefers for the "
-                 "name (recorded in mcp_servers, matched by test_mcp_servers_match_binary) and it has no "
-                 "such tool; forge-tools never starts a server, so it answers by the rules as if it had")
-GAPS.update({(config, i): _SERVER_TOOLS for config, i in (
-    ("mcp-scope-precedence", 0), ("mcp-scope-precedence", 1), ("mcp-user-over-project", 0),
-    ("mcp-parent-and-project", 0), ("mcp-missing-tool", 1))})
 #: config -> the gap in its tool lists
 TOOL_GAPS: dict[str, str] = {}
 #: what init lists once an MCP server has connected before it (a race the recorder does not control):
@@ -109,11 +103,22 @@ class Layout:
         self.env = {k: v for k, v in env.items() if v is not None}  # a null unsets it
         self.options = _options(case.get("flags", []))
         self.cwd = self.project / case.get("cwd", "")  # where Claude is started: the project or below
+        self.uses_mcp = "mcp_server.py" in json.dumps(case)
+        self.listed: dict[str, frozenset[str] | None] | None = None
 
     def expand(self, value: Any) -> Any:
         return expand(value, {"$PROJECT": str(self.project), "$HOME": str(self.home),
                               "$MANAGED": str(self.managed), "$PYTHON": sys.executable, "$COMPAT": str(HERE),
                               "$SCRATCH": str(self.project.parent)})
+
+    def server_tools(self) -> dict[str, frozenset[str] | None] | None:
+        """The tools of the MCP servers Claude starts here, listed by starting them (the real
+        `mcp_server.py`, as the recorder did); None for a config that starts none."""
+        if self.listed is None and self.uses_mcp:
+            from forge_tools.runtimes.claude.mcp import server_tools
+
+            self.listed = server_tools(self.settings(), start_s=30.0)
+        return self.listed
 
     def settings(self):  # type: ignore[no-untyped-def]
         # the recorder runs the binary as root (bypassPermissions needs IS_SANDBOX=1 there)
@@ -143,11 +148,15 @@ def test_call_matches_binary(config: str, index: int, tmp_path: Path) -> None:
     check_call(Layout(tmp_path, CASE_BY_NAME[config]), record)
 
 
-def check_call(layout: Layout, record: dict[str, Any]) -> None:
+def check_call(layout: Layout, record: dict[str, Any],
+               server_tools: dict[str, frozenset[str] | None] | None = None) -> None:
     """forge-tools' answer to one recorded call (`tool`, `input`, `decision`, `reason_type`,
-    `message`) in `layout` is the binary's; an AssertionError says how it is not."""
+    `message`) in `layout` is the binary's; an AssertionError says how it is not. An MCP call is
+    decided with the tools its server lists (`server_tools`, else listed in `layout`)."""
     args = layout.expand(record["input"])
-    got = decide(layout.settings(), record["tool"], args, layout.cwd)
+    if server_tools is None and record["tool"].startswith("mcp__"):
+        server_tools = layout.server_tools()
+    got = decide(layout.settings(), record["tool"], args, layout.cwd, server_tools)
     want = record["decision"]
     message = record.get("message") or ""
     if want == "error" and ("InputValidationError" in message or "has not been read yet" in message):

@@ -249,7 +249,7 @@ def test_matrix_and_explain_read_claude_code_mcp_servers(cli, repo: Path) -> Non
     assert "Claude Code has no MCP server 'other' here" in out
     code, out, _ = cli("explain", "mcp__srv__read_thing", "--call", "{}", "--runtime", "claude")
     assert "Offered to the model: yes" in out and "ASK" in out
-    assert "whether it has this tool is not known: it is not started here" in out
+    assert "whether it has this tool is not known: it was not listed here" in out
     code, out, _ = cli("layers", "--runtime", "claude")
     assert "MCP server 'srv' (project, " in out and ".mcp.json:1:" in out and "Claude Code starts it" in out
 

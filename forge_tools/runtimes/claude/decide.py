@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -39,7 +40,15 @@ from forge_tools.runtimes.claude.rules import (
     tool_rule_matches,
 )
 from forge_tools.runtimes.claude.settings import Behavior, ClaudeRule, ClaudeSettings
-from forge_tools.runtimes.claude.shell import Part, deny_candidates, lower, unprivileged, unsafe_free, watched
+from forge_tools.runtimes.claude.shell import (
+    Part,
+    builtin_argv,
+    deny_candidates,
+    lower,
+    unprivileged,
+    unsafe_free,
+    watched,
+)
 from forge_tools.runtimes.claude.tools import NO_PERMISSION, canonical, hiding_rule, input_problem, is_builtin
 
 _ORDER = {"allow": 0, "ask": 1, "deny": 2}
@@ -94,18 +103,30 @@ def _by_rules(rules: list[ClaudeRule], test: Any) -> tuple[Behavior, ClaudeRule]
     return None
 
 
-def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None
-           ) -> ClaudeDecision:
-    """What Claude Code does with a call of `tool` (its own name) with `args`."""
+def decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path | None = None,
+           server_tools: Mapping[str, frozenset[str] | None] | None = None) -> ClaudeDecision:
+    """What Claude Code does with a call of `tool` (its own name) with `args`. `server_tools`: per
+    started MCP server, the tools it lists (`mcp.server_tools`); without it, or for a server that
+    could not be listed, an MCP call is decided by the rules and the answer says the tool may be
+    missing."""
     decision = _refused_ask(settings, _decide(settings, tool, args, cwd))
     parts = mcp_parts(canonical(tool))
     server = server_named(settings, parts[0]) if parts is not None and decision.offered else None
     deciding = decision.deciding
-    if server is None or deciding is None:
+    if server is None or deciding is None or parts is None:
         return decision
-    # the rules' answer holds if the server has the tool: its tool list is not read (it is not started)
+    listed = (server_tools or {}).get(parts[0])
+    if listed is not None and parts[1] is not None and parts[1] not in listed:
+        return ClaudeDecision("deny", "not_offered", (Check(canonical(tool), "deny", None,
+                              f"the MCP server {server.name!r} ({server.scope}, {server.origin}) was "
+                              f"started and lists no tool {parts[1]!r}: Claude Code has no such tool"),),
+                              False)
+    if listed is not None:
+        return decision
+    # the rules' answer holds if the server has the tool: its tool list is not known here
     said = (f"{deciding.why} (the MCP server {server.name!r} is Claude's, {server.scope} scope at "
-            f"{server.origin}; whether it has this tool is not known: it is not started here)")
+            f"{server.origin}; whether it has this tool is not known: it was not listed here, and "
+            "Claude Code has no tool its server does not list)")
     checks = tuple(c._replace(why=said) if c is deciding else c for c in decision.checks)
     return decision._replace(checks=checks)
 
@@ -437,56 +458,70 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
         else:
             return Check(part.text, "ask", None, f"it writes to a file ({part.redirect}): Claude Code "
                          "asks even when a rule allows it"), cwd
+    if hit is not None and hit is not bare_allow:
+        # an allow rule approves the command, not a path outside the working directories (a
+        # Read allow covering it aside): `cat ~/x` asks under `Bash(cat *)` (generated corpus)
+        outside = _outside(settings, stripped, cwd, reading=True)
+        if outside is not None:
+            return Check(part.text, "ask", None, f"the rule {hit[1].text!r} matches {part.text!r}, but "
+                         f"{outside!r} is outside the working directories: Claude Code asks"), cwd
     if hit is not None:
         return Check(part.text, "allow", hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"), cwd
-    fidelity = read_only(" ".join(stripped) if stripped != part.argv else part.text, stripped)
+    own = builtin_argv(part.argv) or ()  # what Claude's own allowances see (`shell.builtin_argv`)
+    fidelity = read_only(" ".join(own) if own != part.argv else part.text.lstrip("\\"), own)
     if fidelity is not None:
-        outside = _outside(settings, stripped, cwd, reading=True)
+        outside = _outside(settings, own, cwd, reading=True)
         if outside is not None:
             return Check(part.text, "ask", None, f"a read-only command, but {outside!r} is outside the "
                          "working directories: Claude Code asks"), cwd
         return Check(part.text, "allow", None, "a read-only command: Claude Code runs it without asking",
                      fidelity), cwd
-    if (accept and stripped[:1] == ("sed",) and _sed_edit(stripped)
-            and _outside(settings, stripped, cwd) is None):
-        files = [a for a in stripped[1:] if not a.startswith("-")][1:]
+    if (accept and own[:1] == ("sed",) and _sed_edit(own)
+            and _outside(settings, own, cwd) is None):
+        files = [a for a in own[1:] if not a.startswith("-")][1:]
         touchy = next((t for a in files
                        for t in [_sensitive(settings, _resolve(a, cwd, settings.home))] if t), None)
         if touchy is None:
             return Check(part.text, "allow", None, f"{settings.mode} runs a plain `sed s/a/b/` edit of files "
                          "inside the working directories", "reproduced"), cwd
-    if (accept and stripped and stripped[0] in ACCEPT_EDITS_COMMANDS
-            and _outside(settings, stripped, cwd) is None):
-        touchy = next((t for a in stripped[1:] if not a.startswith("-")
+    if (accept and own and own[0] in ACCEPT_EDITS_COMMANDS
+            and _outside(settings, own, cwd) is None):
+        touchy = next((t for a in own[1:] if not a.startswith("-")
                        for t in [_sensitive(settings, _resolve(a, cwd, settings.home))] if t), None)
         if touchy is not None:
             return Check(part.text, "ask", None, f"it writes to {touchy}, a file {settings.mode} does "
                          "not edit unasked: Claude Code asks", _sensitive_fidelity(touchy)), cwd
         return Check(part.text, "allow", None, f"{settings.mode} runs file commands inside the working "
-                     "directories", "reproduced" if stripped[0] in RECORDED_ACCEPT_EDITS else "modelled"), cwd
+                     "directories", "reproduced" if own[0] in RECORDED_ACCEPT_EDITS else "modelled"), cwd
     return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks"), cwd
 
 
-#: file commands whose path arguments Claude checks against Read and Edit deny rules, besides
-#: READ_COMMANDS (recorded, bash-paths-vs-denies: cp and mv sources and targets, rm, touch, mkdir, tee;
-#: `chmod` and `ln` are not checked)
+#: file commands whose path arguments Claude checks against Edit deny rules (recorded,
+#: bash-paths-vs-denies: `cp` targets, `mv` sources and targets, `rm`, `touch`, `mkdir`, `tee`; `cp`
+#: sources are reads; `chmod` and `ln` are not checked; `rm x` is not refused by a Read deny of x)
 PATH_WRITE_COMMANDS = frozenset({"rm", "mv", "cp", "touch", "mkdir", "tee", "rmdir"})
 
 
 def _denied_path(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], cwd: Path
                  ) -> Check | None:
-    """A path a subcommand reads or writes that a deny rule covers: an argument of a reading command
-    (Read denies), of a file command or `sed -i` (Read and Edit denies), an input redirection's file
-    (Read denies) or an output redirection's (Edit denies). Claude denies the subcommand."""
+    """A path a subcommand reads or writes that a deny rule covers: an argument of a reading command,
+    a `cp` source or an input redirection's file (Read denies), an argument of a writing command, a
+    `cp` target or an output redirection's file (Edit denies), a file `sed -i` edits (both). Claude
+    denies the subcommand."""
     argv = unprivileged(part.stripped)
     named: list[tuple[str, tuple[str, ...]]] = [(f, ("Read",)) for f in part.reads]
     named += [(f, ("Edit",)) for f in part.writes]
     if argv and (argv[0] in READ_COMMANDS or argv[0] in PATH_WRITE_COMMANDS):
-        editing = argv[0] in PATH_WRITE_COMMANDS or (argv[0] == "sed" and _sed_in_place(argv))
         args = [a for a in argv[1:] if not a.startswith("-")]
         if argv[0] in ("grep", "rg", "sed") and args:
             args = args[1:]
-        named += [(a, ("Read", "Edit") if editing else ("Read",)) for a in args]
+        if argv[0] == "cp" and args:
+            named += [(a, ("Read",)) for a in args[:-1]] + [(args[-1], ("Edit",))]
+        elif argv[0] in PATH_WRITE_COMMANDS:
+            named += [(a, ("Edit",)) for a in args]
+        else:
+            editing = argv[0] == "sed" and _sed_in_place(argv)
+            named += [(a, ("Read", "Edit") if editing else ("Read",)) for a in args]
     if not named:
         return None
     denies = [r for r in rules

@@ -1,6 +1,8 @@
 """The MCP servers Claude Code 2.1.332 would start in a workspace, read from its files as the binary
-reads them (recorded with `claude -p`, tests/compat/claude `mcp-*`). Nothing is started: the files
-are only parsed, so a server's own tool list is not known here.
+reads them (recorded with `claude -p`, tests/compat/claude `mcp-*`). Reading them starts nothing;
+`server_tools` starts the loaded ones (the shared lister `sources.mcp.list_servers`, with its
+cache) to learn which tools each has: Claude has no tool a started server does not list
+("No such tool available" even under an allow rule naming it; `mcp-missing-tool`).
 
 - A `managed-mcp.json` in the managed settings directory takes exclusive control: only its
   `mcpServers` load (source `enterprise`); project, user and local servers are not started.
@@ -23,7 +25,7 @@ made `_` (server `my.srv`, tool `get.odd-thing x`: `mcp__my_srv__get_odd-thing_x
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,7 @@ from forge_tools.origin import Node, Origin
 
 if TYPE_CHECKING:
     from forge_tools.runtimes.claude.settings import ClaudeSettings
+    from forge_tools.sources.mcp import ListingCache, McpServer
 
 _ODD = re.compile(r"[^A-Za-z0-9_-]")
 #: lowest to highest: a name in a higher scope is the one started
@@ -56,6 +59,7 @@ class ClaudeMcpServer:
     origin: Origin
     loaded: bool = True
     why_not: str | None = None
+    entry: Node | None = field(default=None, compare=False, repr=False)  # its config entry
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "scope": self.scope, "origin": self.origin.to_json(),
@@ -77,8 +81,8 @@ def _servers(tree: Node | None, scope: str) -> list[ClaudeMcpServer]:
     node = tree.get("mcpServers") if tree is not None else None
     if node is None or not node.is_map:
         return []
-    return [ClaudeMcpServer(name, scope, value.key_origin or value.origin) for name, value in node.items()
-            if value.is_map]
+    return [ClaudeMcpServer(name, scope, value.key_origin or value.origin, entry=value)
+            for name, value in node.items() if value.is_map]
 
 
 def project_mcp_files(cwd: Path) -> list[Path]:
@@ -129,7 +133,7 @@ def read_mcp_servers(settings: ClaudeSettings) -> list[ClaudeMcpServer]:
                 why = "the managed deniedMcpServers names it"
             elif allowed is not None and server.name not in allowed:
                 why = "the managed allowedMcpServers does not name it"
-            found.append(ClaudeMcpServer(server.name, scope, server.origin, why is None, why))
+            found.append(ClaudeMcpServer(server.name, scope, server.origin, why is None, why, server.entry))
     winners: dict[str, ClaudeMcpServer] = {}
     for server in found:
         if server.loaded:
@@ -139,7 +143,8 @@ def read_mcp_servers(settings: ClaudeSettings) -> list[ClaudeMcpServer]:
         if server.loaded and winners[server.name] is not server:
             higher = winners[server.name]
             server = ClaudeMcpServer(server.name, server.scope, server.origin, False,
-                                     f"the {higher.scope} server of that name ({higher.origin}) is started")
+                                     f"the {higher.scope} server of that name ({higher.origin}) is started",
+                                     server.entry)
         out.append(server)
     return out
 
@@ -161,3 +166,48 @@ def no_server_why(settings: ClaudeSettings, name: str, tool: str | None = None) 
                     f"{server.origin}): {server.why_not}; it has no such tool")
     return (f"Claude Code has no MCP server {name!r} here (read: managed-mcp.json, .mcp.json, "
             "mcpServers of ~/.claude.json and of its entry for this project); it has no such tool")
+
+
+def _as_source(server: ClaudeMcpServer, cwd: Path) -> McpServer | None:
+    """The entry as the shared lister's server: `command` + `args` + `env` over stdio, or a `url`
+    (`type` http or sse); None for an entry that names neither."""
+    from forge_tools.sources.mcp import McpServer
+
+    entry = server.entry
+    if entry is None:
+        return None
+
+    def text(key: str) -> str | None:
+        node = entry.get(key)
+        return node.value if node is not None and isinstance(node.value, str) else None
+
+    def strings(key: str) -> list[str]:
+        node = entry.get(key)
+        return ([str(p.value) for p in node.value if isinstance(p.value, str)]
+                if node is not None and node.is_list else [])
+
+    def mapping(key: str) -> dict[str, str]:
+        node = entry.get(key)
+        return ({k: str(v.value) for k, v in node.items() if isinstance(v.value, str)}
+                if node is not None and node.is_map else {})
+
+    command, url = text("command"), text("url")
+    if command:
+        return McpServer(server.name, "local", server.origin, cwd, command=(command, *strings("args")),
+                         environment=mapping("env"))
+    if url and url.startswith(("http://", "https://")):
+        return McpServer(server.name, "remote", server.origin, cwd, url=url, headers=mapping("headers"))
+    return None
+
+
+def server_tools(settings: ClaudeSettings, cache: ListingCache | None = None,
+                 start_s: float | None = None) -> dict[str, frozenset[str] | None]:
+    """Per loaded server (its tool-name form), the tools it lists, as Claude names them; None for
+    a server that could not be listed (its tools are then not known)."""
+    from forge_tools.sources.mcp import list_servers
+
+    loaded = [s for s in settings.mcp_servers if s.loaded]
+    sources = {s.name: _as_source(s, settings.cwd) for s in loaded}
+    listings, _problems = list_servers([m for m in sources.values() if m is not None], cache, start_s=start_s)
+    listed = {item.server.name: frozenset(normalise(t.name) for t in item.tools) for item in listings}
+    return {normalise(s.name): listed.get(s.name) for s in loaded}

@@ -358,10 +358,13 @@ def _mode(settings: ClaudeSettings, readable: Sequence[SettingsFile], options: C
             node = perms.get("defaultMode") if perms is not None else None
             if node is None:
                 continue
-            if scope == "project" and node.value == "bypassPermissions":
-                settings.notes.append(f"defaultMode bypassPermissions of .claude/settings.json "
+            if scope in ("project", "local") and node.value == "bypassPermissions":
+                # the project's files cannot put Claude in bypass mode, and the mode a lower file
+                # set is gone too: project plan + local bypass is `default` (generated corpus)
+                settings.notes.append(f"defaultMode bypassPermissions of {f.path.name} "
                                       f"({node.origin}) is ignored: Claude Code does not let a project "
-                                      "put it in bypass mode")
+                                      "put it in bypass mode (the mode is default)")
+                chosen = None
                 continue
             # an untrusted workspace's project defaultMode still applies (recorded,
             # untrusted-defaultMode-*): only its allow rules are dropped

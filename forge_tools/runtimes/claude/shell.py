@@ -355,6 +355,24 @@ def unsafe_free(argv: tuple[str, ...]) -> tuple[str, ...] | None:
     return argv[n:] if 0 < n < len(argv) else None
 
 
+def builtin_argv(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The words Claude's own allowances (its read-only set, acceptEdits' file commands) look at:
+    `argv` without leading safe assignments and `command`; None when an unsafe assignment leads.
+    Other wrappers hide the command from them (`time cat x`, `nice ls`, `timeout 5 touch x`,
+    `env X=1 ls`, `FOO=1 pwd` ask; `CI=1 grep -r x .`, `command wc -l x` run; recorded in the
+    generated corpus)."""
+    words = argv
+    n = 0
+    while n < len(words) and _ASSIGNMENT.match(words[n]):
+        if not safe_assignment(words[n]):
+            return None
+        n += 1
+    words = words[n:]
+    while words[:1] == ("command",) and len(words) > 1 and not words[1].startswith("-"):
+        words = words[1:]
+    return words
+
+
 def candidates(text: str, argv: tuple[str, ...]) -> tuple[str, ...]:
     """The texts Claude matches a subcommand against its allow rules: as written, with its
     wrappers removed, and with leading safe assignments removed (not other `VAR=x`, nor `env`)."""

@@ -233,21 +233,41 @@ def record_session(config: dict[str, Any], standin: StandIn, scratch: Path) -> d
     paths = _prepare(config, base)
     effects: dict[int, dict[str, bool] | None] = {}
     before: dict[int, dict[str, bool] | None] = {}
+    # a session may end its turn early (plan mode's classifier, after a few denials: "this turn has
+    # ended"): the calls after the last answered one are asked again in a new session, from there
+    raw_answers: list[dict[str, Any] | None] = [None] * len(calls)
+    start, restarts = 0, []
+    first: tuple[Script, list[dict[str, Any]]] | None = None
+    err, rc = "", None
+    while start < len(calls) or first is None:
+        offset = start
 
-    def on_turn(turn: int) -> None:
-        if 0 < turn <= len(calls):
-            effects[turn - 1] = _observe(paths, calls[turn - 1])
-        if turn < len(calls):
-            before[turn] = _observe(paths, calls[turn])
+        def on_turn(turn: int, offset: int = offset) -> None:
+            if 0 < turn <= len(calls) - offset:
+                effects[offset + turn - 1] = _observe(paths, calls[offset + turn - 1])
+            if turn < len(calls) - offset:
+                before[offset + turn] = _observe(paths, calls[offset + turn])
 
-    script, events, err, rc = _run_claude(paths, config, standin, calls, on_turn)
+        script, events, err, rc = _run_claude(paths, config, standin, calls[start:], on_turn)
+        first = first or (script, events)
+        got = _answers(events, len(calls) - start)
+        raw_answers[start:] = got
+        missing = next((i for i, a in enumerate(got) if a is None), None)
+        if missing is None or not _init(events):
+            break
+        start += max(missing, 1)
+        restarts.append(start)
     if calls and len(calls) - 1 not in effects:
         effects[len(calls) - 1] = _observe(paths, calls[-1])
+    assert first is not None
+    script, events = first
     init = _init(events)
     result: dict[str, Any] = {"name": config["name"], "recorded_in": "session", "calls": []}
+    if restarts:
+        result["sessions_started_at"] = [0, *restarts]
     if not init:
         result["startup_error"] = {"rc": rc, "stderr_tail": paths.normalise(err[-1500:])}
-    for i, (call, raw) in enumerate(zip(calls, _answers(events, len(calls)), strict=True)):
+    for i, (call, raw) in enumerate(zip(calls, raw_answers, strict=True)):
         answer = _decide(raw)
         if answer["decision"] == "error":
             answer["rc"] = rc
