@@ -348,7 +348,10 @@ def explanation(result: PipelineResult, verdict: ToolVerdict, loaded: LoadedConf
         "call": (both.to_json() if both is not None else call.to_json()) if call is not None else None,
         "call_if_visible": if_visible.to_json() if if_visible is not None else None,
         "problems": problems_json(result.problems),
-        "notes": [*result.notes, *builtin_overrides(result, verdict)],
+        "notes": [*result.notes, *builtin_overrides(result, verdict),
+                  # a call of an opencode script tool: its input is not checked (opencode checks none)
+                  *([verdict.tool.unchecked_input] if call is not None and verdict.tool is not None
+                    and verdict.tool.unchecked_input else [])],
         "overrides": global_overrides(result, verdict, loaded),
     }
 

@@ -260,3 +260,4 @@ def test_script_tool_input_is_taken_as_opencode_takes_it(call: dict[str, Any], p
     assert validate_args(opencode_tool(found), call["params"]) == call["params"]
     story = json_out(cli, "explain", call["tool"], "--call", json.dumps(call["params"]))
     assert story["call"]["action"] == "allow" and "do not fit" not in json.dumps(story)
+    assert any("nothing is checked against it" in note for note in story["notes"])

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from forge_tools.tools.builtins._common import (
     posix,
@@ -57,9 +57,7 @@ DESCRIPTION = """Run a bash command line in the project root (or in `workdir`) a
 
 
 class BashArgs(BaseModel):
-    # opencode 1.18.33's bash has no `description`; a call that still sends one (as earlier opencode
-    # asked) is run as opencode runs it, the key dropped (zod drops keys a schema does not name)
-    model_config = ConfigDict(extra="ignore", defer_build=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     command: Annotated[str, Field(description="The command line to run with bash.")]
     timeout: Annotated[
@@ -68,6 +66,16 @@ class BashArgs(BaseModel):
     workdir: Annotated[
         str | None, Field(description="Directory to run in (default: the project root).")
     ] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_description(cls, value: Any) -> Any:
+        """opencode 1.18.33's bash has no `description`; a call that still sends one (earlier opencode
+        asked for it, and models still write it) runs as opencode runs it, the key dropped. Other
+        unknown keys stay errors, with a did-you-mean."""
+        if isinstance(value, dict) and "description" in value:
+            return {k: v for k, v in value.items() if k != "description"}
+        return value
 
     @field_validator("command")
     @classmethod

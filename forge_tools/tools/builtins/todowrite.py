@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from forge_tools import paths
 from forge_tools.tools.contract import Tool, ToolContext, ToolResult
@@ -29,15 +29,24 @@ class Todo(BaseModel):
     """One todo as opencode 1.18.33 takes it: three strings, each required (its `status` and
     `priority` are free text that its description only suggests values for)."""
 
-    model_config = ConfigDict(extra="ignore", defer_build=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     content: Annotated[str, Field(description="What is to be done.")]
     status: Annotated[str, Field(description="Where it stands: pending, in_progress, completed, cancelled.")]
     priority: Annotated[str, Field(description="How important it is: high, medium, low.")]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_id(cls, value: Any) -> Any:
+        """The `id` earlier versions asked for is dropped, as opencode drops it; any other unknown key
+        stays an error, with a did-you-mean."""
+        if isinstance(value, dict) and "id" in value:
+            return {k: v for k, v in value.items() if k != "id"}
+        return value
+
 
 class TodoWriteArgs(BaseModel):
-    model_config = ConfigDict(extra="ignore", defer_build=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     todos: Annotated[list[Todo], Field(description="The complete, updated todo list.")]
 

@@ -136,14 +136,21 @@ _FORMS = ["{x}", "{x}", "{x}", "\\{x}", "time {x}", "2>/dev/null {x}", "FOO=1 {x
 _BASH_RULES = ["rm *", "git push *", "git *", "cat *", "ls *", "echo *", "touch *", "rm canary*",
                "git status", "cd *", "cat README.md", "mkdir *", "cp *", "head *", "* .env", "echo hi"]
 _ACTIONS = ["allow", "ask", "deny"]
+#: the grammar's second part (issue 30), used from case FIRST_PART on only, so the cases recorded before it
+#: are still the ones the seed makes: `cd`-only lines and `cd` in chains, `pushd`, `nohup`, `exec`,
+#: `|| true`, a background `&`, workdirs in /tmp, bash `timeout`, read `limit`
+FIRST_PART = 60
+_FORMS_2 = ["cd sub; {x}", "pushd sub > /dev/null && {x}", "nohup {x} > /dev/null", "{x} || true",
+            "exec {x}", "cd .", "cd sub", "cd /tmp && {x}", "{x}; cd sub"]
+_BASH_RULES_2 = ["cd *", "cd sub", "pushd *", "nohup *", "exec *", "* || *"]
 _READS = ["README.md", ".env", "sub/.env", "$OUTSIDE/seen.txt", "/etc/hostname", "secret/x.txt",
           "$PROJECT/README.md", "$PROJECT/.env", "sub"]
 _WRITES = ["{made}", "secret/{made}", "$OUTSIDE/{made}", "sub/{made}", "$PROJECT/{made}", ".env.{made}"]
 
 
-def _bash_command(rng: Any, number: int) -> str:
+def _bash_command(rng: Any, number: int, second: bool = False) -> str:
     program = rng.choice(_PROGRAMS).format(canary=f"canary{number}.txt", made=f"made{number}.txt")
-    form = rng.choice(_FORMS)
+    form = rng.choice(_FORMS + _FORMS_2 * 2) if second else rng.choice(_FORMS)
     if form == "double":
         return program.replace(" ", "  ", 1)
     if form == "quote":
@@ -155,18 +162,23 @@ def _bash_command(rng: Any, number: int) -> str:
     return form.replace("{x}", program)
 
 
-def _one_call(rng: Any, number: int) -> dict[str, Any]:
+def _one_call(rng: Any, number: int, second: bool = False) -> dict[str, Any]:
     kind = rng.choice(["bash"] * 6 + ["read", "read", "write", "edit", "glob", "grep"])
     made = f"made{number}.txt"
     if kind == "bash":
-        params: dict[str, Any] = {"command": _bash_command(rng, number), "description": "corpus call"}
-        if rng.random() < 0.12:
-            params["workdir"] = rng.choice(["$OUTSIDE", "sub", "/tmp", "$PROJECT"])
+        params: dict[str, Any] = {"command": _bash_command(rng, number, second), "description": "corpus call"}
+        if rng.random() < (0.25 if second else 0.12):
+            params["workdir"] = rng.choice(["$OUTSIDE", "sub", "/tmp", "$PROJECT"]
+                                           + (["/tmp/", "/var", "$OUTSIDE/../outside"] if second else []))
+        if second and rng.random() < 0.15:
+            params["timeout"] = rng.choice([5000, 60000])
         return {"tool": "bash", "params": params}
     if kind == "read":
         params = {"filePath": rng.choice(_READS)}
         if rng.random() < 0.2:
             params["offset"] = rng.choice([1, 2])
+        if second and rng.random() < 0.2:
+            params["limit"] = rng.choice([1, 5])
         return {"tool": "read", "params": params}
     if kind == "write":
         return {"tool": "write", "params": {"filePath": rng.choice(_WRITES).format(made=made),
@@ -195,21 +207,27 @@ def _path_rules(rng: Any, patterns: list[str]) -> Any:
     return rules
 
 
-def corpus_cases(count: int = 60, calls: int = 40, seed: int = CORPUS_SEED) -> list[dict[str, Any]]:
-    """The generated corpus: `count` configs with `calls` calls each, the same for the same seed."""
+def corpus_cases(count: int = 80, calls: int = 40, seed: int = CORPUS_SEED) -> list[dict[str, Any]]:
+    """The generated corpus: `count` configs with `calls` calls each, the same for the same seed (the
+    grammar's second part only from case FIRST_PART on)."""
     import random
     rng = random.Random(seed)
     cases, number = [], 0
     for index in range(count):
+        second = index >= FIRST_PART
         bash: dict[str, str] = {"*": rng.choice(["allow", "allow", "ask", "deny"])}
-        for pattern in rng.sample(_BASH_RULES, rng.randint(1, 4)):
+        for pattern in rng.sample(_BASH_RULES + _BASH_RULES_2 if second else _BASH_RULES, rng.randint(1, 4)):
             bash[pattern] = rng.choice(_ACTIONS)
         permission: dict[str, Any] = {"bash": bash if rng.random() < 0.9 else bash["*"]}
         external = rng.random()
         if external < 0.6:
-            permission["external_directory"] = (
-                rng.choice(_ACTIONS) if external < 0.45
-                else {"*": rng.choice(_ACTIONS), "$OUTSIDE/*": rng.choice(_ACTIONS)})
+            if external < 0.45:
+                permission["external_directory"] = rng.choice(_ACTIONS)
+            else:
+                outside_rules = {"*": rng.choice(_ACTIONS), "$OUTSIDE/*": rng.choice(_ACTIONS)}
+                if second and rng.random() < 0.5:
+                    outside_rules["/tmp/*"] = rng.choice(_ACTIONS)
+                permission["external_directory"] = outside_rules
         for tool, patterns in (("read", ["*.env", "secret/*", "sub/*", "$OUTSIDE/*"]),
                                ("edit", ["secret/*", "*.env", "*.txt", "$OUTSIDE/*"]),
                                ("glob", ["*.env", "secret/*", "*"]), ("grep", ["password", "SECRET"])):
@@ -222,7 +240,7 @@ def corpus_cases(count: int = 60, calls: int = 40, seed: int = CORPUS_SEED) -> l
         chosen, seen = [], set()
         while len(chosen) < calls:
             number += 1
-            call = _one_call(rng, number)
+            call = _one_call(rng, number, second)
             key = json.dumps(call, sort_keys=True)
             if key not in seen:
                 seen.add(key)

@@ -38,8 +38,15 @@ def test_session_id_cannot_escape(isolated_env: dict[str, Path]) -> None:
     "todos",
     [[{"content": "a", "status": "pending"}],  # opencode 1.18.33 requires all three
      [{"status": "pending", "priority": "low"}],
-     [{"content": 1, "status": "pending", "priority": "low"}]],
+     [{"content": 1, "status": "pending", "priority": "low"}],
+     [{"content": "a", "status": "pending", "priority": "low", "stauts": "x"}]],
 )
 def test_invalid_lists(todos: list[dict[str, Any]]) -> None:
     with pytest.raises(ValidationError):
         from_list({"todos": todos})
+
+
+def test_the_old_id_is_dropped() -> None:
+    """opencode 1.18.33's todo has no `id`; a list that still sends one is taken without it."""
+    args = from_list({"todos": [{"id": "1", "content": "a", "status": "pending", "priority": "low"}]})
+    assert args.todos[0].model_dump() == {"content": "a", "status": "pending", "priority": "low"}
