@@ -194,6 +194,38 @@ def team_project(root: Path, rules: int, agents: int, seed: int = 11) -> Path:
     return root
 
 
+def rules_project(root: Path, n: int, seed: int = 5, changed: bool = False) -> Path:
+    """An opencode project of N rules as a person's eval writes them (issue 31): 40% bash patterns
+    (`git sub12 *`, `rm12 *`, `npm --flag12`, `curl x12*`, about two in three deny or ask: each is one
+    FT116 asks about), 40% read/edit path patterns (`src/m12/*`, `docs/p12.md`, `**/*.k12`,
+    `lib/12/**`), the rest other permissions' patterns. `changed` flips every 100th rule (diff's new
+    side). Deterministic for a seed."""
+    rnd = random.Random(seed)
+    actions = ("allow", "deny", "ask")
+    progs = ["git", "npm", "make", "cargo", "rm", "curl", "docker", "kubectl", "python", "sed"]
+    permission: dict[str, object] = {"*": "ask", "bash": {"*": "allow"}, "read": {"*": "allow"},
+                                     "edit": {"*": "ask"}}
+    for i in range(n):
+        kind = rnd.random()
+        action = rnd.choice(actions)
+        if changed and i % 100 == 50:
+            action = actions[(actions.index(action) + 1) % 3]
+        if kind < 0.4:
+            prog = rnd.choice(progs)
+            name, pattern = "bash", rnd.choice([f"{prog} sub{i} *", f"{prog}{i} *", f"{prog} --flag{i}",
+                                                f"{prog} x{i}*"])
+        elif kind < 0.8:
+            name = rnd.choice(["read", "edit"])
+            pattern = rnd.choice([f"src/m{i}/*", f"docs/p{i}.md", f"**/*.k{i}", f"lib/{i}/**"])
+        else:
+            name = rnd.choice(["glob", "grep", "external_directory", f"mcp_{i}_*", "task"])
+            pattern = f"x{i}/*"
+        permission.setdefault(name, {})[pattern] = action  # type: ignore[index]
+    (root / ".git").mkdir(parents=True)
+    (root / "opencode.json").write_text(json.dumps({"permission": permission}, indent=1))
+    return root
+
+
 def row(label: str, t: Timing, base: Timing | None = None, note: str = "") -> None:
     ratio = f"{t.cpu / base.cpu:>6.2f}x" if base is not None and base.cpu > 0 else " " * 7
     bad = "" if t.code in (0, 1) else f"  (exit {t.code})"
@@ -210,6 +242,13 @@ def opencode_project(root: Path) -> Path:
     return root
 
 
+#: the small opencode project of issue 31 (only opencode's files: no other agent's runtime is imported)
+OPENCODE_SMALL = {"permission": {"bash": {"*": "allow", "rm *": "deny", "git push *": "ask"},
+                                 "edit": {"*": "ask", "src/*": "allow"}}}
+OPENCODE_COMMANDS = (["explain", "bash"], ["explain", "bash", "--call", '{"command": "ls -la"}'],
+                     ["layers"], ["check"])
+
+
 def startup(tmp: Path, env: dict[str, str], runs: int, opencode: str | None) -> None:
     root = small_project(tmp / "small")
     exe = forge_exe()
@@ -219,6 +258,15 @@ def startup(tmp: Path, env: dict[str, str], runs: int, opencode: str | None) -> 
     row("python -c 'import typer, rich, pydantic'", floor)
     for args, t in zip(commands, timings, strict=True):
         row(" ".join(args), t, floor, "met" if t.cpu <= 1.3 * floor.cpu else "NOT met")
+    oc_small = tmp / "small-oc"
+    (oc_small / ".git").mkdir(parents=True)
+    (oc_small / "opencode.json").write_text(json.dumps(OPENCODE_SMALL, indent=2))
+    print("start-up (small opencode project; goal <= 1.15x, issue 31)")
+    floor, *timings = measure_together([FLOOR, *([exe, *args] for args in OPENCODE_COMMANDS)], oc_small,
+                                       env, runs)
+    row("python -c 'import typer, rich, pydantic'", floor)
+    for args, t in zip(OPENCODE_COMMANDS, timings, strict=True):
+        row(" ".join(args)[:34], t, floor, "met" if t.cpu <= 1.15 * floor.cpu else "NOT met")
     opencode = opencode or shutil.which("opencode")
     if opencode is not None:
         oc_root = opencode_project(tmp / "small-opencode")
@@ -304,6 +352,74 @@ def scaling(tmp: Path, env: dict[str, str], sizes: list[int], runs: int) -> None
             row(f"{name} at {n:,}", t, base, note)
 
 
+RULES_COMMANDS = {"layers": ["layers"], "check": ["check"], "diff": ["diff", "OLD", "NEW"]}
+
+
+def rules_scaling(tmp: Path, env: dict[str, str], sizes: list[int], runs: int) -> None:
+    """`layers`, `check` and `diff` on `rules_project` at each size (issue 31: 5k -> 50k at most 11x;
+    check at 50k within 3x of layers), as the ratio to the size before."""
+    exe = forge_exe()
+    print(f"rules (an eval's opencode config of N rules, 40% bash, 40% paths; median of {runs}; goals: "
+          "x10 in N costs <= 11x; check <= 3x layers)")
+    results: dict[tuple[str, int], Timing] = {}
+    for n in sizes:
+        old = rules_project(tmp / f"rules-old{n}", n)
+        new = rules_project(tmp / f"rules-new{n}", n, changed=True)
+        for name, args in RULES_COMMANDS.items():
+            t = measure([exe, *command_args(args, old, new)], old, env, runs if n < 50_000 else min(runs, 3))
+            results[name, n] = t
+            prev = [m for m in sizes if m < n]
+            base = results.get((name, prev[-1])) if prev else None
+            note = ""
+            if base is not None:
+                step = n / prev[-1]
+                note = f"vs {prev[-1]:,} ({'met' if t.cpu <= base.cpu * step * 1.1 else 'NOT met'})"
+            if name == "check":
+                ratio = t.cpu / results["layers", n].cpu
+                note += f"; {ratio:.1f}x layers ({'met' if ratio <= 3 else 'NOT met'})"
+            row(f"{name} at {n:,}", t, base, note)
+
+
+def rules_memory(tmp: Path, env: dict[str, str], n: int = 100_000, goal_mb: float = 400.0) -> None:
+    """Peak memory of `layers`, `check` and `diff` on `rules_project` at `n` (one run each), as the
+    ratio to the 400 MB goal (issue 31)."""
+    old = tmp / f"rules-old{n}"
+    new = tmp / f"rules-new{n}"
+    if not old.exists():
+        rules_project(old, n)
+        rules_project(new, n, changed=True)
+    print(f"peak memory, rules project at {n:,} rules (goal: <= {goal_mb:.0f} MB each)")
+    for name, args in RULES_COMMANDS.items():
+        t = measure([forge_exe(), *command_args(args, old, new)], old, env, 1)
+        ratio = t.rss_mb / goal_mb
+        print(f"  {name:<34}{t.rss_mb:>7.0f} MB peak  {ratio:5.2f}x the goal "
+              f"({'met' if ratio <= 1 else 'NOT met'}); {t.cpu:.1f} s CPU")
+
+
+def bash_line(tmp: Path, env: dict[str, str], runs: int, sizes: tuple[int, int] = (10_000, 100_000)) -> None:
+    """`run bash` on `echo 'x' 'x' ... ; rm sentinel` with 10k and 100k arguments under `"rm *": "deny"`
+    (issue 31: 100k within 12x of 10k, and denied as the short line is)."""
+    root = tmp / "bash-line"
+    (root / ".git").mkdir(parents=True)
+    (root / "opencode.json").write_text(json.dumps({"permission": {"bash": {"*": "allow", "rm *": "deny"}}}))
+    (root / "sentinel").write_text("kept\n")
+    print(f"one long bash line (run bash, a new process; median of {runs}; goal: {sizes[1]:,} args "
+          f"<= 12x {sizes[0]:,}, both denied)")
+    argvs = []
+    for count in sizes:
+        args = root / f"args{count}.json"
+        args.write_text(json.dumps({"command": "echo " + " ".join(["'x'"] * count) + " ; rm sentinel"}))
+        argvs.append([forge_exe(), "run", "bash", "--args", f"@{args}"])
+    small, large = measure_together(argvs, root, env, runs)
+    row(f"{sizes[0]:,} arguments", small, None,
+        "denied" if small.code == 4 else f"NOT denied (exit {small.code})")
+    ratio = large.cpu / small.cpu
+    row(f"{sizes[1]:,} arguments", large, small,
+        ("denied" if large.code == 4 else f"NOT denied (exit {large.code})")
+        + f" ({'met' if ratio <= 12 and large.code == 4 else 'NOT met'})")
+    assert (root / "sentinel").read_text() == "kept\n"
+
+
 def call_counts(tmp: Path, env: dict[str, str], sizes: list[int]) -> None:
     """Each command's Python function calls (cProfile's total) on the scaling projects, and each step's
     ratio: the same numbers on every run, whatever else the machine is doing."""
@@ -374,14 +490,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=11, help="runs per figure (median)")
     parser.add_argument("--sizes", default="1000,10000,100000", help="rule/tool counts for scaling")
     parser.add_argument("--bash-mb", default="100,1000", help="bash output sizes in MB ('' for none)")
-    parser.add_argument("--only", choices=["startup", "hook", "scaling", "calls", "bash", "team", "memory"],
+    parser.add_argument("--only", choices=["startup", "hook", "scaling", "calls", "bash", "team", "memory",
+                                           "rules", "rules-memory", "bashline"],
                         action="append",
                         help="parts to run (repeatable; default: startup, scaling and bash)")
     parser.add_argument("--scaling-runs", type=int, default=5,
                         help="runs per scaling figure below 100k (median; 100k takes 3)")
     parser.add_argument("--opencode", help="the opencode executable to compare with (default: on PATH)")
+    parser.add_argument("--rule-sizes", default="5000,50000", help="rule counts for `--only rules`")
     args = parser.parse_args()
-    parts = args.only or ["startup", "hook", "scaling", "team", "memory", "bash"]
+    parts = args.only or ["startup", "hook", "scaling", "team", "memory", "rules", "rules-memory",
+                          "bashline", "bash"]
     with tempfile.TemporaryDirectory(prefix="forge-ratios-") as name:
         tmp = Path(name)
         env = isolated_env(tmp)
@@ -398,6 +517,12 @@ def main() -> None:
             team(tmp, env, min(args.scaling_runs, 3))
         if "memory" in parts:
             memory(tmp, env)
+        if "rules" in parts:
+            rules_scaling(tmp, env, [int(s) for s in args.rule_sizes.split(",") if s], args.scaling_runs)
+        if "rules-memory" in parts:
+            rules_memory(tmp, env)
+        if "bashline" in parts:
+            bash_line(tmp, env, min(args.runs, 5))
     if "bash" in parts and args.bash_mb:
         bash_runs([int(s) for s in args.bash_mb.split(",") if s])
 

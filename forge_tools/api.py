@@ -80,7 +80,7 @@ def call_answers(project: LoadedConfig | str | Path | None, tool_id: str, args: 
                  launch: str | None = None) -> Answers:
     """Both answers about a call, as `explain --call` gives them: `.runtime` (what the answering agent
     does; the project's files choose it, as `agents --runtimes` shows: opencode 1.18.33 for opencode's
-    files, forge-tools' gate for forge's, Claude Code 2.1.328 for a project with only Claude's
+    files, forge-tools' gate for forge's, Claude Code 2.1.332 for a project with only Claude's
     `.claude/settings*.json`, Codex CLI 0.171.0 for only `.codex/` files, Gemini CLI 0.61 for only
     `.gemini/` files; `runtime` names one instead). The call may be written in any agent's words
     (`bash {"command"}`, `Bash`, `exec_command {"cmd"}`, `run_shell_command`, an MCP name in any

@@ -156,6 +156,7 @@ def build_context(loaded: LoadedConfig, result: PipelineResult, spec: RunSpec,
     """The execute context for a run, with truncation limits, store and hint from config."""
     from forge_tools.tools.outputs import OutputStore
     from forge_tools.tools.truncation import TruncationPolicy
+    from forge_tools.visibility.deciding import deciding_paths
 
     return ToolContext(
         session_id=f"ses_run_{os.getpid()}",
@@ -170,7 +171,8 @@ def build_context(loaded: LoadedConfig, result: PipelineResult, spec: RunSpec,
         truncation=TruncationPolicy.from_config(loaded),
         outputs=OutputStore.from_config(loaded),
         hint=_hint_kind(result),
-        extra={"loaded": loaded, "pipeline": result, "config_dirs": list(loaded.config_dirs)},
+        extra={"loaded": loaded, "pipeline": result, "config_dirs": list(loaded.config_dirs),
+               "decides": deciding_paths(loaded, result)},
     )
 
 

@@ -89,6 +89,17 @@ class ConfigError(ForgeToolsError):
         return f"{self.origin}: {self.message}" if self.origin is not None else self.message
 
 
+class ConfigWarning(ConfigError):
+    """Part of the config that forge-tools leaves out of its answers (an unknown key opencode drops,
+    a plugin it does not load, a server name it cannot use), said by every command with its place
+    (`sources.config_warnings`). `finding` is the code `check` reports it as, `hint` the fix."""
+
+    def __init__(self, message: str, origin: Origin | None, finding: str, hint: str) -> None:
+        super().__init__(message, origin)
+        self.finding = finding
+        self.hint = hint
+
+
 class McpServerUnavailable(ConfigError):
     """A well-formed MCP server that could not be started, reached or listed: an outage, not a config
     mistake (`check --load-code` reports it as FT011, a warning that can be ignored)."""

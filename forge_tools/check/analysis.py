@@ -20,6 +20,7 @@ from forge_tools.permission.wildcard import (
     any_matching_text,
     has_wildcard,
     literal_head,
+    literal_tail,
     normalize,
     pattern_subsumes,
     wildcard_match,
@@ -223,16 +224,20 @@ def covers(later: Rule, earlier: Rule) -> bool:
 
 
 class CoverIndex:
-    """The rules of a ruleset indexed by the literal prefixes of their permission and pattern, so
-    finding a later rule that covers a given one costs about one dictionary look-up per prefix length
-    instead of a scan of every later rule."""
+    """The rules of a ruleset indexed by the literal prefixes of their permission and pattern, then by
+    their pattern's literal tail, so finding a later rule that covers a given one costs about one
+    dictionary look-up per prefix length (and per tail length of a bucket found) instead of a scan of
+    every later rule. A rule covers another only when its pattern's head starts and its tail ends the
+    other's (`permission.wildcard.may_subsume`): patterns with the same head (`**/*.a`, `**/*.b`, ...)
+    are not all tried for each rule."""
 
     def __init__(self, ruleset: tuple[Rule, ...]) -> None:
         self.ruleset = ruleset
-        self.prefixes = [(literal_head(r.permission), literal_head(r.pattern)) for r in ruleset]
-        self.index: dict[tuple[str, str], list[int]] = {}
-        for i, key in enumerate(self.prefixes):
-            self.index.setdefault(key, []).append(i)  # ascending
+        self.index: dict[tuple[str, str], dict[str, list[int]]] = {}
+        for i, r in enumerate(ruleset):
+            key = (literal_head(r.permission), literal_head(r.pattern))
+            self.index.setdefault(key, {}).setdefault(literal_tail(r.pattern), []).append(i)  # ascending
+        self.tail_lengths = {key: sorted({len(t) for t in tails}) for key, tails in self.index.items()}
         self.perm_lengths = sorted({len(k[0]) for k in self.index})
         self.pattern_lengths = sorted({len(k[1]) for k in self.index})
 
@@ -241,6 +246,7 @@ class CoverIndex:
         from bisect import bisect_right
 
         perm, pattern = literal_head(rule.permission), literal_head(rule.pattern)
+        tail = literal_tail(rule.pattern)
         candidates: list[int] = []
         for a in self.perm_lengths:
             if a > len(perm):
@@ -248,9 +254,16 @@ class CoverIndex:
             for b in self.pattern_lengths:
                 if b > len(pattern):
                     break
-                later = self.index.get((perm[:a], pattern[:b]))
-                if later:
-                    candidates.extend(later[bisect_right(later, after):])
+                key = (perm[:a], pattern[:b])
+                tails = self.index.get(key)
+                if not tails:
+                    continue
+                for c in self.tail_lengths[key]:
+                    if c > len(tail):
+                        break
+                    later = tails.get(tail[len(tail) - c:])
+                    if later:
+                        candidates.extend(later[bisect_right(later, after):])
         for j in sorted(candidates):
             if covers(self.ruleset[j], rule):
                 return self.ruleset[j]

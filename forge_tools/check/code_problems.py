@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_tools.check.config_errors import finding_for
-from forge_tools.errors import ConfigError, ForgeToolsError, McpServerUnavailable, PluginError
+from forge_tools.errors import ConfigError, ConfigWarning, ForgeToolsError, McpServerUnavailable, PluginError
 from forge_tools.origin import Origin
 from forge_tools.report.findings import Finding, Related
 
@@ -36,6 +36,8 @@ def problem_findings(problems: list[ForgeToolsError], loaded: LoadedConfig) -> l
     written: dict[Origin | None, str] = {s.origin: s.spec for s in loaded.plugin_specs}
     findings: list[Finding] = []
     for problem in problems:
+        if isinstance(problem, ConfigWarning):
+            continue  # `check` reports the config's warnings itself (check.run), with or without code
         if isinstance(problem, PluginError):
             ref = refs.get((problem.plugin, problem.origin)) or refs.get((problem.plugin, None))
             findings.append(plugin_finding(problem, ref, written.get(problem.origin)))

@@ -14,12 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from forge_tools.check.context import is_user_rule
+from forge_tools.permission.wildcard import wildcard_match
 from forge_tools.report.findings import Finding
 from forge_tools.tools.spellings import example_command, other_spellings
 
 if TYPE_CHECKING:
     from forge_tools.check.context import CheckContext
+    from forge_tools.permission.calls import PermissionRequest
     from forge_tools.rule import Rule
+    from forge_tools.runtimes.base import Runtime
     from forge_tools.visibility.pipeline import PipelineResult
 
 _HINT = ("make the bash rules an allow-list (`\"*\": \"deny\"` first, then allow only the commands "
@@ -35,10 +38,60 @@ NOTE_GATE_NOT_ASKED = ("FT116 (other spellings of bash deny/ask rules) was not c
                        "decides each with the gate, `--runtime opencode` as opencode 1.18.33 would")
 
 
+#: the permissions a runtime's decision of a bash call evaluates (opencode: `runtimes.opencode.decide`'s
+#: requests); a runtime not listed may ask any (its redirects are `edit` requests), so all rules count
+_ASKED: dict[str, tuple[str, ...]] = {"opencode": ("bash", "external_directory")}
+
+
+def _asks(rule: Rule, names: tuple[str, ...]) -> bool:
+    """Whether an evaluation of one of `names` can meet `rule` (as `permission.evaluate.rules_for`)."""
+    return any(wildcard_match(name, rule.permission) for name in names)
+
+
 def _examined(rule: Rule) -> bool:
     """A user's bash deny or ask rule naming a plain program."""
     return (rule.permission == "bash" and rule.action != "allow" and is_user_rule(rule)
             and example_command(rule.pattern) is not None)
+
+
+class _Decider:
+    """The runtime's answer for a bash command under a group's rules. For opencode the lowering (its
+    permission requests, the same for every agent) is made once per command until `forget`, and each
+    group's rules are asked through their index (`runtimes.opencode.decide.checks_for`); a group whose
+    first answer was a refusal, and any other runtime, is asked in full (`Runtime.decide`)."""
+
+    def __init__(self, runtime: Runtime, root: Path, cwd: Path) -> None:
+        self.runtime, self.root, self.cwd = runtime, root, cwd
+        self.decided: dict[tuple[int, str], str] = {}  # (group, command) -> action
+        self.lowered: dict[str, list[PermissionRequest]] = {}
+        self.full: dict[int, bool] = {}  # group -> asked in full
+
+    def action(self, result: PipelineResult, group: int, command: str) -> str:
+        key = (group, command)
+        action = self.decided.get(key)
+        if action is not None:
+            return action
+        args = {"command": command}
+        if self.runtime.name != "opencode" or self.full.get(group, True):
+            answer = self.runtime.decide(result, "bash", args, self.root, self.cwd)
+            if group not in self.full:
+                self.full[group] = self.runtime.name != "opencode" or answer.decision.refused is not None
+            action = answer.action
+        else:
+            from forge_tools.permission.calls import CallDecision
+            from forge_tools.runtimes.opencode.decide import checks_for, requests_for
+
+            requests = self.lowered.get(command)
+            if requests is None:
+                requests = self.lowered[command] = requests_for("bash", args, str(self.root), str(self.cwd))
+            action = CallDecision(checks_for(requests, result.ruleset), args).action
+        self.decided[key] = action
+        return action
+
+    def forget(self) -> None:
+        """Drop the memos (one rule's spellings are not another's: memory stays bounded)."""
+        self.decided.clear()
+        self.lowered.clear()
 
 
 def deny_strength(ctx: CheckContext) -> list[Finding]:
@@ -57,15 +110,15 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
 
     root = Path(ctx.loaded.project_root)
     cwd = Path(ctx.loaded.cwd)
-    through: dict[Rule, dict[str, tuple[str, list[str]]]] = {}  # rule -> command -> (action, agents)
-    decided: dict[tuple[tuple[Rule, ...], str], str] = {}  # agents with the same rules decide alike
-
-    def action_of(result: PipelineResult, rules: tuple[Rule, ...], command: str) -> str:
-        key = (rules, command)
-        if key not in decided:
-            decided[key] = runtime.decide(result, "bash", {"command": command}, root, cwd).action
-        return decided[key]
-
+    # Agents whose rules for the permissions a bash call asks are equal decide alike: each distinct
+    # such ruleset is hashed once into a group (a small number) and examined once. Rules are taken one
+    # at a time across the groups, so the spellings of one rule are lowered once (`_Decider`), and a
+    # decision is the group's index asked about each lowered pattern: O(rules x spellings x groups).
+    asked = _ASKED.get(runtime.name)
+    groups: dict[tuple[tuple[Rule, ...], tuple[object, ...]], int] = {}
+    members: list[PipelineResult] = []  # group -> the first agent's result (it decides for all)
+    position: list[dict[Rule, int]] = []  # group -> its examined rules and their places
+    group_of: dict[str, int] = {}
     for agent in ctx.enabled_agents:
         result = ctx.results.get(agent.name)
         if result is None:
@@ -74,17 +127,43 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
         if verdict is None or not verdict.visible:
             continue
         rules = tuple(result.ruleset)
-        for rule in rules:
-            command = example_command(rule.pattern) if _examined(rule) else None
-            if command is None:
-                continue
-            if STRICTNESS[action_of(result, rules, command)] < STRICTNESS[rule.action]:
+        places = {rule: i for i, rule in enumerate(rules) if _examined(rule)}
+        # what decides is each relevant rule's text and action (a builtin rule's origin differs per
+        # agent); the examined rules themselves are kept by identity: findings name their origins
+        relevant = rules if asked is None else tuple(
+            (r.permission, r.pattern, r.action) for r in rules if _asks(r, asked))
+        group = group_of[agent.name] = groups.setdefault((tuple(places), relevant), len(groups))
+        if group == len(members):
+            members.append(result)
+            position.append(places)
+    examined: dict[Rule, list[int]] = {}  # each examined rule (first seen first) -> its groups
+    for group, places in enumerate(position):
+        for rule in places:
+            examined.setdefault(rule, []).append(group)
+    decider = _Decider(runtime, root, cwd)
+    found: list[list[tuple[int, Rule, str, str]]] = [[] for _ in members]  # (place, rule, form, action)
+    for rule, in_groups in examined.items():
+        command = example_command(rule.pattern)
+        assert command is not None
+        spellings = other_spellings(command)
+        for group in in_groups:
+            result = members[group]
+            if STRICTNESS[decider.action(result, group, command)] < STRICTNESS[rule.action]:
                 continue  # a later rule already decides this command (other findings say so)
-            for form in other_spellings(command):
-                action = action_of(result, rules, form)
+            for form in spellings:
+                action = decider.action(result, group, form)
                 if action == "allow":  # runs with nobody asked (an ask still meets a person)
-                    seen = through.setdefault(rule, {}).setdefault(form, (action, []))
-                    seen[1].append(agent.name)
+                    found[group].append((position[group][rule], rule, form, action))
+        decider.forget()
+    for let_through in found:
+        let_through.sort(key=lambda item: item[0])  # the group's ruleset order (stable per rule)
+    through: dict[Rule, dict[str, tuple[str, list[str]]]] = {}  # rule -> command -> (action, agents)
+    for agent in ctx.enabled_agents:
+        if agent.name not in group_of:
+            continue
+        for _, rule, form, action in found[group_of[agent.name]]:
+            seen = through.setdefault(rule, {}).setdefault(form, (action, []))
+            seen[1].append(agent.name)
     findings = []
     for rule, forms in through.items():
         agents = list(dict.fromkeys(a for _, names in forms.values() for a in names))

@@ -491,8 +491,8 @@ def call_changes(old: Side, new: Side, expect: Path | None) -> list[CallChange]:
             if before_action != after.runtime.action:
                 call = f"{a.call.tool} {json.dumps(a.call.args)}"
                 why = f"{after.runtime.label}: {after.runtime.reason}"
-                if after.difference is not None:
-                    why += f"; {after.difference}"
+                if after.beside_reason is not None:
+                    why += f"; {after.beside_reason}"
                 changes.append(CallChange(name, call, before_action, after.runtime.action, why))
     return changes
 
@@ -594,7 +594,7 @@ def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
             if b.behavior != n.behavior:
                 why = n.deciding.why if n.deciding is not None else ""
                 calls.append(CallChange("Claude Code", f"{own.tool} {json.dumps(own.args)}",
-                                        b.behavior, n.behavior, f"claude 2.1.328: {why}"))
+                                        b.behavior, n.behavior, f"claude 2.1.332: {why}"))
     return rules, calls
 
 
@@ -757,19 +757,19 @@ def _git(args: list[str], cwd: Path) -> str:
     return done.stdout
 
 
-def _commit_of(ref: str, project: Path) -> str:
+def _commit_of(ref: str, project: Path, where: str = "--base") -> str:
     """The commit `ref` names, resolved once so that nothing later can read it as an option."""
     try:
         done = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "--end-of-options",
                                f"{ref}^{{commit}}"], cwd=project, capture_output=True, text=True,
                               check=False)
     except FileNotFoundError:
-        raise UsageError("git is not installed", where="--base") from None
+        raise UsageError("git is not installed", where=where) from None
     sha = done.stdout.strip()
     if done.returncode != 0 or not sha:
         raise UsageError(f"{ref!r} is not a commit in this repository (e.g. HEAD~1 or origin/main; a "
                          "shallow CI checkout needs the base fetched first, e.g. fetch-depth: 0)",
-                         where="--base")
+                         where=where)
     return sha
 
 
@@ -974,7 +974,8 @@ def project_at(ref: str, project: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def commit_tree(ref: str, project: Path, whole: bool = False) -> Iterator[tuple[Path, Path]]:
+def commit_tree(ref: str, project: Path, whole: bool = False,
+                where: str = "--base") -> Iterator[tuple[Path, Path]]:
     """The project directory as it was at `ref`, written into a private temp dir (removed on exit).
 
     Uses `git ls-tree` and `git cat-file` only: no hook, filter or project code runs, and files that
@@ -983,7 +984,7 @@ def commit_tree(ref: str, project: Path, whole: bool = False) -> Iterator[tuple[
     """
     top = Path(_git(["rev-parse", "--show-toplevel"], project).strip())
     prefix = _git(["rev-parse", "--show-prefix"], project).strip()
-    sha = _commit_of(ref, project)
+    sha = _commit_of(ref, project, where)
     with tempfile.TemporaryDirectory(prefix="forge-diff-") as tmp:
         tree = Path(tmp) / "tree"
         tree.mkdir()

@@ -406,9 +406,14 @@ def _verdicts(a: Assertion, agent: str, result_for: ResultFor, root: Path, chose
             explanation = f"{both.runtime.label}: {both.runtime.reason}"
         if both.translated:
             explanation += f" ({both.translated})"
-        difference = both.difference
+        difference = both.beside_reason
         if difference is not None:
             explanation += f"; {difference}"
+        from forge_tools.runtimes.answer import forge_hook
+
+        hook = forge_hook(chosen.runtime.name, loaded, a.call.tool, a.call.args)
+        if hook is not None:
+            explanation += f"; hook: {hook['line']}"
         if got == a.expect:
             words.append(f"{a.call.tool} call: {got}: {explanation}")
         else:
@@ -431,7 +436,8 @@ def _across_verdicts(a: Assertion, agent: str, result_for: ResultFor, loaded: An
     agree: list[str] = []
     for e in both.entries:
         got = e.action or "deny"  # an agent without the tool cannot make the call
-        words = f"{e.runtime.label} {got} ({e.words(root)})"
+        hooks = [n for n in e.notes if n.startswith("hook: ")]  # forge-tools' hook, when installed
+        words = f"{e.runtime.label} {got} ({'; '.join([e.words(root), *hooks])})"
         (agree if got == a.expect else differ).append(words)
     gate = f"; forge-tools gate: {both.gate.action} ({both.gate_words()})" if both.gate is not None else ""
     if differ:

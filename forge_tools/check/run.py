@@ -133,6 +133,10 @@ def _run_check(opts: CheckOptions) -> tuple[CheckReport, list[Node], dict[Path, 
     ctx.source_trees = {key: source.tree for source in scan.sources
                         if isinstance(source.where, Path) and source.tree is not None
                         for key in (str(source.where), str(source.where.resolve()))}
+    from forge_tools.sources.config_warnings import config_warnings
+
+    report.findings += [Finding(w.finding, "warning", w.message, w.hint, w.origin)
+                        for w in config_warnings(loaded)]  # the ignored keys are the scan's (above)
     tell("analysing the rules")
     report.findings += analyse(ctx)
     report.findings += runtime_findings(loaded)

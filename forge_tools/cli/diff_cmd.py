@@ -14,10 +14,10 @@ def register(app: typer.Typer) -> None:
     @app.command("diff")
     @json_errors
     def diff_command(
-        old: Annotated[Path | None, typer.Argument(help="The old project directory (with --base: the "
-                                                   "project).", show_default=False,
+        old: Annotated[Path | None, typer.Argument(help="The old project directory or git ref (with "
+                                                   "--base: the project).", show_default=False,
                                                    metavar="OLD")] = None,
-        new: Annotated[Path | None, typer.Argument(help="The new project directory.",
+        new: Annotated[Path | None, typer.Argument(help="The new project directory or git ref.",
                                                    show_default=False, metavar="NEW")] = None,
         base: Annotated[str | None, typer.Option("--base", metavar="REF",
                                                  help="Compare the project at this git ref with "
@@ -88,9 +88,25 @@ def register(app: typer.Typer) -> None:
                 report = diff_sides(before, after, expect_path)
                 render = render_diff_json if fmt == "json" else render_diff_text
                 render(report, sys.stdout)
+        elif old is not None and new is not None and not old.exists() and not new.exists():
+            # two git refs (`diff HEAD~2 HEAD`): the project at each commit, both read from git
+            project = find_project_root(Path.cwd())
+            with commit_tree(str(old), project, whole=load_code, where="OLD") as (old_tree, old_dir), \
+                    commit_tree(str(new), project, whole=load_code, where="NEW") as (new_tree, new_dir):
+                before = load_old_side(str(old), old_dir, load_code, git_tree=old_tree, overlays=overlays,
+                                       read=read)
+                before.shown_root = f"git {old}"
+                before.settle(expect_path)
+                forget_own_trees(read, old_tree, new_dir)
+                after = load_side(str(new), new_dir, load_code, overlays=overlays, git_tree=new_tree,
+                                  read=read)
+                after.shown_root = f"git {new}"
+                report = diff_sides(before, after, expect_path)
+                (render_diff_json if fmt == "json" else render_diff_text)(report, sys.stdout)
         else:
             if old is None or new is None:
-                raise UsageError("give OLD and NEW project directories, or --base GIT_REF", where="diff")
+                raise UsageError("give OLD and NEW project directories (or two git refs), or --base GIT_REF",
+                                 where="diff")
             for given, name in ((old, "OLD"), (new, "NEW")):
                 if not given.is_dir():
                     raise UsageError(f"{given} is not a directory", where=name)

@@ -27,10 +27,17 @@ def main() -> None:
     argv = sys.argv[1:]
     if argv[:1] == ["hook"] and not (len(argv) > 1 and argv[1] in HOOK_SUBCOMMANDS):
         # the agent's pre-tool hook runs before every tool call: decided without building the CLI
-        # (neither typer nor rich is imported on this path; forge_tools/hook/main.py)
+        # (neither typer nor rich is imported on this path; forge_tools/hook/main.py), and without
+        # cycle collection: one decision builds little and exits (collection was a tenth of its CPU)
+        gc.disable()
+        from forge_tools.hook.lean import defer
+
+        defer("inspect")  # dataclasses imports it and (with docstrings) never uses it: hook/lean.py
         from forge_tools.hook.main import main as hook
 
-        sys.exit(hook(argv[1:]))
+        code = hook(argv[1:])
+        gc.freeze()  # nor at exit
+        sys.exit(code)
     gc.disable()
     try:
         from forge_tools.cli.app import TERMINATED_EXIT, Terminated, run

@@ -169,8 +169,10 @@ SANDBOXED_TOOLS = frozenset({"bash"})  # the tools `run` puts in the OS sandbox 
 def sandbox_boundary(loaded: "LoadedConfig", result: "PipelineResult") -> dict[str, Any]:
     """What `run`'s sandbox would let the agent's commands touch, beside the rules (explain, layers)."""
     from forge_tools.tools.sandbox import agent_boundary
+    from forge_tools.visibility.deciding import deciding_paths
 
-    return agent_boundary(result.ruleset, loaded.project_root, loaded.config_dirs)
+    return agent_boundary(result.ruleset, loaded.project_root, loaded.config_dirs,
+                          deciding_paths(loaded, result))
 
 
 def sandbox_section(data: dict[str, Any]) -> list[str]:
@@ -234,7 +236,13 @@ def render_text(data: dict[str, Any], definition: bool = False) -> str:
         out.extend(_call_summary(data))
     state = "VISIBLE" if data["visible"] else f"HIDDEN (at the {data['hidden_at']} layer)"
     flags = ", ".join(data["flags"]) or "none"
-    out.append(f"{data['tool']}: {state}, by {_rule_text(data['deciding_rule'])}")
+    deciding = data["deciding_rule"]
+    if data["visible"] and deciding is not None and deciding.get("action") == "deny":
+        # a pattern deny decides some calls, not whether the tool is offered
+        out.append(f"{data['tool']}: VISIBLE; its last rule, {_rule_text(deciding)}, denies only the calls "
+                   "it matches")
+    else:
+        out.append(f"{data['tool']}: {state}, by {_rule_text(deciding)}")
     if data.get("fix"):
         out.append(f"Fix: {data['fix']}")
     out.append(f"  for agent {data['agent']}, model {data['model'] or 'none'}, client {data['client']}, "

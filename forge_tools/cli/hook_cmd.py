@@ -23,6 +23,8 @@ RuntimeArg = Annotated[str, typer.Option("--runtime", metavar="NAME",
                                          help="The agent: claude, codex, gemini or opencode.")]
 ScopeOpt = Annotated[str, typer.Option("--scope", metavar="SCOPE",
                                        help="project (the repository's files) or user (your own).")]
+SandboxOpt = Annotated[bool, typer.Option("--sandbox", help="The hook rewrites each allowed shell command "
+                                                            "to run inside run's sandbox.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -36,6 +38,9 @@ def hook_callback(ctx: typer.Context,
                                                                    "(payload on stdin).")] = None,
                   deadline: Annotated[float | None, typer.Option("--deadline", metavar="SECONDS",
                                                                  help="Deny when undecided by then.")] = None,
+                  sandbox: Annotated[bool, typer.Option("--sandbox",
+                                                        help="Rewrite an allowed shell command to run "
+                                                             "inside run's sandbox.")] = False,
                   ) -> None:
     """Decide one tool call the agent hands its hook on stdin (`hook --runtime NAME`)."""
     if ctx.invoked_subcommand is not None:
@@ -43,7 +48,7 @@ def hook_callback(ctx: typer.Context,
     from forge_tools.hook.main import main
 
     argv = (["--runtime", runtime] if runtime is not None else []) + (
-        ["--deadline", str(deadline)] if deadline is not None else [])
+        ["--deadline", str(deadline)] if deadline is not None else []) + (["--sandbox"] if sandbox else [])
     raise typer.Exit(main(argv))
 
 
@@ -66,11 +71,13 @@ def _checked(runtime: str, scope: str) -> None:
 @hook_app.command("install")
 @json_errors
 def install_command(runtime: RuntimeArg, scope: ScopeOpt = "project", project: ProjectOpt = None,
-                    fmt: FormatOpt = "text") -> int:
+                    sandbox: SandboxOpt = False, fmt: FormatOpt = "text") -> int:
     """Write forge-tools' hook entry for the agent (idempotent; comments and layout kept)."""
+    from functools import partial
+
     from forge_tools.hook.install import install
 
-    return _changed(install, runtime, scope, project, fmt)
+    return _changed(partial(install, sandbox=sandbox), runtime, scope, project, fmt)
 
 
 @hook_app.command("uninstall")

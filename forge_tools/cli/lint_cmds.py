@@ -90,6 +90,13 @@ def complete_names(kind: str, project: Path | None = None) -> list[str]:
         from forge_tools.check.codes import CODES
 
         return list(CODES)
+    if kind == "outputs":  # the ids `outputs show` takes, newest last
+        from forge_tools.tools.outputs import OutputStore
+
+        try:
+            return list(dict.fromkeys(e.id for e in OutputStore.from_env().list()))
+        except OSError:
+            return []
     try:
         from forge_tools.cli.common import load
 
@@ -127,10 +134,11 @@ def cached_mcp_ids(loaded: LoadedConfig) -> list[str]:
 def register_complete(app: typer.Typer) -> None:
     @app.command("__complete", hidden=True)
     def complete_command(
-        kind: Annotated[Literal["agents", "tools", "codes"], typer.Argument()],
+        kind: Annotated[Literal["agents", "tools", "codes", "outputs"], typer.Argument()],
         project: ProjectOpt = None,
     ) -> int:
-        """Names for the completion scripts (one a line): the project's agents or tools, or the codes."""
+        """Names for the completion scripts (one a line): the project's agents or tools, the codes, or
+        the stored outputs' ids."""
         for name in complete_names(kind, project):
             typer.echo(name)
         return 0

@@ -238,7 +238,7 @@ def _run_checked(
     audit = AuditLog(audit_path) if audit_path is not None else None
 
     # only the servers that could list this tool start, within --timeout (which covers connecting too)
-    mcp = McpScope(tool_id=tool_id, start_s=timeout, start_by="the run's --timeout")
+    mcp = McpScope(tool_id=tool_id, start_s=timeout, start_by="the run's --timeout", sandbox=sandbox)
     project, result = resolve_options(opts, mcp=mcp, fmt=fmt)
     from forge_tools.runtimes.gate_rules import project_gate
 

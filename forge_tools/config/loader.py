@@ -109,6 +109,9 @@ class LoadedConfig:
     skill_roots: list[Path] = field(default_factory=list)
     #: the folders of the config's `skills.paths` (`config.skills.skill_paths`, read on first use)
     skill_paths: list[Path] = field(default_factory=list)
+    #: what opencode ignores in its own sources and so forge-tools did (`config.reader.SourceRead`);
+    #: none for a source given in `already_read` (`check` has them from its own read)
+    ignored: list[ConfigError] = field(default_factory=list)
 
     @cached_property
     def data(self) -> ConfigModel:
@@ -301,14 +304,18 @@ def _absolute(path: Path, cwd: Path) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
-def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path) -> Node:
+def read_source(step: Step, where: Path | str, env: Mapping[str, str], cwd: Path,
+                ignored: list[ConfigError] | None = None) -> Node:
     """Read, parse, substitute and validate one source (`config.reader`); its tree is ready to merge.
     The first problem is raised; an environment variable's is given at the variable, with the
-    position inside its value."""
+    position inside its value. What opencode ignores in it is added to `ignored`."""
     from forge_tools.config.reader import read_source as read_one
 
     try:
-        return read_one(step, where, env, cwd, home_dir(env)).tree_or_raise()
+        read = read_one(step, where, env, cwd, home_dir(env))
+        if ignored is not None:
+            ignored.extend(read.ignored)
+        return read.tree_or_raise()
     except ConfigError as exc:
         if isinstance(where, Path):
             raise
@@ -329,6 +336,7 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
     env = os.environ if opts.env is None else opts.env
     root, cwd, found, config_dirs = discover(opts, agent_files=True)
     trees: list[tuple[ConfigSource, Node]] = []
+    ignored: list[ConfigError] = []
     for step, where in found:
         if isinstance(where, Path):
             source = ConfigSource(step, Origin("file", path=str(where)), where)
@@ -337,7 +345,7 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
         if keep is not None and not keep(source):
             continue
         known = already_read.get((step, where)) if already_read else None
-        tree = known if known is not None else read_source(step, where, env, cwd)
+        tree = known if known is not None else read_source(step, where, env, cwd, ignored)
         trees.append((source, tree))
     if keep is not None:
         config_dirs = [d for d in config_dirs
@@ -367,6 +375,7 @@ def load_config(opts: LoadOptions, already_read: Mapping[tuple[str, Path | str],
         source_trees=[t for _, t in trees],
         skill_roots=external_skill_roots(home_dir(env), cwd, root, env),
         skill_paths=_skill_paths(merged, home_dir(env), cwd),
+        ignored=ignored,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge_tools.hook.protocol import Answer, HookCall, hook_specific, pre_tool_call, said
+from forge_tools.hook.protocol import Answer, HookCall, hook_specific, pre_tool_call, said, updated_input
 
 NAME = "claude"
 LABEL = "Claude Code"
@@ -24,3 +24,10 @@ def answer(action: str | None, reason: str) -> Answer:
 
 def deny(reason: str) -> Answer:
     return hook_specific("deny", reason)
+
+
+def rewrite(tool_input: dict[str, Any], command: str, allows: bool) -> Answer:
+    """`updatedInput` is honoured with or without a decision (agent-hooks.md 1.3): an allow only where
+    Claude itself would allow, else Claude's own rules and prompts decide the sandboxed command."""
+    said = "forge-tools: run inside the sandbox" if allows else None
+    return updated_input(tool_input, command, allows, said)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge_tools.hook.protocol import Answer, HookCall, hook_specific, pre_tool_call, said
+from forge_tools.hook.protocol import Answer, HookCall, hook_specific, pre_tool_call, said, updated_input
 
 NAME = "codex"
 LABEL = "Codex CLI"
@@ -31,3 +31,10 @@ def answer(action: str | None, reason: str) -> Answer:
 
 def deny(reason: str) -> Answer:
     return hook_specific("deny", reason)
+
+
+def rewrite(tool_input: dict[str, Any], command: str, allows: bool) -> Answer | None:
+    """Codex takes `updatedInput` only with `permissionDecision: "allow"` (without one it runs the
+    original, agent-hooks.md 2.3), and an allow would skip Codex's own approval: so the rewrite is sent
+    only where Codex itself would allow, in exactly the verified form (no reason, no other field)."""
+    return updated_input(tool_input, command, True, None) if allows else None

@@ -6,6 +6,7 @@ decision. Gemini cannot ask from a hook."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from forge_tools.hook.protocol import Answer, HookCall, pre_tool_call, said, top_level
@@ -26,3 +27,11 @@ def answer(action: str | None, reason: str) -> Answer:
 
 def deny(reason: str) -> Answer:
     return top_level("deny", reason)
+
+
+def rewrite(tool_input: dict[str, Any], command: str, allows: bool) -> Answer:
+    """`hookSpecificOutput.tool_input` is merged over the model's arguments (agent-hooks.md 3.3), with
+    `decision: "allow"` where Gemini itself would allow (the verified form), else without a decision."""
+    out: dict[str, Any] = {"decision": "allow"} if allows else {}
+    out["hookSpecificOutput"] = {"hookEventName": EVENT, "tool_input": {"command": command}}
+    return Answer(json.dumps(out) + "\n")

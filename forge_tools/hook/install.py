@@ -37,6 +37,9 @@ export const ForgeToolsHook = async ({ directory }) => ({
     if (!answer || answer.decision !== "allow") {
       throw new Error((answer && answer.reason) || "forge-tools hook refused the call")
     }
+    if (typeof answer.command === "string") {
+      output.args.command = answer.command  // --sandbox: in place (a new output.args is ignored)
+    }
   },
 })
 """
@@ -52,12 +55,12 @@ def _ours(group: Any) -> bool:
     return MARK in json.dumps(group)
 
 
-def install(agent: str, scope: str, project: Path) -> Change:
+def install(agent: str, scope: str, project: Path, sandbox: bool = False) -> Change:
     """Write forge-tools' hook entry for `agent` (nothing when the same entry is there already; an
     older forge-tools entry is replaced)."""
     path = hook_file(agent, scope, project)
     if agent == "opencode":
-        command = forge_command(agent)
+        command = forge_command(agent, sandbox)
         import shlex
 
         text = PLUGIN % {"command": command, "argv": json.dumps(shlex.split(command))}
@@ -69,7 +72,7 @@ def install(agent: str, scope: str, project: Path) -> Change:
     from forge_tools.check.fix.writers import json_append, json_remove
 
     keys = ["hooks", EVENT[agent]]
-    entry = our_entry(agent)
+    entry = our_entry(agent, sandbox)
     old = path.read_text(encoding="utf-8") if path.is_file() else ""
     present = [e for e in entries(agent, path) if e.ours]
     if len(present) == 1 and present[0].command == entry["hooks"][0]["command"] and (

@@ -23,28 +23,37 @@ import sys
 import time
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 PROTOCOLS = {"claude": "forge_tools.hook.claude", "codex": "forge_tools.hook.codex",
              "gemini": "forge_tools.hook.gemini", "opencode": "forge_tools.hook.opencode"}
 DEFAULT_DEADLINE = 10.0
 MAX_PAYLOAD = 16 * 1024 * 1024
 FAULT_VARIABLE = "FORGE_TOOLS_HOOK_TEST_FAULT"
-USAGE = "usage: forge-tools hook --runtime claude|codex|gemini|opencode [--deadline SECONDS]"
+USAGE = "usage: forge-tools hook --runtime claude|codex|gemini|opencode [--deadline SECONDS] [--sandbox]"
 
 
 class Deadline(Exception):
     """The internal deadline passed."""
 
 
-def parse(argv: list[str]) -> tuple[str, float]:
+class Options(NamedTuple):
+    runtime: str
+    deadline: float = DEFAULT_DEADLINE
+    sandbox: bool = False  # an allowed shell call is rewritten to run inside `run`'s sandbox
+
+
+def parse(argv: list[str]) -> Options:
     runtime: str | None = None
     deadline = DEFAULT_DEADLINE
+    sandbox = False
     items = list(argv)
     while items:
         item = items.pop(0)
         name, eq, value = item.partition("=")
-        if name in ("--runtime", "--deadline"):
+        if item == "--sandbox":
+            sandbox = True
+        elif name in ("--runtime", "--deadline"):
             if not eq:
                 if not items:
                     raise ValueError(f"{name} needs a value")
@@ -60,19 +69,19 @@ def parse(argv: list[str]) -> tuple[str, float]:
     if runtime not in PROTOCOLS:
         raise ValueError(f"--runtime must be one of {', '.join(PROTOCOLS)}"
                          + (f" (got {runtime!r})" if runtime is not None else ""))
-    return runtime, deadline
+    return Options(runtime, deadline, sandbox)
 
 
 def main(argv: list[str]) -> int:
     """The hook process; returns its exit code (see the module)."""
     try:
-        runtime, deadline = parse(argv)
+        options = parse(argv)
     except ValueError as exc:
         sys.stderr.write(f"forge-tools hook: refused: {exc}\n{USAGE}\n")
         return 2  # a deny (with its reason on stderr) on Claude Code, Codex CLI and Gemini CLI
     try:
-        protocol = import_module(PROTOCOLS[runtime])
-        answer = guarded(protocol, runtime, deadline, sys.stdin.buffer)
+        protocol = import_module(PROTOCOLS[options.runtime])
+        answer = guarded(protocol, options.runtime, options.deadline, sys.stdin.buffer, options.sandbox)
         sys.stdout.write(answer.stdout)
         sys.stdout.flush()
         if answer.stderr:
@@ -88,7 +97,7 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise Deadline()
 
 
-def guarded(protocol: Any, runtime: str, deadline: float, stream: Any) -> Any:
+def guarded(protocol: Any, runtime: str, deadline: float, stream: Any, sandbox: bool = False) -> Any:
     """The verdict in the agent's form, or its deny on every failure (see the module)."""
     started = time.monotonic()
     old = signal.signal(signal.SIGALRM, _on_alarm)
@@ -96,7 +105,7 @@ def guarded(protocol: Any, runtime: str, deadline: float, stream: Any) -> Any:
     record: dict[str, Any] = {"runtime": runtime}
     try:
         try:
-            answer = _decide(protocol, runtime, stream, record)
+            answer = _decide(protocol, runtime, stream, record, sandbox)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except BaseException as exc:
@@ -117,8 +126,8 @@ def guarded(protocol: Any, runtime: str, deadline: float, stream: Any) -> Any:
 
 
 def _failure(exc: BaseException, deadline: float) -> str:
-    from forge_tools.hook.decide import Unreadable as BadInput
     from forge_tools.hook.protocol import Unreadable
+    from forge_tools.runtimes.hook_gate import Unreadable as BadInput
 
     if isinstance(exc, Deadline):
         return f"no decision within its {deadline:g} s deadline"
@@ -129,7 +138,7 @@ def _failure(exc: BaseException, deadline: float) -> str:
     return f"internal error ({type(exc).__name__})"
 
 
-def _decide(protocol: Any, runtime: str, stream: Any, record: dict[str, Any]) -> Any:
+def _decide(protocol: Any, runtime: str, stream: Any, record: dict[str, Any], sandbox: bool = False) -> Any:
     from forge_tools.hook.protocol import Unreadable
 
     data = stream.read(MAX_PAYLOAD + 1)
@@ -150,7 +159,7 @@ def _decide(protocol: Any, runtime: str, stream: Any, record: dict[str, Any]) ->
         raise RuntimeError("forced by " + FAULT_VARIABLE)
     if fault == "sleep":
         time.sleep(3600)
-    from forge_tools.hook.decide import decide
+    from forge_tools.runtimes.hook_gate import decide
 
     verdict = decide(runtime, call.tool, call.input, Path(call.cwd))
     record.update(verdict.to_json())
@@ -159,7 +168,31 @@ def _decide(protocol: Any, runtime: str, stream: Any, record: dict[str, Any]) ->
                   f"refused. To allow exactly this call, allow it in that rule's file"
                   + (f" ({verdict.rule.origin})" if verdict.rule is not None else "") + " or run it yourself")
         return protocol.answer("deny", reason)
+    if sandbox and verdict.action is None and verdict.tool == "bash":
+        return _sandboxed(protocol, runtime, call, record)
     return protocol.answer(verdict.action, f"forge-tools: {verdict.reason}")
+
+
+def _sandboxed(protocol: Any, runtime: str, call: Any, record: dict[str, Any]) -> Any:
+    """`--sandbox`: the allowed shell call rewritten to run inside `run`'s sandbox, in the agent's rewrite
+    field; refused when the sandbox cannot be built here (asked for, it is never dropped silently)."""
+    from forge_tools.runtimes.hook_gate import NoSandbox, agent_allows, sandboxed
+
+    cwd = Path(call.cwd)
+    try:
+        command = sandboxed(runtime, call.tool, call.input, cwd)
+    except NoSandbox as exc:
+        reason = f"forge-tools hook --sandbox refused the call: the sandbox cannot start here ({exc})"
+        record.update(action="deny", reason=reason)
+        return protocol.deny(reason)
+    allows = agent_allows(runtime, call.tool, call.input, cwd)
+    answer = protocol.rewrite(call.input, command, allows)
+    if answer is None:  # Codex takes a rewrite only with an allow, and would not allow this itself
+        record.update(sandbox="not rewritten", note=f"{protocol.LABEL} would not run it without asking, "
+                      "and takes a rewrite only with an allow: its own approval decides the original")
+        return protocol.answer(None, "")
+    record.update(sandbox="rewritten", agent_allows=allows)
+    return answer
 
 
 def _subject(args: Any) -> str | None:

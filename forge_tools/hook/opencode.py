@@ -5,6 +5,7 @@ on anything but `{"decision": "allow"}`. So here a clear allow is printed for no
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from forge_tools.hook.protocol import Answer, HookCall, call_of, top_level
@@ -26,3 +27,9 @@ def answer(action: str | None, reason: str) -> Answer:
 
 def deny(reason: str) -> Answer:
     return top_level("deny", reason)
+
+
+def rewrite(tool_input: dict[str, Any], command: str, allows: bool) -> Answer:
+    """The shim plugin puts `command` into `output.args.command` in place (a new `output.args` object
+    is ignored by opencode 1.18.33) and lets the call go on to opencode's own rules."""
+    return Answer(json.dumps({"decision": "allow", "command": command}) + "\n")

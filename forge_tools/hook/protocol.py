@@ -46,6 +46,12 @@ class AgentProtocol(Protocol):
     def deny(self, reason: str) -> Answer:
         """The refusal this agent honours."""
 
+    def rewrite(self, tool_input: dict[str, Any], command: str, allows: bool) -> Answer | None:
+        """`--sandbox`: the shell call's input with `command` in place of its command line, in this
+        agent's rewrite field; `allows`: the agent itself would run the call without asking (the answer
+        may then carry an allow). None: this agent cannot take the rewrite here (Codex without an
+        allow), so the hook gives no decision."""
+
 
 def one_line(reason: str) -> str:
     """A reason on one line, not empty (Codex ignores a deny without one), bounded."""
@@ -85,6 +91,18 @@ def top_level(decision: str, reason: str | None = None) -> Answer:
     if reason is not None:
         out["reason"] = one_line(reason)
     return Answer(json.dumps(out) + "\n")
+
+
+def updated_input(tool_input: dict[str, Any], command: str, allow: bool, reason: str | None) -> Answer:
+    """Claude Code's and Codex CLI's rewrite: `updatedInput` replaces the whole input (the other fields
+    are sent back as they came), with `permissionDecision: "allow"` where `allow`."""
+    out: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    if allow:
+        out["permissionDecision"] = "allow"
+        if reason is not None:
+            out["permissionDecisionReason"] = one_line(reason)
+    out["updatedInput"] = {**tool_input, "command": command}
+    return Answer(json.dumps({"hookSpecificOutput": out}) + "\n")
 
 
 def pre_tool_call(payload: Any, event: str) -> HookCall | None:

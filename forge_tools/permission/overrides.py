@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from forge_tools.permission.wildcard import patterns_overlap
+from forge_tools.permission.wildcard import literal_head, patterns_overlap
 from forge_tools.rule import Rule
 
 if TYPE_CHECKING:
@@ -85,6 +85,36 @@ def _overlap(deny: Rule, rule: Rule) -> bool:
     return patterns_overlap(deny.permission, rule.permission) and patterns_overlap(deny.pattern, rule.pattern)
 
 
+class _DenyIndex:
+    """Denies by their pattern's literal head: a rule can overlap only a deny whose head is a prefix of
+    its own head, or starts with it (a text both match starts with both heads). FT112 compares project
+    rules with global denies, which is pairwise by nature; this keeps it to the pairs that can meet."""
+
+    def __init__(self, denies: list[Rule]) -> None:
+        self.denies = denies
+        self.by_head: dict[str, list[int]] = {}
+        for i, deny in enumerate(denies):
+            self.by_head.setdefault(literal_head(deny.pattern), []).append(i)
+        self.heads = sorted(self.by_head)
+        self.lengths = sorted({len(h) for h in self.heads})
+
+    def candidates(self, rule: Rule) -> list[Rule]:
+        """The denies whose patterns may overlap `rule`'s, in their order."""
+        from bisect import bisect_left
+
+        head = literal_head(rule.pattern)
+        found: set[int] = set()
+        for length in self.lengths:  # denies whose head is a prefix of the rule's
+            if length > len(head):
+                break
+            found.update(self.by_head.get(head[:length], ()))
+        for at in range(bisect_left(self.heads, head), len(self.heads)):  # ... or starts with it
+            if not self.heads[at].startswith(head):
+                break
+            found.update(self.by_head[self.heads[at]])
+        return [self.denies[i] for i in sorted(found)]
+
+
 def project_overrides(loaded: LoadedConfig, agents: Mapping[str, Agent] | Iterable[Agent]) -> list[Override]:
     """Every (global deny, project rule) pair where the project rule can decide a call the deny was
     meant to decide, with the agents it applies to, in ruleset order."""
@@ -94,14 +124,18 @@ def project_overrides(loaded: LoadedConfig, agents: Mapping[str, Agent] | Iterab
     project_paths = {str(s.path) for s in loaded.sources
                      if s.path is not None and is_project(s, loaded.project_root)}
     found: dict[tuple[Rule, Rule], list[str]] = {}
+    indexes: dict[str | None, _DenyIndex] = {}  # per agent with own denies (None: the top level's alone)
     for agent in (agents.values() if isinstance(agents, Mapping) else agents):
         ruleset = list(agent.ruleset)
         position = {rule: i for i, rule in enumerate(ruleset)}
-        mine = [*denies.get(None, []), *denies.get(agent.name, [])]
+        scope = agent.name if denies.get(agent.name) else None
+        index = indexes.get(scope)
+        if index is None:
+            index = indexes[scope] = _DenyIndex([*denies.get(None, []), *denies.get(agent.name, [])])
         for i, rule in enumerate(ruleset):
             if rule.action == "deny" or rule.origin.kind != "file" or rule.origin.path not in project_paths:
                 continue
-            for deny in mine:
+            for deny in index.candidates(rule):
                 at = position.get(deny)
                 if (at is None or at < i) and _overlap(deny, rule):
                     found.setdefault((deny, rule), []).append(agent.name)

@@ -172,10 +172,15 @@ def summary_line(report: CheckReport) -> str:
     text = ", ".join(parts)
     if report.expectations:
         text += f"; {report.failed_expectations} of {len(report.expectations)} expectation(s) failed"
-    hidden = [f"{n} {what}" for n, what in ((len(report.suppressed), "suppressed inline"),
-                                            (report.deselected, "not selected")) if n]
+    def findings(n: int) -> str:
+        return f"{n} finding{'s' if n != 1 else ''}"
+
+    hidden = [f"{findings(n)} {what}" for n, what in (
+        (len(report.suppressed), "suppressed inline"),
+        (report.deselected, "not selected: off by default or left out by --select/--ignore, "
+                            "`--extend-select CODE` adds one")) if n]
     if hidden:
-        text += f" ({', '.join(hidden)})"
+        text += f" ({'; '.join(hidden)})"
     return text
 
 

@@ -37,7 +37,7 @@ class Chosen(NamedTuple):
 
     @property
     def display(self) -> str:
-        """`Claude Code 2.1.328`: the agent answering and its version, as people name it."""
+        """`Claude Code 2.1.332`: the agent answering and its version, as people name it."""
         from forge_tools.runtimes.found import display_name
 
         return f"{display_name(self.runtime.name)} {self.runtime.version}"

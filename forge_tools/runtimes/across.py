@@ -223,17 +223,20 @@ def answers_by_runtime(loaded: LoadedConfig, result: PipelineResult, tool: str, 
             answer = runtime.decide(result, own.tool, own.args, root, cwd)
             notes = tuple((answer.extra or {}).get("notes", ()))
         entries.append(RuntimeEntry(found, own, answer, scope, (*notes, *_said_beside(found.name, loaded,
-                                                                                   answer))))
+                                                                                   answer, own))))
     return AcrossAnswers(call, tuple(entries), decided, root)
 
 
-def _said_beside(name: str, loaded: LoadedConfig, answer: RuntimeAnswer) -> tuple[str, ...]:
+def _said_beside(name: str, loaded: LoadedConfig, answer: RuntimeAnswer, own: OwnCall) -> tuple[str, ...]:
     """What every answer says beside itself (`runtimes.answer`): the files this agent ignores here,
-    with the fix, and the built-in checks that decided."""
-    from forge_tools.runtimes.answer import builtin_checks, ignored_files
+    with the fix, the built-in checks that decided, and forge-tools' hook when one is installed for
+    this agent (what it decides before the agent's rules)."""
+    from forge_tools.runtimes.answer import builtin_checks, forge_hook, ignored_files
 
     ignored = [f"does not read {i.path}: {i.reason}; fix: {i.fix}" for i in ignored_files(name, loaded)]
-    return (*ignored, *(f"built-in check: {c}" for c in builtin_checks(answer)))
+    hook = forge_hook(name, loaded, own.tool, own.args)
+    return (*ignored, *(f"built-in check: {c}" for c in builtin_checks(answer)),
+            *((f"hook: {hook['line']}",) if hook else ()))
 
 
 def opencode_turn(loaded: LoadedConfig, result: PipelineResult, load_code: bool = False

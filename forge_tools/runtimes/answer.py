@@ -154,8 +154,28 @@ def framing(chosen: Chosen, loaded: LoadedConfig, result: PipelineResult | None,
             "translated": said,
             "ignored": [i.to_json() for i in ignored_files(chosen.runtime.name, loaded)],
             "builtin_checks": builtin_checks(both.runtime) if both is not None else [],
+            "hook": forge_hook(chosen.runtime.name, loaded, tool, args),
             "others": (others(loaded, result, tool, args, both)
                        if both is not None and result is not None and args is not None else [])}
+
+
+def forge_hook(name: str, loaded: LoadedConfig, tool: str, args: dict[str, Any] | None
+               ) -> dict[str, Any] | None:
+    """forge-tools' own pre-tool hook (`forge-tools hook`) for agent runtime `name`, when one is
+    installed where that agent reads it (`runtimes.hooks.hook_said`): whether it runs, and with a call
+    what it decides before the agent's own rules (the call in the agent's words, as its hook gets it)."""
+    from forge_tools.runtimes.hooks import AGENTS
+
+    if name not in AGENTS:
+        return None
+    from forge_tools.runtimes.across import mcp_servers
+    from forge_tools.runtimes.found import agent_cwd, display_name
+    from forge_tools.runtimes.hooks import hook_said
+    from forge_tools.runtimes.vocabulary import translate
+
+    own = translate(name, tool, args or {}, mcp_servers(loaded)).own if args is not None else None
+    return hook_said(name, display_name(name), Path(loaded.project_root), agent_cwd(loaded),
+                     own.tool if own is not None else None, own.args if own is not None else None)
 
 
 def head_lines(data: dict[str, Any]) -> list[str]:
@@ -179,5 +199,7 @@ def tail_lines(data: dict[str, Any]) -> list[str]:
     lines += [f"ignored: {agent} does not read {i['path']}: {i['reason']}; fix: {i['fix']}"
               for i in data.get("ignored", [])]
     lines += [f"built-in check: {agent}: {c}" for c in data.get("builtin_checks", [])]
+    if data.get("hook"):
+        lines.append(f"hook: {data['hook']['line']}")
     lines += [f"other agent: {line}" for line in data.get("others", [])]
     return lines

@@ -36,6 +36,18 @@ def difference(answer: RuntimeAnswer, gate: CallDecision) -> str | None:
     return f"{head}: {answer.reason}; {tail}{_gate_why(answer, gate)}"
 
 
+def beside_reason(answer: RuntimeAnswer, gate: CallDecision) -> str | None:
+    """What `difference` adds to a line that already gave the runtime's reason: the gate's half
+    alone when the runtime's half would only repeat that reason, else the whole difference."""
+    if not differs(answer, gate):
+        return None
+    whole = difference(answer, gate)
+    repeated = f"{answer.label} {_RUNTIME_VERB[answer.action]}: {answer.reason}; "
+    if whole is not None and whole.startswith(repeated):
+        return whole[len(repeated):]
+    return whole
+
+
 def _looser_why(answer: RuntimeAnswer, gate: CallDecision) -> str:
     """Why the runtime lets through what the gate stops: the gate's rule and the text the runtime
     matched instead."""
@@ -46,7 +58,7 @@ def _looser_why(answer: RuntimeAnswer, gate: CallDecision) -> str:
     seen = _closest(answer.decision.checks, strict)
     if rule is None:
         return answer.reason
-    if seen is None and answer.runtime not in READS_THE_GATES_RULES:
+    if answer.runtime not in READS_THE_GATES_RULES:
         return answer.reason  # another agent's own files decided: the gate's rule is not its rule
     if seen is None:
         return (f"it makes no {strict.permission} check here, so its {strict.permission} rule "
@@ -92,6 +104,11 @@ class Answers(NamedTuple):
     @property
     def difference(self) -> str | None:
         return difference(self.runtime, self.gate)
+
+    @property
+    def beside_reason(self) -> str | None:
+        """The difference for a line that already says the runtime's reason (check, diff)."""
+        return beside_reason(self.runtime, self.gate)
 
     def to_json(self) -> dict[str, Any]:
         """The answering agent's decision as the flat fields (`action`, `checks`, `args`, ...: issue

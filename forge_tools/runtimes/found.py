@@ -122,12 +122,16 @@ def source_file(source: ConfigSource) -> ConfigFile:
 
 def runtime_files(name: str, loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> FoundRuntime:
     """One runtime's files here (none found: an empty `files`)."""
-    from forge_tools.runtimes import RUNTIMES, get_runtime
+    from forge_tools.runtimes import RUNTIMES
 
     package = import_module(f"{RUNTIMES[name]}.files")
-    runtime = get_runtime(name)
-    return FoundRuntime(name, package.DISPLAY, runtime.version, package.AGENT,
-                        tuple(package.config_files(loaded, env)))
+    return _found(name, package, tuple(package.config_files(loaded, env)))
+
+
+def _found(name: str, package: Any, files: tuple[ConfigFile, ...]) -> FoundRuntime:
+    from forge_tools.runtimes import get_runtime
+
+    return FoundRuntime(name, package.DISPLAY, get_runtime(name).version, package.AGENT, files)
 
 
 def found_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None,
@@ -136,8 +140,13 @@ def found_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None,
     configures itself)."""
     from forge_tools.runtimes import RUNTIMES
 
-    found = [runtime_files(name, loaded, env) for name in RUNTIMES]
-    return [f for f in found if f.files and (f.in_project or not in_project)]
+    found = []
+    for name in RUNTIMES:  # a runtime without files here is not imported (only its `files` module)
+        package = import_module(f"{RUNTIMES[name]}.files")
+        files = tuple(package.config_files(loaded, env))
+        if files:
+            found.append(_found(name, package, files))
+    return [f for f in found if f.in_project or not in_project]
 
 
 def listed_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None

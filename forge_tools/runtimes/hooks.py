@@ -80,18 +80,19 @@ def hook_file(agent: str, scope: str, project: Path, env: Mapping[str, str] | No
     raise ValueError(f"unknown agent {agent!r}")
 
 
-def forge_command(agent: str) -> str:
+def forge_command(agent: str, sandbox: bool = False) -> str:
     """The hook command with an absolute path to forge-tools (the console script beside this
-    interpreter, else this interpreter with `-m forge_tools`)."""
+    interpreter, else this interpreter with `-m forge_tools`); `sandbox`: with `--sandbox`."""
     beside = Path(sys.executable).with_name("forge-tools")
     program = (shlex.quote(str(beside)) if beside.is_file() and os.access(beside, os.X_OK)
                else f"{shlex.quote(os.path.abspath(sys.executable))} -m forge_tools")
-    return f"{program} hook --runtime {agent}"
+    return f"{program} hook --runtime {agent}" + (" --sandbox" if sandbox else "")
 
 
-def our_entry(agent: str) -> dict[str, Any]:
+def our_entry(agent: str, sandbox: bool = False) -> dict[str, Any]:
     """The entry `hook install` writes for a command-hook agent (agent-hooks.md's snippets)."""
-    hook: dict[str, Any] = {"type": "command", "command": forge_command(agent), "timeout": TIMEOUT[agent]}
+    hook: dict[str, Any] = {"type": "command", "command": forge_command(agent, sandbox),
+                            "timeout": TIMEOUT[agent]}
     if agent == "claude":
         hook["onFailure"] = "block"
         return {"matcher": "*", "hooks": [hook]}
@@ -167,4 +168,80 @@ def switched_off(agent: str, project: Path, env: Mapping[str, str] | None = None
                 current = current.get(key) if current is not None and current.is_map else None
             if current is not None and current.value is value:
                 out.append((current.origin, f"{'.'.join(path)} = {str(value).lower()}"))
+    return out
+
+
+class Guard(NamedTuple):
+    """forge-tools' hook as the agent would run it before its own rules: the entry, and what keeps it
+    from running (empty: it runs)."""
+
+    entry: HookEntry
+    problems: tuple[str, ...]
+
+    @property
+    def runs(self) -> bool:
+        return not self.problems
+
+
+def guard(agent: str, project: Path, env: Mapping[str, str] | None = None) -> Guard | None:
+    """The forge-tools hook entry `agent` reads here (project scope first), or None when none is
+    installed; `problems` says what keeps it from running (a missing program, hooks switched off).
+    Codex CLI's review step cannot be seen from the files: `review` says it."""
+    if agent not in AGENTS:
+        return None
+    ours = [e for e in installed(agent, project, env) if e.ours]
+    if not ours:
+        return None
+    entry = next((e for e in ours if agent == "opencode" or e.program_exists()), ours[0])
+    problems = [] if agent == "opencode" or entry.program_exists() else [
+        f"its program {entry.program} does not exist"]
+    problems += [f"{what} at {origin} turns hooks off" for origin, what in switched_off(agent, project, env)]
+    return Guard(entry, tuple(problems))
+
+
+#: what the agent itself must do before the hook runs, which no file shows
+REVIEW = {"codex": "Codex CLI runs it only once trusted in /hooks"}
+
+
+def hook_said(agent: str, label: str, project: Path, cwd: Path, tool: str | None,
+              args: dict[str, Any] | None, env: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+    """What `explain` (and `--runtime all`) says of forge-tools' hook for the answering agent: None when
+    none is installed; else where it is, whether it runs, and with a call (`tool` `args` in the agent's
+    own words, as it hands them to its hook) the hook's own verdict (`runtimes.hook_gate.decide`, the same
+    decision the hook process makes) and one line: `a forge-tools hook denies this before Claude
+    Code's rules: ...`."""
+    found = guard(agent, project, env)
+    if found is None:
+        return None
+    out: dict[str, Any] = {"installed": found.entry.to_json(), "runs": found.runs,
+                           "problems": list(found.problems), "review": REVIEW.get(agent),
+                           "action": None, "reason": None}
+    from forge_tools.report.findings import describe
+
+    where = describe(found.entry.origin, project)
+    if not found.runs:
+        out["line"] = (f"a forge-tools hook is installed at {where} but does not run: "
+                       + "; ".join(found.problems))
+        return out
+    if tool is None or args is None:
+        out["line"] = (f"a forge-tools hook is installed at {where}: it decides every call before "
+                       f"{label}'s rules")
+        return out
+    from forge_tools.runtimes.hook_gate import decide
+
+    try:
+        verdict = decide(agent, tool, args, cwd)
+        action, reason = verdict.action, verdict.reason
+    except Exception as exc:  # the hook process refuses what it cannot read (its outer guard)
+        action, reason = "deny", f"the hook cannot read the call ({exc})"
+    if action == "ask" and agent != "claude":
+        action, reason = "deny", f"{reason} ({label} cannot ask from a hook, so the hook refuses it)"
+    out.update(action=action, reason=reason)
+    review = f" ({REVIEW[agent]})" if agent in REVIEW else ""
+    if action is None:
+        out["line"] = f"a forge-tools hook (at {where}) gives no decision here: {reason}{review}"
+    else:
+        verb = "denies" if action == "deny" else "asks about"
+        out["line"] = (f"a forge-tools hook {verb} this before {label}'s rules{review}: {reason} "
+                       f"(hook at {where})")
     return out

@@ -74,6 +74,15 @@ COLUMNS: dict[str, Callable[[], dict[str, tuple[str, dict[str, str]]]] | None] =
     "codex": _codex_column,
     "gemini": _gemini_column,
 }
+#: each column's own tool names, so that a call no column names (`bash`, `read`) is put in the shared
+#: words without importing any agent's modules (tests/runtimes: the same as the columns' names)
+COLUMN_NAMES: dict[str, frozenset[str]] = {
+    "claude": frozenset({"Bash", "Edit", "Glob", "Grep", "Read", "Task", "TodoWrite", "WebFetch",
+                         "WebSearch", "Write"}),
+    "codex": frozenset({"apply_patch", "exec_command"}),
+    "gemini": frozenset({"glob", "google_web_search", "grep_search", "list_directory", "read_file",
+                         "replace", "run_shell_command", "web_fetch", "write_file", "write_todos"}),
+}
 #: names an agent has for a shared tool besides its column's (read back only: a call of one is that
 #: shared tool): runtime -> {its name: (shared id, {its argument: shared argument})}
 ALIASES: dict[str, dict[str, tuple[str, dict[str, str]]]] = {
@@ -149,6 +158,8 @@ def shared_call(tool: str, args: Mapping[str, Any], mcp_servers: tuple[str, ...]
     if tool == "web_fetch" and isinstance(args.get("prompt"), str):
         return SharedCall("webfetch", gemini_fetch_args(args["prompt"]))
     for runtime in COLUMNS:
+        if tool not in COLUMN_NAMES.get(runtime, ()):
+            continue  # not one of its names: its column (and its modules) need not be read
         own = column(runtime)
         if own is None:
             continue

@@ -304,8 +304,9 @@ def _stderr_tail(handle: Any, lines_kept: int = 3, limit: int = 400) -> str:
     return tail if len(tail) <= limit else "..." + tail[-limit:]
 
 
-async def _open(server: McpServer, stack: Any) -> Any:
-    """Connect and initialise; returns the ClientSession (closed by `stack`)."""
+async def _open(server: McpServer, stack: Any, argv: Sequence[str] | None = None) -> Any:
+    """Connect and initialise; returns the ClientSession (closed by `stack`). `argv` starts a local
+    server instead of its command (the command inside `run`'s sandbox)."""
     import tempfile
 
     from mcp import ClientSession
@@ -317,7 +318,7 @@ async def _open(server: McpServer, stack: Any) -> Any:
             tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
         stack.errlog = errlog
         stack.callback(stack.keep_stderr_tail)  # runs once the server has exited, before errlog closes
-        command, *args = server.command
+        command, *args = argv if argv is not None else server.command
         env = {**os.environ, **dict(server.environment)}
         read, write = await stack.enter_async_context(stdio_streams(command, args, env, server.cwd, errlog))
         session = await stack.enter_async_context(ClientSession(read, write))
@@ -395,7 +396,8 @@ def _start_limit_by(start_s: float) -> str:
     return "the start limit"
 
 
-async def _list_one(server: McpServer, start_s: float, start_by: str = "") -> list[McpToolDef]:
+async def _list_one(server: McpServer, start_s: float, start_by: str = "",
+                    sandbox: tuple[str, Path] | None = None) -> list[McpToolDef]:
     """Connect (within `start_s`) and list (within the server's timeout). One cancel scope holds the
     connection's whole life: the SDK's transports run task groups that must close inside it."""
     import anyio
@@ -408,7 +410,12 @@ async def _list_one(server: McpServer, start_s: float, start_by: str = "") -> li
     with anyio.CancelScope(deadline=anyio.current_time() + start_s) as scope:
         try:
             async with stack:
-                session = await _open(server, stack)
+                launch = _listing_launch(server, sandbox)
+                if launch is not None:
+                    if launch.refusal is not None:
+                        raise ConnectionError(launch.refusal)
+                    stack.callback(launch.finish)
+                session = await _open(server, stack, launch.argv if launch is not None else None)
                 stage = "listing its tools"
                 limit, limit_by = f"{server.timeout_ms} ms", f"raise `timeout` in {server.key}"
                 scope.deadline = anyio.current_time() + server.timeout_ms / 1000
@@ -442,11 +449,13 @@ def _run_async(fn: Any, *args: Any) -> Any:
 
 def list_servers(servers: Sequence[McpServer], cache: ListingCache | None = None, *,
                  start_s: float | None = None, start_by: str = "", progress: Progress | None = None,
-                 ) -> tuple[list[McpListing], list[ConfigError]]:
+                 sandbox: tuple[str, Path] | None = None) -> tuple[list[McpListing], list[ConfigError]]:
     """Every server's tools (from the cache when it holds them, else connecting to all the others at
     once), in config order, with one problem per server that failed (a failure remembered in the cache
     is reported again without connecting). Each start may take `start_timeout()`, or `start_s` when
-    that is shorter (`start_by` says what set it); `progress` hears which servers are still awaited."""
+    that is shorter (`start_by` says what set it); `progress` hears which servers are still awaited.
+    With `sandbox` (`run`'s setting and project root) a local server lists its tools inside the
+    sandbox with the whole project read-only (`_listing_launch`)."""
     listings: dict[str, McpListing] = {}
     to_connect: list[McpServer] = []
     failures: dict[str, ConfigError] = {}
@@ -477,7 +486,7 @@ def list_servers(servers: Sequence[McpServer], cache: ListingCache | None = None
 
             async def one(server: McpServer) -> None:
                 try:
-                    tools = await _list_one(server, limit, start_by)
+                    tools = await _list_one(server, limit, start_by, sandbox)
                 except ConnectionError as exc:
                     failures[server.name] = server.problem(str(exc))
                     if cache is not None:
@@ -562,6 +571,10 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
     else:
         limit, limit_by = _seconds(start_s), _start_limit_by(start_s)
     call_s = server.timeout_ms / 1000
+    launch = _sandboxed(server, ctx)
+    if launch is not None and launch.refusal is not None:
+        return ToolResult(output=launch.refusal, title=name, is_error=True,
+                          metadata={"mcp_server": server.name, "error": "sandbox", **launch.state})
 
     async def watch_abort(scope: Any) -> None:
         while not ctx.abort.aborted:
@@ -578,7 +591,9 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
 
             try:
                 async with stack:
-                    session = await _open(server, stack)
+                    if launch is not None:
+                        stack.callback(launch.finish)  # after the server exited
+                    session = await _open(server, stack, launch.argv if launch is not None else None)
                     stage = "calling the tool"
                     if whole is not None:
                         limit, limit_by = _seconds(whole), "the call's --timeout, connecting included"
@@ -611,12 +626,39 @@ async def call_server_tool(server: McpServer, name: str, arguments: dict[str, An
         else:
             mime = getattr(block, "mime_type", None) or getattr(block, "mimeType", None) or ""
             parts.append(f"[{kind} content{' ' + mime if mime else ''}]")
-    metadata: dict[str, Any] = {"mcp_server": server.name, "mcp_tool": name}
+    metadata: dict[str, Any] = {"mcp_server": server.name, "mcp_tool": name,
+                                **(launch.state if launch is not None else {})}
     structured = getattr(result, "structured_content", None)
     if structured is not None:
         metadata["structured"] = structured
     is_error = bool(getattr(result, "is_error", False))
     return ToolResult(output="\n".join(parts), title=name, metadata=metadata, is_error=is_error)
+
+
+def _listing_launch(server: McpServer, sandbox: tuple[str, Path] | None) -> Any:
+    """A local server's start to list its tools inside `run`'s sandbox: before any call is decided,
+    so with the whole project read-only and no network (`tools.sandbox.LISTING_RULES`)."""
+    from forge_tools.tools.sandbox import LISTING_RULES, for_call, server_paths
+
+    if sandbox is None or server.kind != "local" or sandbox[0] == "off":
+        return None
+    extra = {"sandbox": sandbox[0], "ruleset": LISTING_RULES, "commands": [" ".join(server.command)],
+             "programs": server_paths(server.command, server.environment, server.cwd)}
+    return for_call(list(server.command), server.cwd, extra, sandbox[1], ())
+
+
+def _sandboxed(server: McpServer, ctx: ToolContext) -> Any:
+    """A local server's start inside `run`'s sandbox (the one bash gets: the same rules, the same
+    writable set), or None where `run` asked for none (a remote server, `--no-sandbox`, a library
+    call without a run's rules). The server's own program is mounted read-only when it lives outside
+    the system dirs (a venv's python, a node install), so the server can start at all."""
+    from forge_tools.tools.sandbox import for_call, server_paths, setting_of
+
+    if server.kind != "local" or setting_of(ctx.extra) == "off":
+        return None
+    extra = {**ctx.extra, "commands": [" ".join(server.command)],
+             "programs": server_paths(server.command, server.environment, server.cwd)}
+    return for_call(list(server.command), server.cwd, extra, ctx.project_root, ())
 
 
 # -------------------------------------------------------------------------------------------- source
@@ -642,10 +684,10 @@ def servers_needed(servers: Sequence[McpServer], tool_id: str | None) -> list[Mc
 
 def load_mcp_tools(tree: Node | None, cwd: Path, cache: ListingCache | None = None, *,
                    tool_id: str | None = None, start_s: float | None = None, start_by: str = "",
-                   progress: Progress | None = None) -> McpSource:
+                   progress: Progress | None = None, sandbox: tuple[str, Path] | None = None) -> McpSource:
     """The fourth source for a loaded config: servers read, connected (or cached), as tools. With
     `tool_id`, only the servers that could list it (`servers_needed`); `start_s`, `start_by` and
-    `progress` as `list_servers` takes them."""
+    `progress` as `list_servers` takes them; `sandbox` is `run`'s setting and project root."""
     servers, problems = servers_from_config(tree, cwd)
     needed = servers_needed(servers, tool_id)
     notes = []
@@ -656,7 +698,8 @@ def load_mcp_tools(tree: Node | None, cwd: Path, cache: ListingCache | None = No
     if not needed:
         return McpSource([], problems, notes, {})
     listings, failures = list_servers(needed, cache if cache is not None else ListingCache.from_env(),
-                                      start_s=start_s, start_by=start_by, progress=progress)
+                                      start_s=start_s, start_by=start_by, progress=progress,
+                                      sandbox=sandbox)
     cached = [lst.server.name for lst in listings if lst.cached]
     if cached:
         notes.append(f"MCP tools of {', '.join(cached)} from the listing cache (set {REFRESH_ENV}=1 to "

@@ -66,7 +66,8 @@ class McpServerSource:
         from forge_tools.sources.mcp import load_mcp_tools
 
         found = load_mcp_tools(query.tree, query.cwd or Path.cwd(), tool_id=query.tool_id,
-                               start_s=query.start_s, start_by=query.start_by, progress=query.progress)
+                               start_s=query.start_s, start_by=query.start_by, progress=query.progress,
+                               sandbox=(query.sandbox, query.project_root or query.cwd or Path.cwd()))
         failed = [name for name in configured_server_names(query.tree)
                   if f"{sanitize(name)}_" in found.unlisted]
         unlisted = [u._replace(why=found.unlisted[u.prefix or ""])

@@ -3,8 +3,10 @@
 opencode imports each file and turns every export into a tool: the default export gets the file's stem
 as id, a named export `N` gets `<stem>_N`. forge-tools cannot run TypeScript and must not need Node, so
 the exports are read from the file's syntax tree (tree-sitter's TypeScript/JavaScript grammars); the
-description is shown when it is a literal in the `tool({description: ...})` call. These tools are
-candidates like any other (the permission layers apply) but `run` says plainly that it cannot run them.
+description is shown when it is a literal in the `tool({description: ...})` call, and the parameters
+are the JSON Schema opencode sends for its zod `args` (`zod_args`) when they are written as zod calls.
+These tools are candidates like any other (the permission layers apply) but `run` says plainly that it
+cannot run them.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ CANNOT_RUN = ("it is one of opencode's TypeScript/JavaScript script tools, read 
               "never executed; run it in opencode")
 UNKNOWN_DESCRIPTION = "description not written as a literal in the file (unknown without running it)"
 PARAMETERS_UNKNOWN: dict[str, Any] = {"type": "object", "description": "parameters not read (TypeScript)"}
+#: opencode 1.18.33 runs a script tool with the model's input as it is (recorded: facts/script-args)
+UNCHECKED_INPUT = ("opencode runs its script tools with the input as the model wrote it: the schema is "
+                   "only shown to the model, nothing is checked against it")
 
 
 class OpencodeScriptTool(NamedTuple):
@@ -38,6 +43,8 @@ class OpencodeScriptTool(NamedTuple):
     column: int
     export: str
     description: str | None = None
+    parameters: dict[str, Any] | None = None  # the JSON Schema opencode sends, when it could be read
+    parameters_problem: str | None = None  # why not, with its place (file:line:col)
 
 
 class OpencodeScriptProblem(NamedTuple):
@@ -70,7 +77,7 @@ def _parser(path: Path) -> Any:
     return Parser(language("tree_sitter_typescript", "language_typescript"))
 
 
-def _text(node: Node) -> str:
+def node_text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
@@ -85,12 +92,12 @@ def literal_string(node: Node | None) -> str | None:
     parts: list[str] = []
     for child in node.named_children:
         if child.type == "string_fragment":
-            parts.append(_text(child))
+            parts.append(node_text(child))
         elif child.type == "escape_sequence":
             try:
-                parts.append(codecs.decode(_text(child), "unicode_escape"))
+                parts.append(codecs.decode(node_text(child), "unicode_escape"))
             except UnicodeDecodeError:
-                parts.append(_text(child))
+                parts.append(node_text(child))
         else:  # a template substitution or something the grammar adds later: not a literal
             return None
     return "".join(parts)
@@ -113,10 +120,46 @@ def _description_of(value: Node | None) -> str | None:
         if pair.type != "pair":
             continue
         key = pair.child_by_field_name("key")
-        name = _text(key) if key is not None and key.type == "property_identifier" else literal_string(key)
+        plain = key is not None and key.type == "property_identifier"
+        name = node_text(key) if plain and key is not None else literal_string(key)
         if name == "description":
             return literal_string(pair.child_by_field_name("value"))
     return None
+
+
+def _tool_object(value: Node | None) -> Node | None:
+    """The object literal a tool export is written as: `tool({...})`'s argument or `{...}` itself."""
+    while value is not None and value.type in ("parenthesized_expression", "as_expression",
+                                               "satisfies_expression") and value.named_child_count:
+        value = value.named_children[0]
+    if value is not None and value.type == "call_expression":
+        args = value.child_by_field_name("arguments")
+        value = args.named_children[0] if args is not None and args.named_children else None
+    return value if value is not None and value.type == "object" else None
+
+
+def _parameters_of(path: Path, value: Node | None, bases: frozenset[str],
+                   values: dict[str, Node | None]) -> tuple[dict[str, Any] | None, str | None]:
+    """(the JSON Schema of the export's zod `args`, None) or (None, why it could not be read)."""
+    from forge_tools.sources.zod_args import Unreadable, parameters_schema
+
+    obj = _tool_object(value)
+    if obj is None:
+        return None, "the tool is not written as an object literal"
+    for entry in obj.named_children:
+        if entry.type == "shorthand_property_identifier" and node_text(entry) == "args":
+            where: Node = entry
+        elif entry.type == "pair" and (key := entry.child_by_field_name("key")) is not None \
+                and node_text(key).strip("'\"") == "args" and entry.child_by_field_name("value") is not None:
+            where = entry.child_by_field_name("value")  # type: ignore[assignment]
+        else:
+            continue
+        try:
+            return parameters_schema(where, bases, values), None
+        except Unreadable as problem:
+            line, col = problem.node.start_point
+            return None, f"{path}:{line + 1}:{col + 1}: {problem}"
+    return None, "no `args` written in the tool's object"
 
 
 #: the keys opencode 1.18.33 requires of an export for it to be a tool (it skips any other export)
@@ -133,14 +176,14 @@ def _object_keys(obj: Node) -> set[str] | None:
         if child.type == "pair":
             key = child.child_by_field_name("key")
             plain = key is not None and key.type == "property_identifier"
-            name = _text(key) if plain and key is not None else literal_string(key)
+            name = node_text(key) if plain and key is not None else literal_string(key)
             if name is None:
                 return None
             keys.add(name)
         elif child.type in ("method_definition", "shorthand_property_identifier"):
             name_node = child.child_by_field_name("name") if child.type == "method_definition" else child
             if name_node is not None:
-                keys.add(_text(name_node))
+                keys.add(node_text(name_node))
         elif child.type != "comment":
             return None
     return keys
@@ -185,11 +228,11 @@ def _top_level_values(root: Node) -> dict[str, Node | None]:
                 if declarator.type == "variable_declarator":
                     name = declarator.child_by_field_name("name")
                     if name is not None and name.type == "identifier":
-                        values[_text(name)] = declarator.child_by_field_name("value")
+                        values[node_text(name)] = declarator.child_by_field_name("value")
         elif decl.type in ("function_declaration", "generator_function_declaration", "class_declaration"):
             name = decl.child_by_field_name("name")
             if name is not None:
-                values[_text(name)] = None
+                values[node_text(name)] = None
     return values
 
 
@@ -225,11 +268,11 @@ def _exports(root: Node, path: Path) -> tuple[Exported, list[OpencodeScriptProbl
                         continue
                     name = declarator.child_by_field_name("name")
                     if name is not None and name.type == "identifier":
-                        found[_text(name)] = (declarator, declarator.child_by_field_name("value"))
+                        found[node_text(name)] = (declarator, declarator.child_by_field_name("value"))
             else:
                 name = decl.child_by_field_name("name")
                 if name is not None:
-                    found[_text(name)] = (decl, None)
+                    found[node_text(name)] = (decl, None)
         elif clause is not None:
             for spec in clause.named_children:
                 if spec.type != "export_specifier":
@@ -238,13 +281,14 @@ def _exports(root: Node, path: Path) -> tuple[Exported, list[OpencodeScriptProbl
                 alias = spec.child_by_field_name("alias")
                 if local is None:
                     continue
-                exported = _text(alias) if alias is not None else _text(local)
-                held = values.get(_text(local)) if source is None else None
+                exported = node_text(alias) if alias is not None else node_text(local)
+                held = values.get(node_text(local)) if source is None else None
                 found[exported] = (spec, held)
         elif source is not None:  # `export * from "./x"`: the names live in another file
             line, col = stmt.start_point
             problems.append(OpencodeScriptProblem(
-                path, f"`{_text(stmt).strip()}` re-exports another module's names, which cannot be listed "
+                path, f"`{node_text(stmt).strip()}` re-exports another module's names, which cannot be "
+                "listed "
                 "without running it; export the tools from this file", line + 1, col + 1))
     return found, problems
 
@@ -264,6 +308,9 @@ def scan_opencode_script(path: Path) -> tuple[list[OpencodeScriptTool], list[Ope
         return [], [OpencodeScriptProblem(path, "tool script has a syntax error (opencode would fail to "
                                           "import it)", line + 1, col + 1)]
     found, problems = _exports(root, path)
+    from forge_tools.sources.zod_args import zod_bases
+
+    bases, values = zod_bases(root), _top_level_values(root)
     stem = path.stem
     tools = []
     for export in sorted(found):
@@ -272,7 +319,9 @@ def scan_opencode_script(path: Path) -> tuple[list[OpencodeScriptTool], list[Ope
             continue
         line, col = where.start_point
         tool_id = stem if export == "default" else f"{stem}_{export}"
-        tools.append(OpencodeScriptTool(tool_id, path, line + 1, col + 1, export, _description_of(value)))
+        schema, why = _parameters_of(path, value, bases, values)
+        tools.append(OpencodeScriptTool(tool_id, path, line + 1, col + 1, export, _description_of(value),
+                                        schema, why))
     return tools, problems
 
 
@@ -314,7 +363,12 @@ def opencode_tool(found: OpencodeScriptTool) -> Tool:
     def cannot_execute(args: Any, ctx: Any) -> str:  # the wrapper refuses before this (Tool.cannot_run)
         raise RuntimeError(CANNOT_RUN)
 
+    if found.parameters is not None:
+        parameters = found.parameters
+    else:
+        why = f": {found.parameters_problem}" if found.parameters_problem else ""
+        parameters = {**PARAMETERS_UNKNOWN, "description": f"{PARAMETERS_UNKNOWN['description']}{why}"}
     return Tool(id=found.id, description=found.description if found.description is not None
-                else UNKNOWN_DESCRIPTION, parameters=dict(PARAMETERS_UNKNOWN), execute=cannot_execute,
-                source=opencode_source(found), cannot_run=CANNOT_RUN)
+                else UNKNOWN_DESCRIPTION, parameters=parameters, execute=cannot_execute,
+                source=opencode_source(found), cannot_run=CANNOT_RUN, unchecked_input=UNCHECKED_INPUT)
 

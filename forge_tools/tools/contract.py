@@ -103,6 +103,8 @@ class SourceQuery(NamedTuple):
     start_s: float | None = None
     start_by: str = ""
     progress: Callable[[str], None] | None = None
+    sandbox: str = "off"  # `run`'s sandbox setting, for the local MCP servers started to list tools
+    project_root: Path | None = None
     #: the config is opencode's files (`permission.agents.is_opencode_project`, not a project without
     #: any config): its builtins are opencode 1.18.33's, which has no `list` tool
     opencode: bool = False
@@ -181,6 +183,9 @@ class Tool:
     # why forge-tools cannot execute this tool (opencode's TypeScript tools); the wrapper refuses it
     # before validating or asking, so nobody is asked to approve a call that cannot happen
     cannot_run: str | None = None
+    # why the agent checks no input against `parameters` (opencode's script tools): the input is taken
+    # as it is, a JSON object, so no call is refused that the agent would run
+    unchecked_input: str | None = None
 
     def json_schema(self) -> dict[str, Any]:
         if isinstance(self.parameters, dict):
@@ -209,14 +214,15 @@ class _Deferred:
 
 class LazyTool(Tool):
     """A tool whose id, description and (when known) parameter schema are there before its code: the
-    rest (`parameters`, `execute`, `permission_requests`, `format_validation_error`) comes from the
-    tool `load()` returns, built on first use and kept. It is that tool wherever it is read, so a call
-    is validated and checked exactly as the loaded tool's would be."""
+    rest (`parameters`, `execute`, `permission_requests`, `format_validation_error`, `unchecked_input`)
+    comes from the tool `load()` returns, built on first use and kept. It is that tool wherever it is
+    read, so a call is validated and checked exactly as the loaded tool's would be."""
 
     parameters = _Deferred()
     execute = _Deferred()
     permission_requests = _Deferred()
     format_validation_error = _Deferred()
+    unchecked_input = _Deferred()
 
     def __init__(self, id: str, description: str, load: Callable[[], Tool] | None = None, *,
                  schema: dict[str, Any] | None = None, source: ToolSource = BUILTIN,

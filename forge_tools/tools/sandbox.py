@@ -3,13 +3,16 @@
 The gate decides a call by its names; this bounds what the call can do, whatever program it runs. It
 is derived from the same rules, so an `edit` deny holds for `mv`, `python3 -c` or a Makefile alike:
 
-- the project is writable only where `edit` is not denied; edit-denied paths are read-only binds,
-  read-denied paths are masked (a directory is an empty read-only tmpfs, a file an unreadable device);
-  every directory between the project root and a protected path is pinned (a mount point cannot be
-  renamed), so moving its parent away does not move it either;
-- the project's top level is read-only (its existing entries keep their own mode) and the agent's
-  config (`opencode.json*`, `forge.*`, `.opencode/`, `.forge/`, the global config dirs) is read-only,
-  so no call can write the rules the next call is decided by;
+- the project (its top level too) is writable only where `edit` is not denied; edit-denied paths are
+  read-only binds, read-denied paths are masked (a directory is an empty read-only tmpfs, a file an
+  unreadable device); every directory between the project root and a protected path is pinned (a
+  mount point cannot be renamed), so moving its parent away does not move it either;
+- what decides and what runs is read-only whatever the rules say: every agent's config at the top
+  level (`opencode.json*`, `forge.*`, `.opencode/`, `.forge/`, `.claude/`, `.codex/`, `.gemini/`,
+  `.mcp.json`), the global config dirs, `.git/hooks` and `.git/config`, and each file the config
+  names as code (`decides`: plugin, tool, agent and skill files, MCP server commands inside the
+  project); the config names that do not exist yet are `reserved`: `run` holds an empty read-only
+  placeholder on each while a sandboxed call runs (`Placeholders`), so none can be created;
 - outside the project only the system dirs (read-only), a private `/tmp`, and what `external_directory`
   allows (the rules' allows and the directories this call was approved for; read-only unless `edit`
   allows) are mounted; the truncation dir is read-only inside (only the wrapper writes it);
@@ -32,7 +35,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from forge_tools.paths import fallback_truncation_dir, global_config_dir, opencode_global_dir, truncation_dir
+from forge_tools.config.loader import CONFIG_FILE_ORDER
+from forge_tools.origin import Origin
+from forge_tools.paths import (
+    data_dir,
+    fallback_truncation_dir,
+    global_config_dir,
+    opencode_global_dir,
+    truncation_dir,
+)
 from forge_tools.permission.evaluate import evaluate
 from forge_tools.permission.wildcard import literal_head, wildcard_match
 from forge_tools.rule import Rule
@@ -44,8 +55,16 @@ SETTINGS: tuple[SandboxSetting, ...] = ("require", "auto", "off")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/run")
 PROVIDED_DIRS = ("/dev", "/proc")  # bwrap's own, never the host's
-AGENT_CONFIG_NAMES = frozenset({".opencode", ".forge"})
+AGENT_CONFIG_NAMES = frozenset({".opencode", ".forge", ".claude", ".codex", ".gemini", ".mcp.json"})
 AGENT_CONFIG_STEMS = frozenset({"opencode", "forge"})
+#: the config names at the top level that must not appear during a call (a placeholder holds each)
+RESERVED_DIRS = (".opencode", ".forge", ".claude", ".codex", ".gemini")
+RESERVED_NAMES = (*CONFIG_FILE_ORDER, ".mcp.json", *RESERVED_DIRS)
+#: the rules a local MCP server lists its tools under in `run` (no call is decided yet): nothing in
+#: the project can be written, no network
+LISTING_RULES = (Rule("edit", "*", "deny", Origin("safety", name="an MCP server listing its tools")),)
+#: the project's files that decide what runs or what a call may do, wherever its rules allow edits
+GIT_DECIDES = (".git/hooks", ".git/config")
 # Programs whose job is the network: a command line running one of these (the gate having let it
 # through) gets the network; so does an agent whose rules allow webfetch.
 NETWORK_COMMANDS = frozenset({
@@ -53,8 +72,8 @@ NETWORK_COMMANDS = frozenset({
     "pip", "pip3", "uv", "poetry", "npm", "npx", "pnpm", "yarn", "bun", "deno", "cargo", "go",
     "gem", "bundle", "apt", "apt-get", "docker", "podman", "gh", "http", "https", "aria2c",
 })
-TOP_LEVEL_NOTE = ("the project's top level is read-only (so no call can create opencode.json or forge.*"
-                  " there); its existing entries keep their own mode")
+RESERVED_NOTE = ("the config names that do not exist yet cannot be created: each is an empty read-only"
+                 " placeholder while the call runs")
 MAX_WALK_ENTRIES = 200_000  # beyond this the project is too big to map per call: the plan says so
 MAX_MOUNTS = 4_000
 SENTINEL = "\x00"  # the name of "a new entry in this directory" when deciding a directory's mode
@@ -79,6 +98,11 @@ class SandboxPlan(NamedTuple):
     network_why: str
     problem: str | None = None
     notes: tuple[str, ...] = ()
+    reserved: tuple[str, ...] = ()  # config names to hold with a placeholder (they do not exist yet)
+
+    @property
+    def mode_of_root(self) -> Mode:
+        return next((m.mode for m in self.mounts if m.path == self.root), "ro")
 
     def paths(self, mode: Mode) -> list[str]:
         return [m.path for m in self.mounts if m.mode == mode and m.why != "pin"]
@@ -89,7 +113,7 @@ class SandboxPlan(NamedTuple):
             return [m.path for m in self.mounts if m.mode == mode and m.why not in ("pin", "system")]
 
         return {"writable": listed("rw"), "read_only": listed("ro"), "hidden": listed("hidden"),
-                "private": listed("scratch"),
+                "private": listed("scratch"), "reserved": list(self.reserved),
                 "network": self.network, "network_why": self.network_why, "problem": self.problem,
                 "notes": list(self.notes)}
 
@@ -97,10 +121,12 @@ class SandboxPlan(NamedTuple):
 class _Walk:
     """The walk's state: what it mounted so far, how many entries it saw, why it had to stop."""
 
-    def __init__(self, root: str, rules: tuple[Rule, ...], touching: tuple[str, ...]) -> None:
+    def __init__(self, root: str, rules: tuple[Rule, ...], touching: tuple[str, ...],
+                 decides: frozenset[str] = frozenset()) -> None:
         self.root = root
         self.modes = _Modes(rules)
         self.touching = touching  # literal heads of the rules that can change a mode below a directory
+        self.decides = decides  # project-relative paths that are read-only whatever the rules say
         self.mounts: list[Mount] = []
         self.seen = 0
         self.problem: str | None = None
@@ -142,8 +168,9 @@ def _may_touch(rel_dir: str, heads: Iterable[str]) -> bool:
     return any(prefix.startswith(head) or head.startswith(prefix) for head in heads)
 
 
-def _walk(state: _Walk, rel_dir: str, mode: Mode) -> None:
-    """Mount what differs from `mode` below `rel_dir` (a directory whose own mode is `mode`)."""
+def _walk(state: _Walk, rel_dir: str, mode: Mode, inside_decides: bool = False) -> None:
+    """Mount what differs from `mode` below `rel_dir` (a directory whose own mode is `mode`; inside a
+    path that decides, everything is read-only at least)."""
     absolute = os.path.join(state.root, rel_dir) if rel_dir else state.root
     try:
         entries = sorted(os.scandir(absolute), key=lambda e: e.name)
@@ -156,7 +183,7 @@ def _walk(state: _Walk, rel_dir: str, mode: Mode) -> None:
                              f"{MAX_MOUNTS} mounts to map its rules")
             return
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-        config = not rel_dir and _is_agent_config(rel)
+        config = inside_decides or rel in state.decides or (not rel_dir and _is_agent_config(rel))
         is_dir = entry.is_dir(follow_symlinks=False)
         own = state.modes.of(f"{rel}/{SENTINEL}" if is_dir else rel, config)
         if is_dir and own != "hidden" and state.modes.of(rel) == "hidden":
@@ -167,10 +194,10 @@ def _walk(state: _Walk, rel_dir: str, mode: Mode) -> None:
             target = os.path.realpath(target)
             if own == "rw" or not target.startswith(state.root + "/"):
                 continue
-        if own != mode or not rel_dir:
+        if own != mode or (config and not inside_decides):
             state.mounts.append(Mount(target, own, "config" if config else "rule"))
         if is_dir and own != "hidden" and _may_touch(rel, state.touching):
-            _walk(state, rel, own)
+            _walk(state, rel, own, config)
         if state.problem:
             return
 
@@ -240,18 +267,26 @@ def plan_sandbox(
     rules: Sequence[Rule], project_root: str | Path, *, approved_external: Iterable[str] = (),
     commands: Iterable[str] = (), config_dirs: Iterable[str | Path] = (),
     output_dirs: Iterable[str | Path] = (), env: Mapping[str, str] | None = None,
+    decides: Iterable[str | Path] = (), programs: Iterable[str] = (),
 ) -> SandboxPlan:
     """The sandbox of one call (or, with no call, of the agent: `explain`, `layers`).
 
     `approved_external` are the external_directory patterns the gate let this call through for,
-    `commands` its simple commands (for the network), `config_dirs` the agent's config dirs outside
-    the project, `output_dirs` the truncation dirs."""
+    `commands` its simple commands (for the network), `config_dirs` the agent's config dirs (read-only
+    inside the project too), `output_dirs` the truncation dirs, `decides` the files the config names
+    as code (`visibility.deciding.deciding_paths`): read-only inside the project whatever the rules say."""
     rules = tuple(rules)
     root = os.path.realpath(project_root)
-    heads = _touching_heads(rules)
-    state = _Walk(root, rules, heads)
-    _walk(state, "", "ro")
-    project = [Mount(root, "ro", "project top level"), *state.mounts]
+    config_dirs = tuple(config_dirs)
+    git = [os.path.join(root, g) for g in GIT_DECIDES]
+    if os.path.isfile(os.path.join(root, ".git")):  # a worktree's `.git` file names where git looks
+        git.append(os.path.join(root, ".git"))
+    inside = {rel for p in (*decides, *config_dirs, *git) if (rel := _inside_rel(p, root)) is not None}
+    heads = (*_touching_heads(rules), *(rel + "/" for rel in sorted(inside)))
+    state = _Walk(root, rules, heads, frozenset(inside))
+    root_mode = state.modes.of(SENTINEL)
+    _walk(state, "", root_mode)
+    project = [Mount(root, root_mode, "project"), *state.mounts]
     project += _pins(project, root)
     outside: list[Mount] = [Mount(d, "ro", "system") for d in SYSTEM_DIRS if os.path.isdir(d)]
     outside += [Mount(d, "scratch", "private") for d in SCRATCH_DIRS]  # an external mount replaces one
@@ -278,6 +313,10 @@ def plan_sandbox(
         real = os.path.realpath(out_dir)
         if os.path.isdir(real) and _inside_any(real, external):
             outside.append(Mount(real, "ro", "truncation dir (written by the wrapper only)"))
+    for program in programs:  # an MCP server's program and the paths its command names
+        real = os.path.realpath(program)
+        if os.path.exists(real) and not _inside_any(real, [*external, project[0]]):
+            outside.append(Mount(real, "ro", "the server's program"))
     for config_dir in config_dirs:
         real = os.path.realpath(config_dir)
         if os.path.exists(real) and _inside_any(real, external) and not _inside_any(real, [project[0]]):
@@ -285,8 +324,18 @@ def plan_sandbox(
     ordered = sorted([*outside, *project], key=lambda m: (m.path.count("/") if m.path != "/" else 0,
                                                           m.why == "system"))
     network, why = network_needed(rules, commands)
-    problem = state.problem
-    return SandboxPlan(root, tuple(_dedupe(ordered)), network, why, problem, (TOP_LEVEL_NOTE,))
+    reserved = tuple(name for name in RESERVED_NAMES if not os.path.lexists(os.path.join(root, name))) \
+        if root_mode == "rw" else ()
+    return SandboxPlan(root, tuple(_dedupe(ordered)), network, why, state.problem,
+                       (RESERVED_NOTE,) if reserved else (), reserved)
+
+
+def _inside_rel(path: str | Path, root: str) -> str | None:
+    """`path` relative to the project root when it exists inside it (its real place), else None."""
+    real = os.path.realpath(path)
+    if not real.startswith(root + "/") or not os.path.lexists(real):
+        return None
+    return real[len(root) + 1:]
 
 
 def _dedupe(mounts: list[Mount]) -> list[Mount]:
@@ -375,6 +424,7 @@ def describe(data: Mapping[str, Any]) -> list[str]:
 
     lines = [f"writable: {listing('writable')}", f"read-only: {listing('read_only')}",
              f"hidden: {listing('hidden')}", f"private (empty, discarded): {listing('private')}",
+             f"cannot be created: {', '.join(data.get('reserved', [])) or '(none)'}",
              f"network: {'on' if data.get('network') else 'off'} ({data.get('network_why')})"]
     lines += [f"note: {note}" for note in data.get("notes", [])]
     if data.get("problem"):
@@ -385,11 +435,13 @@ def describe(data: Mapping[str, Any]) -> list[str]:
 
 
 def agent_boundary(ruleset: Sequence[Rule], project_root: str | Path,
-                   config_dirs: Iterable[str | Path] = ()) -> dict[str, Any]:
+                   config_dirs: Iterable[str | Path] = (),
+                   decides: Iterable[str | Path] = ()) -> dict[str, Any]:
     """What the sandbox lets the agent's bash calls touch (`explain`, `layers`): the plan before any
     call (a call also gets the outside directories it is approved for, and the network if it runs a
     program that needs it). Whether bubblewrap is installed is checked, not whether it starts."""
-    plan = call_plan({"ruleset": tuple(ruleset), "config_dirs": list(config_dirs)}, project_root)
+    plan = call_plan({"ruleset": tuple(ruleset), "config_dirs": list(config_dirs),
+                      "decides": list(decides)}, project_root)
     data = plan.to_json()
     data["root"] = plan.root
     if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
@@ -408,11 +460,109 @@ def _short(path: str, root: str) -> str:
 
 class SandboxedCommand(NamedTuple):
     """What `run` starts: `argv` (bwrap around the command, or the command alone), `state` for the
-    result's metadata, and `refusal` when `--sandbox=require` cannot be met (nothing is started)."""
+    result's metadata, `refusal` when `--sandbox=require` cannot be met (nothing is started), and
+    `done`, to call once the command has ended (it lets go of the placeholders)."""
 
     argv: list[str]
     state: dict[str, Any]
     refusal: str | None = None
+    done: Any = None
+
+    def finish(self) -> None:
+        if self.done is not None:
+            self.done()
+
+
+class Placeholders:
+    """Empty read-only placeholders on the config names a sandboxed call must not create (a mount
+    needs an existing path; bwrap binds each onto itself read-only, so inside it cannot be written,
+    removed or replaced). Every sandboxed call of a project shares them: each holds a shared lock on
+    the project's lock file while it runs, and whoever ends last (its exclusive lock succeeds) removes
+    those still empty, as the project's record lists them (also those of a call that was killed)."""
+
+    def __init__(self, root: str) -> None:
+        import hashlib
+
+        key = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        self.root = root
+        self.lock_path = data_dir() / "sandbox" / f"{key}.lock"
+        self.record_path = self.lock_path.with_suffix(".json")
+        self.fd: int | None = None
+
+    def _record(self) -> list[list[Any]]:
+        import json
+
+        try:
+            data = json.loads(self.record_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [e for e in data if isinstance(e, list) and len(e) == 2] if isinstance(data, list) else []
+
+    def hold(self, names: Iterable[str]) -> str | None:
+        """Make the missing ones; None, or why they cannot be held (then no sandbox is built)."""
+        import fcntl
+        import json
+
+        from forge_tools.paths import write_private
+
+        try:
+            self.lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            record = self._record()
+            for name in names:
+                path = os.path.join(self.root, name)
+                try:
+                    if name in RESERVED_DIRS:
+                        os.mkdir(path, 0o555)
+                    else:
+                        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444))
+                except FileExistsError:
+                    continue  # another call's placeholder (or the person's new file): bound read-only
+                record.append([path, os.lstat(path).st_ino])
+            write_private(self.record_path, json.dumps(record))
+            fcntl.flock(self.fd, fcntl.LOCK_SH)
+        except OSError as exc:
+            self.release()
+            return f"cannot hold the config names with placeholders: {exc.strerror or exc}"
+        return None
+
+    def release(self) -> None:
+        """Let go; the last call of the project removes the recorded placeholders still empty."""
+        import fcntl
+        import json
+
+        from forge_tools.paths import write_private
+
+        if self.fd is None:
+            return
+        fd, self.fd = self.fd, None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)  # another call still runs: it removes them when it ends
+            return
+        try:
+            kept = []
+            for path, inode in self._record():
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                if info.st_ino != inode:
+                    continue  # not ours any more
+                try:
+                    if os.path.isdir(path) and not os.path.islink(path):
+                        os.rmdir(path)  # only while it is still empty
+                    elif info.st_size == 0:
+                        os.unlink(path)
+                except OSError:
+                    kept.append([path, inode])
+            write_private(self.record_path, json.dumps(kept))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def setting_of(extra: Mapping[str, Any]) -> SandboxSetting:
@@ -432,8 +582,18 @@ def for_call(command: list[str], cwd: str | Path, extra: Mapping[str, Any], proj
         plan = call_plan(extra, project_root, requests)
         why_not = plan.problem
         if why_not is None:
+            # under the lock every config name exists (a placeholder or the person's file) until the
+            # call ends: each one the plan does not mount yet is bound read-only
+            held = Placeholders(plan.root)
+            names = RESERVED_NAMES if plan.mode_of_root == "rw" else ()
+            why_not = held.hold(names)
+        if why_not is None:
+            mounted = {m.path for m in plan.mounts}
+            reserved = [Mount(path, "ro", "reserved") for name in names
+                        if (path := os.path.join(plan.root, name)) not in mounted]
+            plan = plan._replace(mounts=(*plan.mounts, *reserved))
             return SandboxedCommand(bwrap_argv(plan, command, str(cwd)),
-                                    {"sandbox": "on", "network": plan.network})
+                                    {"sandbox": "on", "network": plan.network}, done=held.release)
     if setting == "require":
         return SandboxedCommand(command, {"sandbox": "unavailable", "sandboxProblem": why_not},
                                 f"the sandbox is required (--sandbox=require) but cannot start: {why_not}")
@@ -445,8 +605,45 @@ def call_plan(extra: Mapping[str, Any], project_root: str | Path,
     """The plan for a call (or, with no requests, for the agent) from what `run` puts in the context."""
     external = [p for r in requests if r.permission == "external_directory"
                 and not r.metadata.get("opaque") for p in r.patterns]
-    commands = [p for r in requests if r.permission == "bash" for p in r.patterns]
+    commands = [*(p for r in requests if r.permission == "bash" for p in r.patterns),
+                *extra.get("commands", ())]  # an MCP server's command line
     config_dirs = [global_config_dir(), opencode_global_dir(), *extra.get("config_dirs", ())]
     return plan_sandbox(extra.get("ruleset", ()), project_root, approved_external=external,
                         commands=commands, config_dirs=config_dirs,
-                        output_dirs=[truncation_dir(), fallback_truncation_dir()])
+                        output_dirs=[truncation_dir(), fallback_truncation_dir()],
+                        decides=extra.get("decides", ()), programs=extra.get("programs", ()))
+
+
+def server_paths(command: Sequence[str], environment: Mapping[str, str], cwd: str | Path) -> list[str]:
+    """What a local MCP server's command needs to see outside the project, read-only: its program's
+    install folder (`program_dirs`) and each argument that names an existing file or folder (its
+    script, the folders the person gave it), `/` and the home folder excepted."""
+    found = program_dirs(command[0], environment, cwd)
+    home = os.environ.get("HOME", "")
+    for part in command[1:]:
+        path = part.split("=", 1)[1] if part.startswith("--") and "=" in part else part
+        if not path or path.startswith("-"):
+            continue
+        place = os.path.realpath(os.path.join(cwd, path))
+        if os.path.exists(place) and place not in ("/", os.path.realpath(home) if home else "/"):
+            found.append(place)
+    return list(dict.fromkeys(found))
+
+
+def program_dirs(program: str, environment: Mapping[str, str], cwd: str | Path) -> list[str]:
+    """The install folder of the program a local MCP server runs, when it is outside the system dirs
+    and the project (mounted read-only in the sandbox): `/x/.venv` for `/x/.venv/bin/python` (a venv
+    reads its `pyvenv.cfg` and site-packages there), the folder above `bin/` alike, else the program's
+    own folder; the same for the file a link leads to (a venv's python is a link to the install)."""
+    path = environment.get("PATH", os.environ.get("PATH", os.defpath))
+    found = shutil.which(program, path=path) if "/" not in program else os.path.join(cwd, program)
+    if found is None:
+        return []
+    folders = []
+    for place in dict.fromkeys([os.path.abspath(found), os.path.realpath(found)]):  # a venv links out
+        folder = os.path.dirname(place)
+        if os.path.basename(folder) == "bin":
+            folder = os.path.dirname(folder)
+        if not any(folder == d or folder.startswith(d + "/") for d in SYSTEM_DIRS):
+            folders.append(folder)
+    return folders

@@ -99,7 +99,7 @@ SOURCES = frozenset({"source", "."})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _MAX_DEPTH = 8  # nested `bash -c` / `eval` levels followed before giving up (fail closed: outer kept)
-MAX_LINE = 65_536  # characters: a longer command line is one opaque pattern, not analysed (issue 22)
+MAX_LINE = 1_048_576  # characters: a longer command line is one opaque pattern, not analysed (issue 31)
 MAX_STARTS = 64  # later words checked as command starts after a wrapper whose options are not known
 
 _WS = re.compile(r"\s+")
@@ -375,23 +375,40 @@ def option_readings(static: list[str | None]) -> tuple[str, ...]:
     if len(static) < 2 or any(w is None for w in static):
         return ()
     words = [w for w in static if w is not None]
+    if not any(w.startswith("-") for w in words[1:]):
+        return ()  # no option anywhere: every reading is the command itself
+    from collections import deque
+
+    whole = " ".join(words)
     found: list[str] = []
-    todo: list[tuple[list[str], int]] = [([words[0]], 1)]  # (words kept so far, index of the next word)
+    # (the words kept so far as a linked list, last first: (word, rest) ... None; the next word's index):
+    # extending a reading shares its words instead of copying them (linear in the command's length)
+    todo: deque[tuple[tuple[str, Any] | None, int]] = deque([((words[0], None), 1)])
     while todo and len(found) < MAX_READINGS:
-        kept, i = todo.pop(0)
+        kept, i = todo.popleft()
         if i >= len(words):
             continue
         starts = _word_starts(words, i)
         for start in starts:
             if start >= len(words):
                 continue
-            reading = [*kept, words[start]]
+            reading = (words[start], kept)
             if start > i:  # options were dropped before this word
-                text = " ".join([*reading, *words[start + 1:]])
-                if text != " ".join(words) and text not in found:
+                text = " ".join([*_kept_words(reading), *words[start + 1:]])
+                if text != whole and text not in found:
                     found.append(text)
             todo.append((reading, start + 1))
     return tuple(found[:MAX_READINGS])
+
+
+def _kept_words(kept: tuple[str, Any] | None) -> list[str]:
+    """The words of an `option_readings` linked list, first first."""
+    out: list[str] = []
+    while kept is not None:
+        out.append(kept[0])
+        kept = kept[1]
+    out.reverse()
+    return out
 
 
 def _word_starts(words: list[str], i: int) -> list[int]:
@@ -1226,6 +1243,12 @@ def _arity() -> dict[str, int]:
     return prefixes
 
 
+@cache
+def _arity_words() -> int:
+    """The most words of an entry of the arity table."""
+    return max((len(key.split(" ")) for key in _arity()), default=1)
+
+
 def always_pattern(command: str) -> str:
     """The pattern an `always` answer allows for one command, as opencode 1.18.33 makes it: the
     longest leading run of its words that the arity table lists gives how many words to keep
@@ -1236,7 +1259,9 @@ def always_pattern(command: str) -> str:
         return command
     table = _arity()
     keep = 1
-    for n in range(len(words), 0, -1):
+    # only runs as long as the table's longest entry can be listed (a 100k-word line is not joined
+    # 100k times)
+    for n in range(min(len(words), _arity_words()), 0, -1):
         found = table.get(" ".join(words[:n]))
         if found is not None:
             keep = found

@@ -141,6 +141,8 @@ def validate_args(tool: Tool, raw_args: Any) -> Any:
             )
             raise InvalidInput(text, [{"field": "(input)", "problem": f"not valid JSON: {exc}"}]) from None
     _refuse_non_text(tool, raw_args)
+    if tool.unchecked_input is not None and isinstance(raw_args, dict):
+        return raw_args
     params = tool.parameters
     error: ValidationError | SchemaValidationError
     if isinstance(params, dict):

@@ -63,6 +63,7 @@ class McpScope(NamedTuple):
     start_s: float | None = None
     start_by: str = ""
     progress: Callable[[str], None] | None = None
+    sandbox: str = "off"  # `run`'s setting: a local server it starts to list its tools is sandboxed too
 
 
 class LayerVerdict(NamedTuple):
@@ -406,7 +407,9 @@ def load_sources(loaded: LoadedConfig, request: Request, load_code: bool = True,
 
     answers = ask(source_query(loaded, request, mcp, focus), load_code)
     candidates = build_candidates(*(listing.tools for _, listing in answers))
-    problems = [p for _, listing in answers for p in listing.problems]
+    from forge_tools.sources.config_warnings import config_warnings
+
+    problems = [*config_warnings(loaded), *(p for _, listing in answers for p in listing.problems)]
     problems.extend(candidates.problems)
     notes = [n for _, listing in answers for n in listing.notes]
     unlisted = [u for _, listing in answers for u in listing.unlisted]
@@ -427,7 +430,8 @@ def source_query(loaded: LoadedConfig, request: Request, mcp: McpScope | None = 
         cwd=Path(loaded.cwd), flags=frozenset(request.flags),
         client=request.client, pure=request.pure, no_mcp=request.no_mcp,
         tool_id=scope.tool_id if scope.tool_id is not None else focus, start_s=scope.start_s,
-        start_by=scope.start_by, progress=scope.progress,
+        start_by=scope.start_by, progress=scope.progress, sandbox=scope.sandbox,
+        project_root=Path(loaded.project_root),
         # opencode's builtins where only its files are (a project without any config, or with a
         # forge-tools file, keeps SPEC 2's list)
         opencode=is_opencode_project(loaded, defaults=False) and not any(

@@ -150,3 +150,30 @@ def test_explain_names_the_global_rule_the_project_overrode(cli: Any, project: P
     assert [o["global_rule"]["pattern"] for o in overrides] == ["rm *"]
     code, out, _ = cli("explain", "read")  # another permission: nothing to say
     assert "overrides the global deny" not in out
+
+
+def test_the_deny_index_keeps_every_deny_a_rule_can_overlap() -> None:
+    """FT112 asks only the denies `_DenyIndex` returns (issue 31): on generated patterns, every deny
+    whose pattern overlaps the rule's is among them, in the denies' order."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from forge_tools.origin import Origin
+    from forge_tools.permission.overrides import _DenyIndex
+    from forge_tools.permission.wildcard import patterns_overlap
+    from forge_tools.rule import Rule
+
+    where = Origin("file", path="x.json", line=1, column=1)
+    patterns = st.text(alphabet="ab/*? ", max_size=6)
+
+    @settings(max_examples=300, deadline=None)
+    @given(denies=st.lists(patterns, max_size=30), pattern=patterns)
+    def check(denies: list[str], pattern: str) -> None:
+        rules = [Rule("bash", p, "deny", where) for p in denies]
+        rule = Rule("bash", pattern, "allow", where)
+        got = _DenyIndex(rules).candidates(rule)
+        assert [d for d in rules if patterns_overlap(d.pattern, pattern)] == [
+            d for d in got if patterns_overlap(d.pattern, pattern)]
+        assert got == [d for d in rules if d in got]  # the denies' order
+
+    check()

@@ -14,6 +14,12 @@ def test_files_pattern_covers_every_settings_file() -> None:
     (hook,) = yaml.safe_load(HOOKS.read_text())
     pattern = re.compile(hook["files"])  # pre-commit uses Python's re.search on the relative path
     for path in ("forge.json", "sub/opencode.jsonc", "forge.toml", "forge.yaml", ".opencode/agent/a.md",
-                 "pyproject.toml", "services/api/pyproject.toml"):
+                 "pyproject.toml", "services/api/pyproject.toml",
+                 # every agent's files and the expectation files (issue 33)
+                 ".claude/settings.json", ".claude/settings.local.json", ".codex/config.toml",
+                 ".codex/rules/default.rules", ".gemini/settings.json", ".gemini/policies/p.toml",
+                 ".mcp.json", "sub/.mcp.json", "expect.yaml", "ci/agent-expectations.toml",
+                 "tests/expect.json", ".forge/expect.yaml"):
         assert pattern.search(path), path
-    assert not pattern.search("src/main.py")
+    for path in ("src/main.py", "README.md", "src/expected_output.txt", "docs/claude.md", "mcp.json"):
+        assert not pattern.search(path), path

@@ -89,7 +89,8 @@ def test_suppressed_line_and_ignore_give_exactly_the_rest_in_every_format(plante
             for r in results} == expected
     _, out, _ = cli("check", "--ignore", "FT105", "--format", "text")
     assert "FT105" not in out and all(c in out for c in ("FT101", "FT103", "FT104"))
-    assert "1 suppressed inline, 2 not selected" in out
+    assert ("1 finding suppressed inline; 2 findings not selected: off by default or left out by "
+            "--select/--ignore, `--extend-select CODE` adds one") in out
 
 
 def test_suppression_is_listed_with_its_reason_in_json(planted: Path, cli) -> None:

@@ -159,3 +159,55 @@ def test_a_config_file_imports_its_own_format_module_alone(project: Path) -> Non
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout.strip().splitlines()[-1])["loaded"] == [
             "forge_tools.config.formats.toml_format"], args
+
+
+# --- an opencode-only project imports no other agent's runtime (issue 31) ---------------------------
+
+#: what each agent's package may load when its files are only looked for: the module naming its files
+#: and the paths they live at (the package itself, whose `RUNTIME` is imported when asked)
+FINDING_FILES = ("", ".files", ".paths")
+#: data modules whose records a finding's code table quotes (`check`'s registry reads every code)
+CODE_TABLES = {"forge_tools.runtimes.gemini.codes"}
+OTHER_AGENTS = ("claude", "codex", "gemini")
+
+RUNTIME_PROBE = """
+import io, json, sys
+from contextlib import redirect_stdout
+from forge_tools.cli.app import run
+with redirect_stdout(io.StringIO()):
+    code = run(sys.argv[1:])
+print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.startswith("forge_tools.")
+                                                 or m.split(".")[0] in ("tree_sitter", "pydantic"))}))
+"""
+
+
+def _other_agents_modules(loaded: list[str]) -> list[str]:
+    allowed = {f"forge_tools.runtimes.{agent}{tail}" for agent in OTHER_AGENTS for tail in FINDING_FILES}
+    return [m for m in loaded if any(m.startswith(f"forge_tools.runtimes.{a}") for a in OTHER_AGENTS)
+            and m not in allowed and m not in CODE_TABLES]
+
+
+def test_an_opencode_project_imports_no_other_agents_runtime(project: Path) -> None:
+    """`explain bash`, `explain bash --call` and `check` in a project with only opencode's files import
+    none of Claude Code's, Codex CLI's or Gemini CLI's runtime modules (rules, deciders, shell
+    lowerings, tool tables), nor forge-tools' gate runtime; tree-sitter only for a bash line."""
+    (project / "opencode.json").write_text('{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}')
+    for args, parses in ((["explain", "bash"], False), (["layers"], False),
+                         (["explain", "bash", "--call", '{"command": "ls"}'], True), (["check"], True)):
+        data = probe_json(RUNTIME_PROBE, project, *args)
+        loaded = data["loaded"]
+        assert data["code"] in (0, 1), args
+        assert "forge_tools.runtimes.opencode.runtime" in loaded, args  # the answering runtime
+        assert _other_agents_modules(loaded) == [], args
+        assert "forge_tools.runtimes.forge.runtime" not in loaded, args
+        assert ("tree_sitter" in loaded) is parses, args
+
+
+def test_the_import_set_check_sees_another_agents_runtime(project: Path) -> None:
+    """The check above fails when a runtime module of another agent is imported: the same probe in a
+    project with Claude Code's files as well imports Claude's runtime, and is caught."""
+    (project / "opencode.json").write_text('{"permission": {"bash": {"*": "allow"}}}')
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text('{"permissions": {"deny": ["Bash(rm:*)"]}}')
+    data = probe_json(RUNTIME_PROBE, project, "check")
+    assert "forge_tools.runtimes.claude.runtime" in _other_agents_modules(data["loaded"])

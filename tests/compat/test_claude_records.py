@@ -1,6 +1,6 @@
 """The Claude Code records (tests/compat/claude) are whole and consistent with their inputs.
 
-claude/record.py records Claude Code 2.1.328's own answers from its binary; this test needs no Node
+claude/record.py records Claude Code's own answers from its binary; this test needs no Node
 and never runs the binary. It fails when a re-record is broken: a config or call missing or
 duplicated, an answer out of the vocabulary, a version mismatch, or a machine path left in.
 """
@@ -20,7 +20,7 @@ CASES = json.loads((HERE / "cases.json").read_text())
 RESULTS_PATH = HERE / f"claude-{CASES['version']}.json"
 RESULTS = json.loads(RESULTS_PATH.read_text())
 DECISIONS = {"allow", "ask", "deny", "error"}
-# reason types Claude Code 2.1.328 reported, per decision, plus the recorder's "not_offered"
+# reason types Claude Code 2.1.332 reported, per decision, plus the recorder's "not_offered"
 REASONS = {"allow": {"rule", "subcommandResults", "mode"}, "ask": {"asyncAgent"},
            "deny": {"rule", "subcommandResults", "mode", "classifier", "other", "not_offered"},
            "error": {None}}
@@ -76,6 +76,9 @@ def test_each_call_has_exactly_one_answer(config: dict[str, Any]) -> None:
             assert "stderr_tail" in got or got["message"], where
         if "observe" in case:
             assert sorted(got.get("effect", {})) == sorted(case["observe"]), where
+            if "effect_before" in got and got["decision"] in {"ask", "deny"}:
+                # one session: a refused call changed nothing (an earlier call may have made the path)
+                assert got["effect"] == got["effect_before"], where
         else:
             assert "effect" not in got, where
 

@@ -1,7 +1,7 @@
-"""forge-tools' Claude Code runtime gives the answers recorded from the Claude Code 2.1.328 binary.
+"""forge-tools' Claude Code runtime gives the answers recorded from the Claude Code 2.1.332 binary.
 
 tests/compat/claude/cases.json holds the configs (settings files, project and home files, trust,
-flags, env) and the calls; claude-2.1.328.json what the binary did with each call (allow / ask /
+flags, env) and the calls; claude-2.1.332.json what the binary did with each call (allow / ask /
 deny, its reason_type) and which tools each config offered the model. Each config is laid out again
 in a scratch directory (project, HOME, CLAUDE_CONFIG_DIR, a managed directory named by
 FORGE_TOOLS_CLAUDE_MANAGED_DIR) and every recorded call is put to `runtimes.claude`. No Node, no
@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 from case_layout import expand, write_case_files  # noqa: E402  (tests/compat/claude is no package)
 
 CASES = HERE / "cases.json"
-RECORDS = HERE / "claude-2.1.328.json"
+RECORDS = HERE / "claude-2.1.332.json"
 
 #: (config, call index) -> the exact gap; each is an xfail(strict=True)
 _SUBSHELL_RULE = ("reason_type: the binary reports `rule` for a deny prefix rule matching the one command "
@@ -46,7 +46,7 @@ _SERVER_TOOLS = ("which tools an MCP server has: the binary started the server C
                  "such tool; forge-tools never starts a server, so it answers by the rules as if it had")
 GAPS.update({(config, i): _SERVER_TOOLS for config, i in (
     ("mcp-scope-precedence", 0), ("mcp-scope-precedence", 1), ("mcp-user-over-project", 0),
-    ("mcp-parent-and-project", 0))})
+    ("mcp-parent-and-project", 0), ("mcp-missing-tool", 1))})
 #: config -> the gap in its tool lists
 TOOL_GAPS: dict[str, str] = {}
 #: what init lists once an MCP server has connected before it (a race the recorder does not control):
@@ -140,7 +140,12 @@ pytestmark = pytest.mark.skipif(not RECORD_BY_NAME, reason="no Claude Code recor
 @pytest.mark.parametrize(("config", "index"), _calls())
 def test_call_matches_binary(config: str, index: int, tmp_path: Path) -> None:
     record = RECORD_BY_NAME[config]["calls"][index]
-    layout = Layout(tmp_path, CASE_BY_NAME[config])
+    check_call(Layout(tmp_path, CASE_BY_NAME[config]), record)
+
+
+def check_call(layout: Layout, record: dict[str, Any]) -> None:
+    """forge-tools' answer to one recorded call (`tool`, `input`, `decision`, `reason_type`,
+    `message`) in `layout` is the binary's; an AssertionError says how it is not."""
     args = layout.expand(record["input"])
     got = decide(layout.settings(), record["tool"], args, layout.cwd)
     want = record["decision"]

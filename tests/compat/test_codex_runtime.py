@@ -16,9 +16,11 @@ directory and put to `runtimes.codex`. No Node, no network: the records are the 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -155,8 +157,42 @@ def test_policy_call_matches_binary(version: str, config: str, index: int, tmp_p
     assert sorted(mine, key=str) == sorted(want, key=str)
 
 
+def _outside_any_repository(tmp_path: Path) -> Iterator[Path]:
+    """A fresh folder no `.git` is at or above (Codex takes the nearest as the project root): the
+    test's own temp folder when none is above it, else one in the first system temp folder that has
+    none, so the machine's folders cannot change the answer (the recorder ran outside any repository)."""
+    import shutil
+    import tempfile
+
+    def in_a_repository(folder: Path) -> bool:
+        return any((d / ".git").exists() for d in (folder, *folder.parents))
+
+    if not in_a_repository(tmp_path):
+        yield tmp_path
+        return
+    for candidate in (tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"):
+        place = Path(candidate)
+        if place.is_dir() and os.access(place, os.W_OK) and not in_a_repository(place):
+            made = Path(tempfile.mkdtemp(prefix="forge-codex-", dir=place))
+            try:
+                yield made
+            finally:
+                shutil.rmtree(made, ignore_errors=True)
+            return
+    pytest.skip("every temp folder of this machine is inside a git repository")
+
+
 @pytest.mark.parametrize(("version", "config", "index"), _layouts())
 def test_layout_matches_binary(version: str, config: str, index: None, tmp_path: Path) -> None:
+    case = CASES[config]
+    if case.get("git", True):
+        _layout_matches(version, config, tmp_path)
+        return
+    for outside in _outside_any_repository(tmp_path):
+        _layout_matches(version, config, outside)
+
+
+def _layout_matches(version: str, config: str, tmp_path: Path) -> None:
     case, record = CASES[config], BY_VERSION[version][config]
     base = tmp_path / "codex"  # tmp_path/project is the suite's own (a git repository)
     project, home = base / "project", base / "home"

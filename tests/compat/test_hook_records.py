@@ -1,6 +1,8 @@
-"""Replays of tests/compat/hooks/ (recorded by tests/compat/hooks/record.py from the real Claude Code
-binary, offline): with `forge-tools hook` installed no spelling of a denied `rm` ran, the allowed call
-did, and today's hook gives the same answer to every call the recorded one decided."""
+"""Replays of tests/compat/hooks/ (recorded by tests/compat/hooks/record*.py from the real Claude Code,
+Codex CLI, Gemini CLI and opencode binaries, offline): with `forge-tools hook` installed no spelling of a
+denied `rm` ran, the allowed call did, and today's hook gives the same answer to every call the recorded
+one decided; for Gemini CLI also each failure of the hook ended in a deny, and `--sandbox`'s rewrite ran
+inside the sandbox."""
 
 from __future__ import annotations
 
@@ -100,3 +102,103 @@ def test_opencode_with_the_shim_no_denied_spelling_ran_and_today_s_hook_agrees(p
                              input=json.dumps(payload), capture_output=True, text=True, timeout=60).stdout
         decision = json.loads(out)["decision"]
         assert decision == {"none": "allow"}.get(line["action"], line["action"]), line
+
+
+GEMINI_RECORDS = sorted((Path(__file__).parent / "hooks").glob("gemini-*.json"))
+HOOK_PROGRAM = f"{sys.executable} -m forge_tools hook --runtime gemini"
+
+
+@pytest.fixture(params=GEMINI_RECORDS, ids=[p.stem for p in GEMINI_RECORDS])
+def gemini_record(request: pytest.FixtureRequest) -> dict:  # type: ignore[type-arg]
+    return json.loads(request.param.read_text())  # type: ignore[no-any-return]
+
+
+def gemini_hook(command: str, project: Path, shell_command: str | None = None) -> str:
+    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "BeforeTool",
+               "tool_name": "run_shell_command", "tool_input": {"command": command, "description": "step"}}
+    argv = ["sh", "-c", shell_command] if shell_command else HOOK_PROGRAM.split()
+    # as recorded: the folder trusted (else Gemini reads neither the project's rules nor its hook)
+    env = dict(os.environ, GEMINI_CLI_TRUST_WORKSPACE="true")
+    return subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, env=env,
+                          timeout=60).stdout
+
+
+def test_gemini_with_the_hook_no_denied_spelling_ran_and_the_allowed_call_did(  # type: ignore[type-arg]
+        gemini_record: dict) -> None:
+    *denied, allowed = gemini_record["with_hook"]
+    assert allowed["ran"] and allowed["audit"][0]["action"] == "none"
+    assert not [c["command"] for c in denied if c["ran"]]
+    for call in denied:  # refused by the hook itself, with the rule's file:line, before Gemini's rules
+        assert [a["action"] for a in call["audit"]] == ["deny"], call
+        assert "Tool execution blocked: forge-tools: bash 'rm" in call["result"]
+        assert "deny by rule bash 'rm *' at $SCRATCH/project/.gemini/settings.json:4:7" in call["result"]
+
+
+def test_gemini_without_the_hook_ran_spellings_of_the_denied_command(gemini_record: dict) -> None:  # type: ignore[type-arg]
+    *denied, allowed = gemini_record["without_hook"]
+    assert allowed["ran"]
+    # what the hook is there for: Gemini CLI 0.61.0 under `--approval-mode yolo` ran spellings of a
+    # command its `tools.exclude` names (no hook ran: nothing is in the audit log)
+    assert [c["command"] for c in denied if c["ran"]]
+    assert not [a for c in gemini_record["without_hook"] for a in c["audit"]]
+
+
+def test_gemini_ran_the_sandboxed_rewrite_inside_the_sandbox(gemini_record: dict) -> None:  # type: ignore[type-arg]
+    call = gemini_record["sandbox"]
+    assert call["ran"] and not call["config_written"]  # work/ written, .gemini/ read-only inside
+    assert "Read-only file system" in call["result"]
+    assert "modified by a hook before execution" in call["result"]
+    (line,) = call["audit"]
+    assert line["sandbox"] == "rewritten" and line["agent_allows"] is False  # the form without a decision
+
+
+def test_gemini_today_s_hook_answers_every_recorded_call_as_the_recorded_one(  # type: ignore[type-arg]
+        gemini_record: dict, project: Path) -> None:
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text(json.dumps(gemini_record["settings"]))
+    for call in gemini_record["with_hook"]:
+        (line,) = call["audit"]
+        out = gemini_hook(line["subject"], project)
+        assert (json.loads(out)["decision"] if out else "none") == line["action"], line
+
+
+FAILURE_RECORDS = sorted(p for p in (Path(__file__).parent / "hooks").glob("*-*.json")
+                         if "failures" in json.loads(p.read_text()))
+RESULT_KEY = {"claude": "tool_result", "codex": "output", "gemini": "result", "opencode": "output"}
+
+
+def _payload(agent: str, project: Path, command: str) -> dict[str, object]:
+    if agent == "opencode":
+        return {"tool": "bash", "args": {"command": command}, "cwd": str(project)}
+    event = "BeforeTool" if agent == "gemini" else "PreToolUse"
+    tool = "run_shell_command" if agent == "gemini" else "Bash"
+    return {"cwd": str(project), "hook_event_name": event, "tool_name": tool,
+            "tool_input": {"command": command}}
+
+
+def _denied(agent: str, out: str) -> bool:
+    answer = json.loads(out)
+    if agent in ("claude", "codex"):
+        return bool(answer["hookSpecificOutput"]["permissionDecision"] == "deny")
+    return bool(answer["decision"] == "deny")
+
+
+@pytest.mark.parametrize("path", FAILURE_RECORDS, ids=[p.stem for p in FAILURE_RECORDS])
+def test_every_failure_of_the_hook_ended_in_a_deny_inside_the_agent(path: Path, project: Path) -> None:
+    """A forced internal error, garbage on the hook's stdin, a truncated payload and a passed deadline:
+    inside the real binary the allowed call did not run, the model was told the hook refused it, and
+    today's hook failing the same way prints that agent's deny."""
+    record = json.loads(path.read_text())
+    agent = record["agent"]
+    assert set(record["failures"]) == {"forced internal error", "garbage on stdin", "truncated payload",
+                                       "deadline passed"}
+    program = f"{sys.executable} -m forge_tools hook --runtime {agent}"
+    for name, call in record["failures"].items():
+        assert not call["ran"], name
+        assert "forge-tools hook refused the call" in call[RESULT_KEY[agent]], name
+        assert [a["action"] for a in call["audit"]] == ["deny"], name
+        shell = call["hook_command"].replace(f"forge-tools hook --runtime {agent}", program)
+        out = subprocess.run(["sh", "-c", shell], input=json.dumps(_payload(agent, project, call["command"])),
+                             capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, GEMINI_CLI_TRUST_WORKSPACE="true")).stdout
+        assert _denied(agent, out), (name, out)

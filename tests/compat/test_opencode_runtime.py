@@ -134,7 +134,7 @@ def test_the_corpus_is_opencode_s_and_large() -> None:
     """The generated corpus (`runtime/generate.py --corpus`): every call answered by opencode 1.18.33
     itself, deny never leaving its canary deleted."""
     calls = [call for case in CORPUS["cases"] for call in case["calls"]]
-    assert CORPUS.get("opencode_version") == "1.18.33" and len(calls) >= 1000
+    assert CORPUS.get("opencode_version") == "1.18.33" and len(calls) >= 2000  # issue 30
     assert {call[2] for call in calls} == {"allow", "ask", "deny"}
     for tool, params, action, outcome, *effects in calls:
         assert outcome in ("ran", "denied", "not offered"), (tool, params, outcome)

@@ -225,5 +225,5 @@ def test_the_hook_path_imports_neither_typer_nor_rich_nor_pydantic(claude_projec
                              "claude"], input=json.dumps(claude_payload(claude_project, "rm x")),
                             capture_output=True, text=True, timeout=60)
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
-    assert "forge_tools.hook.decide" in imported
+    assert "forge_tools.runtimes.hook_gate" in imported
     assert not {m for m in imported if m.split(".")[0] in ("typer", "rich", "pydantic", "click")}

@@ -159,3 +159,36 @@ def test_large_ruleset_index_matches_scan() -> None:
     for name in ("tool3", "tool499", "tool1000", "other"):
         for text in ("p1x", "p3", "q"):
             assert evaluate(name, text, rules) == evaluate(name, text, list(rules))
+
+
+# --- the index against a plain linear scan, on generated rule sets (issue 31) -----------------------
+
+_CHARS = "ab /-*? "
+_generated_patterns = st.text(alphabet=_CHARS, max_size=8)
+_generated_names = st.sampled_from(["bash", "read", "edit", "b*", "*", "?ead", "ba?h", "e*t", "mcp_*"])
+_generated_rules = st.builds(R, _generated_names, _generated_patterns, actions)
+
+
+def linear_scan(permission: str, text: str, rules: list[Rule]) -> Rule | None:
+    """The oracle: every rule from the last back, each matched on its own (SPEC 4.1)."""
+    for rule in reversed(rules):
+        if wildcard_match(permission, rule.permission) and wildcard_match(text, rule.pattern):
+            return rule
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(rules=st.lists(_generated_rules, min_size=0, max_size=120),
+       permission=st.sampled_from(["bash", "read", "edit", "mcp_x"]),
+       texts=st.lists(st.text(alphabet=_CHARS, max_size=10), min_size=1, max_size=8))
+def test_indexed_decision_equals_a_linear_scan(rules: list[Rule], permission: str, texts: list[str]) -> None:
+    """Rules indexed once (by permission name, then by each pattern's literal head: what `check` and the
+    deciders ask through) decide every text as a scan of every rule does, with the same deciding rule:
+    last match wins, `*`, `?` and the optional ` *` tail included. Past 32 rules the index is used."""
+    index = RuleIndex(rules)
+    for text in texts:
+        expected = linear_scan(permission, text, rules)
+        for shaped in (index, tuple(rules)):
+            decision = evaluate(permission, text, shaped)
+            assert decision.rule is expected
+            assert decision.action == (expected.action if expected else "ask")

@@ -115,11 +115,11 @@ def test_matrix_gains_a_column_per_other_agent_runtime(cli, repo: Path) -> None:
     code, out, err = cli("layers", "--matrix", "--runtimes", "--no-mcp")
     assert code == 0, err
     header, *rows = out.splitlines()[1:]
-    assert header.split()[-3:] == ["Claude", "Code", "2.1.328"]
+    assert header.split()[-3:] == ["Claude", "Code", "2.1.332"]
     cells = {r.split()[0]: r.split()[-1] for r in rows if r and not r.startswith(" ")}
     assert cells["bash"] == "ask" and cells["read"] == "allow" and cells["webfetch"] == "hidden"
     assert cells["list"] == "-"  # Claude Code has no list tool
-    assert cells["glob"] == "-" and cells["grep"] == "-"  # offered by 2.1.328 only when Bash is not
+    assert cells["glob"] == "-" and cells["grep"] == "-"  # offered by 2.1.332 only when Bash is not
     code, out, _ = cli("layers", "--matrix", "--runtimes", "--no-mcp", "--format", "json")
     claude = json.loads(out)["runtimes"][0]
     assert claude["name"] == "claude" and claude["matrix"]["webfetch"] == "hidden"
@@ -132,11 +132,11 @@ def test_check_flags_a_call_one_agent_denies_and_another_allows(cli, repo: Path)
     by_place = {(Path(f["location"]["path"]).name, f["location"]["line"], f["location"]["column"]): f
                 for f in found}
     push = by_place[("opencode.json", 5, 7)]
-    assert "opencode 1.18.33 denies" in push["message"] and "Claude Code 2.1.328 allows" in push["message"]
+    assert "opencode 1.18.33 denies" in push["message"] and "Claude Code 2.1.332 allows" in push["message"]
     assert "`git push x`" in push["message"]
     assert "Bash(git *) at .claude/settings.json:3:15" in push["message"]
     rm = by_place[("settings.json", 4, 14)]
-    assert "Claude Code 2.1.328 denies by deny Bash(rm *)" in rm["message"]
+    assert "Claude Code 2.1.332 denies by deny Bash(rm *)" in rm["message"]
     assert "`/bin/rm x`" in rm["message"] and "opencode 1.18.33 allows" in rm["message"]  # an FT116 probe
 
 
@@ -179,7 +179,7 @@ def test_expect_denied_in_every_agent_fails_naming_the_agent_and_passes_once_fix
     outcomes = {e["assertion"]: e for e in data["expectations"]["results"]}
     push = outcomes["git push is denied in every agent"]
     assert push["passed"] is False
-    assert ("but Claude Code 2.1.328 allow (allow Bash(git *) at .claude/settings.json:3:15)"
+    assert ("but Claude Code 2.1.332 allow (allow Bash(git *) at .claude/settings.json:3:15)"
             in push["explanation"])
     assert "as expected: opencode 1.18.33 deny" in push["explanation"]
     failed = [f for f in data["findings"] if f["code"] == "FT201"]
@@ -280,12 +280,12 @@ def test_check_probes_file_denies_of_each_agent(cli, repo: Path) -> None:
     found = _ft118(cli)
     secrets = found[("opencode.json", 3, 28)]
     assert "opencode 1.18.33 denies by read \"secrets/*\" deny" in secrets["message"]
-    assert "Claude Code 2.1.328 allows the same call: `read secrets/x`" in secrets["message"]
+    assert "Claude Code 2.1.332 allows the same call: `read secrets/x`" in secrets["message"]
     assert secrets["data"]["calls"][0]["tool"] == "read"
     docs = found[("opencode.json", 4, 28)]
     assert "`edit docs/x` (by allow Edit at .claude/settings.json:3:15)" in docs["message"]
     env = found[("settings.json", 4, 14)]["message"]
-    assert "Claude Code 2.1.328 denies by deny Read(./config/.env)" in env
+    assert "Claude Code 2.1.332 denies by deny Read(./config/.env)" in env
     assert "opencode 1.18.33 allows the same call: `read config/.env`" in env
     build = found[("settings.json", 4, 37)]["message"]
     assert "deny Edit(/build/**)" in build and "`edit build/x`, `write build/x`" in build
@@ -298,14 +298,14 @@ def test_check_probes_url_denies_of_each_agent(cli, repo: Path) -> None:
     (repo / "opencode.json").write_text(json.dumps({"permission": {"webfetch": "allow"}}))
     found = _ft118(cli)
     (evil,) = found.values()
-    assert "Claude Code 2.1.328 denies by deny WebFetch(domain:evil.example)" in evil["message"]
+    assert "Claude Code 2.1.332 denies by deny WebFetch(domain:evil.example)" in evil["message"]
     assert "opencode 1.18.33 allows the same call: `webfetch https://evil.example/`" in evil["message"]
     (repo / ".claude" / "settings.json").write_text(json.dumps(
         {"permissions": {"allow": ["WebFetch(domain:example.com)"]}}))
     (repo / "opencode.json").write_text(json.dumps({"permission": {"webfetch": "deny"}}))
     (denied,) = _ft118(cli).values()
     assert "opencode 1.18.33 denies by webfetch \"*\" deny" in denied["message"]
-    assert ("Claude Code 2.1.328 allows the same call: `webfetch https://example.com/` (by allow "
+    assert ("Claude Code 2.1.332 allows the same call: `webfetch https://example.com/` (by allow "
             "WebFetch(domain:example.com)") in denied["message"]
 
 
@@ -322,7 +322,7 @@ def test_a_modelled_claude_answer_says_so_beside_every_agent(cli, repo: Path) ->
     `ls` and `git log -1` are recorded."""
     code, out, err = cli("explain", "bash", "--call", '{"command": "jq -r . a.json"}', "--runtime", "all")
     assert code == 0, err
-    claude = next(line for line in out.splitlines() if "Claude Code 2.1.328" in line and "ALLOW" in line)
+    claude = next(line for line in out.splitlines() if "Claude Code 2.1.332" in line and "ALLOW" in line)
     assert "[modelled: no record of the binary shows it]" in claude
     for command in ("ls", "git log -1", "jq . a.json"):
         _, out, _ = cli("explain", "bash", "--call", json.dumps({"command": command}), "--runtime", "all",

@@ -129,7 +129,7 @@ def test_check_expect_asserts_claudes_answer(claude_project: Path, cli) -> None:
     results = data["expectations"]["results"]
     assert [o["passed"] for o in results] == [True, True, False, False], results
     assert "got ask" in results[2]["explanation"]  # `:*` is a prefix with a word boundary
-    assert "Claude Code 2.1.328 has no tool 'Bsh'" in out
+    assert "Claude Code 2.1.332 has no tool 'Bsh'" in out
     assert code == 1
 
 
@@ -200,7 +200,7 @@ def test_rules_layers_and_agents_answer_for_claude(claude_project: Path, cli) ->
     _code, out, _ = cli("rules", "--format", "json")
     assert "agent" in json.loads(out)  # opencode's rules with both configs present
     _code, out, _ = cli("rules", "--runtime", "claude")
-    assert "Claude Code 2.1.328" in out and "settings.json:11:" in out
+    assert "Claude Code 2.1.332" in out and "settings.json:11:" in out
 
 
 def test_diff_shows_claude_rule_and_answer_changes(claude_project: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -245,7 +245,7 @@ def test_a_forge_tools_call_in_a_claude_project_is_claudes(  # type: ignore[no-u
     _code, out, _ = cli("check", "--expect", "expect.yaml", "--format", "json")
     results = json.loads(out)["expectations"]["results"]
     assert [r["passed"] for r in results] == [True, True, True], results
-    assert all("claude 2.1.328" in r["explanation"] for r in results)
+    assert all("claude 2.1.332" in r["explanation"] for r in results)
 
 
 def test_explain_of_any_spelling_in_a_claude_project_is_claudes(  # type: ignore[no-untyped-def]
@@ -257,4 +257,25 @@ def test_explain_of_any_spelling_in_a_claude_project_is_claudes(  # type: ignore
         data = json.loads(out)
         assert data["runtime"]["name"] == "claude" and data["call"]["action"] == "deny", tool
         code, out, _ = cli("explain", tool, "--call", '{"command": "git push origin main"}')
-        assert out.startswith("Answering: Claude Code 2.1.328 (config: Claude Code files only"), out
+        assert out.startswith("Answering: Claude Code 2.1.332 (config: Claude Code files only"), out
+
+
+def test_a_bare_bash_deny_offers_grep_and_glob_in_layers_and_explain_alike(  # type: ignore[no-untyped-def]
+        claude_project: Path, cli) -> None:
+    """Claude Code 2.1.332 offers Grep and Glob when a bare deny removes Bash, and decides them like
+    Read (recorded, bare-bash-deny-grep-glob): the matrix cell and the call's answer agree."""
+    (claude_project / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Bash", "Read(./.env)"]}}))
+    code, out, err = cli("layers", "--matrix", "--runtimes", "--no-mcp", "--format", "json")
+    assert code == 0, err
+    matrix = json.loads(out)["runtimes"][0]["matrix"]
+    assert matrix["grep"] == "allow" and matrix["glob"] == "allow" and matrix["bash"] == "hidden"
+    code, out, err = cli("explain", "Grep", "--call", '{"pattern": "x"}', "--runtime", "claude")
+    assert code == 0, err
+    assert "Call decision: ALLOW" in out and "does not offer" not in out, out
+    code, out, err = cli("explain", "Grep", "--call", json.dumps({"pattern": "x", "path": ".env"}),
+                         "--runtime", "claude")
+    assert "Call decision: DENY" in out and "Read(./.env)" in out, out
+    code, out, err = cli("explain", "Glob", "--call", '{"pattern": "*", "path": "/etc"}',
+                         "--runtime", "claude")
+    assert "Call decision: ASK" in out, out

@@ -36,7 +36,7 @@ def _claude(project: Path, home: Path) -> list[tuple[str, str]]:
     (home / ".claude").mkdir(exist_ok=True)
     trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
     (home / ".claude.json").write_text(json.dumps(trusted))
-    calls = _records("claude", "claude-2.1.328.json")["read-env-deny"]["calls"]
+    calls = _records("claude", "claude-2.1.332.json")["read-env-deny"]["calls"]
     return [(c["input"]["command"], c["decision"]) for c in calls if c["tool"] == "Bash"]
 
 
@@ -76,7 +76,7 @@ def _gemini(project: Path, home: Path) -> list[tuple[str, str]]:
 
 #: agent -> (layout, its shell tool, the shell tool's command argument, the first line's agent)
 AGENTS = {
-    "claude": (_claude, "Bash", "command", "Claude Code 2.1.328"),
+    "claude": (_claude, "Bash", "command", "Claude Code 2.1.332"),
     "codex": (_codex, "exec_command", "cmd", "Codex CLI 0.171.0"),
     "gemini": (_gemini, "run_shell_command", "command", "Gemini CLI 0.61.0"),
 }
@@ -261,3 +261,19 @@ def test_codex_visibility_agrees_with_layers_and_json_action_is_codexs(  # type:
     _, out, _ = cli("explain", "bash", "--call", '{"command": "git push origin main"}', "--format", "json")
     call = json.loads(out)["call"]
     assert call["action"] == "deny" and call["runtime"]["action"] == "deny" and "action" in call["gate"]
+
+
+def test_an_expectation_says_the_agents_reason_once(project: Path, isolated_env: dict[str, Path],  # type: ignore[no-untyped-def]
+                                                   cli) -> None:
+    """In a Claude-only project a read-only `ls` is Claude's allow and the gate's ask: the
+    explanation gives Claude's reason once and then the gate's side, never Claude's reason twice nor
+    a gate rule passed off as Claude's ("its rule "*" does not match")."""
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}}))
+    (project / "expect.yaml").write_text('- {call: {tool: Bash, args: {command: "ls"}}, expect: allow}\n')
+    code, out, err = cli("check", "--expect", "expect.yaml", "--select", "FT2", "--format", "json")
+    assert code == 0, err
+    (result,) = json.loads(out)["expectations"]["results"]
+    why = result["explanation"]
+    assert "forge-tools run would ask first" in why, why
+    assert why.count("a read-only command") == 1 and "does not match" not in why, why

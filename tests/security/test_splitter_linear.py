@@ -67,3 +67,21 @@ def test_a_line_past_the_documented_size_is_one_opaque_pattern() -> None:
 def test_a_deny_after_a_short_run_of_unknown_wrappers_still_holds() -> None:
     split = split_command_line("strace strace nsenter -t 1 rm victim")
     assert "rm victim" in split.commands
+
+
+def test_a_long_generated_line_ends_with_the_short_lines_answer(project: Path) -> None:
+    """100,000 quoted arguments before `; rm sentinel` (issue 31): still split and denied by `rm *`
+    deny, as the short line is (the line is under `MAX_LINE`; its readings and `always` patterns are
+    built without re-reading the words before each word)."""
+    (project / "opencode.json").write_text(json.dumps({"permission": POLICY}))
+    (project / "sentinel").write_text("original\n")
+    for count in (3, 100_000):
+        line = "echo " + " ".join(["'x'"] * count) + " ; rm sentinel"
+        assert len(line) < MAX_LINE
+        split = split_command_line(line)
+        assert "rm sentinel" in split.commands and not split.opaque
+        (project / "args.json").write_text(json.dumps({"command": line}))
+        ran = _cli(project, "run", "bash", "--args", "@args.json", "--format", "json")
+        assert ran.returncode == 4, ran.stderr
+        assert "rm *" in json.loads(ran.stdout)["error"]
+    assert (project / "sentinel").read_text() == "original\n"

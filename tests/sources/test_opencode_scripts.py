@@ -116,3 +116,47 @@ def test_check_reports_a_broken_opencode_tool_file(project: Path, cli) -> None:
         _, out, _ = cli("check", "--format", "json", *extra)
         [finding] = [f for f in json.loads(out)["findings"] if f["code"] == "FT009"]
         assert finding["location"]["path"].endswith("bad.ts") and finding["level"] == "warning"
+
+
+def _params(project: Path, text: str, name: str = "t.ts") -> tuple[object, object]:
+    [found], problems = scan_opencode_script(write(project, name, text))
+    assert problems == []
+    return found.parameters, found.parameters_problem
+
+
+def test_zod_args_under_aliases_and_shared_objects(project: Path) -> None:
+    """`tool` imported under another name, `* as z` from zod, and `args` naming a module-level object."""
+    text = '''import { tool as t } from "@opencode-ai/plugin"
+import * as zz from "zod"
+const shared = { path: t.schema.string(), depth: zz.number().nonnegative().optional(),
+                 tags: zz.record(zz.string(), zz.boolean()).optional() }
+export default t({ description: "d", args: shared, async execute() { return "" } })
+'''
+    schema, why = _params(project, text)
+    assert why is None
+    assert schema == {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                      "properties": {"path": {"type": "string"}, "depth": {"type": "number", "minimum": 0},
+                                     "tags": {"type": "object", "propertyNames": {"type": "string"},
+                                              "additionalProperties": {"type": "boolean"}}},
+                      "required": ["path"]}
+
+
+def test_unreadable_args_say_where(project: Path) -> None:
+    """A value that is not a zod chain (a variable, a method the reader does not know) leaves the
+    schema unread, with file:line:col; `explain` then says so instead of `parameters: none`."""
+    text = '''import { tool } from "@opencode-ai/plugin"
+const kind = tool.schema.string()
+export default tool({ description: "d", args: {
+  a: tool.schema.string(),
+  b: kind,
+}, async execute() { return "" } })
+'''
+    path = write(project, "u.ts", text)
+    schema, why = _params(project, text, "u.ts")
+    assert schema is None and why == f"{path}:5:6: `kind` is not a zod call"
+    from forge_tools.sources.opencode_scripts import opencode_tool, scan_opencode_script
+
+    [found], _ = scan_opencode_script(path)
+    assert "parameters not read (TypeScript): " + str(why) == opencode_tool(found).parameters["description"]
+    transform = text.replace("b: kind,", "b: tool.schema.string().transform((s) => s.length),")
+    assert "`.transform(...)` is not a zod string method" in str(_params(project, transform, "u.ts")[1])

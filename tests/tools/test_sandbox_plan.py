@@ -44,15 +44,32 @@ def tree(project: Path) -> Path:
     return project
 
 
-def test_the_default_rules_keep_the_top_level_read_only_and_the_rest_writable(tree: Path) -> None:
-    got = modes(plan_sandbox(BASE, tree), tree)
-    assert got["."] == ("ro", "project top level")
-    assert got["src"][0] == got["docs"][0] == got["secrets"][0] == got[".git"][0] == "rw"
+def test_the_default_rules_keep_what_decides_read_only_and_the_rest_writable(tree: Path) -> None:
+    (tree / ".git" / "hooks").mkdir(exist_ok=True)
+    (tree / ".git" / "config").write_text("[core]\n")
+    plan = plan_sandbox(BASE, tree, decides=[tree / "src" / "a.py", "/elsewhere/plug.py"])
+    got = modes(plan, tree)
+    assert got["."] == ("rw", "project")  # a new top-level file (node_modules/) can be made
+    for rel in ("src", "docs", "secrets", ".git", "src/deep"):
+        assert rel not in got or got[rel][1] == "pin"  # the root's mode, not mounted again
     assert got["opencode.json"] == ("ro", "config")
+    assert got["src/a.py"] == ("ro", "config")  # a file the config names as code
+    assert got[".git/hooks"] == got[".git/config"] == ("ro", "config")
+    assert "/elsewhere/plug.py" not in got  # outside the project: not mounted at all
+    assert "opencode.jsonc" in plan.reserved and ".claude" in plan.reserved and ".mcp.json" in plan.reserved
+    assert "opencode.json" not in plan.reserved  # it exists: a read-only bind
     assert "/" not in got  # `* allow` before `external_directory * ask`: outside is asked, not mounted
     assert got["/usr"] == ("ro", "system")
     assert got["/tmp"] == ("scratch", "private")
     assert got[os.path.realpath(os.environ["HOME"])] == ("scratch", "private home")  # caches, discarded
+
+
+def test_a_worktree_git_file_is_read_only(tree: Path) -> None:
+    import shutil
+
+    shutil.rmtree(tree / ".git")
+    (tree / ".git").write_text("gitdir: /elsewhere/.git/worktrees/x\n")
+    assert modes(plan_sandbox(BASE, tree), tree)[".git"] == ("ro", "config")
 
 
 def test_an_edit_deny_is_a_read_only_bind_and_its_parents_are_pinned(tree: Path) -> None:
@@ -77,9 +94,10 @@ def test_a_read_deny_hides_files_and_directories(tree: Path) -> None:
 def test_a_catch_all_edit_deny_with_allowed_files_below(tree: Path) -> None:
     plan = plan_sandbox((*BASE, *rules(("edit", "*", "deny"), ("edit", "docs/*", "allow"))), tree)
     got = modes(plan, tree)
-    assert got["src"][0] == "ro"
+    assert got["."][0] == "ro" and "src" not in got  # src keeps the root's mode
     assert got["docs"][0] == "rw"
     assert got["opencode.json"][0] == "ro"
+    assert plan.reserved == ()  # nothing can be made at the top level: no placeholder is needed
 
 
 def test_external_directories_are_mounted_as_the_rules_and_the_call_allow(tree: Path, tmp_path: Path) -> None:

@@ -254,6 +254,8 @@ def apply_fixes(check: Callable[[], CheckReport], write: bool, stream: IO[str]) 
         with pending_texts({s.path: s.text for s in files.values()}):
             report = check()
     changed = [s for s in files.values() if s.text != s.original]
+    if not changed and not refused:
+        _say(_nothing_fixed(report))
     for state in changed:
         if write:
             write_atomic(state.path, state.text)
@@ -348,6 +350,19 @@ def _shown(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except (ValueError, OSError):
         return str(path)
+
+
+def _nothing_fixed(report: CheckReport) -> str:
+    """The one line `--fix` says when no edit was made: no finding, or none with a safe fix."""
+    from forge_tools.check.codes import CODES
+
+    fixable = ", ".join(code for code, info in CODES.items() if info.fixer)
+    if not report.findings:
+        return "--fix: nothing to fix (no findings)"
+    codes = ", ".join(sorted({f.code for f in report.findings}))
+    return (f"--fix: no fix applies: none of the findings here ({codes}) has a safe fix; --fix fixes "
+            f"{fixable} in forge/opencode config files, the others (and every Claude Code, Codex CLI and "
+            "Gemini CLI file) are fixed by hand as each finding's `fix:` says")
 
 
 def _say(line: str) -> None:

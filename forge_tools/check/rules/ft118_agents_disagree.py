@@ -235,19 +235,26 @@ def check(ctx: CheckContext) -> list[Finding]:
                 groups.setdefault(key, []).append((probe, allower.words(root)))
     findings = []
     for (rule, denied_by, allowed_by), calls in groups.items():
-        from forge_tools.runtimes.across import rule_words
+        from forge_tools.runtimes.across import MODELLED_MARK, rule_words
 
+        modelled = sum(1 for _, why in calls if why.endswith(MODELLED_MARK))
+        note = ""
+        said = calls
+        if modelled > 1:  # the binary's record is missing for several: said once, at the end
+            said = [(c, why.removesuffix(f" {MODELLED_MARK}")) for c, why in calls]
+            note = f" {MODELLED_MARK}" if modelled == len(calls) else \
+                f" {MODELLED_MARK[:-1]}, for {modelled} of them]"
         more = f" and {len(calls) - SHOWN} more" if len(calls) > SHOWN else ""
-        reasons = {why for _, why in calls}
+        reasons = {why for _, why in said}
         if len(reasons) == 1:  # one rule allows them all: said once
-            listed = ", ".join(f"`{c.shown}`" for c, _ in calls[:SHOWN]) + f"{more} (by {reasons.pop()})"
+            listed = ", ".join(f"`{c.shown}`" for c, _ in said[:SHOWN]) + f"{more} (by {reasons.pop()})"
             more = ""
         else:
-            listed = "; ".join(f"`{c.shown}` ({why})" for c, why in calls[:SHOWN])
+            listed = "; ".join(f"`{c.shown}` ({why})" for c, why in said[:SHOWN])
         findings.append(Finding(
             RULE.code, RULE.level,
             f"{labels[denied_by]} denies by {rule_words(denied_by, rule, root)}, but "
-            f"{labels[allowed_by]} allows the same call: {listed}{more}",
+            f"{labels[allowed_by]} allows the same call: {listed}{more}{note}",
             RULE.help, rule.origin,
             data={"denied_by": denied_by, "allowed_by": allowed_by,
                   "calls": [{"tool": c.tool, "args": dict(c.args), "shown": c.shown,

@@ -8,7 +8,7 @@ RULE = CodeInfo(
     code='FT305',
     name='claude-unknown-tool',
     level='warning',
-    summary='A Claude Code rule names a tool Claude Code 2.1.328 does not have: it never applies.',
+    summary='A Claude Code rule names a tool Claude Code 2.1.332 does not have: it never applies.',
     help='Fix the tool name (the message suggests the closest one).',
     why=(
         "A rule naming a tool Claude Code does not have (a typo, another agent's name) never "

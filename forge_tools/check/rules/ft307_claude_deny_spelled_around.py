@@ -18,7 +18,7 @@ RULE = CodeInfo(
         'them.'
     ),
     why=(
-        "Claude Code 2.1.328 matches a Bash deny against the command's forms (quotes removed, "
+        "Claude Code 2.1.332 matches a Bash deny against the command's forms (quotes removed, "
         "`VAR=x`, `env`, `timeout` removed, the program's path reduced), but not options before a "
         'subcommand, `builtin`, `eval` or `$(echo rm)`; under a broad allow those spellings run '
         'unasked. `check` decides each with the claude runtime, runs nothing.'

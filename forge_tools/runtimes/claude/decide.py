@@ -1,4 +1,4 @@
-"""Claude Code 2.1.328's decision of one tool call, without running it.
+"""Claude Code 2.1.332's decision of one tool call, without running it.
 
 The loaded rules of every settings file are merged; for the call's tool and input, any matching deny
 denies, else any matching ask asks, else any matching allow allows, whatever file each came from.
@@ -21,6 +21,7 @@ read-only tool), `other`.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,18 +39,16 @@ from forge_tools.runtimes.claude.rules import (
     tool_rule_matches,
 )
 from forge_tools.runtimes.claude.settings import Behavior, ClaudeRule, ClaudeSettings
-from forge_tools.runtimes.claude.shell import Part, deny_candidates, lower
-from forge_tools.runtimes.claude.tools import NO_PERMISSION, OFFERED, canonical, hiding_rule, input_problem
+from forge_tools.runtimes.claude.shell import Part, deny_candidates, lower, unprivileged, unsafe_free, watched
+from forge_tools.runtimes.claude.tools import NO_PERMISSION, canonical, hiding_rule, input_problem, is_builtin
 
 _ORDER = {"allow": 0, "ask": 1, "deny": 2}
 #: tools whose unruled calls a record shows asking (`no-config`: WebSearch); any other such tool's
 #: ask is modelled
 RECORDED_ASK = frozenset({"WebSearch"})
-OFFERED_NAMES = frozenset(canonical(n) for n in OFFERED)
 #: commands whose arguments Claude checks as paths: read ones against Read rules, the rest
 #: against Edit rules (`grep`, `rg` and `sed` take a pattern or script first)
 READ_COMMANDS = frozenset({"cat", "head", "tail", "sort", "stat", "diff", "wc", "grep", "rg", "sed"})
-WRITE_COMMANDS = frozenset({"rm", "mv", "cp", "touch", "mkdir", "chmod", "chown"})
 
 
 class Check(NamedTuple):
@@ -137,7 +136,7 @@ def _decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path
                                or (server[1] is not None and normalise(server[1]) != server[1])):
         return ClaudeDecision("deny", "not_offered", (Check(name, "deny", None,
                               no_server_why(settings, *server)),), False)
-    if not name.startswith("mcp__") and name not in OFFERED_NAMES:
+    if not name.startswith("mcp__") and not is_builtin(settings, name):
         return ClaudeDecision("deny", "other", (Check(name, "deny", None,
                               f"Claude Code does not offer {name} in this session (no such tool)"),),
                               False)
@@ -250,6 +249,9 @@ def _match(rules: list[ClaudeRule], part: Part) -> tuple[Behavior, ClaudeRule] |
         if rule is not None:
             return behavior, rule
 
+    if watched(part.stripped) is not None:
+        return None  # `watch cmd` is allowed by a bare Bash allow only (recorded, deny-through-sudo-noallow)
+
     def allows(r: ClaudeRule) -> bool:
         kind = bash_pattern(r.content or "").kind
         if part.expands and not any("$" not in c for c in part.candidates[2:]):
@@ -282,8 +284,22 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
             return _moded(settings, ClaudeDecision("deny", "rule", (Check(text, "deny", hit[1],
                                                    f"the rule {hit[1].text!r} matches {text!r}"),)), "Bash")
     parts = lower(command)
+    inner_watch = watched(parts[0].stripped) if len(parts) == 1 else None
+    if inner_watch:
+        # `watch [options] cmd`: the command it repeats is matched against deny rules first,
+        # as a whole (the binary's `rule`; recorded, deny-through-sudo-*)
+        repeated = " ".join(inner_watch)
+        lowered = lower(repeated)
+        forms = deny_candidates(lowered[0]) if len(lowered) == 1 else (repeated,)
+        watch_hit = _by_rules([r for r in bash if r.behavior == "deny"],
+                              lambda r: any(bash_matches(r.content or "", f) for f in forms))
+        if watch_hit is not None:
+            return _moded(settings, ClaudeDecision("deny", "rule", (Check(
+                command.strip(), "deny", watch_hit[1], f"the rule {watch_hit[1].text!r} matches "
+                f"{repeated!r}, the command watch runs"),)), "Bash")
     if bare_allow is not None:
-        # `Bash` (or `Bash(*)`) allowed: only a deny or ask rule matching a subcommand still decides
+        # `Bash` (or `Bash(*)`) allowed: only a deny or ask rule matching a subcommand, or a
+        # path argument a Read or Edit deny covers, still decides
         for part in parts:
             hit = _match([r for r in bash if r.behavior != "allow"], part)
             if hit is not None:
@@ -292,6 +308,9 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
                                                        (Check(part.text, hit[0], hit[1],
                                                               f"the rule {hit[1].text!r} matches "
                                                               f"{part.text!r}"),)), "Bash")
+            denied = _denied_path(settings, part, rules, cwd)
+            if denied is not None:
+                return ClaudeDecision("deny", "subcommandResults", (denied,))
         rule = bare_allow[1]
         return _moded(settings, ClaudeDecision("allow", "rule", (Check(command.strip(), "allow", rule,
                                                f"the rule {rule.text!r} allows every command"),)), "Bash")
@@ -314,9 +333,11 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
             c.why.startswith("auto") for c in checks):
         return ClaudeDecision("allow", "mode", tuple(checks))
     first = checks[0].rule
+    safe = unsafe_free(parts[0].argv) if parts else None  # `CI=1 npm test` is named by `npm test`
     named = (len(parts) == 1 and first is not None and checks[0].behavior == behavior
              and any(_whole(first, c) for c in (
-                 deny_candidates(parts[0]) if behavior != "allow" else (parts[0].text,))))
+                 deny_candidates(parts[0]) if behavior != "allow"
+                 else (parts[0].text, *([" ".join(safe)] if safe else [])))))
     decision = ClaudeDecision(behavior, "rule" if named else "subcommandResults", tuple(checks))
     return _moded(settings, decision, "Bash")
 
@@ -362,14 +383,20 @@ NO_PATHS = frozenset({"echo", "printf", "true", "false", "sleep", "expr", "seq",
                       "groups", "nproc", "locale", "free", "alias", "numfmt", "tsort"})
 
 
-def _outside(settings: ClaudeSettings, argv: tuple[str, ...], cwd: Path) -> str | None:
-    """The first argument naming a path outside the working directories (`..`, `/x`, `~/x`)."""
+def _outside(settings: ClaudeSettings, argv: tuple[str, ...], cwd: Path, reading: bool = False) -> str | None:
+    """The first argument naming a path outside the working directories (`..`, `/x`, `~/x`); for a
+    `reading` command a path a Read allow rule covers is not outside (recorded, read-allow-outside,
+    read-allow-home: `cat` and `ls` there run unasked)."""
     if not argv or argv[0] in NO_PATHS:
         return None
+    allows = [r for r in settings.loaded_rules if reading and r.behavior == "allow" and r.tool == "Read"
+              and r.content is not None]
     for arg in argv[1:]:
         if arg.startswith("-") or not (arg.startswith(("/", "~", "..")) or "/.." in arg or arg == "."):
             continue
-        if not _inside(_resolve(arg, cwd, settings.home), settings.working_dirs):
+        path = _resolve(arg, cwd, settings.home)
+        if not _inside(path, settings.working_dirs) and not any(
+                path_rule_matches(settings, r, path, cwd) for r in allows):
             return arg
     return None
 
@@ -397,7 +424,13 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
     accept = settings.mode in ("acceptEdits", "auto")
     if part.redirect is not None:
         written = part.redirect.lstrip("0123456789&>| ").strip("'\"")
-        if accept and _inside(_resolve(written, cwd, settings.home), settings.working_dirs):
+        target = _resolve(written, cwd, settings.home)
+        touchy = _sensitive(settings, target) if accept else None
+        if touchy is not None:
+            return Check(part.text, "ask", None, f"it writes to {touchy} ({part.redirect}), a file "
+                         f"{settings.mode} does not edit unasked: Claude Code asks",
+                         _sensitive_fidelity(touchy)), cwd
+        if accept and _inside(target, settings.working_dirs):
             if settings.mode == "auto" and hit is None:
                 return Check(part.text, "allow", None, "auto writes files inside the working "
                              "directories"), cwd
@@ -408,40 +441,91 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
         return Check(part.text, "allow", hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"), cwd
     fidelity = read_only(" ".join(stripped) if stripped != part.argv else part.text, stripped)
     if fidelity is not None:
-        outside = _outside(settings, stripped, cwd)
+        outside = _outside(settings, stripped, cwd, reading=True)
         if outside is not None:
             return Check(part.text, "ask", None, f"a read-only command, but {outside!r} is outside the "
                          "working directories: Claude Code asks"), cwd
         return Check(part.text, "allow", None, "a read-only command: Claude Code runs it without asking",
                      fidelity), cwd
+    if (accept and stripped[:1] == ("sed",) and _sed_edit(stripped)
+            and _outside(settings, stripped, cwd) is None):
+        files = [a for a in stripped[1:] if not a.startswith("-")][1:]
+        touchy = next((t for a in files
+                       for t in [_sensitive(settings, _resolve(a, cwd, settings.home))] if t), None)
+        if touchy is None:
+            return Check(part.text, "allow", None, f"{settings.mode} runs a plain `sed s/a/b/` edit of files "
+                         "inside the working directories", "reproduced"), cwd
     if (accept and stripped and stripped[0] in ACCEPT_EDITS_COMMANDS
             and _outside(settings, stripped, cwd) is None):
+        touchy = next((t for a in stripped[1:] if not a.startswith("-")
+                       for t in [_sensitive(settings, _resolve(a, cwd, settings.home))] if t), None)
+        if touchy is not None:
+            return Check(part.text, "ask", None, f"it writes to {touchy}, a file {settings.mode} does "
+                         "not edit unasked: Claude Code asks", _sensitive_fidelity(touchy)), cwd
         return Check(part.text, "allow", None, f"{settings.mode} runs file commands inside the working "
                      "directories", "reproduced" if stripped[0] in RECORDED_ACCEPT_EDITS else "modelled"), cwd
     return Check(part.text, "ask", None, "no rule matches it and it is not read-only: Claude Code asks"), cwd
 
 
+#: file commands whose path arguments Claude checks against Read and Edit deny rules, besides
+#: READ_COMMANDS (recorded, bash-paths-vs-denies: cp and mv sources and targets, rm, touch, mkdir, tee;
+#: `chmod` and `ln` are not checked)
+PATH_WRITE_COMMANDS = frozenset({"rm", "mv", "cp", "touch", "mkdir", "tee", "rmdir"})
+
+
 def _denied_path(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], cwd: Path
                  ) -> Check | None:
-    """A path argument of a file command that a Read (reading commands) or Edit (writing commands)
-    deny rule covers: Claude denies the subcommand."""
-    argv = part.stripped
-    if not argv or argv[0] not in READ_COMMANDS | WRITE_COMMANDS:
+    """A path a subcommand reads or writes that a deny rule covers: an argument of a reading command
+    (Read denies), of a file command or `sed -i` (Read and Edit denies), an input redirection's file
+    (Read denies) or an output redirection's (Edit denies). Claude denies the subcommand."""
+    argv = unprivileged(part.stripped)
+    named: list[tuple[str, tuple[str, ...]]] = [(f, ("Read",)) for f in part.reads]
+    named += [(f, ("Edit",)) for f in part.writes]
+    if argv and (argv[0] in READ_COMMANDS or argv[0] in PATH_WRITE_COMMANDS):
+        editing = argv[0] in PATH_WRITE_COMMANDS or (argv[0] == "sed" and _sed_in_place(argv))
+        args = [a for a in argv[1:] if not a.startswith("-")]
+        if argv[0] in ("grep", "rg", "sed") and args:
+            args = args[1:]
+        named += [(a, ("Read", "Edit") if editing else ("Read",)) for a in args]
+    if not named:
         return None
-    kind = "Read" if argv[0] in READ_COMMANDS else "Edit"
-    args = [a for a in argv[1:] if not a.startswith("-")]
-    if argv[0] in ("grep", "rg", "sed") and args:
-        args = args[1:]
-    denies = [r for r in rules if r.behavior == "deny" and r.tool == kind and r.content is not None]
-    for arg in args:
+    denies = [r for r in rules
+              if r.behavior == "deny" and r.tool in ("Read", "Edit") and r.content is not None]
+    for arg, kinds in named:
         path = Path(os.path.normpath(os.path.join(cwd, os.path.expanduser(arg))))
         real = _real(path, cwd)
-        rule = next((r for r in denies if path_rule_matches(settings, r, path, cwd)
-                     or path_rule_matches(settings, r, real, cwd)), None)
+        rule = next((r for r in denies if r.tool in kinds and (path_rule_matches(settings, r, path, cwd)
+                     or path_rule_matches(settings, r, real, cwd))), None)
         if rule is not None:
-            return Check(part.text, "deny", rule, f"its argument {arg!r} is covered by the {kind} deny "
+            return Check(part.text, "deny", rule, f"its path {arg!r} is covered by the {rule.tool} deny "
                          f"rule {rule.text!r}")
     return None
+
+
+_SED_FLAGS = frozenset({"-E", "--regexp-extended", "-r", "--posix", "-i", "--in-place"})
+_SED_SUBSTITUTION = re.compile(r"s/((?:[^/\\]|\\.)*)/((?:[^/\\]|\\.)*)/([gpimIM]*[1-9]?[gpimIM]*)")
+
+
+def _sed_edit(argv: tuple[str, ...]) -> bool:
+    """`sed [-E|-r|--posix|-i|--in-place] s/a/b/[flags] FILE...`: the edit acceptEdits runs unasked
+    (recorded, acceptEdits-sed and sed shrinks: `-i.bak`, `-e`, `-n`, `1d`, a `w` flag and two
+    scripts ask). A script with both `e` and `y` in it asks too: the binary's reason is not known,
+    the rule is what the recordings show (`s/hello/bye/`, `s/x/ye/`, `s/xe/y/` ask; `s/x/y/`,
+    `s/e/f/`, `s/x/yz/` do not)."""
+    flags = [a for a in argv[1:] if a.startswith("-")]
+    for flag in flags:
+        if flag not in _SED_FLAGS and not (not flag.startswith("--") and len(flag) > 2
+                                           and all(f"-{c}" in _SED_FLAGS for c in flag[1:])):
+            return False
+    words = [a for a in argv[1:] if not a.startswith("-")]
+    if len(words) < 2 or not _SED_SUBSTITUTION.fullmatch(words[0]):
+        return False
+    return not ("e" in words[0] and "y" in words[0])
+
+
+def _sed_in_place(argv: tuple[str, ...]) -> bool:
+    return any(a == "--in-place" or a.startswith("--in-place=")
+               or (a.startswith("-") and not a.startswith("--") and "i" in a[1:]) for a in argv[1:])
 
 
 # ----------------------------------------------------------------------------------------- paths
@@ -463,7 +547,17 @@ def path_rule_matches(settings: ClaudeSettings, rule: ClaudeRule, path: Path, cw
     text = relative.as_posix()
     if text == ".":
         return pattern in ("", "**", "*")
-    return gitignore_matches(pattern, text)
+    if gitignore_matches(pattern, text):
+        return True
+    if pattern.endswith("/**") and text == pattern[:-3].lstrip("/"):
+        return True  # the directory itself (`ls` of it under a Read allow: read-allow-outside)
+    # a deny (or ask) of everything below a directory name, `secrets/**` or `./secrets/**`, denies
+    # every directory of that name, at any depth, and the directory itself (recorded,
+    # secrets-any-depth, secrets-anchored); an allow stays anchored (`Edit(src/**)` does not allow
+    # `x/src/a.ts`), and so does `Read(src/*.ts)`
+    folder = pattern[:-3] if anchor == "cwd" and pattern.endswith("/**") else ""
+    return (rule.behavior != "allow" and bool(folder) and "/" not in folder and "*" not in folder
+            and gitignore_matches(folder, text))
 
 
 def _real(path: Path, cwd: Path) -> Path:
@@ -475,6 +569,20 @@ def _real(path: Path, cwd: Path) -> Path:
         return cwd / real.relative_to(base)
     except ValueError:
         return real
+
+
+def _sensitive(settings: ClaudeSettings, path: Path) -> str | None:
+    """The directory or file name that keeps `path` out of acceptEdits (`sensitive.py`)."""
+    from forge_tools.runtimes.claude.sensitive import sensitive
+
+    base = next((d for d in settings.working_dirs if path == d or d in path.parents), path.parent)
+    return sensitive(path, base)
+
+
+def _sensitive_fidelity(name: str) -> str:
+    from forge_tools.runtimes.claude.sensitive import RECORDED
+
+    return "reproduced" if name in RECORDED else "modelled"
 
 
 def _inside(path: Path, dirs: list[Path]) -> bool:
@@ -522,6 +630,11 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
         return _moded(settings, _default(name, subject, "a read outside the working directories: "
                                          "Claude Code asks"))
     if inside and settings.mode in ("acceptEdits", "auto"):
+        touchy = _sensitive(settings, path)
+        if touchy is not None:
+            return _moded(settings, _default(name, subject, f"{settings.mode} asks before editing {touchy} "
+                                             "(a file Claude Code keeps out of automatic edits)",
+                                             _sensitive_fidelity(touchy)), name)
         return ClaudeDecision("allow", "mode", (Check(subject, "allow", None,
                               f"{settings.mode} allows edits inside the working directories"),))
     return _moded(settings, _default(name, subject, "no rule covers this file: Claude Code asks "

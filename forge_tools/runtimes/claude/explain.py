@@ -68,7 +68,7 @@ def render_text(data: dict[str, Any]) -> str:
     runtime = data["runtime"]
     label = f"{runtime['name']} {runtime['version']}"
     out = [f"{data['tool']}: Claude Code's tool" + ("" if data["known"] else
-                                                      " (not a tool name Claude Code 2.1.328 has)")]
+                                                      " (not a tool name Claude Code 2.1.332 has)")]
     if not data["known"]:
         out.append("1. Offered to the model: NO: Claude Code has no such tool")
     elif data["offered"]:

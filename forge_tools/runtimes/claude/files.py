@@ -1,4 +1,4 @@
-"""Which files Claude Code 2.1.328 reads for permissions here (`settings.settings_paths`: the user's
+"""Which files Claude Code 2.1.332 reads for permissions here (`settings.settings_paths`: the user's
 `~/.claude/settings.json`, the project's `.claude/settings.json` and `.claude/settings.local.json`, the
 managed settings and their drop-ins), those that exist, for `forge-tools agents` and the commands that
 answer for every agent (runtimes/found.py)."""

@@ -1,6 +1,6 @@
 """`check`'s findings about a project's Claude Code settings that Claude's own tools do not give
 (FT301-FT307), each at the rule's file:line:col. Nothing is run: every command a finding names is
-decided by the claude runtime (`decide.py`), as Claude Code 2.1.328 would decide it."""
+decided by the claude runtime (`decide.py`), as Claude Code 2.1.332 would decide it."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def _rule_findings(settings: ClaudeSettings, rule: ClaudeRule) -> list[Finding]:
         from forge_tools.visibility.call_decision import did_you_mean
 
         out.append(Finding("FT305", "warning",
-                           f"Claude Code rule {rule.text!r}: {tool!r} is not a tool of Claude Code 2.1.328"
+                           f"Claude Code rule {rule.text!r}: {tool!r} is not a tool of Claude Code 2.1.332"
                            f"{did_you_mean(tool, sorted(KNOWN))}, so the rule never applies",
                            "fix the tool name", rule.origin))
     return out
@@ -138,7 +138,7 @@ def _spelled_around(settings: ClaudeSettings) -> list[Finding]:
         shown = ", ".join(f"`{f}`" for f in through[:8]) + (" ..." if len(through) > 8 else "")
         out.append(Finding("FT307", "warning",
                            f"Claude Code {rule.behavior} rule {rule.text!r} is got around: Claude Code "
-                           f"2.1.328 runs {shown} without asking",
+                           f"2.1.332 runs {shown} without asking",
                            "deny the spellings too, or make Bash an allow-list (allow only the commands "
                            "meant); forge-tools' gate (`forge-tools run`) resolves most of them",
                            rule.origin, data={"forms": through}))

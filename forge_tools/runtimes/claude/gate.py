@@ -84,7 +84,7 @@ def _relative(settings: ClaudeSettings, rule: ClaudeRule, root: Path) -> list[st
         except ValueError:
             return None
         return [rel, f"{rel}/*"]
-    glob = pattern.replace("**", "*")
+    glob = pattern.lstrip("/").replace("**", "*")  # `/x` is anchored at the base; gate patterns are relative
     prefix = "" if rel_base.as_posix() == "." else rel_base.as_posix() + "/"
     if "/" not in pattern:
         return [f"{prefix}{glob}", f"{prefix}*/{glob}", f"{prefix}{glob}/*", f"{prefix}*/{glob}/*"]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from forge_tools.runtimes.claude.settings import ClaudeSettings
 
-VERSION_LABEL = "Claude Code 2.1.328"
+VERSION_LABEL = "Claude Code 2.1.332"
 
 
 def _header(settings: ClaudeSettings) -> str:
@@ -23,7 +23,7 @@ def files_json(settings: ClaudeSettings) -> list[dict[str, Any]]:
 
 
 def rules_payload(settings: ClaudeSettings) -> dict[str, Any]:
-    return {"runtime": {"name": "claude", "version": "2.1.328"}, "cwd": str(settings.cwd),
+    return {"runtime": {"name": "claude", "version": "2.1.332"}, "cwd": str(settings.cwd),
             "mode": settings.mode, "trusted": settings.trusted, "managed_only": settings.managed_only,
             "files": files_json(settings),
             "rules": [{"index": i, **r.to_json()} for i, r in enumerate(settings.rules, 1)],
@@ -50,7 +50,7 @@ def rules_text(settings: ClaudeSettings) -> str:
 def layers_payload(settings: ClaudeSettings) -> dict[str, Any]:
     from forge_tools.runtimes.claude.tools import offers
 
-    return {"runtime": {"name": "claude", "version": "2.1.328"}, "cwd": str(settings.cwd),
+    return {"runtime": {"name": "claude", "version": "2.1.332"}, "cwd": str(settings.cwd),
             "mode": settings.mode, "start_error": settings.start_error,
             "tools": [{"tool": o.name, "offered": o.offered, "deferred": o.deferred,
                        "hidden_by": o.hidden_by.to_json() if o.hidden_by is not None else None}

@@ -1,4 +1,4 @@
-"""The MCP servers Claude Code 2.1.328 would start in a workspace, read from its files as the binary
+"""The MCP servers Claude Code 2.1.332 would start in a workspace, read from its files as the binary
 reads them (recorded with `claude -p`, tests/compat/claude `mcp-*`). Nothing is started: the files
 are only parsed, so a server's own tool list is not known here.
 

@@ -1,4 +1,4 @@
-"""Where Claude Code 2.1.328 looks for its settings: the user's file (`$CLAUDE_CONFIG_DIR`, else
+"""Where Claude Code 2.1.332 looks for its settings: the user's file (`$CLAUDE_CONFIG_DIR`, else
 `~/.claude`), the project's `.claude/settings.json` and `.claude/settings.local.json`, the managed file and
 its drop-ins (`/etc/claude-code`, or `FORGE_TOOLS_CLAUDE_MANAGED_DIR` for tests). Light on purpose: every
 command that asks which agents a project configures reads it (`files.config_files`); the reader is

@@ -1,4 +1,4 @@
-"""The commands Claude Code 2.1.328 runs without asking when no rule decides them: its read-only set.
+"""The commands Claude Code 2.1.332 runs without asking when no rule decides them: its read-only set.
 
 Reproduced (read from the binary, verified where tests/compat/claude records a call):
 

@@ -1,4 +1,4 @@
-"""Claude Code 2.1.328's permission rule strings: how one is read and what it matches.
+"""Claude Code 2.1.332's permission rule strings: how one is read and what it matches.
 
 A rule is `Tool` or `Tool(content)` (the content runs from the first `(` to a `)` that ends the
 string; `\\(` and `\\)` in it are literal). `Tool(*)` and `Tool()` are the bare tool. Legacy tool

@@ -1,4 +1,4 @@
-"""The `claude` runtime: Claude Code 2.1.328's settings reader (`settings.py`), resolver
+"""The `claude` runtime: Claude Code 2.1.332's settings reader (`settings.py`), resolver
 (`decide.py`), shell lowering (`shell.py`) and tool names (`tools.py`), checked against its binary in
 tests/compat/claude.
 
@@ -22,11 +22,11 @@ if TYPE_CHECKING:
     from forge_tools.runtimes.claude.settings import ClaudeOptions, ClaudeSettings
     from forge_tools.visibility.pipeline import PipelineResult
 
-VERSION = "2.1.328"
+VERSION = "2.1.332"
 
 
 class ClaudeRuntime(OpencodeVocabulary):
-    """Claude Code 2.1.328, reproduced (weaknesses included: `git -C . push` passes a
+    """Claude Code 2.1.332, reproduced (weaknesses included: `git -C . push` passes a
     `Bash(git push *)` deny, as in the binary)."""
 
     name = "claude"

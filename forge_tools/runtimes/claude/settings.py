@@ -1,4 +1,4 @@
-"""Claude Code 2.1.328's settings files, read as it reads them: which files, in which order, which of
+"""Claude Code 2.1.332's settings files, read as it reads them: which files, in which order, which of
 their permission rules it loads (and why not), its mode and its trust of the workspace.
 
 Files, lowest to highest for a single value (`defaultMode`); permission rule arrays are merged from
@@ -95,6 +95,8 @@ class ClaudeRule:
 
 @dataclass(frozen=True)
 class SettingsFile:
+    """One settings file Claude reads (or would): its scope, whether it exists, its located JSON."""
+
     scope: Scope
     path: Path
     exists: bool
@@ -361,10 +363,8 @@ def _mode(settings: ClaudeSettings, readable: Sequence[SettingsFile], options: C
                                       f"({node.origin}) is ignored: Claude Code does not let a project "
                                       "put it in bypass mode")
                 continue
-            if scope == "project" and not settings.trusted:
-                settings.notes.append(f"defaultMode {node.value!r} of .claude/settings.json ({node.origin}) "
-                                      "is ignored: this workspace has not been trusted")
-                continue
+            # an untrusted workspace's project defaultMode still applies (recorded,
+            # untrusted-defaultMode-*): only its allow rules are dropped
             if node.value not in MODES:
                 settings.problems.append((node.origin, f"unknown defaultMode {node.value!r}; known: "
                                                        + ", ".join(MODES)))

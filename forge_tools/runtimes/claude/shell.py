@@ -1,4 +1,4 @@
-"""Claude Code 2.1.328's lowering of a Bash command line: the subcommands it decides one by one.
+"""Claude Code 2.1.332's lowering of a Bash command line: the subcommands it decides one by one.
 
 The line is parsed with tree-sitter-bash (the project's parser, `tools.shell._parser`). Claude splits
 it at `&&`, `||`, `;`, `|` and newlines; each subcommand is decided on its own and the answers are
@@ -40,6 +40,8 @@ class Part(NamedTuple):
     candidates: tuple[str, ...]  # the texts allow rules are matched against
     glob: bool = False  # an unquoted `*`, `?` or `[` in its words: the shell expands it
     expands: bool = False  # a `$VAR` or `${...}` in its words: no allow rule approves it
+    writes: tuple[str, ...] = ()  # the files its output redirections name (quotes removed)
+    reads: tuple[str, ...] = ()  # the files its input redirections (`<`) name
 
     @property
     def stripped(self) -> tuple[str, ...]:
@@ -97,13 +99,19 @@ def _statement(node: Node, data: bytes, out: list[Part]) -> None:
         body = node.child_by_field_name("body")
         redirect = None
         heredoc = False
+        writes: list[str] = []
+        reads: list[str] = []
         for r in node.children_by_field_name("redirect"):
             if r.type == "heredoc_redirect":
                 start = next((c for c in r.children if c.type == "heredoc_start"), None)
                 quoted = start is not None and _text(start, data)[:1] in ("'", '"')
                 heredoc = heredoc or not quoted
-            elif redirect is None and _writes_file(r, data):
-                redirect = _text(r, data)
+            elif _writes_file(r, data):
+                redirect = redirect or _text(r, data)
+                writes.extend(_destination(r, data))
+            elif r.type == "file_redirect" and any(_text(c, data) == "<" for c in r.children
+                                                   if not c.is_named):
+                reads.extend(_destination(r, data))
         if body is None:
             out.append(_opaque(_text(node, data), "a redirection with no command"))
             return
@@ -114,10 +122,13 @@ def _statement(node: Node, data: bytes, out: list[Part]) -> None:
             opaque = part.opaque
             if heredoc and opaque is None:
                 opaque = "a here-document that expands $ and backquotes"
-            out[-1] = part._replace(redirect=redirect, opaque=opaque)
-        elif redirect is not None:
+            out[-1] = part._replace(redirect=redirect, opaque=opaque, writes=tuple(writes),
+                                    reads=tuple(reads))
+        elif redirect is not None or reads:
             for i in range(before, len(out)):
-                out[i] = out[i]._replace(redirect=out[i].redirect or redirect)
+                out[i] = out[i]._replace(redirect=out[i].redirect or redirect,
+                                         writes=out[i].writes + tuple(writes),
+                                         reads=out[i].reads + tuple(reads))
         return
     if kind == "command":
         out.append(_command(node, data))
@@ -185,6 +196,14 @@ def _writes_file(redirect: Node, data: bytes) -> bool:
     if target.isdigit() and operator.endswith(">&"):
         return False
     return target.strip("'\"") != "/dev/null"
+
+
+def _destination(redirect: Node, data: bytes) -> list[str]:
+    dest = redirect.child_by_field_name("destination")
+    if dest is None:
+        return []
+    value = _unquote(dest, data)
+    return [value if value is not None else _text(dest, data)]
 
 
 def _has_substitution(node: Node) -> bool:
@@ -299,14 +318,91 @@ def _join(argv: tuple[str, ...]) -> str:
     return " ".join(argv)
 
 
+#: variables whose leading assignment does not stop an allow rule from matching (`CI=1 npm test` is
+#: `npm test`); recorded for CI, NODE_ENV, RUST_LOG, RUST_BACKTRACE, NO_COLOR, FORCE_COLOR, LANG, LC_ALL,
+#: TZ, TERM, PYTHONUNBUFFERED, GOOS (safe-env-prefixes), the rest is the binary's list. FOO, PATH,
+#: HOME, LD_PRELOAD, NODE_OPTIONS and DEBUG are not safe: the allow rule no longer matches (ask).
+SAFE_ENV = frozenset({
+    "GOEXPERIMENT", "GOOS", "GOARCH", "CGO_ENABLED", "GO111MODULE", "RUST_BACKTRACE", "RUST_LOG", "NODE_ENV",
+    "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_DEBUG",
+    "ANTHROPIC_API_KEY", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_TIME", "CHARSET", "TERM", "COLORTERM",
+    "NO_COLOR", "FORCE_COLOR", "TZ", "LS_COLORS", "LSCOLORS", "GREP_COLOR", "GREP_COLORS", "GCC_COLORS",
+    "TIME_STYLE", "BLOCK_SIZE", "BLOCKSIZE", "COLUMNS", "LINES", "CLICOLOR", "CLICOLOR_FORCE", "CI",
+    "DEBIAN_FRONTEND", "GIT_TERMINAL_PROMPT",
+})
+_LOCALE = re.compile(r"(C|POSIX|UTF-?8|[\w-]+\.UTF-?8(@\w+)?)", re.IGNORECASE)
+_PATHLIKE = re.compile(r"^[.~]*/|//|:[/.]|(?:^|/)\.\.(?:/|$)")
+
+
+def safe_assignment(word: str) -> bool:
+    """A `NAME=value` Claude ignores before matching allow rules: a safe name, a value that names
+    no path (and, for LANG / LC_ALL / LC_CTYPE, a locale)."""
+    name, eq, value = word.partition("=")
+    if not eq or name not in SAFE_ENV:
+        return False
+    if name in ("LANG", "LC_ALL", "LC_CTYPE") and value and not _LOCALE.fullmatch(value):
+        return False
+    return not _PATHLIKE.search(value.replace('"', "").replace("'", ""))
+
+
+def unsafe_free(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`argv` without its leading safe assignments, or None when there are none or an unsafe one."""
+    n = 0
+    while n < len(argv) and _ASSIGNMENT.match(argv[n]):
+        if not safe_assignment(argv[n]):
+            return None
+        n += 1
+    return argv[n:] if 0 < n < len(argv) else None
+
+
 def candidates(text: str, argv: tuple[str, ...]) -> tuple[str, ...]:
-    """The texts Claude matches a subcommand against its allow rules: as written, and with its
-    wrappers removed (not its `VAR=x` assignments, nor `env`)."""
+    """The texts Claude matches a subcommand against its allow rules: as written, with its
+    wrappers removed, and with leading safe assignments removed (not other `VAR=x`, nor `env`)."""
     found = [text, _BLANKS.sub(" ", text)]  # exact rules compare the first only (`decide._match`)
     stripped = strip_wrappers(argv, assignments=False)
     if stripped and stripped != argv:
         found.append(_join(stripped))
+    safe = unsafe_free(argv)
+    if safe:
+        found.append(_join(safe))
+        found.append(_join(strip_wrappers(safe, assignments=False)))
     return tuple(dict.fromkeys(t for t in found if t))
+
+
+#: commands that run the rest of their words as root: deny and ask rules see through them (recorded,
+#: deny-through-sudo-*: `sudo -u root rm x`, `doas rm x`); an allow rule must name them
+PRIVILEGE = frozenset({"sudo", "doas"})
+#: their options that take a value
+_PRIVILEGE_VALUED = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-R", "-T", "-U", "--user", "--group",
+                               "--host", "--prompt", "--chdir", "--chroot", "--other-user", "-a"})
+#: watch's options that take a value (`watch -n 1 cmd`)
+_WATCH_VALUED = frozenset({"-n", "--interval", "-d", "--differences", "-q", "--equexit"})
+
+
+def unprivileged(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """`argv` without leading `sudo` / `doas` and their options (`sudo -u root rm x` is `rm x`)."""
+    words = list(argv)
+    while words and words[0].rsplit("/", 1)[-1] in PRIVILEGE:
+        words.pop(0)
+        while words and words[0].startswith("-"):
+            flag = words.pop(0)
+            if flag == "--":
+                break
+            if flag in _PRIVILEGE_VALUED and words:
+                words.pop(0)
+    return tuple(words)
+
+
+def watched(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The command `watch [options] cmd...` runs again and again, or None when `argv` is no watch."""
+    if not argv or argv[0] != "watch":
+        return None
+    words = list(argv[1:])
+    while words and words[0].startswith("-"):
+        flag = words.pop(0)
+        if flag in ("-n", "--interval") and words:
+            words.pop(0)
+    return tuple(words)
 
 
 def deny_candidates(part: Part) -> tuple[str, ...]:
@@ -317,8 +413,16 @@ def deny_candidates(part: Part) -> tuple[str, ...]:
     if part.argv:
         found.append(_join(part.argv))
         stripped = strip_wrappers(part.argv[1:] if part.argv[0] == "exec" else part.argv)
-        if stripped:
-            found.append(_join(stripped))
-            if "/" in stripped[0]:
-                found.append(_join((stripped[0].rsplit("/", 1)[-1], *stripped[1:])))
+        forms = [stripped]
+        plain = strip_wrappers(unprivileged(stripped))
+        inner = watched(plain)
+        for form in (plain, inner, strip_wrappers(unprivileged(inner)) if inner else None):
+            if form and form not in forms:
+                forms.append(form)
+        for form in forms:
+            if not form:
+                continue
+            found.append(_join(form))
+            if "/" in form[0]:
+                found.append(_join((form[0].rsplit("/", 1)[-1], *form[1:])))
     return tuple(dict.fromkeys(t for t in found if t))

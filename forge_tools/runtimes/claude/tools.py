@@ -1,11 +1,11 @@
-"""Claude Code 2.1.328's tools: the names it offers the model, which it defers behind ToolSearch,
+"""Claude Code 2.1.332's tools: the names it offers the model, which it defers behind ToolSearch,
 which ask for permission, and what a bare-name deny hides.
 
 Reproduced from its `system/init` event and the API request of a session with no settings
 (tests/compat/claude): `OFFERED` in its order; `DEFERRED` are offered by name only (the model loads
 them through ToolSearch). A loaded `deny` rule naming a tool with no content (`"WebFetch"`,
 `"mcp__srv"`, `"mcp__srv__*"`) removes it from both lists, `Write` too (`bare-deny-tools`; an
-older survey said Write stays offered: the 2.1.328 records show it removed).
+older survey said Write stays offered: the 2.1.332 records show it removed).
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ def canonical(name: str) -> str:
     return ALIASES.get(name, name)
 
 
+_OFFERED_CANONICAL = frozenset(canonical(n) for n in OFFERED)
+
+
 class Offer(NamedTuple):
     name: str
     offered: bool
@@ -66,6 +69,14 @@ def hiding_rule(settings: ClaudeSettings, name: str) -> ClaudeRule | None:
         if rule.behavior == "deny" and rule.content is None and tool_rule_matches(rule.tool, tool):
             return rule
     return None
+
+
+def is_builtin(settings: ClaudeSettings, name: str) -> bool:
+    """Whether `name` (canonical) is one of this session's built-in tools, hidden or not: Glob and
+    Grep only when a bare deny removes Bash (`bare-bash-deny-grep-glob`), Monitor only with Bash."""
+    if name in WITHOUT_BASH or name in WITH_BASH:
+        return (hiding_rule(settings, "Bash") is not None) == (name in WITHOUT_BASH)
+    return name in _OFFERED_CANONICAL
 
 
 def offers(settings: ClaudeSettings, mcp_tools: tuple[str, ...] = ()) -> list[Offer]:

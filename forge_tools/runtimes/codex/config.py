@@ -54,6 +54,8 @@ class Layer:
 
 @dataclass
 class CodexSettings:
+    """What Codex reads for permissions started in `cwd`: its config layers, rules and modes."""
+
     cwd: Path
     project_root: Path
     codex_home: Path
@@ -67,6 +69,7 @@ class CodexSettings:
     values: dict[str, tuple[Any, Origin | None]] = field(default_factory=dict)
     start_error: str | None = None
     start_error_origin: Origin | None = None
+    start_fix: str | None = None  # what makes Codex start (FT325's fix), naming the values it takes
 
     def value(self, key: str, default: Any = None) -> Any:
         return self.values.get(key, (default, None))[0]
@@ -172,6 +175,7 @@ def read_codex(cwd: Path, env: Mapping[str, str] | None = None, overrides: list[
     if trust is not None and trust.value not in TRUST_LEVELS:
         settings.start_error = (f"unknown variant `{trust.value}`, expected `trusted` or `untrusted` "
                                 f"(projects.\"{root}\".trust_level)")
+        settings.start_fix = "set `trust_level` to `trusted` or `untrusted`"
         settings.start_error_origin = trust.origin
         return settings
     folders = project_folders(cwd, root)
@@ -285,9 +289,12 @@ def _check_values(settings: CodexSettings) -> None:
         value, origin = settings.values[key]
         if key == "approval_policy" and value == "untrusted":
             settings.start_error = 'approval_policy = "untrusted" is no longer supported; remove this setting'
+            settings.start_fix = ("remove `approval_policy = \"untrusted\"`, or set one of "
+                                  + ", ".join(f"`{a}`" for a in allowed))
         elif value not in allowed:
             settings.start_error = (f"unknown variant `{value}`, expected one of "
                                     + ", ".join(f"`{a}`" for a in allowed) + f" (in `{key}`)")
+            settings.start_fix = f"set `{key}` to one of " + ", ".join(f"`{a}`" for a in allowed)
         else:
             continue
         settings.start_error_origin = origin

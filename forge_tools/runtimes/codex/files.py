@@ -47,9 +47,10 @@ def config_files(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> 
         return []  # nothing to read: no parsing on the start-up of a project without Codex
     settings = settings_for(loaded, env)
     found = [ConfigFile(str(layer.path), layer.scope, "config file" if layer.loaded
-                        else f"config file (not read: {layer.why_not})")
+                        else f"config file (not read: {layer.why_not or 'not loaded'})")
              for layer in settings.layers if layer.path is not None and layer.path.is_file()]
-    found += [ConfigFile(str(path), scope, "rules file" if loaded_ else f"rules file (not read: {why})")
+    found += [ConfigFile(str(path), scope,
+                         "rules file" if loaded_ else f"rules file (not read: {why or 'not loaded'})")
               for path, scope, loaded_, why in settings.rules_files]
     return found
 

@@ -23,7 +23,7 @@ def codex_findings(settings: CodexSettings) -> list[Finding]:
     if settings.start_error is not None and not rules_stop:
         profile = settings.start_error.startswith(("legacy `profile", "--profile"))
         fix = ("move the profile's settings into $CODEX_HOME/NAME.config.toml and start Codex with --profile "
-               "NAME" if profile else "use one of the values Codex names")
+               "NAME" if profile else settings.start_fix or "fix the value at this location")
         found.append(Finding("FT325", "error", f"Codex CLI does not start: {settings.start_error}", fix,
                              settings.start_error_origin))
         return found
@@ -90,10 +90,19 @@ def _spelled_around(settings: CodexSettings) -> list[Finding]:
                 "FT327", "warning", f"Codex CLI rule {rule.text()} ({rule.decision}) is got around: Codex's "
                 f"shell tool runs {listed}{more} (a line that is not plain commands is checked whole, "
                 "and no rule of the program matches it)",
-                "deny by default instead: sandbox_mode read-only or workspace-write keeps what no rule "
-                "allows in the sandbox; or make the allowed commands the rules", rule.origin,
+                _spelled_around_fix(settings), rule.origin,
                 data={"forms": passing}))
     return out
+
+
+def _spelled_around_fix(settings: CodexSettings) -> str:
+    """FT327's fix, for the sandbox the config already sets (no advice to set what is set)."""
+    mode = settings.sandbox_mode
+    if mode in ("read-only", "workspace-write"):
+        return (f"sandbox_mode is already {mode}, which keeps these forms in the sandbox; to refuse them "
+                "outright, write a rule for each form, or make the allowed commands the rules")
+    return ("deny by default instead: sandbox_mode read-only or workspace-write keeps what no rule allows "
+            "in the sandbox; or make the allowed commands the rules")
 
 
 def _never_matches(rule: PrefixRule) -> list[Finding]:

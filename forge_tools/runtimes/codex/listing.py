@@ -25,6 +25,7 @@ def _rules(settings: CodexSettings) -> list[dict[str, Any]]:
     for path, scope, _loaded, why in settings.rules_files:
         f = by_path.get(path)
         if f is None:
+            why = why or ("Codex does not start" if settings.start_error is not None else "not read")
             out.append({"file": str(path), "scope": scope, "loaded": False, "why_not": why, "rules": []})
             continue
         why_not = f.error or f.unread or (f"{refused.path.name} is refused: Codex loads no rule"

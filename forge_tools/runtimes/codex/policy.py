@@ -19,6 +19,8 @@ from forge_tools.runtimes.codex.rules import SEVERITY, Decision, PrefixRule, Rul
 
 @dataclass(frozen=True)
 class Match:
+    """A prefix_rule that matches a command, by the prefix it matched."""
+
     rule: PrefixRule
     prefix: tuple[str, ...]
     resolved_program: str | None = None
@@ -47,6 +49,8 @@ class Evaluation:
 
 @dataclass
 class Policy:
+    """Every rules file Codex reads, in its order."""
+
     files: list[RulesFile] = field(default_factory=list)
 
     @classmethod

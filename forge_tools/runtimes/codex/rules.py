@@ -88,6 +88,8 @@ class PrefixRule:
 
 @dataclass(frozen=True)
 class HostExecutable:
+    """A `host_executable(name, paths)` of a rules file: where the program `name` may be."""
+
     name: str
     paths: tuple[str, ...]
     origin: Origin

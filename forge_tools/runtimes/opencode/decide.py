@@ -23,6 +23,7 @@ from forge_tools.permission.calls import CallDecision, PatternDecision, Permissi
 from forge_tools.permission.evaluate import evaluate
 
 if TYPE_CHECKING:
+    from forge_tools.rule import Ruleset
     from forge_tools.visibility.pipeline import PipelineResult
 
 #: tools whose requests are opencode's own here; any other tool's are forge-tools' (said in the reason)
@@ -48,11 +49,14 @@ def decide(result: PipelineResult, tool_id: str, args: dict[str, Any], project_r
         requests = _forge_requests(result, tool_id, args, project_root)
         note = (f" (opencode's own requests for {tool_id} are not reproduced separately: these are "
                 "forge-tools' requests for it, matched as opencode matches them)")
-    checks = tuple(PatternDecision(req.permission, pattern, *evaluate(req.permission, pattern,
-                                                                      result.ruleset))
-                   for req in requests for pattern in req.patterns)
-    decision = CallDecision(checks, dict(args))
+    decision = CallDecision(checks_for(requests, result.ruleset), dict(args))
     return decision, reason(decision, project_root) + note
+
+
+def checks_for(requests: list[PermissionRequest], ruleset: Ruleset) -> tuple[PatternDecision, ...]:
+    """Each request's patterns put to the rules in turn (the last matching rule's action, else ask)."""
+    return tuple(PatternDecision(req.permission, pattern, *evaluate(req.permission, pattern, ruleset))
+                 for req in requests for pattern in req.patterns)
 
 
 def reason(decision: CallDecision, project_root: Path | None = None) -> str:

@@ -10,9 +10,12 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from forge_tools.tools.contract import PermissionRequest, ToolContext
+from forge_tools.permission.calls import PermissionRequest
+
+if TYPE_CHECKING:
+    from forge_tools.tools.context import ToolContext
 
 # Directories that listings and searches skip unless asked for explicitly (noise, not code).
 DEFAULT_IGNORES: tuple[str, ...] = (

@@ -50,7 +50,6 @@ DESCRIPTION = """Run a bash command line in the project root (or in `workdir`) a
 - `workdir`: directory to run in (default: the project root). Prefer this over `cd dir && ...`.
 - `timeout`: in milliseconds (default 120000 = 2 minutes). On timeout the command and everything it
   started are stopped.
-- `description`: a few words saying what the command does, shown to the person watching.
 - stdout and stderr come back merged. A long output is cut to its last part (the end is where errors
   and summaries usually are); the complete output is saved to a file whose path is given, which you
   can search with grep or read in pages.
@@ -58,7 +57,9 @@ DESCRIPTION = """Run a bash command line in the project root (or in `workdir`) a
 
 
 class BashArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    # opencode 1.18.33's bash has no `description`; a call that still sends one (as earlier opencode
+    # asked) is run as opencode runs it, the key dropped (zod drops keys a schema does not name)
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     command: Annotated[str, Field(description="The command line to run with bash.")]
     timeout: Annotated[
@@ -66,9 +67,6 @@ class BashArgs(BaseModel):
     ] = None
     workdir: Annotated[
         str | None, Field(description="Directory to run in (default: the project root).")
-    ] = None
-    description: Annotated[
-        str | None, Field(description="What the command does, in 5-10 words (shown to the user).")
     ] = None
 
     @field_validator("command")
@@ -162,7 +160,7 @@ def _store(ctx: ToolContext) -> Any:
 
 def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
     cwd = resolve_path(args.workdir, ctx) if args.workdir else resolve_path(None, ctx)
-    title = args.description or args.command
+    title = args.command  # opencode titles a bash call with its command
     if not cwd.is_dir():
         return ToolResult(f"workdir {posix(cwd)} does not exist or is not a directory.", title=title,
                           metadata={"truncated": False}, is_error=True)
@@ -185,6 +183,7 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
             stderr=subprocess.STDOUT, start_new_session=True,
         )
     except OSError as exc:
+        command.finish()
         return ToolResult(f"could not start {SHELL}: {exc.strerror or exc}", title=title,
                           metadata={"truncated": False}, is_error=True)
     ended_by: str | None = None
@@ -198,6 +197,7 @@ def execute(args: BashArgs, ctx: ToolContext) -> ToolResult:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_GRACE_S)
         unregister()
+        command.finish()  # the sandbox's processes have ended (its PID namespace dies with bash)
         if proc.stdout is not None:
             proc.stdout.close()
         capture.close()
@@ -276,16 +276,15 @@ def _pump(proc: subprocess.Popen[bytes], capture: _Capture, ctx: ToolContext, de
     return ended_by
 
 
-def _status_line(code: int | None, ended_by: str | None, timeout: float) -> str | None:
+def _shell_notes(ended_by: str | None, timeout: float) -> list[str]:
+    """opencode 1.18.33's words for a command it had to end (its exit code is never in the text)."""
     if ended_by == "timeout":
-        return f"[timed out after {timeout:g} s: the command and every process it started were stopped]"
+        return [f"shell tool terminated command after exceeding timeout {round(timeout * 1000)} ms. If this "
+                "command is expected to take longer and is not waiting for interactive input, retry with a "
+                "larger timeout value in milliseconds."]
     if ended_by == "abort":
-        return "[aborted: the command and every process it started were stopped]"
-    if code is not None and code < 0:
-        return f"[the command was killed by signal {-code}]"
-    if code:
-        return f"[exit code {code}]"
-    return None
+        return ["User aborted the command"]
+    return []
 
 
 def _result(
@@ -326,11 +325,11 @@ def _result(
         out = render_truncated("\n".join(kept), removed, unit, "tail", hint, path, note, shell=True)
         body = out.content
         metadata.update(out.metadata())
-    status = _status_line(code, ended_by, timeout)
-    if not body.strip() and status is None:
+    if not body:
         body = "(no output)"
-    if status is not None:
-        body = f"{body.rstrip()}\n\n{status}" if body.strip() else status
+    notes = _shell_notes(ended_by, timeout)
+    if notes:
+        body += "\n\n<shell_metadata>\n" + "\n".join(notes) + "\n</shell_metadata>"
     metadata.update({
         "exitCode": code,
         "timedOut": ended_by == "timeout",
@@ -338,10 +337,9 @@ def _result(
         "aborted": ended_by == "abort",
         "bytes": capture.total,
         "elapsed": round(elapsed, 3),
-        "description": args.description,
     })
     failed = ended_by is not None
-    return ToolResult(body, title=args.description or args.command, metadata=metadata, is_error=failed)
+    return ToolResult(body, title=args.command, metadata=metadata, is_error=failed)
 
 
 def _save_whole(ctx: ToolContext, data: bytes) -> tuple[str | None, str | None]:

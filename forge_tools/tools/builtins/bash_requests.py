@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from forge_tools.permission.calls import PermissionRequest
 from forge_tools.tools.builtins._common import (
     edit_requests,
     external_request,
@@ -18,9 +19,9 @@ from forge_tools.tools.builtins._common import (
     real_path,
     resolve_path,
 )
-from forge_tools.tools.contract import PermissionRequest, ToolContext
 
 if TYPE_CHECKING:
+    from forge_tools.tools.context import ToolContext
     from forge_tools.tools.shell import CommandLine
 
 # Commands whose plain arguments are paths: a target outside the project root is checked as

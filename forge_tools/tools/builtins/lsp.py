@@ -26,6 +26,9 @@ class LspArgs(BaseModel):
     filePath: Annotated[str, Field(description="The file (absolute or relative to the project root).")]
     line: Annotated[int, Field(ge=1, description="1-based line number.")]
     character: Annotated[int, Field(ge=1, description="1-based column.")]
+    query: Annotated[
+        str | None, Field(description="What to look for with workspaceSymbol (empty: every symbol).")
+    ] = None
 
 
 def execute(args: LspArgs, ctx: ToolContext) -> ToolResult:

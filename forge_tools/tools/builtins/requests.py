@@ -9,12 +9,15 @@ pydantic or the tools' runners, so a decision that runs nothing (`forge-tools ho
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from forge_tools.permission.calls import PermissionRequest
 from forge_tools.tools.builtins._common import external_request, posix, read_request, resolve_path
-from forge_tools.tools.contract import PermissionRequest, ToolContext
 
-Requests = Callable[[Any, ToolContext], list[PermissionRequest]]
+if TYPE_CHECKING:
+    from forge_tools.tools.context import ToolContext
+
+Requests = Callable[[Any, "ToolContext"], list[PermissionRequest]]
 
 
 def read(args: Any, ctx: ToolContext) -> list[PermissionRequest]:

@@ -30,6 +30,7 @@ class TaskArgs(BaseModel):
     task_id: Annotated[
         str | None, Field(description="Continue an earlier task session instead of starting a new one.")
     ] = None
+    command: Annotated[str | None, Field(description="The command that led to this task, if any.")] = None
 
 
 def permission_requests(args: TaskArgs, ctx: ToolContext) -> list[PermissionRequest]:

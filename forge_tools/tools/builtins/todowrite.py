@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from forge_tools import paths
 from forge_tools.tools.contract import Tool, ToolContext, ToolResult
@@ -21,36 +21,25 @@ DESCRIPTION = """Write the todo list for this session (the whole list, replacing
 Use it for work with several steps: add the steps, mark one `in_progress` when you start it and
 `completed` as soon as it is done, `cancelled` when it no longer applies. Keep one task in progress
 at a time. Skip it for a single trivial step.
-- each todo: `id` (unique), `content`, `status` (pending, in_progress, completed, cancelled),
-  `priority` (high, medium, low)."""
+- each todo: `content`, `status` (pending, in_progress, completed, cancelled) and `priority`
+  (high, medium, low), all three required."""
 
 
 class Todo(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    """One todo as opencode 1.18.33 takes it: three strings, each required (its `status` and
+    `priority` are free text that its description only suggests values for)."""
 
-    id: Annotated[str, Field(min_length=1, description="Unique id of the todo.")]
-    content: Annotated[str, Field(min_length=1, description="What is to be done.")]
-    status: Annotated[
-        Literal["pending", "in_progress", "completed", "cancelled"], Field(description="Where it stands.")
-    ]
-    priority: Annotated[
-        Literal["high", "medium", "low"], Field(description="How important it is.")
-    ] = "medium"
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    content: Annotated[str, Field(description="What is to be done.")]
+    status: Annotated[str, Field(description="Where it stands: pending, in_progress, completed, cancelled.")]
+    priority: Annotated[str, Field(description="How important it is: high, medium, low.")]
 
 
 class TodoWriteArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     todos: Annotated[list[Todo], Field(description="The complete, updated todo list.")]
-
-    @model_validator(mode="after")
-    def _unique_ids(self) -> TodoWriteArgs:
-        seen: set[str] = set()
-        for todo in self.todos:
-            if todo.id in seen:
-                raise ValueError(f"todo id {todo.id!r} is used twice; every todo needs its own id")
-            seen.add(todo.id)
-        return self
 
 
 def todo_file(session_id: str) -> Path:

@@ -22,8 +22,9 @@ DESCRIPTION = """Write a file: create it, or replace all of its content.
 class WriteArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    filePath: Annotated[str, Field(description="File to write (absolute or relative to the project root).")]
+    # in opencode 1.18.33's order
     content: Annotated[str, Field(description="The full content to write.")]
+    filePath: Annotated[str, Field(description="File to write (absolute or relative to the project root).")]
 
 
 def execute(args: WriteArgs, ctx: ToolContext) -> ToolResult:

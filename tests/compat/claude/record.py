@@ -111,11 +111,11 @@ def _prepare(config: dict[str, Any], base: Path) -> Paths:
     return paths
 
 
-def _run_claude(paths: Paths, config: dict[str, Any], standin: StandIn, calls: list[dict[str, Any]]
-                ) -> tuple[Script, list[dict[str, Any]], str, int | None]:
+def _run_claude(paths: Paths, config: dict[str, Any], standin: StandIn, calls: list[dict[str, Any]],
+                on_turn: Any = None) -> tuple[Script, list[dict[str, Any]], str, int | None]:
     uses_mcp = "mcp_server.py" in json.dumps(config)  # any file or state entry that starts the server
     script = Script([{"tool": c["tool"], "input": paths.expand(c["input"])} for c in calls],
-                    first_delay=MCP_CONNECT_WAIT if uses_mcp else 0.0)
+                    first_delay=MCP_CONNECT_WAIT if uses_mcp else 0.0, on_turn=on_turn)
     standin.use(script)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -140,7 +140,7 @@ def _run_claude(paths: Paths, config: dict[str, Any], standin: StandIn, calls: l
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
-        out, err = proc.communicate(timeout=RUN_TIMEOUT)
+        out, err = proc.communicate(timeout=RUN_TIMEOUT + 5 * len(calls))
         rc: int | None = proc.returncode
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -220,6 +220,54 @@ def _observe(paths: Paths, call: dict[str, Any]) -> dict[str, bool] | None:
     return {name: Path(paths.expand(name)).exists() for name in names}
 
 
+def record_session(config: dict[str, Any], standin: StandIn, scratch: Path) -> dict[str, Any]:
+    """All of a config's calls in ONE session (`--session`): one start-up instead of one per call.
+
+    Sound where calls do not change each other's answers: in 2.1.328 only a `cd` did (the Bash
+    tool's working directory persists; such configs say `"per_call": true` and are recorded one
+    call per session). A call's effects are observed when the stand-in is asked for the next turn
+    (the call has run by then) or after the session for the last one; `effect_before` is the same
+    paths just before the call (an earlier call of the session may have made them)."""
+    calls = config.get("calls", [])
+    base = Path(tempfile.mkdtemp(prefix=f"{config['name'][:20]}-s-", dir=scratch))
+    paths = _prepare(config, base)
+    effects: dict[int, dict[str, bool] | None] = {}
+    before: dict[int, dict[str, bool] | None] = {}
+
+    def on_turn(turn: int) -> None:
+        if 0 < turn <= len(calls):
+            effects[turn - 1] = _observe(paths, calls[turn - 1])
+        if turn < len(calls):
+            before[turn] = _observe(paths, calls[turn])
+
+    script, events, err, rc = _run_claude(paths, config, standin, calls, on_turn)
+    if calls and len(calls) - 1 not in effects:
+        effects[len(calls) - 1] = _observe(paths, calls[-1])
+    init = _init(events)
+    result: dict[str, Any] = {"name": config["name"], "recorded_in": "session", "calls": []}
+    if not init:
+        result["startup_error"] = {"rc": rc, "stderr_tail": paths.normalise(err[-1500:])}
+    for i, (call, raw) in enumerate(zip(calls, _answers(events, len(calls)), strict=True)):
+        answer = _decide(raw)
+        if answer["decision"] == "error":
+            answer["rc"] = rc
+            answer["stderr_tail"] = err[-1500:]
+        if call.get("observe"):
+            answer["effect"] = effects.get(i) or {name: False for name in call["observe"]}
+            if before.get(i) is not None:  # the same paths just before it (earlier calls ran too)
+                answer["effect_before"] = before[i]
+        result["calls"].append({"tool": call["tool"], "input": call["input"], **paths.normalise(answer)})
+    result["tools_offered"] = init.get("tools", [])
+    result["api_tools"] = script.api_tools
+    if script.last_api_tools != script.api_tools:
+        result["api_tools_last_request"] = script.last_api_tools
+    result["permission_mode"] = init.get("permissionMode")
+    if init.get("mcp_servers"):
+        result["mcp_servers"] = paths.normalise(init.get("mcp_servers"))
+    shutil.rmtree(base, ignore_errors=True)
+    return result
+
+
 def record_config(config: dict[str, Any], standin: StandIn, scratch: Path) -> dict[str, Any]:
     calls = config.get("calls", [])
     result: dict[str, Any] = {"name": config["name"], "calls": []}
@@ -277,7 +325,7 @@ def record_config(config: dict[str, Any], standin: StandIn, scratch: Path) -> di
 
 
 def main_in_namespace(args: argparse.Namespace) -> int:
-    cases = json.loads(CASES.read_text())
+    cases = json.loads(Path(args.cases).read_text())
     version = subprocess.run([str(CLAUDE), "--version"], capture_output=True, text=True, timeout=60,
                              env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent",
                                   "DISABLE_AUTOUPDATER": "1"}).stdout.strip()
@@ -313,7 +361,9 @@ def main_in_namespace(args: argparse.Namespace) -> int:
                 continue
             print(f"recording {config['name']} ({len(config.get('calls', []))} calls)",
                   file=sys.stderr, flush=True)
-            kept[config["name"]] = record_config(config, standin, scratch)
+            one_session = args.session and not config.get("per_call")
+            record = record_session if one_session else record_config
+            kept[config["name"]] = record(config, standin, scratch)
             write()  # after each config, so an interrupted run keeps what it recorded
         standin.stop()
     finally:
@@ -329,6 +379,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="record only this config (repeatable); the others are kept")
     parser.add_argument("--resume", action="store_true", help="skip configs already in the results file")
     parser.add_argument("--out", help="results file (default: claude-<version>.json beside cases.json)")
+    parser.add_argument("--cases", default=str(CASES),
+                        help="the cases file (default: cases.json beside this script)")
+    parser.add_argument("--session", action="store_true",
+                        help="record each config's calls in one session (configs with per_call: true "
+                             "one call per session)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="record in N parallel recorders (each in its own namespaces)")
     args = parser.parse_args(argv)
@@ -341,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parallel(args: argparse.Namespace) -> int:
     """Split the configs over ``args.jobs`` recorders, then merge their results in cases order."""
-    cases = json.loads(CASES.read_text())
+    cases = json.loads(Path(args.cases).read_text())
     names = [c["name"] for c in cases["configs"]]
     out_path = Path(args.out or HERE / f"claude-{cases['version']}.json")
     previous = json.loads(out_path.read_text()) if out_path.exists() and (args.only or args.resume) else {}
@@ -355,6 +410,8 @@ def _parallel(args: argparse.Namespace) -> int:
                 continue
             part = Path(tmp) / f"part{job}.json"
             cmd = [sys.executable, str(Path(__file__).resolve()), "--out", str(part)]
+            cmd += ["--session"] if args.session else []
+            cmd += ["--cases", args.cases]
             for name in share:
                 cmd += ["--only", name]
             procs.append((part, subprocess.Popen(cmd)))

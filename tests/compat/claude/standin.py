@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -20,8 +21,13 @@ from typing import Any
 class Script:
     """The tool calls of one run and what the stand-in saw of it."""
 
-    def __init__(self, calls: list[dict[str, Any]], first_delay: float = 0.0) -> None:
+    def __init__(self, calls: list[dict[str, Any]], first_delay: float = 0.0,
+                 on_turn: Callable[[int], None] | None = None) -> None:
         self.calls = calls
+        # called with turn n (n tool results are back, call n-1 has run) before the stand-in
+        # answers: the recorder observes a call's effects there in a one-session recording
+        self.on_turn = on_turn
+        self.turns_seen: set[int] = set()
         # seconds to hold the first tool_use back: MCP servers connect in the background, and a
         # call that arrives before its server did gets "No such tool available"
         self.first_delay = first_delay
@@ -127,6 +133,9 @@ class _Handler(BaseHTTPRequestHandler):
                 script.last_api_tools = names
                 if len(results) > len(script.tool_results):
                     script.tool_results = results
+            if script.on_turn is not None and turn not in script.turns_seen:
+                script.turns_seen.add(turn)
+                script.on_turn(turn)
             if turn == 0 and script.first_delay:
                 time.sleep(script.first_delay)
             if turn < len(script.calls):

@@ -17,8 +17,17 @@
   as the
   stand-in model of `../fake_model.py` receives them from `opencode run` (`unshare -rn`).
 
+- `script-args/`: a project whose `.opencode/tool/*.ts` declare zod `args` of every kind forge-tools
+  reads; one `opencode run` with the stand-in model sends each call of `case.json` and records the
+  JSON Schema opencode sends for each script tool and the text each call came back with (its
+  validation errors word for word). `opencode debug agent` does not validate a call's input, so the
+  run is the only way to see them. The tools import `@opencode-ai/plugin` and `zod`, which opencode
+  would install from the network: `OPENCODE_PLUGIN_MODULES` names a `node_modules` holding them
+  (`npm install @opencode-ai/plugin@1.18.33` in a scratch folder), copied into the scratch
+  project's `.opencode/`.
+
 Usage: OPENCODE=/path/to/opencode python tests/compat/facts/generate.py [PART ...]
-(PART: arity, truncation, outputs, definitions; all of them when none is named)
+(PART: arity, truncation, outputs, definitions, script-args; all of them when none is named)
 (`OPENCODE` must be the platform binary, e.g. node_modules/opencode-linux-x64/bin/opencode, for the
 arity table; the `opencode` wrapper script holds no source.)
 """
@@ -85,6 +94,36 @@ def record_definitions(opencode: str, scratch: Path, opencode_version: str) -> d
             "tools": tools}
 
 
+def record_script_args(opencode: str, scratch: Path, opencode_version: str) -> dict[str, object]:
+    """What opencode sends and answers for the zod `args` of `script-args/.opencode/tool/*.ts`."""
+    from fake_model import provider_config
+
+    case = HERE / "script-args"
+    spec = json.loads((case / "case.json").read_text())
+    project, home = scratch / "project", scratch / "home"
+    shutil.copytree(case, project, ignore=shutil.ignore_patterns("case.json", "opencode-*.json"))
+    modules = os.environ.get("OPENCODE_PLUGIN_MODULES")
+    if not modules:
+        raise SystemExit("script-args needs OPENCODE_PLUGIN_MODULES (a node_modules holding "
+                         "@opencode-ai/plugin)")
+    shutil.copytree(modules, project / ".opencode" / "node_modules", symlinks=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (home / ".config" / "opencode").mkdir(parents=True)
+    (home / ".config" / "opencode" / "opencode.json").write_text(json.dumps(provider_config(18651)))
+    (scratch / "queue.json").write_text(json.dumps([[c["tool"], c["params"]] for c in spec["calls"]]))
+    subprocess.run(["unshare", "-rn", sys.executable, str(HERE.parent / "fake_model.py"), "18651",
+                    str(scratch / "queue.json"), str(scratch / "out.json"), "--", opencode, "run",
+                    "--agent", "build", "go"], cwd=project, check=True, timeout=1800,
+                   env=opencode_env(home, {"OPENCODE_DISABLE_MODELS_FETCH": "1"}))
+    out = json.loads((scratch / "out.json").read_text())
+    sent = out["calls"][0]["schemas"] if out["calls"] else {}
+    tools = {name: json.loads(normalise(json.dumps(sent[name]), project, home))
+             for name in sorted(sent) if name in {c["tool"] for c in spec["calls"]}}
+    calls = [{**call, "result": normalise(str(got.get("result")), project, home)}
+             for call, got in zip(spec["calls"], out["calls"], strict=False)]
+    return {"opencode_version": opencode_version, "tools": tools, "calls": calls}
+
+
 def record_truncation(opencode: str, scratch: Path, opencode_version: str,
                       name: str = "truncation") -> dict[str, object]:
     case = HERE / name
@@ -115,7 +154,7 @@ def record_truncation(opencode: str, scratch: Path, opencode_version: str,
 def main() -> int:
     opencode = os.environ.get("OPENCODE", "opencode")
     recorded_with = version(opencode)
-    wanted = set(sys.argv[1:]) or {"arity", "truncation", "outputs", "definitions"}
+    wanted = set(sys.argv[1:]) or {"arity", "truncation", "outputs", "definitions", "script-args"}
     if "arity" in wanted:
         table = arity_table(opencode)
         (HERE / f"arity-{recorded_with}.json").write_text(json.dumps({
@@ -134,6 +173,12 @@ def main() -> int:
             data = record_definitions(opencode, Path(tmp), recorded_with)
         (HERE / f"definitions-{recorded_with}.json").write_text(json.dumps(data, indent=1) + "\n")
         print("recorded definitions")
+    if "script-args" in wanted:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = record_script_args(opencode, Path(tmp), recorded_with)
+        target = HERE / "script-args" / f"opencode-{recorded_with}.json"
+        target.write_text(json.dumps(data, indent=1) + "\n")
+        print("recorded script-args")
     return 0
 
 

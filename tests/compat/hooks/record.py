@@ -11,6 +11,10 @@ call, once without the hook and once with it. The project's own rules are `allow
 effect was observed (the victim gone, the allowed file made) and the tool result Claude reported; the
 hook's audit lines (tool, command, action). 2.1.332 itself ran `eval rm victim11.txt`; with the hook
 nothing denied ran.
+
+`--failures`: only the allowed call, once per way the hook entry's command is made to fail
+(`failures.py`: a forced internal error, garbage on its stdin, a truncated payload, its deadline
+passed), each of which must leave it unrun; merged into the record as `failures`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "claude"))
+sys.path.append(str(HERE))  # failures.py
 CLAUDE = Path(os.environ.get("CLAUDE_BIN", "/work/agents/node_modules/.bin/claude"))
 NS_FLAG = "FT_HOOK_RECORDER_IN_NS"
 FORGE = Path(sys.executable).with_name("forge-tools")
@@ -36,7 +41,8 @@ ALLOWED = "touch allowed.txt"
 
 def main() -> int:
     if os.environ.get(NS_FLAG) != "1":
-        return subprocess.call(["unshare", "-n", sys.executable, str(Path(__file__).resolve())],
+        here = str(Path(__file__).resolve())
+        return subprocess.call(["unshare", "-n", sys.executable, here, *sys.argv[1:]],
                                env=dict(os.environ, **{NS_FLAG: "1"}))
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     from standin import StandIn  # type: ignore[import-not-found]
@@ -57,6 +63,8 @@ def main() -> int:
            "FORGE_DATA_DIR": str(scratch / "data"), "LANG": "C.UTF-8", "DISABLE_AUTOUPDATER": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
     standin = StandIn().start()
+    if "--failures" in sys.argv:
+        return _failures(project, env, standin, scratch, version)
     runs = {}
     for label in ("without_hook", "with_hook"):
         if label == "with_hook":
@@ -78,11 +86,38 @@ def main() -> int:
     return 0
 
 
-def _run(project: Path, env: dict[str, str], standin: object, scratch: Path) -> dict[str, object]:
-    """One `claude -p` run of every spelling and the allowed call; what ran, and the hook's log."""
+def _failures(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
+    from failures import FAILURES, failing, shown  # type: ignore[import-not-found]
+
+    subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude"], cwd=project, env=env, check=True)
+    settings = project / ".claude" / "settings.json"
+    installed = json.loads(settings.read_text())
+    hook = installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    found = {}
+    for name, how in FAILURES.items():
+        data = json.loads(json.dumps(installed))
+        data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = failing(how, hook)
+        settings.write_text(json.dumps(data, indent=2))
+        run = _run(project, env, standin, scratch, [ALLOWED])
+        found[name] = {**run["calls"][0], "hook_command": shown(how, "claude"), "audit": run["audit"]}
+        print(name, found[name]["ran"], found[name]["tool_result"])
+    standin.stop()  # type: ignore[attr-defined]
+    out = HERE / f"claude-{version}.json"
+    record = json.loads(out.read_text())
+    record["failures"] = json.loads(json.dumps(found).replace(str(scratch), "$SCRATCH"))
+    out.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"wrote {out}")
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+def _run(project: Path, env: dict[str, str], standin: object, scratch: Path,
+         only: list[str] | None = None) -> dict[str, object]:
+    """One `claude -p` run of every spelling and the allowed call (`only`: just these commands, none of
+    them a spelling); what ran, and the hook's log."""
     from standin import Script  # type: ignore[import-not-found]
 
-    commands = [s.format(v=f"victim{i}.txt") for i, s in enumerate(SPELLINGS)] + [ALLOWED]
+    commands = only or [s.format(v=f"victim{i}.txt") for i, s in enumerate(SPELLINGS)] + [ALLOWED]
     for i in range(len(SPELLINGS)):
         (project / f"victim{i}.txt").write_text("keep me\n")
     (project / "allowed.txt").unlink(missing_ok=True)

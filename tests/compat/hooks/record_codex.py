@@ -9,6 +9,8 @@ stand-in of tests/compat/codex/record.py, with the user's `~/.codex/rules/defaul
 `forge-tools hook install --runtime codex --scope user`. `--dangerously-bypass-hook-trust` stands in
 for the `/hooks` review (Codex skips an unreviewed hook). Writes `codex-<version>.json`: per call,
 whether its effect was observed, what the model was given back, and the hook's audit line.
+`--failures`: only the allowed call, once per way the hook's command is made to fail (`failures.py`),
+merged into the record as `failures`.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "codex"))
+sys.path.append(str(HERE))  # failures.py
 CODEX = Path(os.environ.get("CODEX_BIN", "/work/agents/node_modules/.bin/codex"))
 NS_FLAG = "FT_HOOK_CODEX_RECORDER_IN_NS"
 FORGE = Path(sys.executable).with_name("forge-tools")
@@ -32,49 +36,26 @@ ALLOWED = "touch victim-kept.txt"
 
 def main() -> int:
     if os.environ.get(NS_FLAG) != "1":
-        return subprocess.call(["unshare", "-n", sys.executable, str(Path(__file__).resolve())],
+        here = str(Path(__file__).resolve())
+        return subprocess.call(["unshare", "-n", sys.executable, here, *sys.argv[1:]],
                                env=dict(os.environ, **{NS_FLAG: "1"}))
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     from record import _StandIn  # type: ignore[import-not-found]
 
     version = subprocess.run([str(CODEX), "--version"], capture_output=True, text=True).stdout.split()[-1]
     stand_in = _StandIn()
-    calls = []
-    for command in [*SPELLINGS, ALLOWED]:
-        with tempfile.TemporaryDirectory(prefix="ft-hook-codex-") as tmp:
-            base = Path(tmp)
-            project, home = base / "project", base / "home"
-            for d in (project, home / ".codex" / "rules", base / "tmp"):
-                d.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "init", "-q", str(project)], check=True)
-            (home / ".codex" / "rules" / "default.rules").write_text(
-                'prefix_rule(pattern=["rm"], decision="forbidden")\n')
-            (home / ".codex" / "config.toml").write_text(
-                'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "never"\n'
-                'sandbox_mode = "danger-full-access"\n'
-                f'[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
-                'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
-                'stream_max_retries = 0\n')
-            (project / "victim.txt").write_text("keep me\n")
-            env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
-                   "TMPDIR": str(base / "tmp"), "LANG": "C.UTF-8", "RUST_BACKTRACE": "0",
-                   "FORGE_DATA_DIR": str(base / "data")}
-            subprocess.run([str(FORGE), "hook", "install", "--runtime", "codex", "--scope", "user"],
-                           cwd=project, env=env, check=True, capture_output=True)
-            stand_in.call, stand_in.outputs = {"cmd": command}, []
-            proc = subprocess.run([str(CODEX), "exec", "--json", "--dangerously-bypass-hook-trust", "go"],
-                                  capture_output=True, text=True, env=dict(env, FT_STANDIN_KEY="placeholder"),
-                                  timeout=180, cwd=project)
-            ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
-                   else not (project / "victim.txt").exists())
-            audit = base / "data" / "hook-audit.jsonl"
-            lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
-            output = stand_in.outputs[0] if stand_in.outputs else None
-            calls.append({"command": command, "ran": ran, "rc": proc.returncode,
-                          "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
-                          "audit": [{"tool": a.get("tool"), "subject": a.get("subject"),
-                                     "action": a.get("action")} for a in lines]})
-            print(command, "ran" if ran else "did not run", [a.get("action") for a in lines], file=sys.stderr)
+    if "--failures" in sys.argv:
+        from failures import FAILURES, shown  # type: ignore[import-not-found]
+
+        found = {name: {**_one(stand_in, ALLOWED, how), "hook_command": shown(how, "codex")}
+                 for name, how in FAILURES.items()}
+        out = HERE / f"codex-{version}.json"
+        record = json.loads(out.read_text())
+        record["failures"] = found
+        out.write_text(json.dumps(record, indent=2) + "\n")
+        print(f"wrote {out}")
+        return 0
+    calls = [_one(stand_in, command) for command in [*SPELLINGS, ALLOWED]]
     out = HERE / f"codex-{version}.json"
     out.write_text(json.dumps({"agent": "codex", "version": version, "how": (
         "codex exec --json --dangerously-bypass-hook-trust go, approval_policy never, danger-full-access, "
@@ -83,6 +64,54 @@ def main() -> int:
         "calls": calls}, indent=2) + "\n")
     print(f"wrote {out}")
     return 0
+
+
+def _one(stand_in: Any, command: str, how: str | None = None) -> dict[str, Any]:
+    """One `codex exec` run making the call `command`, with the hook installed (`how`: its command made
+    to fail that way, `failures.py`)."""
+    with tempfile.TemporaryDirectory(prefix="ft-hook-codex-") as tmp:
+        base = Path(tmp)
+        project, home = base / "project", base / "home"
+        for d in (project, home / ".codex" / "rules", base / "tmp"):
+            d.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        (home / ".codex" / "rules" / "default.rules").write_text(
+            'prefix_rule(pattern=["rm"], decision="forbidden")\n')
+        (home / ".codex" / "config.toml").write_text(
+            'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "never"\n'
+            'sandbox_mode = "danger-full-access"\n'
+            f'[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
+            'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
+            'stream_max_retries = 0\n')
+        (project / "victim.txt").write_text("keep me\n")
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
+               "TMPDIR": str(base / "tmp"), "LANG": "C.UTF-8", "RUST_BACKTRACE": "0",
+               "FORGE_DATA_DIR": str(base / "data")}
+        subprocess.run([str(FORGE), "hook", "install", "--runtime", "codex", "--scope", "user"],
+                       cwd=project, env=env, check=True, capture_output=True)
+        if how is not None:
+            from failures import failing  # type: ignore[import-not-found]
+
+            hooks = home / ".codex" / "hooks.json"
+            data = json.loads(hooks.read_text())
+            entry = data["hooks"]["PreToolUse"][0]["hooks"][0]
+            entry["command"] = failing(how, entry["command"])
+            hooks.write_text(json.dumps(data, indent=2) + "\n")
+        stand_in.calls, stand_in.outputs = [{"cmd": command}], {}  # tests/compat/codex/record.py's
+        proc = subprocess.run([str(CODEX), "exec", "--json", "--dangerously-bypass-hook-trust", "go"],
+                              capture_output=True, text=True, env=dict(env, FT_STANDIN_KEY="placeholder"),
+                              timeout=180, cwd=project)
+        ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+               else not (project / "victim.txt").exists())
+        audit = base / "data" / "hook-audit.jsonl"
+        lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
+        output = next(iter(stand_in.outputs.values()), None)
+        said = {"command": command, "ran": ran, "rc": proc.returncode,
+                "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
+                "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action"),
+                           "error": a.get("error")} for a in lines]}
+        print(command, "ran" if ran else "did not run", [a.get("action") for a in lines], file=sys.stderr)
+    return said
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ per call one `opencode run --format json go` in a scratch project whose opencode
 bash command but `rm *` and points the `openai` provider at a loopback Responses API stand-in that
 makes one `bash` call, with the shim plugin installed by `forge-tools hook install --runtime opencode`.
 Writes `opencode-<version>.json`: per call, whether its effect was observed and the hook's audit line.
+`--failures`: only the allowed call, once per way the hook the shim runs is made to fail
+(`failures.py`), merged into the record as `failures`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.append(str(HERE))  # failures.py
 OPENCODE = Path(os.environ.get("OPENCODE_BIN", "/work/agents/node_modules/.bin/opencode"))
 NS_FLAG = "FT_HOOK_OPENCODE_RECORDER_IN_NS"
 FORGE = Path(sys.executable).with_name("forge-tools")
@@ -70,43 +73,24 @@ class StandIn:
 
 def main() -> int:
     if os.environ.get(NS_FLAG) != "1":
-        return subprocess.call(["unshare", "-n", sys.executable, str(Path(__file__).resolve())],
+        here = str(Path(__file__).resolve())
+        return subprocess.call(["unshare", "-n", sys.executable, here, *sys.argv[1:]],
                                env=dict(os.environ, **{NS_FLAG: "1"}))
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     version = subprocess.run([str(OPENCODE), "--version"], capture_output=True, text=True).stdout.strip()
     stand_in = StandIn()
-    calls = []
-    for command in [*SPELLINGS, ALLOWED]:
-        with tempfile.TemporaryDirectory(prefix="ft-hook-oc-") as tmp:
-            base = Path(tmp)
-            project, home = base / "project", base / "home"
-            for d in (project, home):
-                d.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "init", "-q", str(project)], check=True)
-            (project / "opencode.json").write_text(json.dumps({
-                "model": "openai/gpt-5",
-                "provider": {"openai": {"options": {"baseURL": stand_in.url, "apiKey": "placeholder"}}},
-                "permission": {"bash": {"*": "allow", "rm *": "deny"}}}, indent=2))
-            (project / "victim.txt").write_text("keep me\n")
-            env = {"PATH": os.environ["PATH"], "HOME": str(home), "NO_COLOR": "1",
-                   "OPENCODE_DISABLE_AUTOUPDATE": "1", "FORGE_DATA_DIR": str(base / "data"),
-                   "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_API_KEY": "placeholder"}
-            subprocess.run([str(FORGE), "hook", "install", "--runtime", "opencode"], cwd=project, env=env,
-                           check=True, capture_output=True)
-            stand_in.command, stand_in.outputs = command, []
-            proc = subprocess.run([str(OPENCODE), "run", "--format", "json", "go"], capture_output=True,
-                                  text=True, env=env, timeout=400, cwd=project)
-            ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
-                   else not (project / "victim.txt").exists())
-            audit = base / "data" / "hook-audit.jsonl"
-            lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
-            output = stand_in.outputs[0] if stand_in.outputs else None
-            calls.append({"command": command, "ran": ran, "rc": proc.returncode,
-                          "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
-                          "audit": [{"tool": a.get("tool"), "subject": a.get("subject"),
-                                     "action": a.get("action")} for a in lines]})
-            print(command, "ran" if ran else "did not run", [a.get("action") for a in lines],
-                  (output or proc.stderr[-300:])[:200], file=sys.stderr)
+    if "--failures" in sys.argv:
+        from failures import FAILURES, shown  # type: ignore[import-not-found]
+
+        found = {name: {**_one(stand_in, ALLOWED, how), "hook_command": shown(how, "opencode")}
+                 for name, how in FAILURES.items()}
+        out = HERE / f"opencode-{version}.json"
+        record = json.loads(out.read_text())
+        record["failures"] = found
+        out.write_text(json.dumps(record, indent=2) + "\n")
+        print(f"wrote {out}")
+        return 0
+    calls = [_one(stand_in, command) for command in [*SPELLINGS, ALLOWED]]
     out = HERE / f"opencode-{version}.json"
     out.write_text(json.dumps({"agent": "opencode", "version": version, "how": (
         "opencode run --format json go, unshare -n, a Responses API stand-in through the openai provider; "
@@ -114,6 +98,53 @@ def main() -> int:
         "permission": {"bash": {"*": "allow", "rm *": "deny"}}, "calls": calls}, indent=2) + "\n")
     print(f"wrote {out}")
     return 0
+
+
+def _one(stand_in: StandIn, command: str, how: str | None = None) -> dict[str, Any]:
+    """One `opencode run` making the call `command`, with the shim installed (`how`: the command it
+    runs made to fail that way, `failures.py`)."""
+    with tempfile.TemporaryDirectory(prefix="ft-hook-oc-") as tmp:
+        base = Path(tmp)
+        project, home = base / "project", base / "home"
+        for d in (project, home):
+            d.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        (project / "opencode.json").write_text(json.dumps({
+            "model": "openai/gpt-5",
+            "provider": {"openai": {"options": {"baseURL": stand_in.url, "apiKey": "placeholder"}}},
+            "permission": {"bash": {"*": "allow", "rm *": "deny"}}}, indent=2))
+        (project / "victim.txt").write_text("keep me\n")
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "NO_COLOR": "1",
+               "OPENCODE_DISABLE_AUTOUPDATE": "1", "FORGE_DATA_DIR": str(base / "data"),
+               "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_API_KEY": "placeholder"}
+        subprocess.run([str(FORGE), "hook", "install", "--runtime", "opencode"], cwd=project, env=env,
+                       check=True, capture_output=True)
+        if how is not None:  # the shim runs `sh -c` with the hook made to fail
+            import shlex
+
+            from failures import failing  # type: ignore[import-not-found]
+
+            plugin = project / ".opencode" / "plugins" / "forge-tools.js"
+            text = plugin.read_text()
+            line = next(x for x in text.splitlines() if x.startswith("const COMMAND = "))
+            argv = json.loads(line.removeprefix("const COMMAND = "))
+            plugin.write_text(text.replace(line, "const COMMAND = " + json.dumps(
+                ["sh", "-c", failing(how, shlex.join(argv))])))
+        stand_in.command, stand_in.outputs = command, []
+        proc = subprocess.run([str(OPENCODE), "run", "--format", "json", "go"], capture_output=True,
+                              text=True, env=env, timeout=400, cwd=project)
+        ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+               else not (project / "victim.txt").exists())
+        audit = base / "data" / "hook-audit.jsonl"
+        lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
+        output = stand_in.outputs[0] if stand_in.outputs else None
+        said = {"command": command, "ran": ran, "rc": proc.returncode,
+                "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
+                "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action"),
+                           "error": a.get("error")} for a in lines]}
+        print(command, "ran" if ran else "did not run", [a.get("action") for a in lines],
+              (output or proc.stderr[-300:])[:200], file=sys.stderr)
+    return said
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from_list = todowrite.TodoWriteArgs.model_validate
 
 
 def test_saves_per_session_and_returns_the_list(ctx: ToolContext, isolated_env: dict[str, Path]) -> None:
-    todos = [{"id": "1", "content": "write tests", "status": "in_progress", "priority": "high"},
-             {"id": "2", "content": "ship", "status": "pending"}]
+    todos = [{"content": "write tests", "status": "in_progress", "priority": "high"},
+             {"content": "ship", "status": "pending", "priority": "medium"}]
     result = todowrite.execute(from_list({"todos": todos}), ctx)
     assert not result.is_error and result.title == "2 open todos"
     saved = isolated_env["data"] / "todo" / f"{ctx.session_id}.json"
@@ -36,10 +36,9 @@ def test_session_id_cannot_escape(isolated_env: dict[str, Path]) -> None:
 
 @pytest.mark.parametrize(
     "todos",
-    [[{"id": "1", "content": "a", "status": "doing"}],
-     [{"id": "1", "content": "", "status": "pending"}],
-     [{"id": "1", "content": "a", "status": "pending"}, {"id": "1", "content": "b", "status": "pending"}],
-     [{"content": "a", "status": "pending"}]],
+    [[{"content": "a", "status": "pending"}],  # opencode 1.18.33 requires all three
+     [{"status": "pending", "priority": "low"}],
+     [{"content": 1, "status": "pending", "priority": "low"}]],
 )
 def test_invalid_lists(todos: list[dict[str, Any]]) -> None:
     with pytest.raises(ValidationError):

@@ -1,4 +1,5 @@
-"""The one decision behind `forge-tools hook` (issue 32): one agent's tool call, decided by the gate
+"""The one decision behind `forge-tools hook` (issue 32), which `explain` and `check --expect` also ask
+(`runtimes.hooks.hook_said`): one agent's tool call, decided by the gate
 over the rules that agent reads, translated into the gate's terms (`runtimes/gate_rules.py`).
 
 The hook only ever adds refusals: its rules are an allow of everything (the agent then decides as it
@@ -117,9 +118,15 @@ def _permission(runtime: str, tool: str) -> str:
 
 def _requests(forge_id: str, args: dict[str, Any], tool: str, root: Path) -> list[Any] | None:
     from forge_tools.tools.builtins.requests import REQUESTS
-    from forge_tools.tools.context import ToolContext
 
-    ctx = ToolContext(agent="build", project_root=root)
+    entry = REQUESTS.get(forge_id)
+    if entry is None:
+        from forge_tools.tools.context import ToolContext
+
+        return _other_builtin(forge_id, args, tool, ToolContext(agent="build", project_root=root))
+    # what the lean request builders read of a ToolContext (`tools/builtins/requests.py`): the project
+    # root, and no output store or peek of a run (building the real one costs the hook a thirtieth)
+    ctx: Any = SimpleNamespace(agent="build", project_root=root, outputs=None, peek=None, extra={})
     if forge_id == "webfetch" and isinstance(args.get("url"), str) and not _URL.fullmatch(args["url"]):
         urls = _URL.findall(args["url"])  # Gemini's web_fetch takes a prompt with the URLs in it
         if not urls:
@@ -127,9 +134,6 @@ def _requests(forge_id: str, args: dict[str, Any], tool: str, root: Path) -> lis
         from forge_tools.tools.builtins.requests import webfetch
 
         return [r for u in urls for r in webfetch(SimpleNamespace(url=u), ctx)]
-    entry = REQUESTS.get(forge_id)
-    if entry is None:
-        return _other_builtin(forge_id, args, tool, ctx)
     make, required, optional = entry
     for key in required:
         if not isinstance(args.get(key), str) or not args[key]:
@@ -193,3 +197,71 @@ def _verdict(decision: Any, forge_id: str) -> Verdict:
 
 def _words(rule: Rule) -> str:
     return f"rule {rule.permission} {rule.pattern!r} at {rule.origin}"
+
+
+#: below the agent's own rules in the sandbox's: `run`'s sandbox over opencode's defaults (the project
+#: writable, an outside directory only where a rule allows it, the network only for a program that
+#: needs it or where a rule allows webfetch)
+SANDBOX_BASE = (Rule("*", "*", "allow", NO_RULE), Rule("external_directory", "*", "ask", NO_RULE),
+                Rule("webfetch", "*", "ask", NO_RULE))
+#: above them: the agents' config folders stay read-only inside, so no sandboxed command can rewrite the
+#: rules (or the hook entry) the next call is decided by
+AGENT_DIRS = (".claude", ".codex", ".gemini", ".opencode", ".forge")
+HELD = Origin("default", name="forge-tools hook --sandbox: the agents' config is read-only inside")
+SHELL = "/bin/bash"  # what `run`'s bash runs a command line with (tools/builtins/bash.py)
+#: the argument holding the directory a shell call runs in, per agent tool
+WORKDIR_KEYS = ("workdir", "dir_path", "directory")
+
+
+class NoSandbox(Exception):
+    """The sandbox was asked for but cannot be built or started here: the hook refuses the call."""
+
+
+def sandboxed(runtime: str, tool: str, args: dict[str, Any], cwd: Path) -> str:
+    """An allowed shell call's command line rewritten to run inside the bubblewrap sandbox `run` puts a
+    command in (`tools/sandbox.py`), derived from the agent's rules in the gate's terms: edit-denied
+    paths read-only, read-denied ones hidden, the agents' config folders read-only, a private /tmp and
+    home, outside directories only where a rule allows them, the network only where `run` would give
+    it. Raises NoSandbox when bubblewrap cannot start here or the project cannot
+    be mapped (the hook then refuses the call: a sandbox asked for is never silently dropped)."""
+    import shlex
+    import shutil
+
+    from forge_tools.paths import git_top_or
+    from forge_tools.tools.sandbox import availability, bwrap_argv, call_plan
+
+    command = args.get("command")
+    if not isinstance(command, str):
+        raise Unreadable(f"{tool} without a readable 'command'")
+    why_not = availability()
+    if why_not is not None:
+        raise NoSandbox(why_not)
+    root = git_top_or(cwd)
+    written = hook_rules(runtime, cwd, root)[1:]
+    held = tuple(Rule("edit", p, "deny", HELD) for d in AGENT_DIRS for p in (d, f"{d}/*"))
+    forge_id, forge_args, _ = gate_call(tool, args)
+    # the call's own outside paths are not approved here (the hook's gate allows what no rule names):
+    # outside the project only what a rule allows is mounted, the system folders read-only
+    requests = [r for r in _requests(forge_id, forge_args, tool, root) or []
+                if r.permission != "external_directory"]
+    plan = call_plan({"ruleset": (*SANDBOX_BASE, *written, *held)}, root, requests)
+    if plan.problem is not None:
+        raise NoSandbox(plan.problem)
+    workdir = next((args[k] for k in WORKDIR_KEYS if isinstance(args.get(k), str) and args[k]), None)
+    here = cwd / workdir if workdir is not None else cwd
+    bwrap = shutil.which("bwrap") or "bwrap"  # by its absolute path: the agent's PATH cannot swap it
+    return shlex.join(bwrap_argv(plan, [SHELL, "-c", command], str(here), bwrap))
+
+
+def agent_allows(runtime: str, tool: str, args: dict[str, Any], cwd: Path) -> bool:
+    """Whether the agent itself, by its own rules and modes as forge-tools reproduces them, runs the call
+    without asking (a rewrite may then carry an `allow`, which skips the agent's prompt but nothing the
+    agent would not do anyway)."""
+    from forge_tools.paths import git_top_or
+    from forge_tools.runtimes import get_runtime
+
+    if runtime == "opencode":
+        return False
+    decider: Any = get_runtime(runtime)  # the agents' own deciders need no pipeline turn
+    answer = decider.decide(None, tool, args, git_top_or(cwd), cwd)
+    return bool(answer.action == "allow")
