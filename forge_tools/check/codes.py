@@ -33,12 +33,18 @@ def markdown_table() -> str:
 
 
 def runtimes_table() -> str:
-    """The runtimes list of docs/runtimes.md, from `runtimes.RUNTIMES` (every `--runtime` name)."""
+    """The runtimes list of docs/runtimes.md, from `runtimes.RUNTIMES` (every `--runtime` name) and
+    `runtimes.versions.MODELLED` (the kept versions a `--runtime NAME@VERSION` pins)."""
     from forge_tools.runtimes import RUNTIMES, get_runtime
     from forge_tools.runtimes.found import display_name
+    from forge_tools.runtimes.versions import modelled
 
-    lines = ["| `--runtime` | agent | version reproduced |", "|---|---|---|"]
-    lines += [f"| `{name}` | {display_name(name)} | {get_runtime(name).version} |" for name in RUNTIMES]
+    lines = ["| `--runtime` | agent | version reproduced | kept (`--runtime NAME@VERSION`) |",
+             "|---|---|---|---|"]
+    for name in RUNTIMES:
+        runtime = get_runtime(name)
+        kept = ", ".join(v for v in modelled(name, runtime) if v != runtime.version) or "-"
+        lines.append(f"| `{name}` | {display_name(name)} | {runtime.version} | {kept} |")
     return "\n".join(lines)
 
 

@@ -122,7 +122,7 @@ def version_note(runtime: Runtime, env: Mapping[str, str] | None = None) -> tupl
         return "", None  # not on PATH: nothing to compare (agents --runtimes says "not on PATH")
     if found.version in modelled(runtime.name, runtime):
         same = ("" if found.version == runtime.version
-                else f", pin with --runtime {runtime.name}@{found.version}")
+                else f", modelled too (--runtime {runtime.name}@{found.version})")
         return f"installed: {found.version}{same}", None
     return (f"installed: {found.version}, not modelled",
             f"warning: {display_name(runtime.name)} {found.version} is installed ({found.source}); "

@@ -55,12 +55,45 @@ def test_every_agent_is_recorded() -> None:
 CODEX = HERE / "codex"
 
 
-def _codex_effects() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def _codex_effects(kind: str = "layout") -> list[tuple[dict[str, Any], dict[str, Any]]]:
     cases = {c["name"]: c for c in json.loads((CODEX / "launch-cases.json").read_text())["configs"]}
     out = []
     for path in sorted(CODEX.glob("launch-[0-9]*.json")):
-        out += [(cases[r["name"]], r) for r in json.loads(path.read_text())["configs"]]
+        out += [(cases[r["name"]], r) for r in json.loads(path.read_text())["configs"]
+                if cases[r["name"]]["kind"] == kind]
     return out
+
+
+def _codex_exec_calls() -> list[Any]:
+    return [pytest.param(case, i, id=f"{case['name']}[{i}]") for case, record in _codex_effects("exec")
+            for i in range(len(record["calls"]))]
+
+
+@pytest.mark.parametrize(("case", "index"), _codex_exec_calls())
+def test_codex_exec_flags_answer_as_the_binary(case: dict[str, Any], index: int, tmp_path: Path) -> None:
+    """`--launch 'codex GLOBAL exec FLAGS'`: what `codex exec` did with one exec_command (codex/launch.py,
+    record.py's stand-in model): forbidden rules and the `rm -f` check refuse under any sandbox flag,
+    and `-a on-request` before `exec` still asks nobody."""
+    from forge_tools.runtimes.codex.config import read_codex
+    from forge_tools.runtimes.codex.decide import decide
+    from forge_tools.runtimes.launch import launched
+
+    record = next(r for c, r in _codex_effects("exec") if c["name"] == case["name"])["calls"][index]
+    project, home = tmp_path / "cx" / "project", tmp_path / "cx" / "home"
+    (project / ".git").mkdir(parents=True)
+    (home / ".codex" / "rules").mkdir(parents=True)
+    for name, text in case["rules"].items():
+        (home / ".codex" / "rules" / name).write_text(text)
+    env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    text = shlex.join(["codex", *case["global_flags"], "exec", *case["exec_flags"]])
+    with launched(parse_launch(text)):
+        settings = read_codex(project, env)
+    got = decide(settings, "exec_command", record["call"], project)
+    why = [c.why for c in got.checks]
+    if record["outcome"] == "ran":
+        assert got.outcome in ("ran", "sandboxed"), why
+    else:
+        assert got.outcome == record["outcome"], why
 
 
 @pytest.mark.parametrize(("case", "record"), _codex_effects(), ids=lambda v: v.get("name", ""))

@@ -1,7 +1,9 @@
 """Record what Codex CLI's start flags do to its approval policy and sandbox (`--launch 'codex ...'`):
-`codex FLAGS debug prompt-input hi` in a scratch HOME and project, the configs of `launch-cases.json`
-(record.py's `layout` form: HOME and project files, `global_flags`), the permissions paragraph kept as
-record.py keeps it. Run by hand; tests/compat/test_launch_records.py replays `launch-<version>.json`:
+`codex FLAGS debug prompt-input hi` in a scratch HOME and project, the `layout` configs of
+`launch-cases.json` (record.py's form: HOME and project files, `global_flags`), the permissions
+paragraph kept as record.py keeps it; and for its `exec` configs, `codex GLOBAL exec FLAGS --json go`
+with the stand-in model asking for each call (record.py's `record_exec`), what Codex did with it.
+Run by hand; tests/compat/test_launch_records.py replays `launch-<version>.json`:
 
     .venv/bin/python tests/compat/codex/launch.py
 """
@@ -27,8 +29,14 @@ def main() -> int:
     version = subprocess.run([str(record.CODEX), "--version"], capture_output=True, text=True).stdout.strip()
     number = version.removeprefix("codex-cli ")
     cases = json.loads((HERE / "launch-cases.json").read_text())["configs"]
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=False)  # the stand-in model is on loopback
+    stand_in = record._StandIn()
     out = []
     for case in cases:
+        if case["kind"] == "exec":  # `codex GLOBAL exec FLAGS --json go`, one session per call
+            out.append(record.record_exec(case, stand_in))
+            print(case["name"], [c["outcome"] for c in out[-1]["calls"]], file=sys.stderr)
+            continue
         got = record.record_layout(case)
         out.append({k: got[k] for k in ("name", "rc", "error", "sandbox_mode", "approval_text") if k in got})
         print(case["name"], got.get("sandbox_mode"), (got.get("approval_text") or got.get("error", ""))[:60],

@@ -244,8 +244,8 @@ def run_exec(case: dict[str, Any], calls: list[dict[str, Any]], stand_in: _Stand
         'stream_max_retries = 0\n')
     stand_in.calls, stand_in.outputs = list(calls), {}
     env = dict(_env(base), FT_STANDIN_KEY="placeholder")
-    return subprocess.run([str(CODEX), "exec", "--json", "go"], capture_output=True, text=True,
-                          env=env, timeout=timeout, cwd=project)
+    argv = [str(CODEX), *case.get("global_flags", []), "exec", *case.get("exec_flags", []), "--json", "go"]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout, cwd=project)
 
 
 def record_exec(case: dict[str, Any], stand_in: _StandIn) -> dict[str, Any]:
