@@ -141,7 +141,9 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
         for rule in places:
             examined.setdefault(rule, []).append(group)
     decider = _Decider(runtime, root, cwd)
-    found: list[list[tuple[int, Rule, str, str]]] = [[] for _ in members]  # (place, rule, form, action)
+    # group -> (place, rule, the rule's spellings, which of them the group allows): one small record
+    # per (rule, group), not one per spelling let through
+    found: list[list[tuple[int, Rule, list[str], tuple[int, ...]]]] = [[] for _ in members]
     for rule, in_groups in examined.items():
         command = example_command(rule.pattern)
         assert command is not None
@@ -150,23 +152,32 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             result = members[group]
             if STRICTNESS[decider.action(result, group, command)] < STRICTNESS[rule.action]:
                 continue  # a later rule already decides this command (other findings say so)
-            for form in spellings:
-                action = decider.action(result, group, form)
-                if action == "allow":  # runs with nobody asked (an ask still meets a person)
-                    found[group].append((position[group][rule], rule, form, action))
+            # a spelling that is allowed runs with nobody asked (an ask still meets a person)
+            allowed = tuple(i for i, form in enumerate(spellings)
+                            if decider.action(result, group, form) == "allow")
+            if allowed:
+                found[group].append((position[group][rule], rule, spellings, allowed))
         decider.forget()
     for let_through in found:
-        let_through.sort(key=lambda item: item[0])  # the group's ruleset order (stable per rule)
+        let_through.sort(key=lambda item: item[0])  # the group's ruleset order
     through: dict[Rule, dict[str, tuple[str, list[str]]]] = {}  # rule -> command -> (action, agents)
     for agent in ctx.enabled_agents:
         if agent.name not in group_of:
             continue
-        for _, rule, form, action in found[group_of[agent.name]]:
-            seen = through.setdefault(rule, {}).setdefault(form, (action, []))
-            seen[1].append(agent.name)
+        for _, rule, spellings, allowed in found[group_of[agent.name]]:
+            forms = through.setdefault(rule, {})
+            for i in allowed:
+                forms.setdefault(spellings[i], ("allow", []))[1].append(agent.name)
     findings = []
+    # records shared between findings (read, never changed): the runtime's JSON and each distinct list
+    # of agents, so a large config's thousands of findings do not each hold copies
+    runtime_json = chosen.to_json()
+    lists: dict[tuple[str, ...], list[str]] = {}
     for rule, forms in through.items():
+        forms = {form: (action, lists.setdefault(tuple(names), names))
+                 for form, (action, names) in forms.items()}
         agents = list(dict.fromkeys(a for _, names in forms.values() for a in names))
+        agents = lists.setdefault(tuple(agents), agents)
         listed = ", ".join(f"`{form}` ({action})" for form, (action, _) in list(forms.items())[:SHOWN])
         more = f" and {len(forms) - SHOWN} more" if len(forms) > SHOWN else ""
         program = rule.pattern.split()[0]
@@ -178,6 +189,6 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             f"{listed}{more}",
             _HINT + ("" if runtime.name == "forge" else _THROUGH_FORGE),
             rule.origin,
-            data={"runtime": chosen.to_json(), "agents": agents,
+            data={"runtime": runtime_json, "agents": agents,
                   "forms": [{"command": f, "action": a, "agents": n} for f, (a, n) in forms.items()]}))
     return findings

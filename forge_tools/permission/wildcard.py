@@ -296,7 +296,7 @@ class WildcardIndex:
     text" without trying every pattern: only patterns whose head is a prefix of the text are tried,
     one dictionary look-up per distinct head length. Positions are the order patterns were given in."""
 
-    __slots__ = ("_by_head", "_lengths", "_matchers", "_patterns", "size")
+    __slots__ = ("_by_head", "_lengths", "_lengths_by_start", "_matchers", "_patterns", "_short", "size")
 
     def __init__(self, patterns: Iterable[str]) -> None:
         self._by_head: dict[str, list[int]] = {}
@@ -309,6 +309,15 @@ class WildcardIndex:
         # config's patterns are never compiled (compiling all 200,000 cost more than every look-up)
         self._matchers: list[Matcher | None] = [None] * self.size
         self._lengths = sorted({len(head) for head in self._by_head})
+        # the head lengths worth slicing a text at, by the text's first two characters: a look-up of
+        # `/bin/rm x` or `command rm x` tries only heads that start as the text does (heads of fewer
+        # than two characters are tried for every text)
+        self._short = [n for n in self._lengths if n < 2]
+        by_start: dict[str, set[int]] = {}
+        for head in self._by_head:
+            if len(head) >= 2:
+                by_start.setdefault(head[:2], set()).add(len(head))
+        self._lengths_by_start = {start: sorted(lengths) for start, lengths in by_start.items()}
 
     def _test(self, position: int, text: str) -> bool:
         matches = self._matchers[position]
@@ -316,11 +325,16 @@ class WildcardIndex:
             matches = self._matchers[position] = compile_pattern(self._patterns[position])
         return matches(text)
 
+    def _candidate_lengths(self, text: str) -> list[int]:
+        """The head lengths (ascending) at which `text` may start with some head."""
+        longer = self._lengths_by_start.get(text[:2])
+        return [*self._short, *longer] if longer else self._short
+
     def matching(self, text: str) -> list[int]:
         """Positions of the patterns that match `text`, ascending."""
         text = normalize(text)
         found: list[int] = []
-        for length in self._lengths:
+        for length in self._candidate_lengths(text):
             if length > len(text):
                 break
             for position in self._by_head.get(text[:length], ()):
@@ -335,7 +349,7 @@ class WildcardIndex:
         under their head (`plugin_*`) cost one test, however many there are."""
         text = normalize(text)
         best = -1
-        for length in self._lengths:
+        for length in self._candidate_lengths(text):
             if length > len(text):
                 break
             for position in reversed(self._by_head.get(text[:length], ())):

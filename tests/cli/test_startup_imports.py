@@ -211,3 +211,23 @@ def test_the_import_set_check_sees_another_agents_runtime(project: Path) -> None
     (project / ".claude" / "settings.json").write_text('{"permissions": {"deny": ["Bash(rm:*)"]}}')
     data = probe_json(RUNTIME_PROBE, project, "check")
     assert "forge_tools.runtimes.claude.runtime" in _other_agents_modules(data["loaded"])
+
+
+HELP_PROBE = """
+import contextlib, io, json, sys
+from forge_tools.cli.app import run
+with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()) as out:
+    run(sys.argv[1:])
+print(json.dumps({"printed": len(out.getvalue()), "loaded": sorted(sys.modules)}))
+"""
+
+
+def test_help_and_completions_import_nothing_heavy(project: Path) -> None:
+    """`--help` and the completion scripts build the CLI only: no agent's runtime, no parser, no model."""
+    (project / "opencode.json").write_text('{"permission": {"bash": {"*": "allow"}}}')
+    for args in (["--help"], ["completions", "bash"]):
+        data = probe_json(HELP_PROBE, project, *args)
+        assert data["printed"] > 0, args
+        heavy = [m for m in data["loaded"] if m.startswith(("tree_sitter", "pydantic.main", "httpx", "mcp"))
+                 or (m.startswith("forge_tools.runtimes.") and m != "forge_tools.runtimes.base")]
+        assert heavy == [], args
