@@ -209,8 +209,9 @@ SANDBOX_BASE = (Rule("*", "*", "allow", NO_RULE), Rule("external_directory", "*"
 AGENT_DIRS = (".claude", ".codex", ".gemini", ".opencode", ".forge")
 HELD = Origin("default", name="forge-tools hook --sandbox: the agents' config is read-only inside")
 SHELL = "/bin/bash"  # what `run`'s bash runs a command line with (tools/builtins/bash.py)
-#: the argument holding the directory a shell call runs in, per agent tool
-WORKDIR_KEYS = ("workdir", "dir_path", "directory")
+#: where the sandboxed command starts: the directory the agent's shell runs the line in (its tracked
+#: cwd after a `cd`, Gemini's `dir_path`, opencode's `workdir`), as the agent's own shell finds it
+HERE = '"$PWD"'
 
 
 class NoSandbox(Exception):
@@ -247,10 +248,10 @@ def sandboxed(runtime: str, tool: str, args: dict[str, Any], cwd: Path) -> str:
     plan = call_plan({"ruleset": (*SANDBOX_BASE, *written, *held)}, root, requests)
     if plan.problem is not None:
         raise NoSandbox(plan.problem)
-    workdir = next((args[k] for k in WORKDIR_KEYS if isinstance(args.get(k), str) and args[k]), None)
-    here = cwd / workdir if workdir is not None else cwd
     bwrap = shutil.which("bwrap") or "bwrap"  # by its absolute path: the agent's PATH cannot swap it
-    return shlex.join(bwrap_argv(plan, [SHELL, "-c", command], str(here), bwrap))
+    argv = bwrap_argv(plan, [SHELL, "-c", command], str(cwd), bwrap)
+    at = argv.index("--chdir")  # bwrap_argv ends `--chdir DIR -- COMMAND...`
+    return f"{shlex.join(argv[:at])} --chdir {HERE} {shlex.join(argv[at + 2:])}"
 
 
 def agent_allows(runtime: str, tool: str, args: dict[str, Any], cwd: Path) -> bool:

@@ -143,15 +143,6 @@ def test_gemini_without_the_hook_ran_spellings_of_the_denied_command(gemini_reco
     assert not [a for c in gemini_record["without_hook"] for a in c["audit"]]
 
 
-def test_gemini_ran_the_sandboxed_rewrite_inside_the_sandbox(gemini_record: dict) -> None:  # type: ignore[type-arg]
-    call = gemini_record["sandbox"]
-    assert call["ran"] and not call["config_written"]  # work/ written, .gemini/ read-only inside
-    assert "Read-only file system" in call["result"]
-    assert "modified by a hook before execution" in call["result"]
-    (line,) = call["audit"]
-    assert line["sandbox"] == "rewritten" and line["agent_allows"] is False  # the form without a decision
-
-
 def test_gemini_today_s_hook_answers_every_recorded_call_as_the_recorded_one(  # type: ignore[type-arg]
         gemini_record: dict, project: Path) -> None:
     (project / ".gemini").mkdir()
@@ -202,3 +193,25 @@ def test_every_failure_of_the_hook_ended_in_a_deny_inside_the_agent(path: Path, 
                              capture_output=True, text=True, timeout=60,
                              env=dict(os.environ, GEMINI_CLI_TRUST_WORKSPACE="true")).stdout
         assert _denied(agent, out), (name, out)
+
+
+SANDBOX_RECORDS = sorted(p for p in (Path(__file__).parent / "hooks").glob("*-*.json")
+                         if "sandbox" in json.loads(p.read_text()))
+#: the agent's own line saying a hook rewrote the call, where it says one
+REWRITE_SAID = {"gemini": "modified by a hook before execution"}
+
+
+@pytest.mark.parametrize("path", SANDBOX_RECORDS, ids=[p.stem for p in SANDBOX_RECORDS])
+def test_the_sandboxed_rewrite_ran_inside_the_sandbox_in_the_agent(path: Path) -> None:
+    """`hook --sandbox` inside the real binary: the allowed call ran rewritten, inside `run`'s sandbox: its
+    write into `work/` happened, the one into the agent's config folder failed (read-only there)."""
+    record = json.loads(path.read_text())
+    call = record["sandbox"]
+    assert call["ran"] and not call["config_written"]
+    said = call[RESULT_KEY[record["agent"]]]
+    assert "Read-only file system" in said
+    assert REWRITE_SAID.get(record["agent"], "") in said
+    (line,) = call["audit"]
+    assert line["action"] == "none" and line["sandbox"] == "rewritten"
+    # with an allow only where the agent itself runs the call without asking (Gemini's asks, in yolo)
+    assert line["agent_allows"] is (record["agent"] in ("claude", "codex"))

@@ -143,3 +143,13 @@ def test_a_write_into_a_slash_anchored_edit_deny_is_denied_by_the_hook(repo: Pat
     answer = json.loads(hook("claude", claude_payload(repo, "echo x > secret/y")).stdout)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "rule edit 'secret/*'" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+@pytest.mark.skipif(not bwrap_starts(), reason="bubblewrap cannot create its namespaces here")
+def test_the_sandboxed_command_starts_where_the_agent_s_shell_is(repo: Path) -> None:
+    """The agent runs the line in its own current directory (Claude's after a `cd`, Gemini's `dir_path`,
+    opencode's `workdir`): the sandboxed command starts there too, not in the payload's `cwd`."""
+    line = rewritten(hook("claude", claude_payload(repo, "pwd"), None, "--sandbox").stdout)
+    assert '--chdir "$PWD" --' in line  # not $(pwd -P): Gemini CLI refuses command substitution
+    done = run_as_agent(line, repo / "work")
+    assert done.stdout.strip() == str((repo / "work").resolve()), done.stderr

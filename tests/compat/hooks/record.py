@@ -15,6 +15,8 @@ nothing denied ran.
 `--failures`: only the allowed call, once per way the hook entry's command is made to fail
 (`failures.py`: a forced internal error, garbage on its stdin, a truncated payload, its deadline
 passed), each of which must leave it unrun; merged into the record as `failures`.
+`--sandbox`: the hook installed with `--sandbox`, one allowed call writing into `work/` and into
+`.claude/`; merged into the record as `sandbox`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ SPELLINGS = ["rm {v}", "/bin/rm {v}", "command rm {v}", "env rm {v}", "bash -c '
              "time rm {v}", "sh -c 'rm {v}'", "echo {v} | xargs rm", "nice rm {v}", "nohup rm {v}",
              "eval rm {v}", "x=rm; $x {v}"]
 ALLOWED = "touch allowed.txt"
+SANDBOXED = "touch work/kept.txt; touch .claude/probe"
 
 
 def main() -> int:
@@ -65,6 +68,8 @@ def main() -> int:
     standin = StandIn().start()
     if "--failures" in sys.argv:
         return _failures(project, env, standin, scratch, version)
+    if "--sandbox" in sys.argv:
+        return _sandbox(project, env, standin, scratch, version)
     runs = {}
     for label in ("without_hook", "with_hook"):
         if label == "with_hook":
@@ -111,6 +116,26 @@ def _failures(project: Path, env: dict[str, str], standin: object, scratch: Path
     return 0
 
 
+def _sandbox(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
+    """`hook install --sandbox`: an allowed call writing into `work/` and into `.claude/` runs rewritten
+    inside `run`'s sandbox (the first write happens, the second fails: read-only)."""
+    subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude", "--sandbox"], cwd=project, env=env,
+                   check=True)
+    (project / "work").mkdir()
+    run = _run(project, env, standin, scratch, [SANDBOXED])
+    call = {**run["calls"][0], "ran": (project / "work" / "kept.txt").exists(),
+            "config_written": (project / ".claude" / "probe").exists(), "audit": run["audit"]}
+    print(call)
+    standin.stop()  # type: ignore[attr-defined]
+    out = HERE / f"claude-{version}.json"
+    record = json.loads(out.read_text())
+    record["sandbox"] = json.loads(json.dumps(call).replace(str(scratch), "$SCRATCH"))
+    out.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"wrote {out}")
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
 def _run(project: Path, env: dict[str, str], standin: object, scratch: Path,
          only: list[str] | None = None) -> dict[str, object]:
     """One `claude -p` run of every spelling and the allowed call (`only`: just these commands, none of
@@ -142,8 +167,8 @@ def _run(project: Path, env: dict[str, str], standin: object, scratch: Path,
                       "tool_result": json.dumps(result.get("content")) if isinstance(result, dict) else None})
     lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
     return {"exit_code": proc.returncode, "calls": calls,
-            "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action")}
-                      for a in lines]}
+            "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action"),
+                       **{k: a[k] for k in ("error", "sandbox", "agent_allows") if k in a}} for a in lines]}
 
 
 if __name__ == "__main__":

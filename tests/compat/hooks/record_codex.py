@@ -10,7 +10,8 @@ stand-in of tests/compat/codex/record.py, with the user's `~/.codex/rules/defaul
 for the `/hooks` review (Codex skips an unreviewed hook). Writes `codex-<version>.json`: per call,
 whether its effect was observed, what the model was given back, and the hook's audit line.
 `--failures`: only the allowed call, once per way the hook's command is made to fail (`failures.py`),
-merged into the record as `failures`.
+merged into the record as `failures`. `--sandbox`: the hook installed with `--sandbox`, one allowed
+call writing into `work/` and into `.codex/`; merged into the record as `sandbox`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ FORGE = Path(sys.executable).with_name("forge-tools")
 SPELLINGS = ["rm victim.txt", "/bin/rm victim.txt", "env rm victim.txt", "bash -c 'rm victim.txt'",
              "eval rm victim.txt", "echo victim.txt | xargs rm"]
 ALLOWED = "touch victim-kept.txt"
+SANDBOXED = "touch work/kept.txt; touch .codex/probe"
 
 
 def main() -> int:
@@ -55,6 +57,14 @@ def main() -> int:
         out.write_text(json.dumps(record, indent=2) + "\n")
         print(f"wrote {out}")
         return 0
+    if "--sandbox" in sys.argv:
+        call = _one(stand_in, SANDBOXED, sandbox=True)
+        out = HERE / f"codex-{version}.json"
+        record = json.loads(out.read_text())
+        record["sandbox"] = call
+        out.write_text(json.dumps(record, indent=2) + "\n")
+        print(call, f"wrote {out}")
+        return 0
     calls = [_one(stand_in, command) for command in [*SPELLINGS, ALLOWED]]
     out = HERE / f"codex-{version}.json"
     out.write_text(json.dumps({"agent": "codex", "version": version, "how": (
@@ -66,7 +76,7 @@ def main() -> int:
     return 0
 
 
-def _one(stand_in: Any, command: str, how: str | None = None) -> dict[str, Any]:
+def _one(stand_in: Any, command: str, how: str | None = None, sandbox: bool = False) -> dict[str, Any]:
     """One `codex exec` run making the call `command`, with the hook installed (`how`: its command made
     to fail that way, `failures.py`)."""
     with tempfile.TemporaryDirectory(prefix="ft-hook-codex-") as tmp:
@@ -87,8 +97,11 @@ def _one(stand_in: Any, command: str, how: str | None = None) -> dict[str, Any]:
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
                "TMPDIR": str(base / "tmp"), "LANG": "C.UTF-8", "RUST_BACKTRACE": "0",
                "FORGE_DATA_DIR": str(base / "data")}
-        subprocess.run([str(FORGE), "hook", "install", "--runtime", "codex", "--scope", "user"],
-                       cwd=project, env=env, check=True, capture_output=True)
+        subprocess.run([str(FORGE), "hook", "install", "--runtime", "codex", "--scope", "user",
+                        *(["--sandbox"] if sandbox else [])], cwd=project, env=env, check=True,
+                       capture_output=True)
+        for folder in (project / "work", project / ".codex"):
+            folder.mkdir(exist_ok=True)
         if how is not None:
             from failures import failing  # type: ignore[import-not-found]
 
@@ -102,14 +115,17 @@ def _one(stand_in: Any, command: str, how: str | None = None) -> dict[str, Any]:
                               capture_output=True, text=True, env=dict(env, FT_STANDIN_KEY="placeholder"),
                               timeout=180, cwd=project)
         ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+               else (project / "work" / "kept.txt").exists() if command == SANDBOXED
                else not (project / "victim.txt").exists())
         audit = base / "data" / "hook-audit.jsonl"
         lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
         output = next(iter(stand_in.outputs.values()), None)
         said = {"command": command, "ran": ran, "rc": proc.returncode,
+                "config_written": (project / ".codex" / "probe").exists(),
                 "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
                 "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action"),
-                           "error": a.get("error")} for a in lines]}
+                           **{k: a[k] for k in ("error", "sandbox", "agent_allows") if k in a}}
+                          for a in lines]}
         print(command, "ran" if ran else "did not run", [a.get("action") for a in lines], file=sys.stderr)
     return said
 

@@ -156,7 +156,15 @@ def main() -> int:
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     version = subprocess.run([str(GEMINI), "--version"], capture_output=True, text=True).stdout.strip()
     stand_in = StandIn()
+    out = HERE / f"gemini-{version}.json"
+    if sys.argv[1:] == ["--sandbox"]:  # the sandbox run alone, merged into the record
+        record = json.loads(out.read_text())
+        record["sandbox"] = one_run(stand_in, SANDBOXED, "{hook} --sandbox")
+        out.write_text(json.dumps(record, indent=2) + "\n")
+        print(f"wrote {out}")
+        return 0
     only = sys.argv[1:]  # a quick try: the commands to run (with the hook; `--sandbox` first: sandboxed)
+    # (`--sandbox` alone: re-record the record's `sandbox` run)
     if only:
         how = "{hook} --sandbox" if only[0] == "--sandbox" else ""
         for command in only[1:] if how else only:
@@ -171,7 +179,6 @@ def main() -> int:
         "failures": {name: {**one_run(stand_in, ALLOWED, how), "hook_command": shown(how, "gemini")}
                      for name, how in FAILURES.items()},
         "sandbox": one_run(stand_in, SANDBOXED, "{hook} --sandbox")}
-    out = HERE / f"gemini-{version}.json"
     out.write_text(json.dumps(record, indent=2) + "\n")
     print(f"wrote {out}")
     return 0

@@ -7,7 +7,8 @@ bash command but `rm *` and points the `openai` provider at a loopback Responses
 makes one `bash` call, with the shim plugin installed by `forge-tools hook install --runtime opencode`.
 Writes `opencode-<version>.json`: per call, whether its effect was observed and the hook's audit line.
 `--failures`: only the allowed call, once per way the hook the shim runs is made to fail
-(`failures.py`), merged into the record as `failures`.
+(`failures.py`), merged into the record as `failures`. `--sandbox`: the shim installed with
+`--sandbox`, one allowed call (`make`) writing into `work/` and into `.opencode/`; merged as `sandbox`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ NS_FLAG = "FT_HOOK_OPENCODE_RECORDER_IN_NS"
 FORGE = Path(sys.executable).with_name("forge-tools")
 SPELLINGS = ["/bin/rm victim.txt", "env rm victim.txt", "bash -c 'rm victim.txt'"]
 ALLOWED = "touch victim-kept.txt"
+# the gate asks about a write into `.opencode/` it can see, so the write is `make`'s: only the sandbox
+# can hold that one
+SANDBOXED = "make"
+MAKEFILE = "all:\n\ttouch work/kept.txt\n\ttouch .opencode/probe\n"
 
 
 class StandIn:
@@ -90,6 +95,14 @@ def main() -> int:
         out.write_text(json.dumps(record, indent=2) + "\n")
         print(f"wrote {out}")
         return 0
+    if "--sandbox" in sys.argv:
+        call = _one(stand_in, SANDBOXED, sandbox=True)
+        out = HERE / f"opencode-{version}.json"
+        record = json.loads(out.read_text())
+        record["sandbox"] = call
+        out.write_text(json.dumps(record, indent=2) + "\n")
+        print(call, f"wrote {out}")
+        return 0
     calls = [_one(stand_in, command) for command in [*SPELLINGS, ALLOWED]]
     out = HERE / f"opencode-{version}.json"
     out.write_text(json.dumps({"agent": "opencode", "version": version, "how": (
@@ -100,7 +113,7 @@ def main() -> int:
     return 0
 
 
-def _one(stand_in: StandIn, command: str, how: str | None = None) -> dict[str, Any]:
+def _one(stand_in: StandIn, command: str, how: str | None = None, sandbox: bool = False) -> dict[str, Any]:
     """One `opencode run` making the call `command`, with the shim installed (`how`: the command it
     runs made to fail that way, `failures.py`)."""
     with tempfile.TemporaryDirectory(prefix="ft-hook-oc-") as tmp:
@@ -117,8 +130,11 @@ def _one(stand_in: StandIn, command: str, how: str | None = None) -> dict[str, A
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "NO_COLOR": "1",
                "OPENCODE_DISABLE_AUTOUPDATE": "1", "FORGE_DATA_DIR": str(base / "data"),
                "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_API_KEY": "placeholder"}
-        subprocess.run([str(FORGE), "hook", "install", "--runtime", "opencode"], cwd=project, env=env,
-                       check=True, capture_output=True)
+        subprocess.run([str(FORGE), "hook", "install", "--runtime", "opencode",
+                        *(["--sandbox"] if sandbox else [])], cwd=project, env=env, check=True,
+                       capture_output=True)
+        (project / "work").mkdir(exist_ok=True)
+        (project / "Makefile").write_text(MAKEFILE)
         if how is not None:  # the shim runs `sh -c` with the hook made to fail
             import shlex
 
@@ -134,14 +150,17 @@ def _one(stand_in: StandIn, command: str, how: str | None = None) -> dict[str, A
         proc = subprocess.run([str(OPENCODE), "run", "--format", "json", "go"], capture_output=True,
                               text=True, env=env, timeout=400, cwd=project)
         ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+               else (project / "work" / "kept.txt").exists() if command == SANDBOXED
                else not (project / "victim.txt").exists())
         audit = base / "data" / "hook-audit.jsonl"
         lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
         output = stand_in.outputs[0] if stand_in.outputs else None
         said = {"command": command, "ran": ran, "rc": proc.returncode,
+                "config_written": (project / ".opencode" / "probe").exists(),
                 "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
                 "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action"),
-                           "error": a.get("error")} for a in lines]}
+                           **{k: a[k] for k in ("error", "sandbox", "agent_allows") if k in a}}
+                          for a in lines]}
         print(command, "ran" if ran else "did not run", [a.get("action") for a in lines],
               (output or proc.stderr[-300:])[:200], file=sys.stderr)
     return said
