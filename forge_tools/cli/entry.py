@@ -32,7 +32,8 @@ def main() -> None:
         gc.disable()
         from forge_tools.hook.lean import defer
 
-        defer("inspect")  # dataclasses imports it and (with docstrings) never uses it: hook/lean.py
+        for name in ("inspect", "ipaddress"):
+            defer(name)  # imported on the path, used only later or never: hook/lean.py
         from forge_tools.hook.main import main as hook
 
         code = hook(argv[1:])

@@ -227,3 +227,7 @@ def test_the_hook_path_imports_neither_typer_nor_rich_nor_pydantic(claude_projec
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
     assert "forge_tools.runtimes.hook_gate" in imported
     assert not {m for m in imported if m.split(".")[0] in ("typer", "rich", "pydantic", "click")}
+    # what the lean path leaves out (hook/lean.py, permission/audit.now_iso, hook_gate's context): a
+    # dataclass without a docstring on the path would load inspect again
+    assert not imported & {"inspect", "ipaddress", "datetime", "forge_tools.tools.contract",
+                           "forge_tools.tools.context"}, sorted(imported)
