@@ -166,7 +166,7 @@ SANDBOXED_TOOLS = frozenset({"bash"})  # the tools `run` puts in the OS sandbox 
 
 def sandbox_boundary(loaded: "LoadedConfig", result: "PipelineResult") -> dict[str, Any]:
     """What `run`'s sandbox would let the agent's commands touch, beside the rules (explain, layers)."""
-    from forge_tools.call import deciding_paths
+    from forge_tools.sources.decides import deciding_paths
     from forge_tools.tools.sandbox import agent_boundary
 
     return agent_boundary(result.ruleset, loaded.project_root, loaded.config_dirs,

@@ -274,7 +274,7 @@ def plan_sandbox(
     `approved_external` are the external_directory patterns the gate let this call through for,
     `commands` its simple commands (for the network), `config_dirs` the agent's config dirs (read-only
     inside the project too), `output_dirs` the truncation dirs, `decides` the files the config names
-    as code (`call.deciding_paths`): read-only inside the project whatever the rules say."""
+    as code (`sources.decides.deciding_paths`): read-only inside the project whatever the rules say."""
     rules = tuple(rules)
     root = os.path.realpath(project_root)
     config_dirs = tuple(config_dirs)
