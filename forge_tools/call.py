@@ -172,7 +172,8 @@ def build_context(loaded: LoadedConfig, result: PipelineResult, spec: RunSpec,
         outputs=OutputStore.from_config(loaded),
         hint=_hint_kind(result),
         extra={"loaded": loaded, "pipeline": result, "config_dirs": list(loaded.config_dirs),
-               "decides": deciding_paths(loaded, result)},
+               # found only when a sandbox is built (bash, a local MCP server): most calls need none
+               "decides": lambda: deciding_paths(loaded, result)},
     )
 
 

@@ -618,10 +618,13 @@ def call_plan(extra: Mapping[str, Any], project_root: str | Path,
     commands = [*(p for r in requests if r.permission == "bash" for p in r.patterns),
                 *extra.get("commands", ())]  # an MCP server's command line
     config_dirs = [global_config_dir(), opencode_global_dir(), *extra.get("config_dirs", ())]
+    decides = extra.get("decides", ())
+    if callable(decides):  # `run`'s context finds them on first use (sources.decides)
+        decides = decides()
     return plan_sandbox(extra.get("ruleset", ()), project_root, approved_external=external,
                         commands=commands, config_dirs=config_dirs,
                         output_dirs=[truncation_dir(), fallback_truncation_dir()],
-                        decides=extra.get("decides", ()), programs=extra.get("programs", ()))
+                        decides=decides, programs=extra.get("programs", ()))
 
 
 def server_paths(command: Sequence[str], environment: Mapping[str, str], cwd: str | Path) -> list[str]:
