@@ -154,9 +154,9 @@ def _hint_kind(result: PipelineResult) -> str:
 def build_context(loaded: LoadedConfig, result: PipelineResult, spec: RunSpec,
                   ask: Callable[..., None]) -> ToolContext:
     """The execute context for a run, with truncation limits, store and hint from config."""
+    from forge_tools.sources.decides import deciding_paths
     from forge_tools.tools.outputs import OutputStore
     from forge_tools.tools.truncation import TruncationPolicy
-    from forge_tools.visibility.deciding import deciding_paths
 
     return ToolContext(
         session_id=f"ses_run_{os.getpid()}",
@@ -172,8 +172,10 @@ def build_context(loaded: LoadedConfig, result: PipelineResult, spec: RunSpec,
         outputs=OutputStore.from_config(loaded),
         hint=_hint_kind(result),
         extra={"loaded": loaded, "pipeline": result, "config_dirs": list(loaded.config_dirs),
-               "decides": deciding_paths(loaded, result)},
+               # found only when a sandbox is built (bash, a local MCP server): most calls need none
+               "decides": lambda: deciding_paths(loaded, result)},
     )
+
 
 
 def run_tool(loaded: LoadedConfig, request: Request, spec: RunSpec) -> RunOutcome:

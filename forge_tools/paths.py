@@ -176,6 +176,41 @@ def opencode_data_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(os.path.abspath(home_dir(env))) / ".local" / "share" / "opencode"
 
 
+def sandbox_record(root: str | Path) -> Path:
+    """Where `run`'s sandbox records the placeholders it holds on a project's config names
+    (`tools.sandbox.Placeholders`): one file per project root, in the data dir."""
+    import hashlib
+
+    key = hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return data_dir() / "sandbox" / f"{key}.json"
+
+
+def is_sandbox_placeholder(path: Path) -> bool:
+    """Whether `path` is an empty placeholder a sandboxed `run` call holds on a config name that does
+    not exist yet (then every reader takes the name as absent, as it was before the call)."""
+    import json
+
+    record = sandbox_record(os.path.dirname(os.path.abspath(path)))
+    if not record.is_file():  # no sandboxed call ran in this project: nothing else is read
+        return False
+    try:
+        info = os.lstat(path)
+        held = {(str(p), int(i)) for p, i in json.loads(record.read_text(encoding="utf-8"))}
+    except (OSError, ValueError, TypeError):
+        return False
+    real = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path))
+    if (real, info.st_ino) not in held:
+        return False
+    import stat
+
+    if stat.S_ISDIR(info.st_mode):
+        try:
+            return not os.listdir(path)
+        except OSError:
+            return False
+    return stat.S_ISREG(info.st_mode) and info.st_size == 0
+
+
 def write_private(path: Path, text: str) -> None:
     """Write a file of the tool's own readable by its owner only (folder made and kept 0700, file
     0600 from its first byte), atomically. Raises OSError."""

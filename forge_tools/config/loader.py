@@ -199,7 +199,10 @@ def _levels(root: Path, cwd: Path) -> list[Path]:
 def _files_in(directory: Path, names: tuple[str, ...] = CONFIG_FILE_ORDER) -> list[Path]:
     """The config files of one directory, in `names` order (anything by that name, so a
     directory named forge.json is reported rather than skipped)."""
-    return [directory / name for name in names if os.path.lexists(directory / name)]
+    from forge_tools.paths import is_sandbox_placeholder
+
+    return [directory / name for name in names if os.path.lexists(directory / name)
+            and not is_sandbox_placeholder(directory / name)]  # a sandboxed call's: not there
 
 
 def discover(opts: LoadOptions, agent_files: bool = False
@@ -219,6 +222,7 @@ def discover(opts: LoadOptions, agent_files: bool = False
     files found so far, so an agent file overrides the same agent in an opencode.json of the project.
     """
     from forge_tools.config.agent_files import find_agent_files
+    from forge_tools.paths import is_sandbox_placeholder
 
     env = os.environ if opts.env is None else opts.env
     cwd = opts.cwd.resolve()
@@ -232,7 +236,7 @@ def discover(opts: LoadOptions, agent_files: bool = False
 
     def directory(step: Step, d: Path | None, names: tuple[str, ...] = CONFIG_FILE_ORDER) -> None:
         """A config directory's files (none for the global dirs, read first) and its agents."""
-        if d is None or not d.is_dir() or d.resolve() in dirs_seen:
+        if d is None or not d.is_dir() or d.resolve() in dirs_seen or is_sandbox_placeholder(d):
             return
         dirs_seen.add(d.resolve())
         sources.extend((step, p) for p in _files_in(d, names))
@@ -280,7 +284,7 @@ def discover(opts: LoadOptions, agent_files: bool = False
             *(d for d in extra.values() if d is not None)]
     config_dirs: list[Path] = []
     for d in dirs:
-        if d.is_dir() and d.resolve() not in config_dirs:
+        if d.is_dir() and d.resolve() not in config_dirs and not is_sandbox_placeholder(d):
             config_dirs.append(d.resolve())
     return root, cwd, sources, config_dirs
 

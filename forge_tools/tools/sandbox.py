@@ -38,7 +38,6 @@ from typing import Any, Literal, NamedTuple
 from forge_tools.config.loader import CONFIG_FILE_ORDER
 from forge_tools.origin import Origin
 from forge_tools.paths import (
-    data_dir,
     fallback_truncation_dir,
     global_config_dir,
     opencode_global_dir,
@@ -274,7 +273,7 @@ def plan_sandbox(
     `approved_external` are the external_directory patterns the gate let this call through for,
     `commands` its simple commands (for the network), `config_dirs` the agent's config dirs (read-only
     inside the project too), `output_dirs` the truncation dirs, `decides` the files the config names
-    as code (`visibility.deciding.deciding_paths`): read-only inside the project whatever the rules say."""
+    as code (`sources.decides.deciding_paths`): read-only inside the project whatever the rules say."""
     rules = tuple(rules)
     root = os.path.realpath(project_root)
     config_dirs = tuple(config_dirs)
@@ -477,16 +476,18 @@ class Placeholders:
     """Empty read-only placeholders on the config names a sandboxed call must not create (a mount
     needs an existing path; bwrap binds each onto itself read-only, so inside it cannot be written,
     removed or replaced). Every sandboxed call of a project shares them: each holds a shared lock on
-    the project's lock file while it runs, and whoever ends last (its exclusive lock succeeds) removes
-    those still empty, as the project's record lists them (also those of a call that was killed)."""
+    the project's `.use` file while it runs (calls run side by side), placeholders are made and
+    removed under a short exclusive lock on its `.lock` file, and the call that ends last (its shared
+    lock turns exclusive without waiting) removes those still empty that the project's record lists
+    (also those of a call that was killed)."""
 
     def __init__(self, root: str) -> None:
-        import hashlib
+        from forge_tools.paths import sandbox_record
 
-        key = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
         self.root = root
-        self.lock_path = data_dir() / "sandbox" / f"{key}.lock"
-        self.record_path = self.lock_path.with_suffix(".json")
+        self.record_path = sandbox_record(root)  # what every reader of the config skips
+        self.lock_path = self.record_path.with_suffix(".lock")  # exclusive, briefly: making, removing
+        self.use_path = self.record_path.with_suffix(".use")  # shared while a call runs
         self.fd: int | None = None
 
     def _record(self) -> list[list[Any]]:
@@ -498,18 +499,25 @@ class Placeholders:
             return []
         return [e for e in data if isinstance(e, list) and len(e) == 2] if isinstance(data, list) else []
 
-    def hold(self, names: Iterable[str]) -> str | None:
-        """Make the missing ones; None, or why they cannot be held (then no sandbox is built)."""
+    def _mutate(self, change: Any) -> None:
+        """Run `change(record) -> record` under the exclusive lock and keep what it returns."""
         import fcntl
         import json
 
         from forge_tools.paths import write_private
 
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            self.lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
-            record = self._record()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            write_private(self.record_path, json.dumps(change(self._record())))
+        finally:
+            os.close(fd)  # the lock goes with it
+
+    def hold(self, names: Iterable[str]) -> str | None:
+        """Make the missing ones; None, or why they cannot be held (then no sandbox is built)."""
+        import fcntl
+
+        def make(record: list[list[Any]]) -> list[list[Any]]:
             for name in names:
                 path = os.path.join(self.root, name)
                 try:
@@ -520,8 +528,13 @@ class Placeholders:
                 except FileExistsError:
                     continue  # another call's placeholder (or the person's new file): bound read-only
                 record.append([path, os.lstat(path).st_ino])
-            write_private(self.record_path, json.dumps(record))
-            fcntl.flock(self.fd, fcntl.LOCK_SH)
+            return record
+
+        try:
+            self.lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.fd = os.open(self.use_path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self.fd, fcntl.LOCK_SH)  # waits only while the last call removes placeholders
+            self._mutate(make)
         except OSError as exc:
             self.release()
             return f"cannot hold the config names with placeholders: {exc.strerror or exc}"
@@ -530,21 +543,14 @@ class Placeholders:
     def release(self) -> None:
         """Let go; the last call of the project removes the recorded placeholders still empty."""
         import fcntl
-        import json
-
-        from forge_tools.paths import write_private
 
         if self.fd is None:
             return
         fd, self.fd = self.fd, None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)  # another call still runs: it removes them when it ends
-            return
-        try:
+
+        def remove(record: list[list[Any]]) -> list[list[Any]]:
             kept = []
-            for path, inode in self._record():
+            for path, inode in record:
                 try:
                     info = os.lstat(path)
                 except OSError:
@@ -558,9 +564,13 @@ class Placeholders:
                         os.unlink(path)
                 except OSError:
                     kept.append([path, inode])
-            write_private(self.record_path, json.dumps(kept))
+            return kept
+
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # only when no other call still runs
+            self._mutate(remove)
         except OSError:
-            pass
+            pass  # another call still runs (or the record cannot be kept): it removes them when it ends
         finally:
             os.close(fd)
 
@@ -608,10 +618,13 @@ def call_plan(extra: Mapping[str, Any], project_root: str | Path,
     commands = [*(p for r in requests if r.permission == "bash" for p in r.patterns),
                 *extra.get("commands", ())]  # an MCP server's command line
     config_dirs = [global_config_dir(), opencode_global_dir(), *extra.get("config_dirs", ())]
+    decides = extra.get("decides", ())
+    if callable(decides):  # `run`'s context finds them on first use (sources.decides)
+        decides = decides()
     return plan_sandbox(extra.get("ruleset", ()), project_root, approved_external=external,
                         commands=commands, config_dirs=config_dirs,
                         output_dirs=[truncation_dir(), fallback_truncation_dir()],
-                        decides=extra.get("decides", ()), programs=extra.get("programs", ()))
+                        decides=decides, programs=extra.get("programs", ()))
 
 
 def server_paths(command: Sequence[str], environment: Mapping[str, str], cwd: str | Path) -> list[str]:

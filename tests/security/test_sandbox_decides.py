@@ -165,3 +165,31 @@ def test_a_sandboxed_mcp_server_cannot_write_a_denied_path(project: Path, sandbo
         assert data["result"]["metadata"]["sandbox"] == "on"
         assert "refused" in data["result"]["output"]
         assert not (project / "secrets" / "x").exists()
+
+
+def test_a_call_that_ends_first_leaves_the_placeholders_to_the_one_still_running(project: Path) -> None:
+    """Two sandboxed calls of one project at once: the one that ends first must not remove the
+    placeholders the other's sandbox still stands on (its mounts would go with them)."""
+    import time
+
+    write_config(project, {"permission": {"bash": "allow", "edit": "allow"}})
+    # the slow call waits for the test's go (a file the test makes once the quick call has ended)
+    command = ("for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done; echo '{}' > opencode.jsonc; "
+               "mkdir .claude; true")
+    slow = subprocess.Popen([sys.executable, "-m", "forge_tools", "run", "bash", "--yes", "--format", "json",
+                             "--sandbox=require", "--args", json.dumps({"command": command})],
+                            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=os.environ.copy())
+    for _ in range(600):  # until the slow call holds the placeholders
+        if (project / "opencode.jsonc").exists():
+            break
+        time.sleep(0.1)
+    quick = run_bash(project, "echo quick", "require")  # a quick call starts and ends meanwhile
+    assert quick["exit_code"] == 0 and "quick" in str(quick["result"]["output"]), quick  # type: ignore[index]
+    assert (project / "opencode.jsonc").exists()  # still held for the slow call
+    code, _out, err = forge(project, "layers")  # the placeholders are read as absent: no empty config
+    assert code == 0 and "empty" not in err, err
+    (project / "go").write_text("")
+    out, err = slow.communicate(timeout=120)
+    assert json.loads(out)["result"]["metadata"]["sandbox"] == "on", err
+    assert not (project / "opencode.jsonc").exists() and not (project / ".claude").exists()

@@ -87,7 +87,10 @@ def _servers(tree: Node | None, scope: str) -> list[ClaudeMcpServer]:
 
 def project_mcp_files(cwd: Path) -> list[Path]:
     """The `.mcp.json` files Claude reads: the working directory's, then its parents' (nearest first)."""
-    return [d / ".mcp.json" for d in (cwd, *cwd.parents) if (d / ".mcp.json").is_file()]
+    from forge_tools.paths import is_sandbox_placeholder
+
+    return [d / ".mcp.json" for d in (cwd, *cwd.parents)
+            if (d / ".mcp.json").is_file() and not is_sandbox_placeholder(d / ".mcp.json")]
 
 
 def _names(settings: ClaudeSettings, key: str) -> set[str] | None:

@@ -1,17 +1,17 @@
-"""The files a config reads as code or as rules (`run`'s sandbox keeps them read-only; explain shows
-the boundary). A module of its own so that explain does not import the run path to name them."""
+"""The files a config reads as code or as rules (`deciding_paths`): what `run`'s sandbox keeps
+read-only whatever the rules say (tools/sandbox.py), and what `explain` and `layers` show it keeps.
+Found without importing or starting anything."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig
-    from forge_tools.visibility.pipeline import PipelineResult
 
 
-def deciding_paths(loaded: LoadedConfig, result: PipelineResult | None = None) -> list[str]:
+def deciding_paths(loaded: LoadedConfig, result: Any = None) -> list[str]:
     """The files the config reads as code or as rules, for `run`'s sandbox (read-only there whatever
     the rules say; tools/sandbox.py keeps those inside the project): every config file and config
     dir, plugin files, tool files, agent and skill folders, and the files a local MCP server's command
@@ -25,9 +25,8 @@ def deciding_paths(loaded: LoadedConfig, result: PipelineResult | None = None) -
     verdicts = getattr(result, "tools", None) or ()  # a bare context (tests, the library) has none
     paths += [v.source.path for v in verdicts if v.source.path is not None]
     paths += [s.path for v in verdicts for s in v.shadowed if s.path is not None]
-    from forge_tools.visibility.pipeline import mcp_configured
-
-    if mcp_configured(loaded):
+    mcp = loaded.tree.get("mcp")
+    if mcp is not None and mcp.value:
         from forge_tools.sources.mcp import servers_from_config
 
         for server in servers_from_config(loaded.tree, Path(loaded.cwd))[0]:
