@@ -148,9 +148,9 @@ def once() -> type[argparse.Action]:
 
 
 def read_flags(parser: argparse.ArgumentParser, argv: list[str], agent: str, text: str,
-               where: str) -> argparse.Namespace:
+               where: str, hints: dict[str, str] | None = None) -> argparse.Namespace:
     """`argv` read by `parser` (flags and the prompt in any order); a flag it does not know is an
-    error naming it, as the agent says (`unknown option '--bogus'`)."""
+    error naming it, as the agent says (`unknown option '--bogus'`), with `hints[flag]` when given."""
     import argparse
 
     from forge_tools.errors import UsageError
@@ -161,7 +161,9 @@ def read_flags(parser: argparse.ArgumentParser, argv: list[str], agent: str, tex
         raise UsageError(f"{agent}: {e} (in {text!r})", where=where) from None
     unknown = next((a for a in extra if a.startswith("-") and a != "-"), None)
     if unknown is not None:
-        raise UsageError(f"{agent} has no flag {unknown.split('=', 1)[0]!r} (in {text!r})", where=where)
+        flag = unknown.split("=", 1)[0]
+        hint = f"; {hints[flag]}" if hints and flag in hints else ""
+        raise UsageError(f"{agent} has no flag {flag!r} (in {text!r}){hint}", where=where)
     if extra:
         raise UsageError(f"{agent}: unexpected argument {extra[0]!r} (in {text!r})", where=where)
     return ns

@@ -109,7 +109,8 @@ def test_explain_answers_under_the_launch(cli, project: Path, isolated_env, monk
 def test_launch_errors_on_the_command_line(cli, project: Path) -> None:  # type: ignore[no-untyped-def]
     code, _, err = cli("explain", "bash", "--call", "{}", "--launch", "codex exec --full-auto")
     assert code == 2 and err.strip() == ("forge-tools: error: --launch: codex exec has no flag '--full-auto' "
-                                         "(in 'codex exec --full-auto')")
+                                         "(in 'codex exec --full-auto'); Codex CLI 0.171.0 refuses it "
+                                         "(`unexpected argument`); write -s workspace-write")
     code, _, err = cli("layers", "--launch", "codex exec", "--runtime", "gemini")
     assert code == 2 and "conflicts" in err and len(err.strip().splitlines()) == 1
 

@@ -31,6 +31,9 @@ NOT_MODELLED = {"--approve-for-me": "automatic review of approval requests is a 
                 "--worktree": "worktrees are not modelled",
                 "--trust": "the trust it saves is not modelled; trust the project in config.toml",
                 "--ignore-user-config": "not modelled", "--ignore-rules": "not modelled"}
+#: flags of earlier releases that 0.171 refuses (recorded: launch-grammar-0.171.0.json), with what to write
+GONE = {"--full-auto": "Codex CLI 0.171.0 refuses it (`unexpected argument`); write -s workspace-write",
+        "-a": "codex exec takes no -a (it never asks a person); give it before exec: codex -a never exec"}
 #: subcommands that start a session forge-tools answers for (`e` is `exec`'s alias)
 SESSIONS = {"exec": True, "e": True}
 
@@ -82,13 +85,13 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
     top = flag_parser("codex", text, where)
     _grammar(top, NEUTRAL + TOP_NEUTRAL, True)
     top.add_argument("prompt", nargs="?")
-    ns = read_flags(top, top_argv, "codex", text, where)
+    ns = read_flags(top, top_argv, "codex", text, where, GONE)
     found = [ns]
     if sub is not None:
         ex = flag_parser("codex exec", text, where)
         _grammar(ex, NEUTRAL + EXEC_NEUTRAL, False)
         ex.add_argument("prompt", nargs="?")
-        found.append(read_flags(ex, sub_argv, "codex exec", text, where))
+        found.append(read_flags(ex, sub_argv, "codex exec", text, where, GONE))
     overrides = [c for n in found for c in n.config]
     overrides += [f"features.{f}=true" for n in found for f in n.enable]
     overrides += [f"features.{f}=false" for n in found for f in n.disable]
