@@ -41,11 +41,11 @@ from forge_tools.runtimes.claude.rules import (
 )
 from forge_tools.runtimes.claude.settings import Behavior, ClaudeRule, ClaudeSettings
 from forge_tools.runtimes.claude.shell import (
+    EDIT_WRAPPERS,
     Part,
     builtin_argv,
     deny_candidates,
     lower,
-    unprivileged,
     unsafe_free,
     watched,
 )
@@ -165,9 +165,18 @@ def _decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path
     if problem is not None:
         return ClaudeDecision("deny", "other", (Check(name, "deny", None, problem),), True, problem)
     rules = settings.loaded_rules
+    if settings.mode in ("plan", "auto"):
+        rules = [r for r in rules if not _dangerous_allow(r)]
     here = Path(cwd) if cwd is not None else settings.cwd
-    bare = [r for r in rules if r.content is None and tool_rule_matches(r.tool, name)]
+    bare = [r for r in rules if r.content is None and (tool_rule_matches(r.tool, name) or (
+        name in EDIT_TOOLS and r.tool == "Read" and r.behavior == "deny"))]  # a Read deny covers edits
     decided = _by_rules(bare, lambda r: True)
+    if decided is not None and decided[0] == "ask" and name == "Bash":
+        # a bare (or `*`) Bash ask: a deny of a subcommand or of a path it names still denies
+        denied = _bash(settings, str(args.get("command", "")), [r for r in rules if r.behavior == "deny"],
+                       None, here)
+        if denied.behavior == "deny" and denied.deciding is not None and denied.deciding.rule is not None:
+            return denied
     if decided is not None and decided[0] != "allow":
         behavior, rule = decided
         return _moded(settings, ClaudeDecision(behavior, "rule", (Check(name, behavior, rule,
@@ -216,7 +225,32 @@ def _default(tool: str, subject: str, why: str, fidelity: str = "reproduced") ->
 
 #: the tools whose unruled calls plan mode leaves to Claude's classifier (auto mode: every tool's),
 #: which does not run offline (the binary denies them: "Auto mode is unavailable")
-CLASSIFIED = frozenset({"Bash", "WebFetch"})
+CLASSIFIED = frozenset({"Bash", "WebFetch", "WebSearch"})
+#: commands an allow rule may not name as a whole in plan and auto mode: Claude drops such a rule
+#: there (its `strippedDangerousRules`), as it drops a bare `Bash` allow (generated corpus: `Bash`,
+#: `Bash(sudo *)` allow nothing in plan mode)
+DANGEROUS_PREFIXES = frozenset({
+    "python", "python3", "python2", "node", "deno", "tsx", "ruby", "perl", "php", "lua", "npx", "bunx",
+    "pnpx", "npm run", "yarn run", "pnpm run", "bun run", "npm exec", "npm x", "pnpm exec", "pnpm dlx",
+    "yarn exec", "yarn dlx", "bun exec", "bun x", "bash", "sh", "ssh", "zsh", "fish", "eval", "exec", "env",
+    "xargs", "sudo"})
+
+
+def _dangerous_allow(rule: ClaudeRule) -> bool:
+    """A Bash allow Claude drops in plan and auto mode: bare, `*`, or one naming a whole interpreter,
+    shell or privilege command (`python3 *`, `npm run:*`, `sudo *`)."""
+    if rule.behavior != "allow" or rule.tool != "Bash":
+        return False
+    if rule.content is None:
+        return True
+    text = " ".join(rule.content.strip().lower().split())
+    if text == "*":
+        return True
+    for prefix in DANGEROUS_PREFIXES:
+        if text in (prefix, f"{prefix}:*", f"{prefix} *", f"{prefix}*") or (
+                text.startswith(f"{prefix} ") and text.endswith("*")):
+            return True
+    return False
 
 
 def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None = None) -> ClaudeDecision:
@@ -476,6 +510,7 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
                          "working directories: Claude Code asks"), cwd
         return Check(part.text, "allow", None, "a read-only command: Claude Code runs it without asking",
                      fidelity), cwd
+    own = builtin_argv(part.argv, EDIT_WRAPPERS) or ()
     if (accept and own[:1] == ("sed",) and _sed_edit(own)
             and _outside(settings, own, cwd) is None):
         files = [a for a in own[1:] if not a.startswith("-")][1:]
@@ -484,6 +519,7 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
         if touchy is None:
             return Check(part.text, "allow", None, f"{settings.mode} runs a plain `sed s/a/b/` edit of files "
                          "inside the working directories", "reproduced"), cwd
+    own = builtin_argv(part.argv, EDIT_WRAPPERS) or ()  # acceptEdits sees through more wrappers
     if (accept and own and own[0] in ACCEPT_EDITS_COMMANDS
             and _outside(settings, own, cwd) is None):
         touchy = next((t for a in own[1:] if not a.startswith("-")
@@ -508,7 +544,7 @@ def _denied_path(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], 
     a `cp` source or an input redirection's file (Read denies), an argument of a writing command, a
     `cp` target or an output redirection's file (Edit denies), a file `sed -i` edits (both). Claude
     denies the subcommand."""
-    argv = unprivileged(part.stripped)
+    argv = part.stripped  # not through sudo / doas: `sudo rm -rf protected` asks (generated corpus)
     named: list[tuple[str, tuple[str, ...]]] = [(f, ("Read",)) for f in part.reads]
     named += [(f, ("Edit",)) for f in part.writes]
     if argv and (argv[0] in READ_COMMANDS or argv[0] in PATH_WRITE_COMMANDS):
@@ -516,7 +552,7 @@ def _denied_path(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], 
         if argv[0] in ("grep", "rg", "sed") and args:
             args = args[1:]
         if argv[0] == "cp" and args:
-            named += [(a, ("Read",)) for a in args[:-1]] + [(args[-1], ("Edit",))]
+            named += [(a, ("Read", "Edit")) for a in args[:-1]] + [(args[-1], ("Edit",))]
         elif argv[0] in PATH_WRITE_COMMANDS:
             named += [(a, ("Edit",)) for a in args]
         else:
@@ -652,14 +688,16 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
         why = (f"the rule {rule.text!r} covers {subject}" if behavior != "deny" else
                f"the rule {rule.text!r} covers {subject} (a denied file or directory)")
         if behavior == "allow" and editing and settings.mode == "plan":
-            return _default(name, subject, f"{why}, but plan mode asks before every edit")
-        # a read the rules allow inside the working directories is the binary's `mode` answer
-        kind = "mode" if behavior == "allow" and not editing and _inside(path, settings.working_dirs) \
-            else "rule"
+            return _plan_edit(settings, name, subject, path, f"{why}, but plan mode asks before every edit")
+        # a read the rules allow inside the working directories is the binary's `mode` answer, and
+        # so is an edit there under acceptEdits
+        inside_dirs = _inside(path, settings.working_dirs)
+        by_mode = not editing or (settings.mode == "acceptEdits" and _sensitive(settings, path) is None)
+        kind = "mode" if behavior == "allow" and inside_dirs and by_mode else "rule"
         return _moded(settings, ClaudeDecision(behavior, kind, (Check(subject, behavior, rule, why),)))
     inside = _inside(path, settings.working_dirs)
     if not editing:
-        if inside:
+        if inside or settings.mode == "plan":  # plan mode reads anywhere (generated corpus)
             return ClaudeDecision("allow", "mode", (Check(subject, "allow", None,
                                   "a read inside the working directories: Claude Code allows it"),))
         return _moded(settings, _default(name, subject, "a read outside the working directories: "
@@ -672,5 +710,19 @@ def _path_call(settings: ClaudeSettings, name: str, args: dict[str, Any], rules:
                                              _sensitive_fidelity(touchy)), name)
         return ClaudeDecision("allow", "mode", (Check(subject, "allow", None,
                               f"{settings.mode} allows edits inside the working directories"),))
+    if settings.mode == "plan":
+        return _plan_edit(settings, name, subject, path, "no rule covers this file: plan mode asks "
+                          "before an edit")
     return _moded(settings, _default(name, subject, "no rule covers this file: Claude Code asks "
                                      "before an edit"))
+
+
+def _plan_edit(settings: ClaudeSettings, name: str, subject: str, path: Path, why: str) -> ClaudeDecision:
+    """Plan mode's edit: it asks, but a sensitive file (`sensitive.py`) goes to the classifier, which
+    does not run offline: deny (generated corpus)."""
+    touchy = _sensitive(settings, path) if _inside(path, settings.working_dirs) else None
+    if touchy is not None:
+        return ClaudeDecision("deny", "classifier", (Check(subject, "deny", None, f"plan mode leaves an edit "
+                              f"of {touchy} to Claude's classifier, which does not run here: deny",
+                              _sensitive_fidelity(touchy)),))
+    return _default(name, subject, why)

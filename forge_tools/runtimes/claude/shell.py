@@ -355,12 +355,18 @@ def unsafe_free(argv: tuple[str, ...]) -> tuple[str, ...] | None:
     return argv[n:] if 0 < n < len(argv) else None
 
 
-def builtin_argv(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+#: the wrappers Claude's read-only set sees through, and those acceptEdits' file commands do
+#: (generated corpus: `timeout 5 ls` runs, `nice ls`, `time cat x`, `nohup head x` ask;
+#: under acceptEdits `nice mv`, `time cp`, `nohup rm`, `timeout 5 mv` run)
+READ_ONLY_WRAPPERS = frozenset({"timeout", "command"})
+EDIT_WRAPPERS = frozenset({"timeout", "command", "nice", "time", "nohup"})
+
+
+def builtin_argv(argv: tuple[str, ...], through: frozenset[str] = READ_ONLY_WRAPPERS
+                 ) -> tuple[str, ...] | None:
     """The words Claude's own allowances (its read-only set, acceptEdits' file commands) look at:
-    `argv` without leading safe assignments and `command`; None when an unsafe assignment leads.
-    Other wrappers hide the command from them (`time cat x`, `nice ls`, `timeout 5 touch x`,
-    `env X=1 ls`, `FOO=1 pwd` ask; `CI=1 grep -r x .`, `command wc -l x` run; recorded in the
-    generated corpus)."""
+    `argv` without leading safe assignments and the wrappers in `through`; None when an unsafe
+    assignment (`FOO=1 pwd`, `env X=1 ls`) or another wrapper leads: those ask."""
     words = argv
     n = 0
     while n < len(words) and _ASSIGNMENT.match(words[n]):
@@ -368,8 +374,11 @@ def builtin_argv(argv: tuple[str, ...]) -> tuple[str, ...] | None:
             return None
         n += 1
     words = words[n:]
-    while words[:1] == ("command",) and len(words) > 1 and not words[1].startswith("-"):
-        words = words[1:]
+    while words and words[0] in WRAPPERS:
+        rest = strip_wrappers(words, assignments=False)  # this wrapper and any right after it
+        if rest == words or any(w in WRAPPERS and w not in through for w in words[:len(words) - len(rest)]):
+            return None
+        words = rest
     return words
 
 
