@@ -168,12 +168,14 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             forms = through.setdefault(rule, {})
             for i in allowed:
                 forms.setdefault(spellings[i], ("allow", []))[1].append(agent.name)
+    del found, examined, decider  # each finding is made as its rule's record is let go (below)
     findings = []
     # records shared between findings (read, never changed): the runtime's JSON and each distinct list
     # of agents, so a large config's thousands of findings do not each hold copies
     runtime_json = chosen.to_json()
     lists: dict[tuple[str, ...], list[str]] = {}
-    for rule, forms in through.items():
+    for rule in list(through):
+        forms = through.pop(rule)
         forms = {form: (action, lists.setdefault(tuple(names), names))
                  for form, (action, names) in forms.items()}
         agents = list(dict.fromkeys(a for _, names in forms.values() for a in names))

@@ -68,6 +68,9 @@ class PatternDecision:
         if r is AGENT_CONFIG_RULE:
             return (f"{self.pattern!r} is the project's agent config: a write there would change the rules, "
                     "so it is always asked")
+        if r is OVERSIZED_RULE:
+            return (f"the command line is {len(self.pattern):,} characters, over the 1 MiB that is "
+                    "analysed, so it is asked")
         hint = by_name_hint(self.pattern) if self.escalation in (None, "opaque") else ""
         return (f"{escalation_reason(self.escalation or 'opaque', self.pattern, self.reading)}, and rule "
                 f"{r.permission} {r.pattern!r} {r.action} ({r.origin}) could apply to it{hint}")
@@ -210,6 +213,11 @@ def escalated_action(risk: Rule) -> Action:
 # The rule behind a pattern that is always asked (`metadata["ask"]`): a bash write into the project's
 # own agent config would change the rules themselves.
 AGENT_CONFIG_RULE = Rule("edit", "*", "ask", Origin("safety", name="a write to the project's agent config"))
+# The rule behind a bash line too long to analyse (`metadata["oversized"]`, `tools.shell.MAX_LINE`):
+# asked, unless a rule denies it (or asks) anyway.
+OVERSIZED_RULE = Rule("bash", "*", "ask", Origin("safety", name="a command line over 1 MiB, not analysed"))
+#: request metadata key: its `ask` patterns are asked because they are too long to analyse
+OVERSIZED = "oversized"
 
 
 def _rules_of(ruleset: RulesetLike) -> tuple[Rule, ...]:
@@ -218,7 +226,8 @@ def _rules_of(ruleset: RulesetLike) -> tuple[Rule, ...]:
 
 def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bool = False,
                    session: Sequence[Rule] = (), always_ask: bool = False,
-                   escalations: Iterable[Escalation] = (), readings: Sequence[str] = ()) -> PatternDecision:
+                   escalations: Iterable[Escalation] = (), readings: Sequence[str] = (),
+                   forced_by: Rule | None = None) -> PatternDecision:
     """The one pattern evaluator: last match over the turn's rules then the session's rules; an opaque
     pattern the rules allow is asked when a narrower deny or ask could apply to what really runs, and
     denied under a catch-all deny; a pattern the rules allow is asked when one of its `readings` meets a
@@ -246,7 +255,7 @@ def decide_pattern(permission: str, pattern: str, rules: RulesetLike, opaque: bo
         if found is not None:
             return PatternDecision(permission, pattern, "ask", decision.rule, found[1], "options", found[0])
     if always_ask and decision.action == "allow" and not answered:
-        return PatternDecision(permission, pattern, "ask", decision.rule, AGENT_CONFIG_RULE)
+        return PatternDecision(permission, pattern, "ask", decision.rule, forced_by or AGENT_CONFIG_RULE)
     return PatternDecision(permission, pattern, decision.action, decision.rule)
 
 
@@ -282,8 +291,10 @@ def decide_request(permission: str, patterns: Iterable[str], metadata: dict[str,
     readings: dict[str, Sequence[str]] = (metadata or {}).get(READINGS) or {}
     if uncovered:
         rules = tuple(r for r in _rules_of(rules) if not (r.action == "allow" and r.pattern in uncovered))
+    forced_by = OVERSIZED_RULE if (metadata or {}).get(OVERSIZED) else None
     return [decide_pattern(permission, p, rules, session=session, always_ask=p in forced,
-                           escalations=escalations_of(metadata, p), readings=readings.get(p, ()))
+                           escalations=escalations_of(metadata, p), readings=readings.get(p, ()),
+                           forced_by=forced_by)
             for p in patterns]
 
 

@@ -210,14 +210,16 @@ def render_json(report: CheckReport, stream: IO[str]) -> None:
 
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+#: plain-text lines held before they are written (a few writes, not one per line, nor the whole report)
+_FLUSH_LINES = 4096
 
 
 def render_text(report: CheckReport, stream: IO[str]) -> None:
     """Findings grouped by file, then expectations, then a summary line.
 
-    The report is built as lines and written once: plain text when there is no colour (a pipe, a
-    file, NO_COLOR), one rich call for a colour terminal, so a large report costs no console call
-    per line.
+    The report is built as lines: plain text when there is no colour (a pipe, a file, NO_COLOR) is
+    written every few thousand lines (a large report is never held whole), one rich call for a colour
+    terminal, so a large report costs no console call per line.
     """
     from forge_tools.report.colour import use_colour
 
@@ -260,6 +262,9 @@ def render_text(report: CheckReport, stream: IO[str]) -> None:
                 out(f"{'':19}{escape(r.label)}: {escape(describe(r.origin, root))}")
             if f.hint:
                 out(f"{'':19}{styled('fix:', 'dim')} {escape(f.hint)}")
+            if not colour and len(lines) >= _FLUSH_LINES:  # a large report is written as it is made
+                stream.write("\n".join(lines) + "\n")
+                lines.clear()
         out("")
     if report.expectations:
         name = display_path(str(report.expect_file), root) if report.expect_file else "expectations"

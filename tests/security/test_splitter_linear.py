@@ -85,3 +85,42 @@ def test_a_long_generated_line_ends_with_the_short_lines_answer(project: Path) -
         assert ran.returncode == 4, ran.stderr
         assert "rm *" in json.loads(ran.stdout)["error"]
     assert (project / "sentinel").read_text() == "original\n"
+
+
+OVERSIZED_CASES = [({"*": "allow"}, "ask"), ({"*": "allow", "rm *": "deny"}, "ask"), ({"*": "deny"}, "deny")]
+
+
+@pytest.mark.parametrize(("rules", "action"), OVERSIZED_CASES)
+def test_a_line_past_the_bound_is_asked_with_a_one_line_reason(project: Path, rules: dict[str, str],
+                                                               action: str) -> None:
+    """Past `MAX_LINE` (1 MiB) the line is not analysed (issue 31): the gate asks, whatever allows it
+    (a rule that denies it still denies), and says why in one short line; `run` does not run it."""
+    from forge_tools.origin import Origin
+    from forge_tools.permission.calls import OVERSIZED_RULE, decide_request
+    from forge_tools.rule import Rule
+    from forge_tools.tools.builtins.bash_requests import permission_requests
+    from forge_tools.tools.contract import ToolContext
+
+    line = "echo " + "'x' " * (MAX_LINE // 4) + "; rm sentinel"
+    assert len(line) > MAX_LINE
+
+    class Args:
+        command = line
+        workdir = None
+
+    requests = permission_requests(Args(), ToolContext(agent="build", project_root=project))
+    ruleset = [Rule("bash", p, a, Origin("file", path="opencode.json"))  # type: ignore[arg-type]
+               for p, a in rules.items()]
+    checks = [c for r in requests for c in decide_request(r.permission, r.patterns, r.metadata, ruleset)]
+    assert [c.action for c in checks] == [action]
+    if action == "ask":
+        note = checks[0].note or ""
+        assert checks[0].escalated_by is OVERSIZED_RULE
+        assert "1 MiB" in note and "\n" not in note and len(note) < 120, note
+
+    (project / "opencode.json").write_text(json.dumps({"permission": {"bash": rules}}))
+    (project / "sentinel").write_text("kept\n")
+    (project / "args.json").write_text(json.dumps({"command": line}))
+    ran = _cli(project, "run", "bash", "--args", "@args.json", "--format", "json")
+    assert ran.returncode != 0, ran.stdout[-500:]
+    assert (project / "sentinel").read_text() == "kept\n"

@@ -47,13 +47,19 @@ def permission_requests(args: Any, ctx: ToolContext) -> list[PermissionRequest]:
     """`external_directory` for a workdir, a path argument or a redirect outside the root, `edit` for
     each file a redirect writes, then `bash` with each simple command of the line (SPEC 4.4). A path
     this cannot pin down (`> $F`, `cd -`, `cat $X/y`) is an opaque pattern: never allowed optimistically."""
-    from forge_tools.tools.shell import always_pattern, split_command_line
+    from forge_tools.tools.shell import MAX_LINE, always_pattern, split_command_line
 
     split = split_command_line(args.command)
     cwd = resolve_path(args.workdir, ctx)
     requests: list[PermissionRequest] = []
     if args.workdir:
         requests += external_request(cwd, ctx, is_dir=True)
+    if len(args.command) > MAX_LINE:  # not analysed: asked (denied by a rule that denies it), one line why
+        from forge_tools.permission.calls import OVERSIZED
+
+        whole = split.commands
+        return [*requests, PermissionRequest("bash", whole, (), {"command": args.command, "ask": list(whole),
+                                                                 OVERSIZED: True})]
     paths = _Paths(split, cwd, cdpath="CDPATH" in args.command or bool(os.environ.get("CDPATH")))
     if _makes_links(split):  # every path may lead through a link the line makes: where is known only then
         paths.unknown += [t for t in split.redirects if not os.path.isabs(os.path.expanduser(t))]
