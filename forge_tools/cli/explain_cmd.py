@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge_tools.cli.common import AgentOpt, FormatOpt, RuntimeOpt, json_errors
+from forge_tools.cli.common import AgentOpt, FormatOpt, LaunchOpt, RuntimeOpt, json_errors
 from forge_tools.cli.pipeline_opts import PipelineOptions, pipeline_options
 
 if TYPE_CHECKING:
@@ -40,16 +40,18 @@ def register(app: typer.Typer) -> None:
         agent: AgentOpt = None,
         fmt: FormatOpt = "text",
         runtime: RuntimeOpt = None,
+        launch: LaunchOpt = None,
         opts: PipelineOptions = PipelineOptions(),
     ) -> int:
         """The verdict on TOOL, the deciding rule and a fix first; then where it came from and each layer."""
-        from forge_tools.cli.common import check_format
+        from forge_tools.cli.common import check_format, start_launch
         from forge_tools.cli.layers_cmd import report_problems
         from forge_tools.cli.pipeline_opts import resolve_options
         from forge_tools.explain import call_answers, call_decision, explanation
 
         check_format(fmt, ("text", "json"))
         raw_call = _parse_call(call)
+        runtime = start_launch(launch, runtime)
         if runtime is not None and (runtime == "all" or "," in runtime):
             return _explain_across(tool, raw_call, opts, runtime, fmt)
         from forge_tools.runtimes import get_runtime, refuse_start, runtime_for
