@@ -254,11 +254,13 @@ def run(argv: Sequence[str] | None = None) -> int:
     from forge_tools.report import terminal
 
     streams = terminal.install(sys)  # no control character reaches the terminal raw (issue 22)
-    from forge_tools.runtimes.launch import launched
+    import contextvars
 
     try:
-        with launched(None):  # a command's --launch ends with the command
-            result = _command_for(args).main(args=args, prog_name="forge-tools", standalone_mode=False)
+        # in a context of its own, so a command's --launch and version pin end with the command
+        # (without importing runtimes.launch for the commands that never use it: --help, completions)
+        result = contextvars.copy_context().run(
+            _command_for(args).main, args=args, prog_name="forge-tools", standalone_mode=False)
         sys.stdout.flush()  # here, where a closed pipe is still caught, not at interpreter exit
     except (ClosedPipe, BrokenPipeError):
         _silence_stdout()
