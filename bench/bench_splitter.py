@@ -3,8 +3,8 @@
 An unknown wrapper repeated N times (`strace` x N, `timeout -Z 1` x N, ...) in front of `rm x`, decided
 by `explain bash --call` in-process (the same gate decision `run` and `check --expect` use), for
 N = 10, 100, 1,000. Prints CPU seconds per N and the ratio to the previous N: linear growth is a
-ratio near 10 (the line is 10x longer). A line past `shell.MAX_LINE` characters is not analysed
-(one opaque pattern, asked).
+ratio near 10 (the line is 10x longer). A line past `shell.MAX_LINE` characters (1 MiB) is not analysed
+(one pattern, asked with a one-line reason unless a rule denies it).
 
     python bench/bench_splitter.py
     python bench/bench_splitter.py --runs 5 --sizes 10,100,1000
