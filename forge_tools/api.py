@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from forge_tools.permission.gate import Approve, PermissionSession
     from forge_tools.runtimes.across import AcrossAnswers
     from forge_tools.runtimes.compare import Answers
-    from forge_tools.visibility.pipeline import PipelineResult, ToolVerdict
+    from forge_tools.visibility.pipeline import McpScope, PipelineResult, ToolVerdict
 
 def _loaded(project: LoadedConfig | str | Path | None) -> LoadedConfig:
     from forge_tools.config.loader import LoadedConfig, load_project
@@ -41,6 +41,14 @@ def resolve(project: LoadedConfig | str | Path | None = None, agent: str | None 
     every candidate tool with every layer's verdict, the turn's ruleset and the problems found.
     As in the CLI, `client` defaults to `OPENCODE_CLIENT`, else `cli`, and opencode's environment
     switches (`OPENCODE_ENABLE_EXA`, ...) add to `flags`."""
+    return _turn(_loaded(project), agent, model=model, client=client, flags=flags, tools=tools,
+                 load_code=load_code)
+
+
+def _turn(loaded: LoadedConfig, agent: str | None, *, model: str | None = None, client: str | None = None,
+          flags: Iterable[str] = (), tools: Mapping[str, bool] | None = None, load_code: bool = False,
+          mcp: McpScope | None = None) -> PipelineResult:
+    """`resolve`, with how the turn uses the MCP servers (`run_call`: the one tool, sandboxed)."""
     from forge_tools.visibility.pipeline import Request
     from forge_tools.visibility.pipeline import resolve as resolve_turn
     from forge_tools.visibility.switches import turn_switches
@@ -48,7 +56,7 @@ def resolve(project: LoadedConfig | str | Path | None = None, agent: str | None 
     client, switched = turn_switches(client, flags)
     request = Request(agent=agent, model=model, client=client, flags=switched,
                       tool_overrides=dict(tools or {}))
-    return resolve_turn(_loaded(project), request, load_code=load_code)
+    return resolve_turn(loaded, request, load_code=load_code, mcp=mcp)
 
 
 def tool_visibility(project: LoadedConfig | str | Path | None, tool_id: str, agent: str | None = None,
@@ -141,11 +149,15 @@ def run_call(project: LoadedConfig | str | Path | None, tool_id: str, args: dict
     from forge_tools.call import run_call as run
     from forge_tools.permission.gate import policy_approver
     from forge_tools.runtimes.gate_rules import project_gate
+    from forge_tools.visibility.pipeline import McpScope
 
     loaded = _loaded(project)
-    result = project_gate(loaded, resolve(loaded, agent, load_code=load_code))[0]  # the agent's rules too
+    sandbox = RunSpec.sandbox  # the default setting of `run`'s sandbox (auto)
+    # a local MCP server started to list the tool runs inside the call's sandbox, as under `forge-tools run`
+    turn = _turn(loaded, agent, load_code=load_code, mcp=McpScope(tool_id=tool_id, sandbox=sandbox))
+    result = project_gate(loaded, turn)[0]  # the agent's rules too
     tool = runnable_tool(result.require(tool_id, allow_hidden=force_hidden))
     spec = RunSpec(tool.id, dict(args), approve or policy_approver("reject"),
                    policy="library" if approve is not None else "reject", force_hidden=force_hidden,
-                   timeout=timeout, session=session)
+                   timeout=timeout, session=session, sandbox=sandbox)
     return run(loaded, result, tool, spec)

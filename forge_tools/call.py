@@ -180,9 +180,10 @@ def build_context(loaded: LoadedConfig, result: PipelineResult, spec: RunSpec,
 
 def run_tool(loaded: LoadedConfig, request: Request, spec: RunSpec) -> RunOutcome:
     """Resolve the turn, pick the tool (refusing a hidden one unless forced), and run the call."""
-    from forge_tools.visibility.pipeline import resolve
+    from forge_tools.visibility.pipeline import McpScope, resolve
 
-    result = resolve(loaded, request)
+    # a local MCP server started to list the tool runs in the call's sandbox, as under `forge-tools run`
+    result = resolve(loaded, request, mcp=McpScope(tool_id=spec.tool_id, sandbox=spec.sandbox))
     tool = runnable_tool(result.require(spec.tool_id, allow_hidden=spec.force_hidden))
     return run_call(loaded, result, tool, spec)
 

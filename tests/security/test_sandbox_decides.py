@@ -193,3 +193,20 @@ def test_a_call_that_ends_first_leaves_the_placeholders_to_the_one_still_running
     out, err = slow.communicate(timeout=120)
     assert json.loads(out)["result"]["metadata"]["sandbox"] == "on", err
     assert not (project / "opencode.jsonc").exists() and not (project / ".claude").exists()
+
+
+def test_the_librarys_run_call_lists_a_local_mcp_server_inside_the_sandbox(project: Path) -> None:
+    """`forge_tools.run_call` starts a local server to list its tools as `forge-tools run` does: in
+    the sandbox, where the project is read-only while listing (the server's start log gets only the
+    call's own start, the call runs under the edit rules)."""
+    from forge_tools import run_call
+
+    (project / "server.py").write_text(MCP_SERVER)
+    write_config(project, {
+        "permission": {"*": "allow", "edit": {"*": "allow", "secrets/*": "deny"}},
+        "mcp": {"w": {"type": "local", "command": [sys.executable, "server.py"]}},
+    })
+    outcome = run_call(project, "w_write", {"path": "allowed.txt"}, load_code=True)
+    assert outcome.result is not None and outcome.result.output == "written", outcome
+    assert outcome.result.metadata.get("sandbox") == "on", outcome.result.metadata
+    assert (project / "starts.txt").read_text().splitlines() == ["started"]  # the call's start only
