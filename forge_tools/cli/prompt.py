@@ -160,7 +160,7 @@ class PolicyApprover:
         )
         why = "no terminal to ask on" if not self.specs else "no --approve covers it"
         return (
-            f"not approved ({why}): {'; '.join(_asking_rules(question))} asked; "
+            f"not approved ({why}; {'; '.join(_asking_rules(question))}): "
             f"approve it with {how} (or --yes for every ask)"
         )
 

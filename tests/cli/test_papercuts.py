@@ -106,3 +106,14 @@ def test_the_summary_says_what_was_not_selected(project: Path, cli) -> None:  # 
     assert ("2 findings not selected: off by default or left out by --select/--ignore, "
             "`--extend-select CODE` adds one") in out.splitlines()[-1]
     assert "(2 not selected)" not in out
+
+
+def test_a_rejected_ask_names_its_rule_once_without_ask_asked(project: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """`run` with no terminal and no --approve: the one line names the asking rule and how to approve,
+    not `rule bash '*' ask at ... asked`."""
+    (project / "opencode.json").write_text(json.dumps({"permission": {"bash": {"*": "ask"}}}))
+    code, _out, err = cli("run", "bash", "--no-sandbox", "--args", json.dumps({"command": "ls"}))
+    assert code == 4, err
+    line = next(x for x in err.splitlines() if "not approved" in x)
+    assert "(no terminal to ask on; rule bash '*' ask at " in line and " asked" not in line, line
+    assert "approve it with --approve bash=ls" in line, line
