@@ -169,6 +169,24 @@ def read_flags(parser: argparse.ArgumentParser, argv: list[str], agent: str, tex
     return ns
 
 
+def flag_dest(flag: str) -> str:
+    """The argparse destination of a flag that is read but changes no answer (`neutral_*`)."""
+    return "neutral_" + flag.lstrip("-").replace("-", "_")
+
+
+def neutral_flags(ns: Any, table: Any) -> tuple[str, ...]:
+    """The flags of `table` ((names, takes a value) pairs) that `ns` was given: read, no effect."""
+    return tuple(names[-1] for names, _ in table
+                 if getattr(ns, flag_dest(names[-1]), None) not in (None, False))
+
+
+def refuse_not_modelled(agent: str, argv: list[str], table: dict[str, str], text: str, where: str) -> None:
+    """Stop at the first flag of `argv` (`--flag` or `--flag=value`) that `table` lists as not modelled."""
+    flag = next((a.split("=", 1)[0] for a in argv if a.split("=", 1)[0] in table), None)
+    if flag is not None:
+        not_modelled(agent, flag, text, where, table[flag])
+
+
 def not_modelled(agent: str, flag: str, text: str, where: str, why: str) -> NoReturn:
     """A flag the agent has whose effect forge-tools does not reproduce: said, never ignored."""
     from forge_tools.errors import UsageError

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from forge_tools.runtimes.launch import flag_dest, neutral_flags
+
 if TYPE_CHECKING:
     from forge_tools.runtimes.launch import Launch
 
@@ -41,17 +43,12 @@ def tool_list(values: list[str]) -> tuple[str, ...]:
     return tuple(m.group(0) for value in values for m in _SPLIT.finditer(value))
 
 
-def _dest(flag: str) -> str:
-    return "neutral_" + flag.lstrip("-").replace("-", "_")
-
 
 def parse(argv: list[str], text: str, where: str) -> Launch:
     from forge_tools.runtimes.claude.settings import ClaudeOptions
-    from forge_tools.runtimes.launch import Launch, flag_parser, not_modelled, read_flags
+    from forge_tools.runtimes.launch import Launch, flag_parser, read_flags, refuse_not_modelled
 
-    flag = next((a.split("=", 1)[0] for a in argv if a.split("=", 1)[0] in NOT_MODELLED), None)
-    if flag is not None:
-        not_modelled("claude", flag, text, where, NOT_MODELLED[flag])
+    refuse_not_modelled("claude", argv, NOT_MODELLED, text, where)
     p = flag_parser("claude", text, where)
     p.add_argument("-p", "--print", action="store_true")
     p.add_argument("--permission-mode", choices=MODES)
@@ -67,7 +64,7 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
     p.add_argument("--output-format", choices=("text", "json", "stream-json"))
     p.add_argument("-d", "--debug", nargs="?", const="")
     for names, value in NEUTRAL:
-        p.add_argument(*names, action="store" if value else "store_true", dest=_dest(names[-1]))
+        p.add_argument(*names, action="store" if value else "store_true", dest=flag_dest(names[-1]))
     p.add_argument("prompt", nargs="*")
     ns = read_flags(p, argv, "claude", text, where)
     mode, mode_flag = ns.permission_mode, "--permission-mode"
@@ -101,6 +98,6 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
     elif ns.permission_prompts == "none":
         effects.append("--permission-prompts none: what would ask is refused, reported as a permission "
                        "request denied")
-    neutral = tuple(names[-1] for names, _ in NEUTRAL if getattr(ns, _dest(names[-1])) not in (None, False))
+    neutral = neutral_flags(ns, NEUTRAL)
     neutral += ("--output-format",) if ns.output_format is not None else ()
     return Launch("claude", text, bool(ns.print), options, tuple(effects), neutral)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from forge_tools.runtimes.launch import flag_dest, neutral_flags
+
 if TYPE_CHECKING:
     from forge_tools.runtimes.launch import Launch
 
@@ -47,9 +49,6 @@ class CodexLaunch(NamedTuple):
     values: tuple[tuple[str, str, str], ...] = ()
 
 
-def _dest(flag: str) -> str:
-    return "neutral_" + flag.lstrip("-").replace("-", "_")
-
 
 def _grammar(p: object, neutral: tuple[tuple[tuple[str, ...], bool], ...], top: bool) -> None:
     import argparse
@@ -67,15 +66,13 @@ def _grammar(p: object, neutral: tuple[tuple[tuple[str, ...], bool], ...], top: 
     if top:
         p.add_argument("-a", "--ask-for-approval", choices=APPROVALS, dest="approval", action=once())
     for names, value in neutral:
-        p.add_argument(*names, action=once() if value else "store_true", dest=_dest(names[-1]))
+        p.add_argument(*names, action=once() if value else "store_true", dest=flag_dest(names[-1]))
 
 
 def parse(argv: list[str], text: str, where: str) -> Launch:
-    from forge_tools.runtimes.launch import Launch, flag_parser, not_modelled, read_flags
+    from forge_tools.runtimes.launch import Launch, flag_parser, read_flags, refuse_not_modelled
 
-    flag = next((a.split("=", 1)[0] for a in argv if a.split("=", 1)[0] in NOT_MODELLED), None)
-    if flag is not None:
-        not_modelled("codex", flag, text, where, NOT_MODELLED[flag])
+    refuse_not_modelled("codex", argv, NOT_MODELLED, text, where)
     top_argv, sub, sub_argv = _split(argv)
     if sub is not None and sub not in SESSIONS:
         from forge_tools.errors import UsageError
@@ -111,8 +108,7 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
         values.append(("approval_policy", "never", "codex exec"))
     effects = [f"-c {o}" for o in overrides] + ([f"--profile {profile}"] if profile else [])
     effects += [f"{key} {value} ({by})" for key, value, by in values]
-    neutral = tuple(names[-1] for n in found for names, _ in NEUTRAL + TOP_NEUTRAL + EXEC_NEUTRAL
-                    if getattr(n, _dest(names[-1]), None) not in (None, False))
+    neutral = tuple(f for n in found for f in neutral_flags(n, NEUTRAL + TOP_NEUTRAL + EXEC_NEUTRAL))
     return Launch("codex", text, headless, CodexLaunch(tuple(overrides), profile, tuple(values)),
                   tuple(effects), neutral)
 

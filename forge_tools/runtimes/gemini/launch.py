@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from forge_tools.runtimes.launch import flag_dest, neutral_flags
+
 if TYPE_CHECKING:
     from forge_tools.runtimes.launch import Launch
 
@@ -37,17 +39,12 @@ class GeminiLaunch(NamedTuple):
     skip_trust: bool = False
 
 
-def _dest(flag: str) -> str:
-    return "neutral_" + flag.lstrip("-").replace("-", "_")
-
 
 def parse(argv: list[str], text: str, where: str) -> Launch:
     from forge_tools.errors import UsageError
-    from forge_tools.runtimes.launch import Launch, flag_parser, not_modelled, read_flags
+    from forge_tools.runtimes.launch import Launch, flag_parser, read_flags, refuse_not_modelled
 
-    flag = next((a.split("=", 1)[0] for a in argv if a.split("=", 1)[0] in NOT_MODELLED), None)
-    if flag is not None:
-        not_modelled("gemini", flag, text, where, NOT_MODELLED[flag])
+    refuse_not_modelled("gemini", argv, NOT_MODELLED, text, where)
     p = flag_parser("gemini", text, where)
     p.add_argument("-p", "--prompt")
     p.add_argument("-i", "--prompt-interactive")
@@ -56,7 +53,7 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
     p.add_argument("--skip-trust", action="store_true")
     p.add_argument("-o", "--output-format", choices=("text", "json", "stream-json"))
     for names, value in NEUTRAL:
-        p.add_argument(*names, action="store" if value else "store_true", dest=_dest(names[-1]))
+        p.add_argument(*names, action="store" if value else "store_true", dest=flag_dest(names[-1]))
     p.add_argument("query", nargs="*")
     ns = read_flags(p, argv, "gemini", text, where)
     if ns.yolo and ns.approval_mode is not None:
@@ -74,7 +71,7 @@ def parse(argv: list[str], text: str, where: str) -> Launch:
         effects.append("a folder that is not trusted stops it")
     if ns.skip_trust:
         effects.append("the folder trusted for this session (--skip-trust)")
-    neutral = tuple(names[-1] for names, _ in NEUTRAL if getattr(ns, _dest(names[-1])) not in (None, False))
+    neutral = neutral_flags(ns, NEUTRAL)
     neutral += ("--output-format",) if ns.output_format is not None else ()
     return Launch("gemini", text, headless, GeminiLaunch(mode, not headless, bool(ns.skip_trust)),
                   tuple(effects), neutral)
