@@ -43,11 +43,11 @@ SANDBOXED = "touch work/kept.txt; touch .claude/probe"
 
 
 def main() -> int:
-    if os.environ.get(NS_FLAG) != "1":
-        here = str(Path(__file__).resolve())
-        return subprocess.call(["unshare", "-n", sys.executable, here, *sys.argv[1:]],
-                               env=dict(os.environ, **{NS_FLAG: "1"}))
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    from failures import in_own_network  # type: ignore[import-not-found]
+
+    code = in_own_network(str(Path(__file__).resolve()), NS_FLAG)
+    if code is not None:
+        return code
     from standin import StandIn  # type: ignore[import-not-found]
 
     version = subprocess.run([str(CLAUDE), "--version"], capture_output=True, text=True).stdout.split()[0]

@@ -37,33 +37,28 @@ SANDBOXED = "touch work/kept.txt; touch .codex/probe"
 
 
 def main() -> int:
-    if os.environ.get(NS_FLAG) != "1":
-        here = str(Path(__file__).resolve())
-        return subprocess.call(["unshare", "-n", sys.executable, here, *sys.argv[1:]],
-                               env=dict(os.environ, **{NS_FLAG: "1"}))
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    from failures import in_own_network  # type: ignore[import-not-found]
+
+    code = in_own_network(str(Path(__file__).resolve()), NS_FLAG)
+    if code is not None:
+        return code
     from record import _StandIn  # type: ignore[import-not-found]
 
     version = subprocess.run([str(CODEX), "--version"], capture_output=True, text=True).stdout.split()[-1]
     stand_in = _StandIn()
     if "--failures" in sys.argv:
-        from failures import FAILURES, shown  # type: ignore[import-not-found]
+        from failures import FAILURES, merge_record, shown  # type: ignore[import-not-found]
 
         found = {name: {**_one(stand_in, ALLOWED, how), "hook_command": shown(how, "codex")}
                  for name, how in FAILURES.items()}
-        out = HERE / f"codex-{version}.json"
-        record = json.loads(out.read_text())
-        record["failures"] = found
-        out.write_text(json.dumps(record, indent=2) + "\n")
-        print(f"wrote {out}")
+        merge_record(HERE / f"codex-{version}.json", "failures", found)
         return 0
     if "--sandbox" in sys.argv:
+        from failures import merge_record  # type: ignore[import-not-found]
+
         call = _one(stand_in, SANDBOXED, sandbox=True)
-        out = HERE / f"codex-{version}.json"
-        record = json.loads(out.read_text())
-        record["sandbox"] = call
-        out.write_text(json.dumps(record, indent=2) + "\n")
-        print(call, f"wrote {out}")
+        print(call)
+        merge_record(HERE / f"codex-{version}.json", "sandbox", call)
         return 0
     calls = [_one(stand_in, command) for command in [*SPELLINGS, ALLOWED]]
     out = HERE / f"codex-{version}.json"
