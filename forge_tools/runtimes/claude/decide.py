@@ -231,7 +231,7 @@ DANGEROUS_PREFIXES = frozenset({
 
 def _dangerous_allow(rule: ClaudeRule) -> bool:
     """A Bash allow Claude drops in plan and auto mode: bare, `*`, or one naming a whole interpreter,
-    shell or privilege command (`python3 *`, `npm run:*`, `sudo *`)."""
+    shell or privilege command (`python3 *`, `npm run:*`, `sudo *`; not `npm run test:*`)."""
     if rule.behavior != "allow" or rule.tool != "Bash":
         return False
     if rule.content is None:
@@ -239,11 +239,9 @@ def _dangerous_allow(rule: ClaudeRule) -> bool:
     text = " ".join(rule.content.strip().lower().split())
     if text == "*":
         return True
-    for prefix in DANGEROUS_PREFIXES:
-        if text in (prefix, f"{prefix}:*", f"{prefix} *", f"{prefix}*") or (
-                text.startswith(f"{prefix} ") and text.endswith("*")):
-            return True
-    return False
+    # only the whole-command forms: `Bash(npm run test:*)` still allows in plan mode (a second
+    # generated corpus, seed 4242)
+    return any(text in (prefix, f"{prefix}:*", f"{prefix} *", f"{prefix}*") for prefix in DANGEROUS_PREFIXES)
 
 
 def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None = None) -> ClaudeDecision:
@@ -331,6 +329,9 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
         if hit is not None and hit[0] == "deny":
             return _moded(settings, ClaudeDecision("deny", "rule", (Check(text, "deny", hit[1],
                                                    f"the rule {hit[1].text!r} matches {text!r}"),)), "Bash")
+        if hit is not None and bare_allow is not None:  # an ask rule of a command inside $(...)
+            return _moded(settings, ClaudeDecision("ask", "rule", (Check(text, "ask", hit[1],
+                          f"the rule {hit[1].text!r} matches {text!r}, inside a substitution"),)), "Bash")
     parts = lower(command)
     if len(parts) > 1 and parts[0].argv[:1] == ("command",):
         # behind `command`, a prefix deny matching the rest of the line as a whole is the binary's
@@ -526,9 +527,11 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
         else:
             return Check(part.text, "ask", None, f"it writes to a file ({part.redirect}): Claude Code "
                          "asks even when a rule allows it"), cwd
-    if hit is not None and hit is not bare_allow:
-        # an allow rule approves the command, not a path outside the working directories (a
-        # Read allow covering it aside): `cat ~/x` asks under `Bash(cat *)` (generated corpus)
+    if hit is not None and hit is not bare_allow and stripped[:1] and (
+            stripped[0] in READ_COMMANDS or stripped[0] in PATH_WRITE_COMMANDS or stripped[0] == "ls"):
+        # an allow rule approves a file command, not a path outside the working directories (a
+        # Read allow covering it aside): `cat ~/x` asks under `Bash(cat *)`, `sudo cat /etc/x`
+        # runs under `Bash(sudo *)` (generated corpora)
         outside = _outside(settings, stripped, cwd, reading=True)
         if outside is not None:
             return Check(part.text, "ask", None, f"the rule {hit[1].text!r} matches {part.text!r}, but "
@@ -554,8 +557,8 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
             return Check(part.text, "allow", None, f"{settings.mode} runs a plain `sed s/a/b/` edit of files "
                          "inside the working directories", "reproduced"), cwd
     own = builtin_argv(part.argv, EDIT_WRAPPERS) or ()  # acceptEdits sees through more wrappers
-    if own[:1] == ("touch",) and builtin_argv(part.argv, frozenset()) != own:
-        own = ()  # but not for touch: `nohup touch x`, `timeout 5 touch x` ask (generated corpus)
+    if own[:1] == ("touch",) and part.argv != own:
+        own = ()  # but not for touch: `nohup touch x`, `NODE_ENV=t touch x` ask (generated corpora)
     if (accept and own and own[0] in ACCEPT_EDITS_COMMANDS
             and _outside(settings, own, cwd) is None):
         touchy = next((t for a in own[1:] if not a.startswith("-")
