@@ -105,3 +105,18 @@ def test_no_machine_path_leaked() -> None:
     for real in {os.path.expanduser("~"), "/root/", "/work/"}:
         if real not in {"", "/"}:
             assert real not in text, real
+
+
+def test_the_previous_release_answered_the_same() -> None:
+    """claude-2.1.328.json is kept beside the current records: 2.1.328 gave every call of its configs
+    the decision and reason type 2.1.332 gives, so the one model forge-tools has answers for both
+    (README.md here). A re-record that makes them differ must keep both and say where."""
+    old_path = HERE / "claude-2.1.328.json"
+    old = {c["name"]: c for c in json.loads(old_path.read_text())["configs"]}
+    assert json.loads(old_path.read_text())["binary"].startswith("2.1.328")
+    current = {c["name"]: c for c in RESULTS["configs"]}
+    assert len(old) >= 100 and set(old) <= set(current)
+    for name, config in old.items():
+        then = [(c["decision"], c["reason_type"]) for c in config["calls"]]
+        now = [(c["decision"], c["reason_type"]) for c in current[name]["calls"]]
+        assert then == now, name

@@ -33,14 +33,7 @@ CASES = HERE / "cases.json"
 RECORDS = HERE / "claude-2.1.332.json"
 
 #: (config, call index) -> the exact gap; each is an xfail(strict=True)
-_SUBSHELL_RULE = ("reason_type: the binary reports `rule` for a deny prefix rule matching the one command "
-                  "inside a subshell, a { } group or behind exec; forge-tools reports subcommandResults "
-                  "(the decision, deny, is the binary's)")
-GAPS: dict[tuple[str, int], str] = {
-    ("bash-subshells", 0): _SUBSHELL_RULE,
-    ("bash-subshells", 1): _SUBSHELL_RULE,
-    ("bash-subshells", 6): _SUBSHELL_RULE,
-}
+GAPS: dict[tuple[str, int], str] = {}
 #: config -> the gap in its tool lists
 TOOL_GAPS: dict[str, str] = {}
 #: what init lists once an MCP server has connected before it (a race the recorder does not control):

@@ -46,6 +46,7 @@ from forge_tools.runtimes.claude.shell import (
     builtin_argv,
     deny_candidates,
     lower,
+    strip_wrappers,
     unsafe_free,
     watched,
 )
@@ -188,6 +189,10 @@ def _decide(settings: ClaudeSettings, tool: str, args: dict[str, Any], cwd: Path
         if answer is not None and answer.behavior != "allow" and answer.checks[0].rule is not None:
             return answer
         rule = decided[1]
+        if settings.mode == "plan" and name in EDIT_TOOLS:  # plan asks before every edit
+            target = _path_of(name, args, here)
+            return _plan_edit(settings, name, str(target), _real(target, here), f"the rule {rule.text!r} "
+                              "names the tool, but plan mode asks before every edit")
         return _moded(settings, ClaudeDecision("allow", "rule", (Check(name, "allow", rule,
                                                f"the rule {rule.text!r} names the tool"),)), name)
     return decide_content(settings, name, args, rules, here, decided) or _moded(
@@ -238,7 +243,7 @@ DANGEROUS_PREFIXES = frozenset({
 
 def _dangerous_allow(rule: ClaudeRule) -> bool:
     """A Bash allow Claude drops in plan and auto mode: bare, `*`, or one naming a whole interpreter,
-    shell or privilege command (`python3 *`, `npm run:*`, `sudo *`)."""
+    shell or privilege command (`python3 *`, `npm run:*`, `sudo *`; not `npm run test:*`)."""
     if rule.behavior != "allow" or rule.tool != "Bash":
         return False
     if rule.content is None:
@@ -246,11 +251,9 @@ def _dangerous_allow(rule: ClaudeRule) -> bool:
     text = " ".join(rule.content.strip().lower().split())
     if text == "*":
         return True
-    for prefix in DANGEROUS_PREFIXES:
-        if text in (prefix, f"{prefix}:*", f"{prefix} *", f"{prefix}*") or (
-                text.startswith(f"{prefix} ") and text.endswith("*")):
-            return True
-    return False
+    # only the whole-command forms: `Bash(npm run test:*)` still allows in plan mode (a second
+    # generated corpus, seed 4242)
+    return any(text in (prefix, f"{prefix}:*", f"{prefix} *", f"{prefix}*") for prefix in DANGEROUS_PREFIXES)
 
 
 def _moded(settings: ClaudeSettings, decision: ClaudeDecision, tool: str | None = None) -> ClaudeDecision:
@@ -338,7 +341,21 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
         if hit is not None and hit[0] == "deny":
             return _moded(settings, ClaudeDecision("deny", "rule", (Check(text, "deny", hit[1],
                                                    f"the rule {hit[1].text!r} matches {text!r}"),)), "Bash")
+        if hit is not None and bare_allow is not None:  # an ask rule of a command inside $(...)
+            return _moded(settings, ClaudeDecision("ask", "rule", (Check(text, "ask", hit[1],
+                          f"the rule {hit[1].text!r} matches {text!r}, inside a substitution"),)), "Bash")
     parts = lower(command)
+    if len(parts) > 1 and parts[0].argv[:1] == ("command",):
+        # behind `command`, a prefix deny matching the rest of the line as a whole is the binary's
+        # `rule` (generated corpus: `command npm run test && ls` under `Bash(npm run test:*)`;
+        # `time git -C . push ... && ...` and `git log -1 | sort` stay subcommandResults)
+        line = command.strip()[len("command"):].strip()
+        prefixes = [r for r in bash
+                    if r.behavior == "deny" and bash_pattern(r.content or "").kind == "prefix"]
+        whole = _first(prefixes, "deny", lambda r: bash_matches(r.content or "", line))
+        if whole is not None and _match([whole], parts[0]) is not None:
+            return _moded(settings, ClaudeDecision("deny", "rule", (Check(command.strip(), "deny", whole,
+                                                   f"the rule {whole.text!r} matches {line!r}"),)), "Bash")
     inner_watch = watched(parts[0].stripped) if len(parts) == 1 else None
     if inner_watch:
         # `watch [options] cmd`: the command it repeats is matched against deny rules first,
@@ -365,7 +382,14 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
                                                               f"{part.text!r}"),)), "Bash")
             denied = _denied_path(settings, part, rules, cwd)
             if denied is not None:
-                return ClaudeDecision("deny", "subcommandResults", (denied,))
+                wrapped = len(parts) == 1 and part.opaque in ("a subshell", "a { ...; } group")
+                return ClaudeDecision("deny", "rule" if wrapped else "subcommandResults", (denied,))
+        touchy = _bash_sensitive(settings, parts, cwd) if settings.mode == "acceptEdits" else None
+        if touchy is not None:  # generated corpus: `touch .vscode/x`, `echo x >> .bashrc` ask
+            return ClaudeDecision("ask", "subcommandResults", (Check(command.strip(), "ask", None,
+                                  f"it writes to {touchy}, a file acceptEdits does not edit unasked, "
+                                  "even under a bare Bash allow: Claude Code asks",
+                                  _sensitive_fidelity(touchy)),))
         rule = bare_allow[1]
         return _moded(settings, ClaudeDecision("allow", "rule", (Check(command.strip(), "allow", rule,
                                                f"the rule {rule.text!r} allows every command"),)), "Bash")
@@ -392,9 +416,28 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
     named = (len(parts) == 1 and first is not None and checks[0].behavior == behavior
              and any(_whole(first, c) for c in (
                  deny_candidates(parts[0]) if behavior != "allow"
-                 else (parts[0].text, *([" ".join(safe)] if safe else [])))))
-    decision = ClaudeDecision(behavior, "rule" if named else "subcommandResults", tuple(checks))
+                 else (parts[0].text, *([" ".join(safe)] if safe else []),
+                       " ".join(strip_wrappers(parts[0].argv, assignments=False))))))
+    # a deny of the one command inside a subshell, a { } group or behind exec is the binary's
+    # `rule` (recorded, bash-subshells; generated corpus: `(cat < .env)` under a Read deny)
+    wrapped = (len(parts) == 1 and behavior == "deny" and first is not None
+               and (parts[0].opaque in ("a subshell", "a { ...; } group") or parts[0].argv[:1] == ("exec",)))
+    decision = ClaudeDecision(behavior, "rule" if named or wrapped else "subcommandResults", tuple(checks))
     return _moded(settings, decision, "Bash")
+
+
+def _bash_sensitive(settings: ClaudeSettings, parts: list[Part], cwd: Path) -> str | None:
+    """The sensitive file (`sensitive.py`) a redirection or a file command of the line writes."""
+    for part in parts:
+        own = builtin_argv(part.argv, EDIT_WRAPPERS) or ()
+        named = list(part.writes)
+        if own and own[0] in ACCEPT_EDITS_COMMANDS:
+            named += [a for a in own[1:] if not a.startswith("-")]
+        for name in named:
+            touchy = _sensitive(settings, _resolve(name, cwd, settings.home))
+            if touchy is not None:
+                return touchy
+    return None
 
 
 def _whole(rule: ClaudeRule, command: str) -> bool:
@@ -485,16 +528,22 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
             return Check(part.text, "ask", None, f"it writes to {touchy} ({part.redirect}), a file "
                          f"{settings.mode} does not edit unasked: Claude Code asks",
                          _sensitive_fidelity(touchy)), cwd
+        covered = any(r.behavior == "allow" and r.tool == "Edit" and r.content is not None
+                      and path_rule_matches(settings, r, target, cwd) for r in rules)
         if accept and _inside(target, settings.working_dirs):
             if settings.mode == "auto" and hit is None:
                 return Check(part.text, "allow", None, "auto writes files inside the working "
                              "directories"), cwd
+        elif covered and _inside(target, settings.working_dirs):
+            pass  # an Edit allow covers the file it writes (generated corpus: `echo x > protected/g`)
         else:
             return Check(part.text, "ask", None, f"it writes to a file ({part.redirect}): Claude Code "
                          "asks even when a rule allows it"), cwd
-    if hit is not None and hit is not bare_allow:
-        # an allow rule approves the command, not a path outside the working directories (a
-        # Read allow covering it aside): `cat ~/x` asks under `Bash(cat *)` (generated corpus)
+    if hit is not None and hit is not bare_allow and stripped[:1] and (
+            stripped[0] in READ_COMMANDS or stripped[0] in PATH_WRITE_COMMANDS or stripped[0] == "ls"):
+        # an allow rule approves a file command, not a path outside the working directories (a
+        # Read allow covering it aside): `cat ~/x` asks under `Bash(cat *)`, `sudo cat /etc/x`
+        # runs under `Bash(sudo *)` (generated corpora)
         outside = _outside(settings, stripped, cwd, reading=True)
         if outside is not None:
             return Check(part.text, "ask", None, f"the rule {hit[1].text!r} matches {part.text!r}, but "
@@ -520,6 +569,8 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
             return Check(part.text, "allow", None, f"{settings.mode} runs a plain `sed s/a/b/` edit of files "
                          "inside the working directories", "reproduced"), cwd
     own = builtin_argv(part.argv, EDIT_WRAPPERS) or ()  # acceptEdits sees through more wrappers
+    if own[:1] == ("touch",) and part.argv != own:
+        own = ()  # but not for touch: `nohup touch x`, `NODE_ENV=t touch x` ask (generated corpora)
     if (accept and own and own[0] in ACCEPT_EDITS_COMMANDS
             and _outside(settings, own, cwd) is None):
         touchy = next((t for a in own[1:] if not a.startswith("-")
@@ -551,8 +602,13 @@ def _denied_path(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], 
         args = [a for a in argv[1:] if not a.startswith("-")]
         if argv[0] in ("grep", "rg", "sed") and args:
             args = args[1:]
-        if argv[0] == "cp" and args:
-            named += [(a, ("Read", "Edit")) for a in args[:-1]] + [(args[-1], ("Edit",))]
+        if argv[0] == "cp" and args and unsafe_free(part.argv) is not None:
+            # behind a safe assignment every path of cp is checked against Edit denies too
+            # (generated corpus: `NODE_ENV=test cp notes.txt x` is denied by an Edit deny of
+            # notes.txt, `cp notes.txt x` asks); not shrunk further
+            named += [(a, ("Read", "Edit")) for a in args]
+        elif argv[0] == "cp" and args:
+            named += [(a, ("Read",)) for a in args[:-1]] + [(args[-1], ("Edit",))]
         elif argv[0] in PATH_WRITE_COMMANDS:
             named += [(a, ("Edit",)) for a in args]
         else:

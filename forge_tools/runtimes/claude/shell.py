@@ -7,7 +7,10 @@ combined (any deny denies, any ask asks, `decide.py`). For each subcommand:
 - its **text** is the command as written without its redirections, trimmed; rules are matched
   against it, against it with runs of blanks as one space, and against it with leading
   `VAR=value` assignments and wrapper commands removed (`timeout 5`, `nice -n 5`, `nohup`, `time`,
-  `stdbuf -oL`): so `timeout 5 git push` is denied by `Bash(git push:*)`;
+  `stdbuf -oL`): so `timeout 5 git push` is denied by `Bash(git push:*)`; deny and ask rules also
+  see through `sudo` / `doas` and the command `watch` repeats, allow rules through leading safe
+  assignments (`CI=1`, `NODE_ENV=...`: `SAFE_ENV`); Claude's own allowances see less
+  (`builtin_argv`);
 - an **output redirection** to a file (`>`, `>>`, `&>`, not to `/dev/null` nor `2>&1`) makes a
   command that no deny or ask rule decides ask, even when an allow rule matches;
 - what Claude cannot see into is asked: command and process substitution (`$(...)`, backquotes,
