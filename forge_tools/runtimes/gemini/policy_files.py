@@ -6,7 +6,6 @@ its file:line:col (the line of its `[[rule]]` header, or of the key a problem is
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,6 +124,8 @@ def _shell_syntax_error(rule: dict[str, Any], index: int) -> tuple[str, str] | N
 
 def read_policy_file(path: Path, tier: int, problems: list[Problem]) -> PolicyFile:
     """One file's rules as Gemini loads them into `tier`."""
+    import tomllib  # here, not at import: most projects have no policy file
+
     found = PolicyFile(path, tier)
     base = Origin("file", str(path))
     try:
