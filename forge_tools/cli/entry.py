@@ -16,7 +16,6 @@ runs: a call may run for hours, and its garbage is then collected as usual.
 from __future__ import annotations
 
 import gc
-import signal
 import sys
 from typing import Any
 
@@ -44,6 +43,8 @@ def main() -> None:
         from forge_tools.cli.app import TERMINATED_EXIT, Terminated, run
     finally:
         gc.freeze()
+    import signal  # not on the hook's path above
+
     terminated: list[int] = []
 
     def on_sigterm(signum: int, frame: Any) -> None:

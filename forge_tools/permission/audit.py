@@ -7,9 +7,9 @@ a private file (created 0600).
 
 from __future__ import annotations
 
+import _thread
 import json
 import os
-import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,7 +50,7 @@ class AuditLog:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         os.close(self._open())
 
     def _open(self) -> int:

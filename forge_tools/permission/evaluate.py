@@ -8,7 +8,7 @@ can match P; the result is identical to scanning every rule from the end.
 
 from __future__ import annotations
 
-import threading
+import _thread
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -92,7 +92,7 @@ RulesetLike = Sequence[Rule] | RuleIndex
 
 _INDEX_CACHE: dict[int, tuple[tuple[Rule, ...], RuleIndex]] = {}
 _INDEX_CACHE_LIMIT = 64
-_INDEX_LOCK = threading.Lock()
+_INDEX_LOCK = _thread.allocate_lock()  # what threading.Lock is, without importing `threading`
 
 
 def index_of(ruleset: RulesetLike) -> RuleIndex | None:

@@ -14,8 +14,8 @@ Every evaluated pattern is recorded as a `GateDecision` for `run --audit` and JS
 
 from __future__ import annotations
 
+import _thread
 import itertools
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -171,7 +171,7 @@ class PermissionSession:
         self.rules: list[Rule] = []
         self.pending: dict[str, Question] = {}
         self._ids = itertools.count(1)
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._feedback: dict[str, str | None] = {}
 
     def decide(self, permission: str, patterns: Sequence[str],
@@ -304,8 +304,8 @@ class PermissionGate:
         self.decisions: list[GateDecision] = []
         self.refusals: list[PermissionDenied | PermissionRejected] = []
         self.requests_asked = 0  # how many permission requests of the call reached the gate
-        self._record_lock = threading.Lock()
-        self._prompt_lock = threading.Lock()
+        self._record_lock = _thread.allocate_lock()
+        self._prompt_lock = _thread.allocate_lock()
 
     def peek(self, permission: str, patterns: Sequence[str],
              metadata: dict[str, Any] | None = None) -> list[PatternDecision]:

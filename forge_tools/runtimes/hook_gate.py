@@ -12,11 +12,11 @@ runners are imported for the common tools (`tools/builtins/requests.py`).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Literal, NamedTuple
 
+from forge_tools.lazy_re import lazy
 from forge_tools.origin import Origin
 from forge_tools.rule import Rule
 
@@ -29,7 +29,7 @@ EXTRA_CALLS: dict[str, tuple[str, dict[str, str]]] = {
     "NotebookEdit": ("edit", {"notebook_path": "filePath"}),
     "read_many_files": ("read", {}),
 }
-_URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
+_URL = lazy(r"https?://[^\s<>\"'`)\]]+")
 
 
 class Unreadable(Exception):
@@ -127,8 +127,8 @@ def _requests(forge_id: str, args: dict[str, Any], tool: str, root: Path) -> lis
     # what the lean request builders read of a ToolContext (`tools/builtins/requests.py`): the project
     # root, and no output store or peek of a run (building the real one costs the hook a thirtieth)
     ctx: Any = SimpleNamespace(agent="build", project_root=root, outputs=None, peek=None, extra={})
-    if forge_id == "webfetch" and isinstance(args.get("url"), str) and not _URL.fullmatch(args["url"]):
-        urls = _URL.findall(args["url"])  # Gemini's web_fetch takes a prompt with the URLs in it
+    if forge_id == "webfetch" and isinstance(args.get("url"), str) and not _URL().fullmatch(args["url"]):
+        urls = _URL().findall(args["url"])  # Gemini's web_fetch takes a prompt with the URLs in it
         if not urls:
             return []
         from forge_tools.tools.builtins.requests import webfetch

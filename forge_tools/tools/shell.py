@@ -80,6 +80,7 @@ import re
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from forge_tools.lazy_re import lazy
 from forge_tools.tools.shell_wrappers import GRAMMARS, OPAQUE_WRAPPERS
 from forge_tools.tools.shell_wrappers import parse as parse_wrapper
 
@@ -93,7 +94,7 @@ SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "mksh", "ash", "
 EDITORS = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim", "rview", "gvim", "gview", "evim",
                      "eview", "gvimdiff", "nvi", "elvis", "vile", "ed", "red", "emacs", "emacsclient", "nano",
                      "rnano", "pico", "joe", "mg", "jed", "kak", "hx", "micro"})
-_EDITOR_NAME = re.compile(r"(?:n?vim?|g?view|ex|vimdiff)(?:\.[\w-]+)?")  # vim.basic, vim.tiny, vi.nox ...
+_EDITOR_NAME = lazy(r"(?:n?vim?|g?view|ex|vimdiff)(?:\.[\w-]+)?")  # vim.basic, vim.tiny, vi.nox ...
 # Commands that run a file's contents in this shell: what they run cannot be seen here.
 SOURCES = frozenset({"source", "."})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
@@ -102,7 +103,7 @@ _MAX_DEPTH = 8  # nested `bash -c` / `eval` levels followed before giving up (fa
 MAX_LINE = 1_048_576  # characters: a longer command line is one opaque pattern, not analysed (issue 31)
 MAX_STARTS = 64  # later words checked as command starts after a wrapper whose options are not known
 
-_WS = re.compile(r"\s+")
+_WS = lazy(r"\s+")
 
 
 class CommandLine(NamedTuple):
@@ -151,7 +152,7 @@ def _parser() -> Parser:
 
 def normalise(text: str) -> str:
     """Collapse runs of whitespace to one space and trim: the shape of every pattern."""
-    return _WS.sub(" ", text).strip()
+    return _WS().sub(" ", text).strip()
 
 
 def split_command_line(line: str) -> CommandLine:
@@ -242,14 +243,14 @@ def _walk(node: Node, data: bytes, out: _Found, depth: int) -> None:
         stack.extend(reversed(current.children))
 
 
-_HEREDOC_ARITHMETIC = re.compile(r"\$\(\((.*?)\)\)|\$\[(.*?)\]", re.S)
+_HEREDOC_ARITHMETIC = lazy(r"\$\(\((.*?)\)\)|\$\[(.*?)\]", re.S)
 
 
 def _heredoc_arithmetic(node: Node, data: bytes) -> bool:
     """An expanding here-document body holding arithmetic that names a variable (`$((x))`, `$[x]`)."""
     text = _text(node, data)
     return "$[" in text or any(not _plain_arithmetic(m.group(1) if m.group(1) is not None else m.group(2))
-                               for m in _HEREDOC_ARITHMETIC.finditer(text))
+                               for m in _HEREDOC_ARITHMETIC().finditer(text))
 
 
 def _declaration_evaluates(node: Node, data: bytes) -> bool:
@@ -279,7 +280,7 @@ def _redirect(node: Node, data: bytes, out: _Found) -> None:
         return
     target = _static_value(destination, data)
     operators = {c.type for c in node.children if c is not destination and c.type != "file_descriptor"}
-    if target is None or _GLOB.search(target):
+    if target is None or _GLOB().search(target):
         out.dynamic_targets.append(_text(destination, data))  # `> $F`, `> $(..)`, `> vic*`: known at run time
         return
     if operators & {">&", "<&"} and (target.isdigit() or target == "-"):
@@ -289,7 +290,7 @@ def _redirect(node: Node, data: bytes, out: _Found) -> None:
         out.writes.append(target)
 
 
-_GLOB = re.compile(r"[*?\[]|[@+!]\(")  # bash expands a pattern in a redirect target to the one file
+_GLOB = lazy(r"[*?\[]|[@+!]\(")  # bash expands a pattern in a redirect target to the one file
 
 
 def _command(node: Node, data: bytes, out: _Found, depth: int) -> None:
@@ -453,7 +454,7 @@ def _follow_inner(words: list[str], static: list[str | None], out: _Found, depth
     base = name.rsplit("/", 1)[-1]
     if base in SHELLS:
         _follow_shell(words, static, out, depth)
-    elif base in SOURCES or base in STRING_RUNNERS or base in EDITORS or _EDITOR_NAME.fullmatch(base):
+    elif base in SOURCES or base in STRING_RUNNERS or base in EDITORS or _EDITOR_NAME().fullmatch(base):
         out.add_opaque(whole)
     elif base in OPAQUE_WRAPPERS:
         _every_start(words, static, out, depth)
@@ -641,7 +642,7 @@ INTERPRETERS: dict[str, frozenset[str]] = {
 }
 # awk runs commands with system(), pipes (`print | "cmd"`, `"cmd" | getline`) and writes files with
 # `print > "f"`; a comparison `$2 > 1` outside print is not an effect.
-_AWK_EFFECTS = re.compile(r"system|\||getline|\bprintf?\b[^;{}]*>")
+_AWK_EFFECTS = lazy(r"system|\||getline|\bprintf?\b[^;{}]*>")
 
 
 def _sed_runs(script: str) -> bool:
@@ -715,7 +716,7 @@ _PYTHON_MODULES = frozenset({"pytest", "unittest", "pip", "venv", "mypy", "ruff"
                              "ensurepip", "tox", "nox", "pyright", "poetry", "hatch", "pdm", "mkdocs",
                              "sphinx",
                              "tabnanny", "pyclbr", "pydoc", "site", "sysconfig", "calendar", "uuid"})
-_STREAM = re.compile(r"-|/dev/(?:stdin|fd/\d+|tty)|/proc/(?:self|thread-self|\d+)/fd/\d+|/dev/.*|/proc/.*")
+_STREAM = lazy(r"-|/dev/(?:stdin|fd/\d+|tty)|/proc/(?:self|thread-self|\d+)/fd/\d+|/dev/.*|/proc/.*")
 
 
 def _interpreter_code(base: str, words: list[str]) -> bool:
@@ -749,7 +750,7 @@ def _interpreter_code(base: str, words: list[str]) -> bool:
         i += 1
     if i >= len(words):
         return True  # no script: the code comes from stdin
-    return bool(_STREAM.fullmatch(words[i]))
+    return bool(_STREAM().fullmatch(words[i]))
 
 
 def _awk_code(words: list[str]) -> bool:
@@ -771,7 +772,7 @@ def _awk_code(words: list[str]) -> bool:
         return True  # -f FILE, -W exec, -E, -i, -l, --exec, ...: code from elsewhere
     if i >= len(words):
         return True
-    return bool(_AWK_EFFECTS.search(words[i]))
+    return bool(_AWK_EFFECTS().search(words[i]))
 
 
 def _sed_code(words: list[str]) -> bool:
@@ -966,19 +967,19 @@ def _substitutions(text: str) -> list[str]:
 # more pattern): the values may be built at run time, so the literal text cannot be checked instead.
 _EVALUATING = frozenset({"arithmetic_expansion", "compound_statement", "c_style_for_statement", "expansion",
                          "variable_assignment", "test_command"})
-_PLAIN_ARITHMETIC = re.compile(r"[\s\d+\-*/%()<>=!&|^~?:,;]*")
+_PLAIN_ARITHMETIC = lazy(r"[\s\d+\-*/%()<>=!&|^~?:,;]*")
 _CODE_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV",
                              "SHELLOPTS", "BASHOPTS"})
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _NAME_TAKERS = frozenset({"printf", "read", "mapfile", "readarray", "unset", "test", "[", "getopts", "wait"})
-_ALWAYS_NUMBERS = re.compile(r"\$[#?$!]|\$\{#\w+\}")  # `$#`, `$?`, `${#x}`: bash makes these numbers
-_SUBSCRIPT = re.compile(r"\[([^\]]*)\]")
+_ALWAYS_NUMBERS = lazy(r"\$[#?$!]|\$\{#\w+\}")  # `$#`, `$?`, `${#x}`: bash makes these numbers
+_SUBSCRIPT = lazy(r"\[([^\]]*)\]")
 
 
 def _plain_arithmetic(text: str) -> bool:
     """Only numbers and operators: nothing whose value bash would evaluate in turn."""
-    text = _ALWAYS_NUMBERS.sub("0", text)
-    return bool(_PLAIN_ARITHMETIC.fullmatch(re.sub(r"0[xX][0-9a-fA-F]+", "0", text)))
+    text = _ALWAYS_NUMBERS().sub("0", text)
+    return bool(_PLAIN_ARITHMETIC().fullmatch(re.sub(r"0[xX][0-9a-fA-F]+", "0", text)))
 
 
 def _code_variable(name: str) -> bool:
@@ -1004,7 +1005,7 @@ def _evaluates_code(node: Node, data: bytes) -> bool:
             return True
         name = re.match(r"[#!]?\w+", inner)
         rest = inner[name.end():] if name else inner
-        subscript = _SUBSCRIPT.match(rest)
+        subscript = _SUBSCRIPT().match(rest)
         if subscript:
             if subscript.group(1) not in ("@", "*") and not _plain_arithmetic(subscript.group(1)):
                 return True
@@ -1021,7 +1022,7 @@ def _evaluates_code(node: Node, data: bytes) -> bool:
             return True
         value = node.child_by_field_name("value")
         if value is not None and value.type == "array":  # `a=([x]=1)`: each subscript is evaluated
-            return any(not _plain_arithmetic(m.group(1)) for m in _SUBSCRIPT.finditer(_text(value, data)))
+            return any(not _plain_arithmetic(m.group(1)) for m in _SUBSCRIPT().finditer(_text(value, data)))
         return False
     if kind == "test_command":
         return _test_evaluates(node, data)
@@ -1061,7 +1062,7 @@ def _runs_stored_code(name: str | None, static: list[str | None]) -> str | None:
         if target < len(args) and args[target] is None:
             return ""
         for word in args:
-            match = _SUBSCRIPT.search(word) if word is not None else None
+            match = _SUBSCRIPT().search(word) if word is not None else None
             if word is not None and match and match.group(1) not in ("@", "*") \
                     and not _plain_arithmetic(match.group(1)):
                 return word
@@ -1074,12 +1075,12 @@ def _runs_stored_code(name: str | None, static: list[str | None]) -> str | None:
 # A glob (`*`, `?`, `[...]`, extglob `@(...)`) or a brace expansion (`{a,b}`, `{a..b}`) in a command
 # name: bash picks the program when it runs (`/bin/r[m] x` runs rm). A quoted one is literal, but the
 # quoting is gone by the time a name reaches `_follow_inner`; treating it as opaque is only stricter.
-_EXPANDING_NAME = re.compile(r"[*?]|\[.*\]|[@+!]\(|\{[^{}]*(,|\.\.)[^{}]*\}")
+_EXPANDING_NAME = lazy(r"[*?]|\[.*\]|[@+!]\(|\{[^{}]*(,|\.\.)[^{}]*\}")
 
 
 def _expands(name: str) -> bool:
     """Whether bash may turn the command name `name` into another word (or several) when it runs."""
-    return bool(_EXPANDING_NAME.search(name))
+    return bool(_EXPANDING_NAME().search(name))
 
 
 def _follow_shell(words: list[str], static: list[str | None], out: _Found, depth: int) -> None:
@@ -1173,7 +1174,7 @@ def _static_value(node: Node, data: bytes) -> str | None:
 
 _ANSI_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
                 "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-_ANSI_NUMERIC = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|.)", re.S)
+_ANSI_NUMERIC = lazy(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|.)", re.S)
 
 
 def _decode_ansi_c(body: str) -> str | None:
@@ -1194,7 +1195,7 @@ def _decode_ansi_c(body: str) -> str | None:
         raise ValueError(esc)
 
     try:
-        return _ANSI_NUMERIC.sub(one, body)
+        return _ANSI_NUMERIC().sub(one, body)
     except (ValueError, OverflowError):
         return None
 
@@ -1278,13 +1279,13 @@ def describe(line: str) -> dict[str, Any]:
 # -- the understood subset --------------------------------------------------------------------------
 # Every node the walk visits is either understood (its effect on what runs is modelled exactly) or it
 # makes its source text an opaque pattern. See the module docstring for the subset itself.
-_SIMPLE_EXPANSION = re.compile(
+_SIMPLE_EXPANSION = lazy(
     r"\$\{#?(?:[A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|\d+|[@*#?$!-])"  # ${x} ${#x} ${a[1]} ${1} ${@}
     r"(?:(?::?[-+?=]|##?|%%?|//?|\^\^?|,,?)[A-Za-z0-9_.,/:%@+= *?-]*|:\d+(?::\d+)?)?\}"
     r"|\$\{![A-Za-z_][A-Za-z0-9_]*(?:\[[@*]\]|[@*])\}")  # ${!a[@]}: the keys; ${!p*}: names
 # Variables whose value bash runs, or that change what a name runs, in any form (assignment, `read`,
 # `printf -v`, `for`, `mapfile`, `${x:=..}`, `declare`): a line that names one is opaque.
-_CODE_NAMES = re.compile(r"\b(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|BASH_ALIASES|BASH_CMDS|BASH_FUNC_\w*|"
+_CODE_NAMES = lazy(r"\b(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|BASH_ALIASES|BASH_CMDS|BASH_FUNC_\w*|"
                          r"SHELLOPTS|BASHOPTS|BASH_XTRACEFD|BASH_LOADABLES_PATH|EXECIGNORE|PATH|CDPATH|"
                          r"RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|OPTIND|IFS|GLOBIGNORE|HOME|OLDPWD|"
                          # Variables that make a *program* run code (issue 18): git's config from the
@@ -1296,9 +1297,9 @@ _CODE_NAMES = re.compile(r"\b(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|BASH_ALIASES|BAS
                          r"PERL5OPT|PERL5DB|PERL5LIB|PERLLIB|PERL_\w+|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|"
                          r"PYTHONINSPECT|PYTHONBREAKPOINT|NODE_OPTIONS|NODE_PATH|RUBYOPT|RUBYLIB|LD_\w+|ENV|"
                          r"ZDOTDIR|VIMINIT|EXINIT|MYVIMRC|AWKPATH|TCLLIBPATH|GCONV_PATH|BROWSER)\b")
-_READ_ONLY_USE = re.compile(r"\$\{?(?:PATH|HOME|RANDOM|SRANDOM|SECONDS|LINENO|OPTIND|IFS|OLDPWD)\b\}?")
+_READ_ONLY_USE = lazy(r"\$\{?(?:PATH|HOME|RANDOM|SRANDOM|SECONDS|LINENO|OPTIND|IFS|OLDPWD)\b\}?")
 _DELIMITER_WORD = r"[A-Za-z0-9_.+\-]+"
-_PLAIN_DELIMITER = re.compile(
+_PLAIN_DELIMITER = lazy(
     rf"{_DELIMITER_WORD}|'{_DELIMITER_WORD}'|\"{_DELIMITER_WORD}\"|\\{_DELIMITER_WORD}")
 
 
@@ -1323,7 +1324,7 @@ def _outside_subset(node: Node, data: bytes) -> str | None:
         return _text(node, data) or "(missing)"
     if kind == "expansion":
         text = _text(node, data)
-        return None if _SIMPLE_EXPANSION.fullmatch(text) else text
+        return None if _SIMPLE_EXPANSION().fullmatch(text) else text
     if kind == "ansi_c_string":
         return _text(node, data) if _decode_ansi_c(_text(node, data)[2:-1]) is None else None
     if node.child_count == 0 and kind in ("word", "regex", "extglob_pattern", "string_content", "comment"):
@@ -1344,7 +1345,7 @@ def _heredoc_understood(node: Node, data: bytes) -> bool:
     if start is None or end is None:
         return False
     raw = _text(start, data)
-    if not _PLAIN_DELIMITER.fullmatch(raw) or any(c.type == "word" for c in node.children):
+    if not _PLAIN_DELIMITER().fullmatch(raw) or any(c.type == "word" for c in node.children):
         return False
     delimiter = raw.strip("'\"\\")
     strip_tabs = any(c.type == "<<-" for c in node.children)
@@ -1365,5 +1366,5 @@ def _heredoc_understood(node: Node, data: bytes) -> bool:
 
 def _line_opacity(line: str, out: _Found) -> None:
     """Names that make a whole line opaque wherever they appear (see `_CODE_NAMES`)."""
-    if _CODE_NAMES.search(_READ_ONLY_USE.sub("", line)):
+    if _CODE_NAMES().search(_READ_ONLY_USE().sub("", line)):
         out.add_opaque(line)

@@ -11,10 +11,11 @@ whose value is only known at run time) makes the wrapper opaque: the splitter ca
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+from forge_tools.lazy_re import lazy
+
+_ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 class Grammar(NamedTuple):
@@ -105,12 +106,28 @@ GRAMMARS: dict[str, Grammar] = {
 OPAQUE_WRAPPERS = frozenset({"strace", "ltrace", "nsenter", "firejail", "proot", "parallel"})
 
 
-@dataclass
 class Parsed:
-    """Where a wrapper's command starts, and the options given (letter or long name -> values)."""
+    """Where a wrapper's command starts, and the options given (letter or long name -> values).
 
-    start: int  # index into the words (0 is the wrapper itself); == len(words) when there is none
-    options: dict[str, list[str]] = field(default_factory=dict)
+    A plain class with the methods `@dataclass` would write (equality, repr, unhashable as it is
+    mutable): a dataclass compiles its methods at import, about 3 M instructions, a sixtieth of one
+    `forge-tools hook` decision, which imports this module (issue 32 item 6)."""
+
+    __slots__ = ("options", "start")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, start: int, options: dict[str, list[str]] | None = None) -> None:
+        self.start = start  # index into the words (0 is the wrapper itself); == len(words) when there is none
+        self.options: dict[str, list[str]] = {} if options is None else options
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Parsed)
+        return (self.start, self.options) == (other.start, other.options)
+
+    def __repr__(self) -> str:
+        return f"Parsed(start={self.start!r}, options={self.options!r})"
 
 
 def _long(name: str, known: frozenset[str]) -> str | None:
@@ -188,7 +205,7 @@ def parse(base: str, words: list[str | None]) -> Parsed | None:
             word = words[i]
             if word is None:
                 return None
-            if not _ASSIGNMENT.match(word):
+            if not _ASSIGNMENT().match(word):
                 break
             i += 1
     for _ in range(g.positional):

@@ -21,6 +21,7 @@ from forge_tools.config.formats.base import (
     too_many_digits,
 )
 from forge_tools.errors import ConfigError, ConfigProblem, ExitCode, ForgeToolsError
+from forge_tools.lazy_re import lazy
 from forge_tools.origin import Node, Origin
 
 
@@ -58,11 +59,11 @@ def parse_json(text: str, base: Origin) -> Node:
 
 # Strings, then comments: scanning both in one pass keeps `//` inside a string a string. A string may
 # not span lines (JSON forbids raw newlines in strings), so an unterminated one cannot swallow code.
-_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
-_STRING_OR_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=[ \t\r\n]*[}\]])')
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^ \t\r\n{}\[\]:,"]+')
-_NOT_NEWLINE = re.compile(r"[^\n]")
-_MAYBE_TRAILING_COMMA = re.compile(r",[ \t\r\n]*[}\]]")
+_STRING_OR_COMMENT = lazy(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_STRING_OR_COMMA = lazy(r'"(?:[^"\\\n]|\\.)*"|,(?=[ \t\r\n]*[}\]])')
+_TOKEN = lazy(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^ \t\r\n{}\[\]:,"]+')
+_NOT_NEWLINE = lazy(r"[^\n]")
+_MAYBE_TRAILING_COMMA = lazy(r",[ \t\r\n]*[}\]]")
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -75,7 +76,7 @@ def _blank(match: re.Match[str]) -> str:
         while i >= 0 and text[i] in " \t\r\n":
             i -= 1
         return token if i < 0 or text[i] in "[{,:" else " "  # `[,]` stays an error for json-five
-    return _NOT_NEWLINE.sub(" ", token)
+    return _NOT_NEWLINE().sub(" ", token)
 
 
 _SHARED_WORD = 8  # string values this short are kept once per text (`json` makes each one anew)
@@ -91,9 +92,9 @@ def fast_parse_json(text: str, base: Origin) -> Node | None:
     """
 
     if "//" in text or "/*" in text:
-        text = _STRING_OR_COMMENT.sub(_blank, text)
-    if _MAYBE_TRAILING_COMMA.search(text):
-        text = _STRING_OR_COMMA.sub(_blank, text)
+        text = _STRING_OR_COMMENT().sub(_blank, text)
+    if _MAYBE_TRAILING_COMMA().search(text):
+        text = _STRING_OR_COMMA().sub(_blank, text)
     try:
         data = json.loads(text, object_pairs_hook=_Pairs)
     except (ValueError, RecursionError):
@@ -111,7 +112,7 @@ class _Walk:
     __slots__ = ("base", "check_text", "line_starts", "tokens", "words")
 
     def __init__(self, text: str, base: Origin, check_text: bool) -> None:
-        self.tokens = _TOKEN.finditer(text)
+        self.tokens = _TOKEN().finditer(text)
         self.line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
         self.base = base
         self.check_text = check_text
@@ -282,8 +283,8 @@ def parse_json5(text: str, base: Origin) -> Node:
 def _stdlib_error(text: str, base: Origin) -> None:
     """Without json-five, a JSON/JSONC syntax error is still a located error (the standard library's
     message and position); the text may be JSON5, which needs json-five, so the line says that too."""
-    blanked = _STRING_OR_COMMENT.sub(_blank, text) if "//" in text or "/*" in text else text
-    blanked = _STRING_OR_COMMA.sub(_blank, blanked)
+    blanked = _STRING_OR_COMMENT().sub(_blank, text) if "//" in text or "/*" in text else text
+    blanked = _STRING_OR_COMMA().sub(_blank, blanked)
     try:
         json.loads(blanked)
     except json.JSONDecodeError as exc:
@@ -295,7 +296,7 @@ def _stdlib_error(text: str, base: Origin) -> None:
 
 
 # a line continuation of JSON5 (a backslash, then the end of the line) is not a raw character
-_RAW_CONTROL = re.compile("(?<!\\\\)(?<!\\\\\r)[\x00-\x1f]")
+_RAW_CONTROL = lazy("(?<!\\\\)(?<!\\\\\r)[\x00-\x1f]")
 
 
 def _no_raw_control(node: Any, where: tuple[int | None, int | None], base: Origin, keys: tuple[str, ...],
@@ -304,7 +305,7 @@ def _no_raw_control(node: Any, where: tuple[int | None, int | None], base: Origi
     forbids it, and in a key or pattern it is never meant (an escape sequence in a rule name could
     also rewrite what a terminal shows). JSON5 allows it; forge refuses it in every JSON flavour."""
     raw = str(getattr(node, "raw_value", "") or "")
-    found = _RAW_CONTROL.search(raw)
+    found = _RAW_CONTROL().search(raw)
     if found is None:
         return
     line, col = where
@@ -320,7 +321,7 @@ def _no_raw_control(node: Any, where: tuple[int | None, int | None], base: Origi
                       at(base, line, col, keys), code=ConfigProblem.SYNTAX)
 
 
-_DIGITS_OUTSIDE_STRINGS = re.compile(
+_DIGITS_OUTSIDE_STRINGS = lazy(
     r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/|[0-9]+', re.DOTALL)
 
 
@@ -328,14 +329,14 @@ def _huge_integer(text: str) -> tuple[int, int] | None:
     """(offset, digit count) of the first integer outside strings and comments with more digits than
     Python converts (`sys.get_int_max_str_digits()`), or None."""
     limit = sys.get_int_max_str_digits()
-    for match in _DIGITS_OUTSIDE_STRINGS.finditer(text):
+    for match in _DIGITS_OUTSIDE_STRINGS().finditer(text):
         token = match.group(0)
         if token[0].isdigit() and len(token) > limit:
             return match.start(), len(token)
     return None
 
 
-_JSON_POS = re.compile(r"line (\d+) column (\d+)")
+_JSON_POS = lazy(r"line (\d+) column (\d+)")
 _TOKEN_WORDS = {
     "COLON": "':'", "COMMA": "','", "LBRACE": "'{'", "RBRACE": "'}'", "LBRACKET": "'['",
     "RBRACKET": "']'", "DOUBLE_QUOTE_STRING": "a string", "SINGLE_QUOTE_STRING": "a string",
@@ -351,7 +352,7 @@ def _json_error_position(exc: Any, text: str) -> tuple[int, int, str]:
     primary = message
     if "The primary error was:" in message:
         primary = message.split("The primary error was:", 1)[1].strip().splitlines()[0].strip()
-    found = _JSON_POS.search(primary)
+    found = _JSON_POS().search(primary)
     index = getattr(exc, "index", None)
     token = getattr(exc, "token", None)
     if token is not None and isinstance(index, int) and index >= 0:

@@ -26,7 +26,6 @@ refuse to start, so no call runs; an unread one, an untrusted project's, changes
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,11 +112,11 @@ class CodexSettings:
 
 
 def _read(path: Path) -> tuple[Node | None, str | None, Origin | None]:
+    if not path.is_file():  # before importing the TOML reader: most projects have no config.toml
+        return None, None, None
     from forge_tools.config.formats.toml_format import parse_toml
     from forge_tools.errors import ConfigError
 
-    if not path.is_file():
-        return None, None, None
     try:
         return parse_toml(path.read_text(encoding="utf-8"), Origin("file", str(path))), None, None
     except ConfigError as exc:
@@ -127,6 +126,8 @@ def _read(path: Path) -> tuple[Node | None, str | None, Origin | None]:
 
 
 def _override(text: str) -> tuple[str, Any]:
+    import tomllib
+
     key, _, raw = text.partition("=")
     try:
         value = tomllib.loads(f"v = {raw}")["v"]

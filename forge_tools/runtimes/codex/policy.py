@@ -13,12 +13,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from forge_tools.runtimes.codex.rules import SEVERITY, Decision, PrefixRule, RulesFile, read_rules
 
 
-@dataclass(frozen=True)
-class Match:
+# Match and Evaluation are named tuples, not frozen dataclasses: a dataclass compiles its methods at
+# import (about 3 M instructions each, against 0.7 M; `forge-tools hook --runtime codex` imports
+# this module for every decision, issue 32 item 6). Neither is compared with a plain tuple.
+class Match(NamedTuple):
     """A prefix_rule that matches a command, by the prefix it matched."""
 
     rule: PrefixRule
@@ -26,8 +29,7 @@ class Match:
     resolved_program: str | None = None
 
 
-@dataclass(frozen=True)
-class Evaluation:
+class Evaluation(NamedTuple):
     """What the policy says about one argv: the matches (in the policy's order) and the decision."""
 
     argv: tuple[str, ...]

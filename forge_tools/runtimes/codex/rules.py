@@ -12,7 +12,6 @@ one of its examples does not hold; `RulesFile.error` says why, at the rule or ex
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -124,9 +123,12 @@ def _origin(path: Path, node: Node) -> Origin:
 
 
 def _string(node: Node) -> str:
+    text = node.text.decode() if node.text is not None else ""
+    if len(text) >= 2 and text[0] in "\"'" and text[-1] == text[0] and not any(
+            c in text[1:-1] for c in (text[0], "\\", "\n", "\r", "\0")):
+        return text[1:-1]  # no escape, no inner quote: its own text (`ast` is not imported for it)
     import ast
 
-    text = node.text.decode() if node.text is not None else ""
     value = ast.literal_eval(text)  # a Starlark string literal is a Python one (no f-strings here)
     if not isinstance(value, str):
         raise NotLiteral(node)
@@ -172,6 +174,8 @@ class _Evaluator:
 
 
 def _tokens(value: Any, node: Node) -> tuple[str, ...]:
+    import shlex  # here, not at import (`forge-tools hook` reads rules without examples)
+
     if isinstance(value, str):
         return tuple(shlex.split(value))
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -248,6 +252,8 @@ def _call(ev: _Evaluator, call: Node, path: Path, out: RulesFile) -> None:
                       "decision" in given)
     for example in rule.not_match:
         if rule.matches(example.tokens):
+            import shlex
+
             raise ExampleError(f"expected example to not match rule {rule.text()}: "
                                f"{shlex.join(example.tokens)}", example.origin)
     out.rules.append(rule)
@@ -305,6 +311,8 @@ def _check_matches(out: RulesFile) -> None:
     for rule in out.rules:
         for example in rule.match:
             if not rule.matches(example.tokens):
+                import shlex
+
                 raise ExampleError(f"expected every example to match at least one rule: "
                                    f"{shlex.join(example.tokens)} is not matched by {rule.text()}",
                                    example.origin)

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from forge_tools.lazy_re import lazy
+
 if TYPE_CHECKING:
     from forge_tools.runtimes.gate_rules import Translation
     from forge_tools.runtimes.gemini.policy import GeminiRule
@@ -34,7 +36,7 @@ PERMISSIONS = {"run_shell_command": "bash", "ShellTool": "bash", "read_file": "r
                "web_fetch": "webfetch", "google_web_search": "websearch", "write_todos": "todowrite",
                "*": "*"}
 ACTION = {"allow": "allow", "deny": "deny", "ask_user": "ask"}
-_NAMED = re.compile(r"([A-Za-z0-9_-]+)\((.*)\)", re.DOTALL)
+_NAMED = lazy(r"([A-Za-z0-9_-]+)\((.*)\)", re.DOTALL)
 
 
 def read(cwd: Path, env: Mapping[str, str]) -> GeminiSettings:
@@ -108,7 +110,7 @@ def _add(out: object, rule: GeminiRule, settings: GeminiSettings) -> None:
     what = f"Gemini rule {rule.text or rule.tool_name} {rule.decision}"
     rank = rule.priority
     tool, prefixes = rule.tool_name, rule.command_prefix
-    named = _NAMED.fullmatch(tool)
+    named = _NAMED().fullmatch(tool)
     if named is not None:  # `run_shell_command(rm)` in tools.exclude: a deny of that prefix, as meant
         tool, prefixes = named.group(1), (named.group(2),)
     gate = permission(tool)

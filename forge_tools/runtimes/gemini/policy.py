@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from forge_tools.lazy_re import lazy
+
 if TYPE_CHECKING:
     import regress
 
@@ -109,12 +111,12 @@ def js_test(pattern: str, text: str) -> bool:
     return compiled is not None and compiled.find(text) is not None
 
 
-_NESTED_QUANTIFIER = re.compile(r"\([^)]*[*+?{].*\)[*+?{]")
+_NESTED_QUANTIFIER = lazy(r"\([^)]*[*+?{].*\)[*+?{]")
 
 
 def safe_regex(pattern: str) -> bool:
     """Gemini's `isSafeRegExp`: compiles, at most 2048 characters, no nested quantifier."""
-    return js_regex(pattern) is not None and len(pattern) <= 2048 and not _NESTED_QUANTIFIER.search(pattern)
+    return js_regex(pattern) is not None and len(pattern) <= 2048 and not _NESTED_QUANTIFIER().search(pattern)
 
 
 def js_string(value: str) -> str:
@@ -145,11 +147,11 @@ def stable_stringify(args: dict[str, Any]) -> str:
     return "{" + ",".join(pairs) + "}"
 
 
-_ESCAPE = re.compile(r"[-\[\]{}()*+?.,\\^$|#\s\"]")
+_ESCAPE = lazy(r"[-\[\]{}()*+?.,\\^$|#\s\"]")
 
 
 def escape_regex(text: str) -> str:
-    return _ESCAPE.sub(lambda m: "\\" + m.group(0), text)
+    return _ESCAPE().sub(lambda m: "\\" + m.group(0), text)
 
 
 def args_patterns(args_pattern: str | None, command_prefix: str | list[str] | None,

@@ -6,11 +6,11 @@ its file:line:col (the line of its `[[rule]]` header, or of the key a problem is
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from forge_tools.lazy_re import lazy
 from forge_tools.origin import Origin
 from forge_tools.runtimes.gemini.policy import (
     DECISIONS,
@@ -24,7 +24,7 @@ from forge_tools.runtimes.gemini.policy import (
     safe_regex,
 )
 
-_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rule[ \t]*\]\]", re.MULTILINE)
+_HEADER = lazy(r"^[ \t]*\[\[[ \t]*rule[ \t]*\]\]", re.MULTILINE)
 _OPTIONAL_STR = ("subagent", "mcpName", "argsPattern", "commandRegex", "denyMessage", "deny_message")
 _OPTIONAL_BOOL = ("interactive", "allowRedirection", "allow_redirection")
 
@@ -53,7 +53,7 @@ class Problem:
 
 def _positions(text: str) -> list[int]:
     """The 1-based line of each `[[rule]]` header, in order."""
-    return [text.count("\n", 0, m.start()) + 1 for m in _HEADER.finditer(text)]
+    return [text.count("\n", 0, m.start()) + 1 for m in _HEADER().finditer(text)]
 
 
 def _key_line(text: str, header_line: int, key: str) -> int:
@@ -61,7 +61,7 @@ def _key_line(text: str, header_line: int, key: str) -> int:
     lines = text.splitlines()
     for number in range(header_line, len(lines)):
         line = lines[number]
-        if _HEADER.match(line) or line.lstrip().startswith("["):
+        if _HEADER().match(line) or line.lstrip().startswith("["):
             break
         if re.match(rf"[ \t]*{re.escape(key)}[ \t]*=", line):
             return number + 1
@@ -125,6 +125,8 @@ def _shell_syntax_error(rule: dict[str, Any], index: int) -> tuple[str, str] | N
 
 def read_policy_file(path: Path, tier: int, problems: list[Problem]) -> PolicyFile:
     """One file's rules as Gemini loads them into `tier`."""
+    import tomllib  # here, not at import: most projects have no policy file
+
     found = PolicyFile(path, tier)
     base = Origin("file", str(path))
     try:

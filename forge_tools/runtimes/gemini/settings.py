@@ -171,7 +171,7 @@ def _strict_error(text: str) -> tuple[int, int, str] | None:
     from forge_tools.config.formats.json_format import _STRING_OR_COMMENT, _blank
 
     try:
-        json.loads(_STRING_OR_COMMENT.sub(_blank, text))
+        json.loads(_STRING_OR_COMMENT().sub(_blank, text))
     except json.JSONDecodeError as exc:
         return exc.lineno, exc.colno, exc.msg
     return None

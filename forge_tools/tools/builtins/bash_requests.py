@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from forge_tools.lazy_re import lazy
 from forge_tools.permission.calls import PermissionRequest
 from forge_tools.tools.builtins._common import (
     edit_requests,
@@ -40,7 +40,7 @@ WRITE_COMMANDS = frozenset({"rm", "rmdir", "cp", "mv", "mkdir", "touch", "ln", "
 # Files every shell writes to or reads from as a matter of course; never "outside the project".
 HARMLESS_FILES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
                             "/dev/zero", "/dev/random", "/dev/urandom"})
-_HOME_WORD = re.compile(r"^(?:\$HOME|\$\{HOME\})(?=/|$)")
+_HOME_WORD = lazy(r"^(?:\$HOME|\$\{HOME\})(?=/|$)")
 
 
 def permission_requests(args: Any, ctx: ToolContext) -> list[PermissionRequest]:
@@ -112,7 +112,7 @@ READ_ONLY_COMMANDS = frozenset({"cat", "head", "tail", "less", "more", "grep", "
                                 "stat", "file", "wc", "diff", "cmp", "jq", "echo", "printf", "test", "[",
                                 "realpath", "readlink", "basename", "dirname", "md5sum", "sha1sum",
                                 "sha256sum", "cd", "pushd", "which", "type", "true", ":", "du", "tree"})
-_PATH_TOKEN = re.compile(r"[^\s'\"(),;=<>|&`{}\[\]]+")
+_PATH_TOKEN = lazy(r"[^\s'\"(),;=<>|&`{}\[\]]+")
 def _makes_links(split: CommandLine) -> bool:
     """The line makes links when it runs (`ln`, `link`, `cp -s`/`-l`, `mount`): a later path on the same
     line may lead through one to anywhere, which no check made before the line runs can see."""
@@ -139,7 +139,7 @@ def _config_mentions(split: CommandLine, bases: list[Path], ctx: ToolContext) ->
         if name in READ_ONLY_COMMANDS:
             continue
         for word, text in zip(words[1:], texts[1:], strict=False):
-            for token in _PATH_TOKEN.findall(word if word is not None else text or ""):
+            for token in _PATH_TOKEN().findall(word if word is not None else text or ""):
                 for path in _absolute(token, bases):
                     if path not in seen:
                         seen.add(path)
@@ -227,7 +227,7 @@ class _Paths:
                 continue
             name = words[0].rsplit("/", 1)[-1] if words[0] is not None else None
             for word, text in zip(words[1:], texts[1:], strict=False):
-                home = _HOME_WORD.sub(os.environ.get("HOME", "~").replace("\\", "/"), text or "")
+                home = _HOME_WORD().sub(os.environ.get("HOME", "~").replace("\\", "/"), text or "")
                 if word is None and home != text and _static_text(home):
                     pending.append((home, False))  # `$HOME/x` in any command: a path outside the root
                 elif word is not None and (word == "~" or word.startswith("~/")) \
