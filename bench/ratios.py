@@ -308,7 +308,15 @@ def hook(tmp: Path, env: dict[str, str], runs: int) -> None:
         (root / rel).write_text(text)
         (tmp / f"hook-{name}.json").write_text(json.dumps({**payload, "cwd": str(root)}))
         argvs.append([exe, "hook", "--runtime", name])
+    # Gemini CLI reads a workspace's settings only in a trusted folder: trust it, so the case is a deny
+    trusted = Path(env["HOME"]) / ".gemini" / "trustedFolders.json"
+    trusted.parent.mkdir(parents=True, exist_ok=True)
+    trusted.write_text(json.dumps({str(tmp / "hook-gemini"): "TRUST_FOLDER"}))
     for name, argv in zip(HOOK_CASES, argvs, strict=True):
+        said = subprocess.run(argv, input=(tmp / f"hook-{name}.json").read_text(), env=env,
+                              capture_output=True, text=True).stdout
+        if "deny" not in said:  # the case is meant to be a deny: say so when it measures something else
+            print(f"  note: hook --runtime {name} gave no deny here ({said.strip() or 'no decision'})")
         # each agent's runs interleaved with the floor's (the floor ignores the payload on its stdin), so
         # a change in the shared machine's load reaches both alike
         floor, t = measure_together([FLOOR, argv], tmp, env, runs, stdin=tmp / f"hook-{name}.json")
