@@ -422,7 +422,14 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
     # `rule` (recorded, bash-subshells; generated corpus: `(cat < .env)` under a Read deny)
     wrapped = (len(parts) == 1 and behavior == "deny" and first is not None
                and (parts[0].opaque in ("a subshell", "a { ...; } group") or parts[0].argv[:1] == ("exec",)))
-    decision = ClaudeDecision(behavior, "rule" if named or wrapped else "subcommandResults", tuple(checks))
+    # a path deny of a subcommand an ask rule matches, outside a pipeline, is the binary's `rule`
+    # (recorded, bash-ask-vs-path-deny: `echo hi && tee g < notes.txt`; `tee g < notes.txt | wc`
+    # and a denied path of a subcommand no ask rule matches stay subcommandResults)
+    asked = behavior == "deny" and any(
+        c.behavior == "deny" and c.rule is not None and c.rule.tool in ("Read", "Edit") and not p.piped
+        and (m := _match(bash, p)) is not None and m[0] == "ask" for p, c in zip(parts, checks, strict=True))
+    decision = ClaudeDecision(behavior, "rule" if named or wrapped or asked else "subcommandResults",
+                              tuple(checks))
     return _moded(settings, decision, "Bash")
 
 
@@ -503,11 +510,14 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
           bare_allow: tuple[Behavior, ClaudeRule] | None, cwd: Path) -> tuple[Check, Path]:
     """One subcommand's answer, and the working directory after it (`cd`)."""
     hit = _match(bash, part)
+    denied = _denied_path(settings, part, rules, cwd) if hit is None or hit[0] != "deny" else None
+    if denied is not None:
+        # a Read or Edit deny of a path it reads or writes wins over an ask rule matching it
+        # (recorded, bash-ask-vs-path-deny: `tee g < notes.txt` under ask `Bash(tee *)`, deny
+        # `Read(./notes.txt)` is denied)
+        return denied, cwd
     if hit is not None and hit[0] != "allow":
         return Check(part.text, hit[0], hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"), cwd
-    denied = _denied_path(settings, part, rules, cwd)
-    if denied is not None:
-        return denied, cwd
     if part.opaque is not None:
         return Check(part.text, "ask", None, f"{part.opaque}: Claude Code asks"), cwd
     stripped = part.stripped
