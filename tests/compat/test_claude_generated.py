@@ -36,11 +36,7 @@ ERROR_MESSAGES = {"invalid": "InputValidationError", "unread": "File has not bee
 
 #: (config, call index) -> the exact gap: left out of the config's test and asserted to still
 #: differ by an xfail(strict=True), so a fix shows
-_TEE = ("Claude Code denies `tee g-tee.txt < notes.txt` (behind `NODE_ENV=test`, or after `doas cat "
-        "... &&`) with reason `rule` under allow `Bash(tee *)`, deny `Read(.env)`, `Bash(find *)`, "
-        "`mcp__srv__*` and ask `Read(**/*.key)`; no rule of the config names tee or notes.txt, and the "
-        "deciding rule is not in the stream: not shrunk yet. forge-tools asks / denies otherwise")
-GAPS: dict[tuple[str, int], str] = {("gen-056", 13): _TEE, ("gen-056", 31): _TEE}
+GAPS: dict[tuple[str, int], str] = {}
 
 pytestmark = pytest.mark.skipif(not RECORDS["configs"], reason=f"no {RECORDS_PATH.name}")
 

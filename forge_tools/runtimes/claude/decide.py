@@ -324,6 +324,14 @@ def _match(rules: list[ClaudeRule], part: Part) -> tuple[Behavior, ClaudeRule] |
     return ("allow", rule) if rule is not None else None
 
 
+def _rule_hit(settings: ClaudeSettings, parts: list[Part], part: Part,
+              hit: tuple[Behavior, ClaudeRule]) -> ClaudeDecision:
+    """A deny or ask rule matching one subcommand of a line a bare `Bash` allows."""
+    named = len(parts) == 1 and any(_whole(hit[1], c) for c in deny_candidates(part))
+    return _moded(settings, ClaudeDecision(hit[0], "rule" if named else "subcommandResults", (Check(
+        part.text, hit[0], hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"),)), "Bash")
+
+
 def _blank(text: str) -> str | None:
     import re
 
@@ -372,18 +380,22 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
     if bare_allow is not None:
         # `Bash` (or `Bash(*)`) allowed: only a deny or ask rule matching a subcommand, or a
         # path argument a Read or Edit deny covers, still decides
-        for part in parts:
-            hit = _match([r for r in bash if r.behavior != "allow"], part)
+        hits = [_match([r for r in bash if r.behavior != "allow"], part) for part in parts]
+        for part, hit in zip(parts, hits, strict=True):
+            if hit is not None and hit[0] == "deny":
+                return _rule_hit(settings, parts, part, hit)
+        # a path deny wins over an ask rule (recorded, bash-ask-vs-path-deny-bare); `rule` when an
+        # ask rule matches a denied subcommand outside a pipeline
+        denied = [(part, hit, d) for part, hit in zip(parts, hits, strict=True)
+                  for d in [_denied_path(settings, part, rules, cwd)] if d is not None]
+        if denied:
+            wrapped = len(parts) == 1 and denied[0][0].opaque in ("a subshell", "a { ...; } group")
+            asked = any(hit is not None and not part.piped for part, hit, _ in denied)
+            return ClaudeDecision("deny", "rule" if wrapped or asked else "subcommandResults",
+                                  (denied[0][2],))
+        for part, hit in zip(parts, hits, strict=True):
             if hit is not None:
-                named = len(parts) == 1 and any(_whole(hit[1], c) for c in deny_candidates(part))
-                return _moded(settings, ClaudeDecision(hit[0], "rule" if named else "subcommandResults",
-                                                       (Check(part.text, hit[0], hit[1],
-                                                              f"the rule {hit[1].text!r} matches "
-                                                              f"{part.text!r}"),)), "Bash")
-            denied = _denied_path(settings, part, rules, cwd)
-            if denied is not None:
-                wrapped = len(parts) == 1 and part.opaque in ("a subshell", "a { ...; } group")
-                return ClaudeDecision("deny", "rule" if wrapped else "subcommandResults", (denied,))
+                return _rule_hit(settings, parts, part, hit)
         touchy = _bash_sensitive(settings, parts, cwd) if settings.mode == "acceptEdits" else None
         if touchy is not None:  # generated corpus: `touch .vscode/x`, `echo x >> .bashrc` ask
             return ClaudeDecision("ask", "subcommandResults", (Check(command.strip(), "ask", None,
@@ -422,7 +434,14 @@ def _bash(settings: ClaudeSettings, command: str, rules: list[ClaudeRule],
     # `rule` (recorded, bash-subshells; generated corpus: `(cat < .env)` under a Read deny)
     wrapped = (len(parts) == 1 and behavior == "deny" and first is not None
                and (parts[0].opaque in ("a subshell", "a { ...; } group") or parts[0].argv[:1] == ("exec",)))
-    decision = ClaudeDecision(behavior, "rule" if named or wrapped else "subcommandResults", tuple(checks))
+    # a path deny of a subcommand an ask rule matches, outside a pipeline, is the binary's `rule`
+    # (recorded, bash-ask-vs-path-deny: `echo hi && tee g < notes.txt`; `tee g < notes.txt | wc`
+    # and a denied path of a subcommand no ask rule matches stay subcommandResults)
+    asked = behavior == "deny" and any(
+        c.behavior == "deny" and c.rule is not None and c.rule.tool in ("Read", "Edit") and not p.piped
+        and (m := _match(bash, p)) is not None and m[0] == "ask" for p, c in zip(parts, checks, strict=True))
+    decision = ClaudeDecision(behavior, "rule" if named or wrapped or asked else "subcommandResults",
+                              tuple(checks))
     return _moded(settings, decision, "Bash")
 
 
@@ -503,11 +522,14 @@ def _part(settings: ClaudeSettings, part: Part, rules: list[ClaudeRule], bash: l
           bare_allow: tuple[Behavior, ClaudeRule] | None, cwd: Path) -> tuple[Check, Path]:
     """One subcommand's answer, and the working directory after it (`cd`)."""
     hit = _match(bash, part)
+    denied = _denied_path(settings, part, rules, cwd) if hit is None or hit[0] != "deny" else None
+    if denied is not None:
+        # a Read or Edit deny of a path it reads or writes wins over an ask rule matching it
+        # (recorded, bash-ask-vs-path-deny: `tee g < notes.txt` under ask `Bash(tee *)`, deny
+        # `Read(./notes.txt)` is denied)
+        return denied, cwd
     if hit is not None and hit[0] != "allow":
         return Check(part.text, hit[0], hit[1], f"the rule {hit[1].text!r} matches {part.text!r}"), cwd
-    denied = _denied_path(settings, part, rules, cwd)
-    if denied is not None:
-        return denied, cwd
     if part.opaque is not None:
         return Check(part.text, "ask", None, f"{part.opaque}: Claude Code asks"), cwd
     stripped = part.stripped

@@ -45,6 +45,7 @@ class Part(NamedTuple):
     expands: bool = False  # a `$VAR` or `${...}` in its words: no allow rule approves it
     writes: tuple[str, ...] = ()  # the files its output redirections name (quotes removed)
     reads: tuple[str, ...] = ()  # the files its input redirections (`<`) name
+    piped: bool = False  # one command of a pipeline (`a | b`)
 
     @property
     def stripped(self) -> tuple[str, ...]:
@@ -95,8 +96,13 @@ def _statements(node: Node, data: bytes, out: list[Part]) -> None:
 
 def _statement(node: Node, data: bytes, out: list[Part]) -> None:
     kind = node.type
-    if kind in ("list", "pipeline"):
+    if kind == "list":
         _statements(node, data, out)
+        return
+    if kind == "pipeline":
+        before = len(out)
+        _statements(node, data, out)
+        out[before:] = [p._replace(piped=True) for p in out[before:]]
         return
     if kind == "redirected_statement":
         body = node.child_by_field_name("body")
