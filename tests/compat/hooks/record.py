@@ -92,7 +92,7 @@ def main() -> int:
 
 
 def _failures(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
-    from failures import FAILURES, failing, shown  # type: ignore[import-not-found]
+    from failures import FAILURES, failing, merge_record, shown  # type: ignore[import-not-found]
 
     subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude"], cwd=project, env=env, check=True)
     settings = project / ".claude" / "settings.json"
@@ -107,11 +107,8 @@ def _failures(project: Path, env: dict[str, str], standin: object, scratch: Path
         found[name] = {**run["calls"][0], "hook_command": shown(how, "claude"), "audit": run["audit"]}
         print(name, found[name]["ran"], found[name]["tool_result"])
     standin.stop()  # type: ignore[attr-defined]
-    out = HERE / f"claude-{version}.json"
-    record = json.loads(out.read_text())
-    record["failures"] = json.loads(json.dumps(found).replace(str(scratch), "$SCRATCH"))
-    out.write_text(json.dumps(record, indent=2) + "\n")
-    print(f"wrote {out}")
+    merge_record(HERE / f"claude-{version}.json", "failures",
+                 json.loads(json.dumps(found).replace(str(scratch), "$SCRATCH")))
     shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
@@ -119,6 +116,8 @@ def _failures(project: Path, env: dict[str, str], standin: object, scratch: Path
 def _sandbox(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
     """`hook install --sandbox`: an allowed call writing into `work/` and into `.claude/` runs rewritten
     inside `run`'s sandbox (the first write happens, the second fails: read-only)."""
+    from failures import merge_record  # type: ignore[import-not-found]
+
     subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude", "--sandbox"], cwd=project, env=env,
                    check=True)
     (project / "work").mkdir()
@@ -127,11 +126,8 @@ def _sandbox(project: Path, env: dict[str, str], standin: object, scratch: Path,
             "config_written": (project / ".claude" / "probe").exists(), "audit": run["audit"]}
     print(call)
     standin.stop()  # type: ignore[attr-defined]
-    out = HERE / f"claude-{version}.json"
-    record = json.loads(out.read_text())
-    record["sandbox"] = json.loads(json.dumps(call).replace(str(scratch), "$SCRATCH"))
-    out.write_text(json.dumps(record, indent=2) + "\n")
-    print(f"wrote {out}")
+    merge_record(HERE / f"claude-{version}.json", "sandbox",
+                 json.loads(json.dumps(call).replace(str(scratch), "$SCRATCH")))
     shutil.rmtree(scratch, ignore_errors=True)
     return 0
 

@@ -158,10 +158,9 @@ def main() -> int:
     stand_in = StandIn()
     out = HERE / f"gemini-{version}.json"
     if sys.argv[1:] == ["--sandbox"]:  # the sandbox run alone, merged into the record
-        record = json.loads(out.read_text())
-        record["sandbox"] = one_run(stand_in, SANDBOXED, "{hook} --sandbox")
-        out.write_text(json.dumps(record, indent=2) + "\n")
-        print(f"wrote {out}")
+        from failures import merge_record  # type: ignore[import-not-found]
+
+        merge_record(out, "sandbox", one_run(stand_in, SANDBOXED, "{hook} --sandbox"))
         return 0
     only = sys.argv[1:]  # a quick try: the commands to run (with the hook; `--sandbox` first: sandboxed)
     # (`--sandbox` alone: re-record the record's `sandbox` run)
