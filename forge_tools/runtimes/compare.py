@@ -29,11 +29,8 @@ def difference(answer: RuntimeAnswer, gate: CallDecision) -> str | None:
     would deny it (the gate checks "rm v2.txt")`, or None when both give the same action."""
     if not differs(answer, gate):
         return None
-    head = f"{answer.label} {_RUNTIME_VERB[answer.action]}"
-    tail = f"forge-tools run would {_GATE_VERB[gate.action]}"
-    if STRICTNESS[answer.action] < STRICTNESS[gate.action]:
-        return f"{head}: {_looser_why(answer, gate)}; {tail}{_gate_why(answer, gate)}"
-    return f"{head}: {answer.reason}; {tail}{_gate_why(answer, gate)}"
+    why, gate_side = _halves(answer, gate)
+    return f"{answer.label} {_RUNTIME_VERB[answer.action]}: {why}; {gate_side}"
 
 
 def beside_reason(answer: RuntimeAnswer, gate: CallDecision) -> str | None:
@@ -41,11 +38,15 @@ def beside_reason(answer: RuntimeAnswer, gate: CallDecision) -> str | None:
     alone when the runtime's half would only repeat that reason, else the whole difference."""
     if not differs(answer, gate):
         return None
-    whole = difference(answer, gate)
-    repeated = f"{answer.label} {_RUNTIME_VERB[answer.action]}: {answer.reason}; "
-    if whole is not None and whole.startswith(repeated):
-        return whole[len(repeated):]
-    return whole
+    why, gate_side = _halves(answer, gate)
+    return gate_side if why == answer.reason else difference(answer, gate)
+
+
+def _halves(answer: RuntimeAnswer, gate: CallDecision) -> tuple[str, str]:
+    """(why the runtime does what it does, what the gate would do and why) for answers that differ."""
+    looser = STRICTNESS[answer.action] < STRICTNESS[gate.action]
+    why = _looser_why(answer, gate) if looser else answer.reason
+    return why, f"forge-tools run would {_GATE_VERB[gate.action]}{_gate_why(answer, gate)}"
 
 
 def _looser_why(answer: RuntimeAnswer, gate: CallDecision) -> str:
