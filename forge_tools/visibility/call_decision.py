@@ -95,12 +95,6 @@ def validated_args(result: PipelineResult, tool_id: str, args: dict[str, Any]) -
             f"{d.get('field')}: {d.get('problem')}"
             + (did_you_mean(str(d.get("field")), unused) if _is_extra(d, args) else "")
             for d in exc.details)
-        said = {str(d.get("field")) for d in exc.details}
-        # a name the tool ignores (opencode's bash drops keys it does not name) is most likely a typo of
-        # the parameter the call lacks: say so beside the missing one
-        ignored = [f"{k}: not a parameter, ignored{did_you_mean(k, unused)}"
-                   for k in args if names and k not in names and k not in said]
-        fields = "; ".join(x for x in (fields, *ignored) if x)
         return None, f"the arguments do not fit {tool_id}'s parameters ({fields or exc.text})"
     except Exception as exc:  # a broken schema of a loaded tool: say so, do not crash the check
         return None, f"the arguments of {tool_id} cannot be validated: {exc}"
