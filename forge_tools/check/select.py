@@ -129,9 +129,6 @@ def config_layers(trees: Iterable[Node], project_root: Path) -> list[Layer]:
 def _pyproject_section(path: Path) -> Node | None:
     """`[tool.forge-tools.check]` of the project's pyproject.toml, located, or None when there is none.
     A pyproject.toml that cannot be parsed is not forge's to report, unless it names forge-tools."""
-    from forge_tools.config.formats.toml_format import parse_toml
-    from forge_tools.errors import ConfigError
-
     if not path.is_file():
         return None
     try:
@@ -139,7 +136,10 @@ def _pyproject_section(path: Path) -> Node | None:
     except (OSError, UnicodeDecodeError):
         return None
     if "forge-tools" not in text:
-        return None  # most pyprojects: no need to parse them
+        return None  # most pyprojects: no need to parse them (nor to import the TOML reader)
+    from forge_tools.config.formats.toml_format import parse_toml
+    from forge_tools.errors import ConfigError
+
     try:
         tree = parse_toml(text, Origin("file", str(path)))
     except ConfigError as exc:

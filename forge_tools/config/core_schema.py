@@ -18,8 +18,9 @@ file with the live models; regenerate it after changing the schema:
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,6 +35,7 @@ SOURCES = ("schema.py", "validators.py")
 FUNCTIONS_MODULE = "forge_tools.config.validators"
 ROOT_MODEL = "ConfigModel"
 _FUNCTION = "$function"
+_BOUND = "$classmethod"
 #: model config keys that become the validator's config (the same for every model) or the schema's
 _SHARED_CONFIG = ("strict", "validate_by_alias", "validate_by_name")
 
@@ -63,7 +65,7 @@ def derive() -> dict[str, Any]:
 
     ConfigModel.model_rebuild(raise_errors=True)  # a model left unbuilt (an unknown name) fails here
     nodes: dict[str, dict[str, Any]] = {}
-    _model_nodes(ConfigModel.__pydantic_core_schema__, nodes)
+    model_nodes(ConfigModel.__pydantic_core_schema__, nodes)
     models: dict[str, type[BaseModel]] = {name: node["cls"] for name, node in nodes.items()}
     refs = {str(node["ref"]): name for name, node in nodes.items() if "ref" in node}
     shared = {key: value for key, value in nodes[ROOT_MODEL].get("config", {}).items()
@@ -82,20 +84,20 @@ def derive() -> dict[str, Any]:
         "keys": {name: [field.alias or key for key, field in m.model_fields.items()]
                  for name, m in models.items()},
         "submodels": {name: subs for name, subs in submodels.items() if subs},
-        "schema": _class_free(ConfigModel.__pydantic_core_schema__, refs),
+        "schema": class_free(ConfigModel.__pydantic_core_schema__, refs),
     }
 
 
-def _model_nodes(node: Any, found: dict[str, dict[str, Any]]) -> None:
+def model_nodes(node: Any, found: dict[str, dict[str, Any]]) -> None:
     """Every `model` node of a core schema, by its class's name."""
     if isinstance(node, dict):
         if node.get("type") == "model":
             found.setdefault(node["cls"].__name__, node)
         for value in node.values():
-            _model_nodes(value, found)
+            model_nodes(value, found)
     elif isinstance(node, list):
         for item in node:
-            _model_nodes(item, found)
+            model_nodes(item, found)
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
@@ -114,17 +116,25 @@ def _model_in(annotation: Any, models: dict[str, type[BaseModel]]) -> str | None
     return found[0].__name__ if len(found) == 1 and found[0].__name__ in models else None
 
 
-def _class_free(node: Any, refs: dict[str, str]) -> Any:
+def class_free(node: Any, refs: dict[str, str], functions_module: str = FUNCTIONS_MODULE,
+               what: str = "the config schema") -> Any:
     """A core schema as JSON: each `model` node becomes its `model-fields` schema (with the model's
-    extra-keys behaviour), refs get the model's name, functions their dotted name; metadata and
-    serialization (never used to validate) are dropped."""
+    extra-keys behaviour), refs get the model's name, functions their dotted name (each must be a
+    module-level function of `functions_module`, or a classmethod made of one); metadata and
+    serialization (never used to validate) are dropped. `config.core_schema` ships the config's,
+    `tools.schema_cache` each builtin's argument model."""
     if isinstance(node, dict):
         if node.get("type") == "model":
             inner = dict(node["schema"])
-            inner["extra_behavior"] = node.get("config", {}).get("extra_fields_behavior", "ignore")
+            fields = inner  # under the model's own validators (function-before/after/wrap), its fields
+            while fields.get("type") != "model-fields" and isinstance(fields.get("schema"), dict):
+                fields["schema"] = fields = dict(fields["schema"])
+            if fields.get("type") != "model-fields":
+                raise ValueError(f"{what} has a model without fields: it cannot be shipped")
+            fields["extra_behavior"] = node.get("config", {}).get("extra_fields_behavior", "ignore")
             if "ref" in node:
                 inner["ref"] = node["ref"]
-            return _class_free(inner, refs)
+            return class_free(inner, refs, functions_module, what)
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key in ("metadata", "serialization"):
@@ -132,31 +142,36 @@ def _class_free(node: Any, refs: dict[str, str]) -> Any:
             if key in ("ref", "schema_ref") and isinstance(value, str):
                 out[key] = refs.get(value, value)
             else:
-                out[key] = _class_free(value, refs)
+                out[key] = class_free(value, refs, functions_module, what)
         return out
     if isinstance(node, list | tuple):
-        return [_class_free(item, refs) for item in node]
+        return [class_free(item, refs, functions_module, what) for item in node]
     if callable(node):
-        module, name = getattr(node, "__module__", ""), getattr(node, "__qualname__", "")
-        if module != FUNCTIONS_MODULE or getattr(importlib.import_module(module), name, None) is not node:
-            raise ValueError(f"the config schema calls {module}.{name}: move it to {FUNCTIONS_MODULE}, "
-                             "so validating a config needs no model")
-        return {_FUNCTION: f"{module}:{name}"}
+        bound = inspect.ismethod(node)  # a model validator: a classmethod whose function is shared
+        function = node.__func__ if bound else node
+        module, name = getattr(function, "__module__", ""), getattr(function, "__qualname__", "")
+        if (module != functions_module
+                or getattr(importlib.import_module(module), name, None) is not function):
+            raise ValueError(f"{what} calls {module}.{name}: move it to {functions_module}, "
+                             "so validating needs no model")
+        return {_FUNCTION: f"{module}:{name}", **({_BOUND: True} if bound else {})}
     if node is None or isinstance(node, str | int | float | bool):
         return node
-    raise ValueError(f"the config schema holds {node!r}, which cannot be shipped as JSON")
+    raise ValueError(f"{what} holds {node!r}, which cannot be shipped as JSON")
 
 
-def _with_functions(node: Any) -> Any:
+def with_functions(node: Any, functions_module: str = FUNCTIONS_MODULE) -> Any:
+    """A shipped schema with its named functions in place (a classmethod's called with no class)."""
     if isinstance(node, dict):
-        if set(node) == {_FUNCTION}:
+        if _FUNCTION in node and set(node) <= {_FUNCTION, _BOUND}:
             module, _, name = str(node[_FUNCTION]).partition(":")
-            if module != FUNCTIONS_MODULE:
-                raise ValueError(f"the shipped config schema names a function outside {FUNCTIONS_MODULE}")
-            return getattr(importlib.import_module(module), name)
-        return {key: _with_functions(value) for key, value in node.items()}
+            if module != functions_module:
+                raise ValueError(f"the shipped schema names a function outside {functions_module}")
+            function = getattr(importlib.import_module(module), name)
+            return partial(function, None) if node.get(_BOUND) else function
+        return {key: with_functions(value, functions_module) for key, value in node.items()}
     if isinstance(node, list):
-        return [_with_functions(item) for item in node]
+        return [with_functions(item, functions_module) for item in node]
     return node
 
 
@@ -179,7 +194,7 @@ def _build(data: dict[str, Any]) -> ConfigSchema:
     models = {ROOT_MODEL, *submodels, *(sub for subs in submodels.values() for sub in subs.values())}
     if not all(isinstance(keys.get(m), list) for m in models):
         raise ValueError("the config schema's key lists do not cover its models")
-    return ConfigSchema(SchemaValidator(_with_functions(data["schema"]), data["config"]), keys, submodels)
+    return ConfigSchema(SchemaValidator(with_functions(data["schema"]), data["config"]), keys, submodels)
 
 
 @lru_cache(maxsize=1)

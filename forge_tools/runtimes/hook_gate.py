@@ -154,8 +154,9 @@ def _other_builtin(forge_id: str, args: dict[str, Any], tool: str, ctx: Any) -> 
 
     if forge_id not in ALL_BUILTINS or forge_id in ("invalid",):
         return None
+    from forge_tools.tools.arguments import default_permission_requests, permission_requests_for
     from forge_tools.tools.builtins import import_builtin
-    from forge_tools.tools.wrapper import default_permission_requests, permission_requests_for, validate_args
+    from forge_tools.tools.wrapper import validate_args
 
     built = import_builtin(forge_id)
     if built.permission_requests is None:

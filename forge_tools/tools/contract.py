@@ -206,6 +206,10 @@ class _Deferred:
             return self
         if self.name in obj.__dict__:
             return obj.__dict__[self.name]
+        light = obj._light.get(self.name)
+        if light is not None and obj._loaded is None:  # known without the tool's module
+            value = obj.__dict__[self.name] = light()
+            return value
         return getattr(obj.loaded(), self.name)
 
     def __set__(self, obj: LazyTool, value: Any) -> None:
@@ -224,10 +228,15 @@ class LazyTool(Tool):
     format_validation_error = _Deferred()
     unchecked_input = _Deferred()
 
+    #: validates a call's arguments for a decision without the tool's model: the arguments as its
+    #: `permission_requests` read them, or None when it cannot say (`tools/arguments.py`)
+    quick_args: Callable[[dict[str, Any]], Any] | None = None
+
     def __init__(self, id: str, description: str, load: Callable[[], Tool] | None = None, *,
                  schema: dict[str, Any] | None = None, source: ToolSource = BUILTIN,
                  internal: bool = False, schema_key: str | None = None, cannot_run: str | None = None,
-                 **fields: Any) -> None:
+                 light: dict[str, Callable[[], Any]] | None = None,
+                 quick_args: Callable[[dict[str, Any]], Any] | None = None, **fields: Any) -> None:
         self.id = id
         self.description = description
         self.source = source
@@ -240,6 +249,9 @@ class LazyTool(Tool):
         self._schema = schema
         self._schema_key = schema_key  # a computed schema is remembered under it for later runs
         self._loaded: Tool | None = None
+        # fields known without loading (each the loaded tool's own: a test holds builtins to it)
+        self._light = light or {}
+        self.quick_args = quick_args
 
     def loaded(self) -> Tool:
         if self._loaded is None:

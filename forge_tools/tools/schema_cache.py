@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
@@ -137,13 +137,92 @@ def live_definitions() -> dict[str, dict[str, Any]]:
     """Every builtin's definition taken from its module now, with the module's checksum (what the
     shipped file must equal)."""
     from forge_tools.tools.builtins import ALL_BUILTINS, import_builtin
+    from forge_tools.tools.builtins.requests import REQUESTS
 
     found: dict[str, dict[str, Any]] = {}
     for tool_id in ALL_BUILTINS:
         tool = import_builtin(tool_id)
         found[tool_id] = {"source_crc32": source_checksum(tool_id), "description": tool.description,
                           "internal": tool.internal, "parameters": tool.json_schema()}
+        model = tool.parameters
+        if tool_id in REQUESTS and not isinstance(model, dict):
+            validator = derive_validator(model)
+            if validator is not None:
+                found[tool_id]["validator"] = validator
     return found
+
+
+# -- deciding a call without the model (`tools/arguments.py`) -----------------------------------------
+
+#: the only module a shipped validator may name functions from
+ARG_CHECKS = "forge_tools.tools.builtins._arg_checks"
+#: model config a shipped validator carries (as the validator's config: the same for every model of
+#: the tool); any other config key makes the tool decide through its model
+_VALIDATOR_CONFIG = ("strict", "validate_by_alias", "validate_by_name")
+_PER_MODEL_CONFIG = ("title", "extra_fields_behavior")
+
+
+def derive_validator(model: type[BaseModel]) -> dict[str, Any] | None:
+    """A builtin argument model's checks as a class-free core schema (`config.core_schema.class_free`),
+    or None when they cannot be shipped (a check that is not a function of `_arg_checks`, config the
+    shipped validator would not carry): that tool is then always validated by its model."""
+    from forge_tools.config.core_schema import class_free, model_nodes
+
+    model.model_rebuild(raise_errors=True)
+    schema = model.__pydantic_core_schema__
+    nodes: dict[str, dict[str, Any]] = {}
+    model_nodes(schema, nodes)
+    shared: dict[str, Any] | None = None
+    for node in nodes.values():
+        config = node.get("config", {})
+        if set(config) - {*_VALIDATOR_CONFIG, *_PER_MODEL_CONFIG}:
+            return None
+        mine = {key: value for key, value in config.items() if key in _VALIDATOR_CONFIG}
+        if shared is not None and mine != shared:
+            return None
+        shared = mine
+    refs = {str(node["ref"]): name for name, node in nodes.items() if "ref" in node}
+    try:
+        return {"config": shared or {}, "schema": class_free(schema, refs, ARG_CHECKS, model.__name__)}
+    except ValueError:
+        return None
+
+
+@cache
+def shipped_validator(tool_id: str) -> Any:
+    """The `pydantic_core.SchemaValidator` a builtin ships for its arguments, or None (no current
+    entry, no validator in it, or one this pydantic_core cannot build)."""
+    entry = shipped_definition(tool_id)
+    data = entry.get("validator") if entry is not None else None
+    if not isinstance(data, dict):
+        return None
+    from pydantic_core import SchemaError, SchemaValidator
+
+    from forge_tools.config.core_schema import with_functions
+
+    try:
+        return SchemaValidator(with_functions(data["schema"], ARG_CHECKS), data["config"])
+    except (SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
+        return None
+
+
+def quick_args(tool_id: str, raw_args: dict[str, Any]) -> Any:
+    """The arguments as the builtin's model would validate them (its top-level fields as attributes),
+    or None when its shipped validator is missing or refuses them (the model then says why)."""
+    validator = shipped_validator(tool_id)
+    if validator is None:
+        return None
+    from types import SimpleNamespace
+
+    from pydantic_core import ValidationError
+
+    try:
+        out = validator.validate_python(raw_args)
+    except ValidationError:
+        return None
+    if not (isinstance(out, tuple) and out and isinstance(out[0], dict)):
+        return None
+    return SimpleNamespace(**out[0])
 
 
 def main() -> None:

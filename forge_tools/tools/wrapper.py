@@ -21,8 +21,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from forge_tools.errors import PermissionDenied, PermissionRejected
-from forge_tools.names import permission_name
-from forge_tools.tools.contract import PermissionRequest, Tool, ToolContext, ToolResult
+from forge_tools.tools.arguments import non_text, permission_requests_for
+from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 ABORT_GRACE_SECONDS = 10.0
 _PROPAGATE = (PermissionDenied, PermissionRejected)
@@ -160,41 +160,11 @@ def validate_args(tool: Tool, raw_args: Any) -> Any:
     raise InvalidInput(text, error_details(error))
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _non_text(value: Any, builtin: bool, at: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], str] | None:
-    """The first string in `value` (keys included) that is not text a tool can be given, and why: a
-    lone surrogate is not Unicode text at all (it cannot be encoded for any file, process or server);
-    a NUL cannot be part of a path, a command or an argument, which is what builtins hand the system."""
-    if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        if found is not None:
-            return at, (f"contains a lone surrogate (U+{ord(found.group()):04X}, at character "
-                        f"{found.start() + 1}), which is not Unicode text; send valid text")
-        if builtin and "\0" in value:
-            return at, (f"contains a NUL character (U+0000, at character {value.index(chr(0)) + 1}), "
-                        "which no path, command or argument can hold")
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found_key = _non_text(key, builtin, (*at, key)) if isinstance(key, str) else None
-            problem = found_key or _non_text(item, builtin, (*at, key))
-            if problem is not None:
-                return problem
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            problem = _non_text(item, builtin, (*at, index))
-            if problem is not None:
-                return problem
-    return None
-
-
 def _refuse_non_text(tool: Tool, raw_args: Any) -> None:
     """`InvalidInput` naming the field when a string of the input is not text (`_non_text`): before
     the schema, so every tool, and `run`, `explain --call` and `check --expect` alike, says which field
     is wrong instead of failing later in the permission checks."""
-    found = _non_text(raw_args, tool.source.kind == "builtin")
+    found = non_text(raw_args, tool.source.kind == "builtin")
     if found is None:
         return
     at, problem = found
@@ -229,18 +199,6 @@ def _error_result(tool: Tool, text: str, kind: str, **meta: Any) -> ToolResult:
 def _exception_text(exc: BaseException) -> str:
     message = str(exc).strip()
     return message or type(exc).__name__
-
-
-def default_permission_requests(tool: Tool) -> list[PermissionRequest]:
-    """A tool that does not say which checks a call needs is checked under its permission name with `*`."""
-    return [PermissionRequest(permission_name(tool.id), ("*",), ("*",))]
-
-
-def permission_requests_for(tool: Tool, args: Any, ctx: ToolContext) -> list[PermissionRequest]:
-    """The checks one call needs (pure; `explain --call` uses it without running anything)."""
-    if tool.permission_requests is None:
-        return default_permission_requests(tool)
-    return list(tool.permission_requests(args, ctx))
 
 
 def _before(tool: Tool, raw_args: Any, ctx: ToolContext, hooks: Any) -> tuple[Any, ToolResult | None]:

@@ -30,8 +30,8 @@ def decide_call(result: PipelineResult, tool_id: str, args: dict[str, Any], proj
     not fit, are a deny before any pattern is checked. `as_if_visible` decides a hidden tool's call
     as the gate would if the tool were offered (`explain` shows it beside the refusal)."""
     from forge_tools.permission.gate import dry_decide, dry_gate
+    from forge_tools.tools.arguments import default_permission_requests, permission_requests_for
     from forge_tools.tools.contract import ToolContext
-    from forge_tools.tools.wrapper import default_permission_requests, permission_requests_for
 
     refusal = refused_call(result, tool_id, args, project_root, as_if_visible=as_if_visible)
     if refusal is not None:
@@ -81,23 +81,30 @@ def args_problem(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> 
 def validated_args(result: PipelineResult, tool_id: str, args: dict[str, Any]) -> tuple[Any, str | None]:
     """(the arguments as the tool validates them, None), or (None, why they do not fit); (None, None)
     when the tool is unknown or not loaded."""
-    from forge_tools.tools.wrapper import InvalidInput, validate_args
+    from forge_tools.tools.arguments import decision_args
 
     verdict = result.get(tool_id)
     if verdict is None or verdict.tool is None:
         return None, None
     try:
-        return validate_args(verdict.tool, args), None
-    except InvalidInput as exc:
-        names = _parameter_names(verdict.tool)
+        return decision_args(verdict.tool, args), None
+    except Exception as exc:
+        return None, _args_problem(verdict.tool, tool_id, args, exc)
+
+
+def _args_problem(tool: Any, tool_id: str, args: dict[str, Any], exc: Exception) -> str:
+    from forge_tools.tools.wrapper import InvalidInput
+
+    if isinstance(exc, InvalidInput):
+        names = _parameter_names(tool)
         unused = [n for n in names if n not in args] or names  # a typo most likely stands for a missing one
         fields = "; ".join(
             f"{d.get('field')}: {d.get('problem')}"
             + (did_you_mean(str(d.get("field")), unused) if _is_extra(d, args) else "")
             for d in exc.details)
-        return None, f"the arguments do not fit {tool_id}'s parameters ({fields or exc.text})"
-    except Exception as exc:  # a broken schema of a loaded tool: say so, do not crash the check
-        return None, f"the arguments of {tool_id} cannot be validated: {exc}"
+        return f"the arguments do not fit {tool_id}'s parameters ({fields or exc.text})"
+    # a broken schema of a loaded tool: say so, do not crash the check
+    return f"the arguments of {tool_id} cannot be validated: {exc}"
 
 
 def _parameter_names(tool: Any) -> list[str]:

@@ -140,10 +140,16 @@ def test_the_small_project_commands_build_no_model_and_import_no_tool(project: P
         assert after_config(project, *args) == {"code": 0, "loaded": [], "models": []}, args
 
 
-def test_explain_call_builds_the_one_model_it_validates(project: Path) -> None:
+def test_explain_call_decides_valid_input_without_the_tools_model(project: Path) -> None:
+    """A call the shipped validator accepts is decided without bash's module or any pydantic model
+    (`tools/arguments.py`); input it refuses is validated by the model, which says what is wrong."""
     (project / "forge.toml").write_text(SMALL_TOML)
     data = after_config(project, "explain", "bash", "--call", '{"command": "git status"}')
-    assert data["code"] == 0
+    assert (data["code"], data["models"]) == (0, [])
+    # only what the call's permission requests are made of (the lean table, and a context for them)
+    assert data["loaded"] == ["forge_tools.tools.builtins.bash_requests",
+                              "forge_tools.tools.builtins.requests", "forge_tools.tools.context"]
+    data = after_config(project, "explain", "bash", "--call", '{"command": "git status", "timeout": 0}')
     assert data["models"] == ["BashArgs"]
     assert "forge_tools.tools.builtins.bash" in data["loaded"]  # type: ignore[operator]
 

@@ -124,7 +124,7 @@ def test_errors_through_the_loader_are_located(project: Path) -> None:
 
 def test_only_functions_of_the_validators_module_are_shipped() -> None:
     with pytest.raises(ValueError, match=r"move it to forge_tools\.config\.validators"):
-        cache._class_free({"type": "function-plain", "function": {"type": "no-info", "function": len}}, {})
+        cache.class_free({"type": "function-plain", "function": {"type": "no-info", "function": len}}, {})
 
 
 def test_loaded_data_is_the_model_built_on_first_use(project: Path) -> None:

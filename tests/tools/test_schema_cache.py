@@ -143,3 +143,82 @@ def test_a_lazy_tool_is_still_a_dataclass_tool() -> None:
     copied = copy.copy(echo)
     copied.id = "echo3"
     assert (copied.id, echo.id) == ("echo3", "echo") and copied.json_schema() == echo.json_schema()
+
+
+# --- deciding a call without the model (tools/arguments.py) -----------------------------------------
+
+#: inputs around each lean builtin's checks: valid, defaults, coercions, extra and missing keys, wrong
+#: types, and each check of `_arg_checks` on both sides
+AROUND = {
+    "bash": [{"command": "ls -la"}, {"command": "ls", "description": "list"}, {"command": "  "},
+             {"command": "a\x00b"}, {"command": "ls", "timeout": 0}, {"command": "ls", "timeout": 5.0},
+             {"command": "ls", "timeout": "7"}, {"command": "ls", "timeout": 1.5}, {"command": 3},
+             {"command": "ls", "workdir": None}, {"command": "ls", "workdir": "sub"}, {"comand": "ls"},
+             {}, {"command": "ls", "extra": 1}, {"command": "ls", "timeout": True}],
+    "read": [{"filePath": "a.txt"}, {"filePath": "a", "offset": 2, "limit": 3}, {"filePath": 1},
+             {"filePath": "a", "offset": -1}, {"path": "a"}],
+    "edit": [{"filePath": "a", "oldString": "x", "newString": "y"}, {"filePath": "a", "oldString": "x"},
+             {"filePath": "a", "oldString": "x", "newString": "y", "replaceAll": "yes"}],
+    "write": [{"filePath": "a", "content": "x"}, {"filePath": "a"}, {"filePath": "a", "content": None}],
+    "glob": [{"pattern": "*.py"}, {"pattern": "*.py", "path": "src"}, {"pattern": ""}, {"pattern": []}],
+    "grep": [{"pattern": "x"}, {"pattern": "x", "include": "*.py", "path": "."}, {"pattern": None}],
+    "list": [{}, {"path": "src"}, {"path": "src", "ignore": ["a"]}, {"path": "src", "ignore": "a"}],
+    "webfetch": [{"url": "https://example.com"}, {"url": " http://a.b/c "}, {"url": "ftp://a"},
+                 {"url": "https://a", "format": "text"}, {"url": "https://a", "format": "pdf"},
+                 {"url": "https://a", "timeout": 121}, {"url": "https://a", "timeout": 0.5}],
+}
+
+
+def test_every_tool_of_the_lean_table_ships_its_checks() -> None:
+    from forge_tools.tools.builtins.requests import REQUESTS
+
+    assert set(AROUND) == set(REQUESTS)
+    for tool_id in REQUESTS:
+        assert schema_cache.shipped_validator(tool_id) is not None, tool_id
+
+
+def test_the_shipped_checks_accept_what_the_model_accepts_with_its_values() -> None:
+    from pydantic import ValidationError
+
+    for tool_id, cases in AROUND.items():
+        model = import_builtin(tool_id).parameters
+        assert not isinstance(model, dict)
+        accepted = 0
+        for raw in cases:
+            quick = schema_cache.quick_args(tool_id, raw)
+            try:
+                value = model.model_validate(raw)
+            except ValidationError:
+                assert quick is None, (tool_id, raw)
+                continue
+            accepted += 1
+            assert quick is not None, (tool_id, raw)
+            assert vars(quick) == dict(value), (tool_id, raw)
+        assert 0 < accepted < len(cases) or tool_id == "list", tool_id
+
+
+def test_a_lazy_builtin_knows_its_requests_without_its_module() -> None:
+    from forge_tools.tools.builtins.requests import REQUESTS
+
+    for tool_id in ALL_BUILTINS:
+        fresh = _declare(tool_id)
+        assert isinstance(fresh, LazyTool)
+        unchecked = fresh.unchecked_input
+        requests = fresh.permission_requests if tool_id in REQUESTS else None
+        assert fresh._loaded is None, tool_id  # neither read loaded the module's tool
+        real = import_builtin(tool_id)
+        assert unchecked is real.unchecked_input
+        if tool_id in REQUESTS:
+            assert requests is real.permission_requests, tool_id
+
+
+def test_a_refused_input_is_said_in_the_tools_own_words() -> None:
+    from forge_tools.tools.arguments import decision_args
+    from forge_tools.tools.wrapper import InvalidInput
+
+    tool = _declare("bash")
+    with pytest.raises(InvalidInput, match="command must not be empty"):
+        decision_args(tool, {"command": " "})
+    assert decision_args(tool, {"command": "ls", "description": "x"}).command == "ls"
+    with pytest.raises(InvalidInput, match="lone surrogate"):
+        decision_args(tool, {"command": "ls \ud800"})

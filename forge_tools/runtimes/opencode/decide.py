@@ -164,8 +164,8 @@ def _relative(worktree: str, path: str) -> str:
 def _forge_requests(result: PipelineResult, tool_id: str, args: dict[str, Any], project_root: Path
                     ) -> list[PermissionRequest]:
     """forge-tools' permission requests for a tool this runtime does not reproduce."""
+    from forge_tools.tools.arguments import default_permission_requests, permission_requests_for
     from forge_tools.tools.contract import ToolContext
-    from forge_tools.tools.wrapper import default_permission_requests, permission_requests_for
     from forge_tools.visibility.call_decision import validated_args
 
     verdict = result.get(tool_id)

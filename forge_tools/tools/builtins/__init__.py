@@ -5,15 +5,17 @@ permission vocabulary that names the same ids, so config and permission read it 
 
 Each builtin is one module exposing `TOOL`. The pipeline sees each as a `LazyTool` declared from the
 shipped definitions (`tools/schema_cache.py`): its module, and pydantic with it, is imported only when
-its code is used (a call is validated or run), so listing and explaining tools starts fast.
+its code is used (a call is validated or run), so listing and explaining tools starts fast. The tools
+whose permission requests are in the lean table (`requests.py`) also ship their argument checks, so a
+call is decided (`tools/arguments.py`) without importing their module either.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.names import ALL_BUILTINS, BUILTIN_ORDER, GATED_ORDER
 
@@ -70,9 +72,28 @@ def _declare(tool_id: str, description: str | None = None) -> Tool:
         if description is None:
             return tool
         return LazyTool(tool_id, description, lambda: tool, internal=tool.internal)
+    quick = None
+    # no builtin takes its input unchecked (only opencode's script tools do)
+    light: dict[str, Callable[[], Any]] = {"unchecked_input": _unchecked}
+    if "validator" in entry:  # decided without the model: the shipped checks, the lean requests
+        from forge_tools.tools.schema_cache import quick_args
+
+        quick = partial(quick_args, tool_id)
+        light["permission_requests"] = partial(_requests, tool_id)
     return LazyTool(tool_id, entry["description"] if description is None else description,
                     partial(import_builtin, tool_id), schema=entry["parameters"],
-                    internal=bool(entry.get("internal")))
+                    internal=bool(entry.get("internal")), light=light, quick_args=quick)
+
+
+def _unchecked() -> None:
+    return None
+
+
+def _requests(tool_id: str) -> Any:
+    """A builtin's `permission_requests` from the lean table (the function its module's tool holds)."""
+    from forge_tools.tools.builtins.requests import REQUESTS
+
+    return REQUESTS[tool_id][0]
 
 
 #: forge-tools' builtins opencode 1.18.33 does not have ("Tool list not found for agent")

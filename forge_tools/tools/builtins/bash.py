@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from forge_tools.tools.builtins import requests
+from forge_tools.tools.builtins._arg_checks import command_text, drop_description
 from forge_tools.tools.builtins._common import (
     posix,
     resolve_path,
@@ -59,7 +61,8 @@ DESCRIPTION = """Run a bash command line in the project root (or in `workdir`) a
 class BashArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    command: Annotated[str, Field(description="The command line to run with bash.")]
+    command: Annotated[str, AfterValidator(command_text),
+                       Field(description="The command line to run with bash.")]
     timeout: Annotated[
         int | None, Field(ge=1, description="Timeout in milliseconds (default 120000).")
     ] = None
@@ -67,24 +70,8 @@ class BashArgs(BaseModel):
         str | None, Field(description="Directory to run in (default: the project root).")
     ] = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_description(cls, value: Any) -> Any:
-        """opencode 1.18.33's bash has no `description`; a call that still sends one (earlier opencode
-        asked for it, and models still write it) runs as opencode runs it, the key dropped. Other
-        unknown keys stay errors, with a did-you-mean."""
-        if isinstance(value, dict) and "description" in value:
-            return {k: v for k, v in value.items() if k != "description"}
-        return value
-
-    @field_validator("command")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("command must not be empty")
-        if "\x00" in value:
-            raise ValueError("command must not contain a NUL character (bash cannot receive one)")
-        return value
+    # the checks are plain functions, so the shipped validator can name them (tools/schema_cache.py)
+    _drop_description = model_validator(mode="before")(classmethod(drop_description))  # type: ignore[arg-type]
 
 
 @dataclass
@@ -364,5 +351,5 @@ TOOL = Tool(
     description=DESCRIPTION,
     parameters=BashArgs,
     execute=execute,
-    permission_requests=permission_requests,
+    permission_requests=requests.bash,
 )

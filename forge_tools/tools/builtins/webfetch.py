@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import time
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from forge_tools.tools.builtins import requests
+from forge_tools.tools.builtins._arg_checks import http_url
 from forge_tools.tools.contract import Tool, ToolContext, ToolResult
 
 MAX_BYTES = 5 * 1024 * 1024
@@ -35,21 +35,14 @@ DESCRIPTION = """Fetch a web page or file over http(s) and return its content.
 class WebFetchArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    url: Annotated[str, Field(description="The http:// or https:// URL to fetch.")]
+    url: Annotated[str, AfterValidator(http_url),
+                   Field(description="The http:// or https:// URL to fetch.")]
     format: Annotated[
         Literal["text", "markdown", "html"], Field(description="Output form (default markdown).")
     ] = "markdown"
     timeout: Annotated[
         float | None, Field(gt=0, le=MAX_TIMEOUT_S, description="Timeout in seconds (default 30, max 120).")
     ] = None
-
-    @field_validator("url")
-    @classmethod
-    def _http_only(cls, value: str) -> str:
-        parts = urlsplit(value.strip())
-        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-            raise ValueError("the URL must be a complete http:// or https:// address")
-        return value.strip()
 
 
 def html_to_text(html: str) -> str:
