@@ -187,28 +187,30 @@ def sandbox_record(root: str | Path) -> Path:
 
 def is_sandbox_placeholder(path: Path) -> bool:
     """Whether `path` is an empty placeholder a sandboxed `run` call holds on a config name that does
-    not exist yet (then every reader takes the name as absent, as it was before the call)."""
+    not exist yet (then every reader takes the name as absent, as it was before the call). Only an
+    empty file or folder can be one: anything else is answered without looking for the record."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+        if stat.S_ISDIR(info.st_mode):
+            if os.listdir(path):
+                return False
+        elif not (stat.S_ISREG(info.st_mode) and info.st_size == 0):
+            return False
+    except OSError:
+        return False
     import json
 
     record = sandbox_record(os.path.dirname(os.path.abspath(path)))
     if not record.is_file():  # no sandboxed call ran in this project: nothing else is read
         return False
     try:
-        info = os.lstat(path)
         held = {(str(p), int(i)) for p, i in json.loads(record.read_text(encoding="utf-8"))}
     except (OSError, ValueError, TypeError):
         return False
     real = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path))
-    if (real, info.st_ino) not in held:
-        return False
-    import stat
-
-    if stat.S_ISDIR(info.st_mode):
-        try:
-            return not os.listdir(path)
-        except OSError:
-            return False
-    return stat.S_ISREG(info.st_mode) and info.st_size == 0
+    return (real, info.st_ino) in held
 
 
 def write_private(path: Path, text: str) -> None:
