@@ -9,10 +9,10 @@ Nothing in the file is run: the frontmatter goes through the same safe YAML read
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from forge_tools.errors import ConfigError, ConfigProblem
+from forge_tools.lazy_re import lazy
 from forge_tools.origin import Node, Origin
 
 #: the sub-directories of a config directory that hold Markdown agents, in load order: of two files
@@ -108,7 +108,7 @@ def _tools_as_permission(values: dict[str, Node], name: str) -> None:
     values["permission"] = permission
 
 
-_TOP_LEVEL_VALUE = re.compile(r"^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$")
+_TOP_LEVEL_VALUE = lazy(r"^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$")
 
 
 def sanitized_frontmatter(front: str) -> str:
@@ -116,7 +116,7 @@ def sanitized_frontmatter(front: str) -> str:
     string (line for line, so positions stay), as opencode's fallback reads it."""
     out = []
     for line in front.split("\n"):
-        found = _TOP_LEVEL_VALUE.match(line)
+        found = _TOP_LEVEL_VALUE().match(line)
         if found is None or line.lstrip().startswith("#") or line[:1].isspace():
             out.append(line)
             continue

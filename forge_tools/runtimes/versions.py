@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
+
+from forge_tools.lazy_re import lazy
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -37,7 +38,7 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "codex": ("codex", "@openai/codex"),
     "gemini": ("gemini", "@google/gemini-cli"),
 }
-_VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?")
+_VERSION = lazy(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?")
 
 
 class Installed(NamedTuple):
@@ -62,7 +63,7 @@ def installed(name: str, env: Mapping[str, str] | None = None) -> Installed | No
     if found is None:
         return None
     real = Path(os.path.realpath(found))
-    if _VERSION.fullmatch(real.name):
+    if _VERSION().fullmatch(real.name):
         return Installed(real.name, found, str(real))
     for folder in real.parents:
         manifest = folder / "package.json"

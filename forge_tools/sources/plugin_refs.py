@@ -8,12 +8,12 @@ plugins (most) imports none of it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from forge_tools.errors import PluginError
+from forge_tools.lazy_re import lazy
 from forge_tools.origin import Origin
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 PluginKind = Literal["entry-point", "config", "dir"]
 ENTRY_POINT_GROUP = "forge_tools"
 PLUGIN_DIR_NAMES = ("plugin", "plugins")
-_MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_MODULE_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 class PluginRef(NamedTuple):
@@ -130,7 +130,7 @@ def _config_ref(spec: Any) -> PluginRef | str:
         if not path.is_absolute():
             path = base_dir / path
         return PluginRef(path.stem, "config", str(path), origin, path)
-    if _MODULE_NAME.match(target):
+    if _MODULE_NAME().match(target):
         return PluginRef(target, "config", target, origin)
     return (f"plugin {text!r} ({origin}) is a JavaScript/npm plugin: opencode loads it, forge-tools does "
             "not (it runs Python plugins only), so any tools or hooks it adds are missing from these "

@@ -10,16 +10,16 @@ snippet in its own syntax (the fix advice of `explain` and `check`), and how to 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, ClassVar
 
 from forge_tools.errors import ConfigError, ConfigProblem
+from forge_tools.lazy_re import lazy
 from forge_tools.origin import Node, Origin
 
 #: deeper nesting is refused: no config needs it, and every later step walks the tree recursively
 MAX_DEPTH = 64
 
-_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_BARE_KEY = lazy(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def at(base: Origin, line: int | None, column: int | None, keys: tuple[str, ...]) -> Origin:
@@ -155,4 +155,4 @@ class ConfigFormat:
 
 def bare_or_quoted(key: str, quote: Any = json.dumps) -> str:
     """`key` bare when it is a plain identifier-like word, else quoted by `quote`."""
-    return key if _BARE_KEY.fullmatch(key) else str(quote(key))
+    return key if _BARE_KEY().fullmatch(key) else str(quote(key))
