@@ -202,6 +202,8 @@ def is_sandbox_placeholder(path: Path) -> bool:
         return False
     import json
 
+    if not (data_dir() / "sandbox").is_dir():  # no sandboxed call ever ran here: nothing to look up
+        return False
     record = sandbox_record(os.path.dirname(os.path.abspath(path)))
     if not record.is_file():  # no sandboxed call ran in this project: nothing else is read
         return False
