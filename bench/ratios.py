@@ -293,6 +293,9 @@ HOOK_CASES = {
     "gemini": ({"tool_name": "run_shell_command", "tool_input": {"command": "bash -c 'rm -rf build'"},
                 "hook_event_name": "BeforeTool"},
                ".gemini/settings.json", '{"tools": {"exclude": ["run_shell_command(rm)"]}}'),
+    # the payload the shim plugin (`hook/install.py`) hands over from opencode's `tool.execute.before`
+    "opencode": ({"tool": "bash", "args": {"command": "/bin/rm -rf build"}},
+                 "opencode.json", '{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}'),
 }
 
 

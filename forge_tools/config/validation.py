@@ -3,16 +3,21 @@
 The checks are the models' of `config.schema`, run through the core schema `config.core_schema`
 ships, so neither pydantic's model machinery nor a model is built to load a config; the messages are
 forge-tools' own, written from pydantic's error types and locations.
+
+A process may turn on a memo of the trees the validator found clean (`remember_clean`): `forge-tools
+hook --runtime opencode` reads the same files before every tool call, and a tree found clean is clean
+again under the same schema and pydantic_core, so it is then validated without importing pydantic_core
+(about a third of one decision's CPU). Only a clean outcome is remembered, by a digest of the whole
+tree; every other tree, and every tree after a change of the schema, its functions or pydantic_core,
+is validated.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from pydantic_core import ValidationError
 
 from forge_tools.config.validators import MODEL_FORM, model_id_problem
 from forge_tools.errors import ConfigError, ConfigProblem
@@ -20,6 +25,8 @@ from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.rule import ACTIONS
 
 if TYPE_CHECKING:
+    from pydantic_core import ValidationError
+
     from forge_tools.config.core_schema import ConfigSchema
 
 
@@ -49,6 +56,8 @@ def agent_option_keys(tree: Node) -> list[tuple[str, str, Origin, str | None]]:
     for agent_name, settings in agents.items() if agents is not None else ():
         for key, node in settings.items():
             if key not in known:
+                import difflib
+
                 close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
                 found.append((agent_name, key, node.key_origin or node.origin, close[0] if close else None))
     return found
@@ -78,11 +87,8 @@ def validation_errors(tree: Node) -> list[ConfigError]:
     if not tree.is_map:
         message = f"the config must be a mapping of keys, not {_describe(tree.value)}"
         return [ConfigError(message, tree.origin, code=ConfigProblem.TYPE)]
-    try:
-        _schema().validator.validate_python(tree.plain())
-    except ValidationError as exc:
-        return located_errors(exc, tree)
-    return []
+    exc = _validate(tree)
+    return located_errors(exc, tree) if exc is not None else []
 
 
 def drop_unknown_keys(tree: Node) -> list[ConfigError]:
@@ -92,9 +98,8 @@ def drop_unknown_keys(tree: Node) -> list[ConfigError]:
     is left for `validation_errors`."""
     if not tree.is_map:
         return []
-    try:
-        _schema().validator.validate_python(tree.plain())
-    except ValidationError as exc:
+    exc = _validate(tree)
+    if exc is not None:
         dropped: list[ConfigError] = []
         for err in exc.errors():
             if err["type"] != "extra_forbidden":
@@ -112,6 +117,93 @@ def drop_unknown_keys(tree: Node) -> list[ConfigError]:
             del parent.value[keys[-1]]
         return sorted(dropped, key=_position)
     return []
+
+
+def _validate(tree: Node) -> ValidationError | None:
+    """The validator's errors of one tree, or None when it is clean (see the module for the memo)."""
+    plain = tree.plain()
+    key = _clean.digest(plain) if _clean is not None else None
+    if key is not None and _clean is not None and key in _clean.known:
+        return None
+    from pydantic_core import ValidationError
+
+    try:
+        _schema().validator.validate_python(plain)
+    except ValidationError as exc:
+        return exc
+    if key is not None and _clean is not None:
+        _clean.add(key)
+    return None
+
+
+class _CleanMemo:
+    """The digests of trees the validator found clean, in a private file, under the stamp of what the
+    outcome depends on: the shipped schema, the modules it is derived from and calls, pydantic_core."""
+
+    LIMIT = 256  # the newest digests kept (a project's few sources, over many projects)
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stamp = _stamp()
+        self.known: list[str] = []
+        import json
+
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(data, dict) and data.get("stamp") == self.stamp and isinstance(data.get("clean"), list):
+            self.known = [d for d in data["clean"] if isinstance(d, str)]
+
+    def digest(self, plain: Any) -> str | None:
+        """The tree's digest (None for one JSON cannot spell exactly, e.g. a TOML date: validated)."""
+        import json
+
+        try:
+            text = json.dumps(plain, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return None
+        try:
+            from _blake2 import blake2b  # the C hash itself: `hashlib` would load OpenSSL for it
+        except ImportError:
+            from hashlib import blake2b
+        return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+    def add(self, key: str) -> None:
+        import json
+
+        from forge_tools.paths import write_private_cache
+
+        self.known = [*self.known[-(self.LIMIT - 1):], key]
+        write_private_cache(self.path, json.dumps({"stamp": self.stamp, "clean": self.known}))
+
+
+def _stamp() -> str:
+    """What a clean outcome depends on, by the bytes of the files: the shipped core schema and the
+    modules it is derived from or calls (`config.core_schema.SOURCES`), and pydantic_core's own files
+    as installed (found without importing it)."""
+    from importlib.util import find_spec
+
+    from forge_tools.paths import file_checksum
+
+    here = Path(__file__).parent
+    parts = [str(file_checksum(here / name)) for name in ("core_schema.json", "schema.py", "validators.py")]
+    spec = find_spec("pydantic_core")
+    for where in (spec.submodule_search_locations or ()) if spec is not None else ():
+        for entry in sorted(Path(where).iterdir()):
+            if entry.suffix in (".py", ".so", ".pyd"):
+                info = entry.stat()
+                parts.append(f"{entry.name}:{info.st_size}:{info.st_mtime_ns}")
+    return " ".join(parts)
+
+
+_clean: _CleanMemo | None = None
+
+
+def remember_clean(path: Path) -> None:
+    """Turn on the memo of clean trees for this process, kept in `path` (see the module)."""
+    global _clean
+    _clean = _CleanMemo(path)
 
 
 #: top-level keys opencode 1.18.33 drops from its config files (they moved to its `tui.json`)
@@ -184,6 +276,8 @@ def _walk(tree: Node, loc: tuple[Any, ...]) -> tuple[Node, tuple[str, ...], tupl
 
 
 def _translate(err: Any, node: Node, keys: tuple[str, ...], model_path: tuple[str, ...]) -> ConfigError:
+    import difflib  # here: a clean config never needs it
+
     kind = err["type"]
     if kind == "extra_forbidden":
         name = keys[-1] if keys else "?"

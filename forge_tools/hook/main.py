@@ -162,6 +162,8 @@ def _decide(protocol: Any, runtime: str, stream: Any, record: dict[str, Any], sa
         raise RuntimeError("forced by " + FAULT_VARIABLE)
     if fault == "sleep":
         time.sleep(3600)
+    if runtime == "opencode":  # the one agent whose files go through the config schema's validator
+        _remember_clean()
     from forge_tools.runtimes.hook_gate import decide
 
     verdict = decide(runtime, call.tool, call.input, Path(call.cwd))
@@ -174,6 +176,15 @@ def _decide(protocol: Any, runtime: str, stream: Any, record: dict[str, Any], sa
     if sandbox and verdict.action is None and verdict.tool == "bash":
         return _sandboxed(protocol, runtime, call, record)
     return protocol.answer(verdict.action, f"forge-tools: {verdict.reason}")
+
+
+def _remember_clean() -> None:
+    """The config trees the validator found clean are remembered between hook processes (beside the
+    audit log), so an unchanged config is not validated again with pydantic_core before every call
+    (`config/validation.py`)."""
+    from forge_tools.config.validation import remember_clean
+
+    remember_clean(audit_path().with_name("hook-validated.json"))
 
 
 def _sandboxed(protocol: Any, runtime: str, call: Any, record: dict[str, Any]) -> Any:

@@ -231,3 +231,31 @@ def test_the_hook_path_imports_neither_typer_nor_rich_nor_pydantic(claude_projec
     # dataclass without a docstring on the path would load inspect again
     assert not imported & {"inspect", "ipaddress", "datetime", "forge_tools.tools.contract",
                            "forge_tools.tools.context"}, sorted(imported)
+
+
+def _imports(runtime: str, payload: object) -> tuple[set[str], str]:
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "forge_tools", "hook", "--runtime",
+                             runtime], input=json.dumps(payload), capture_output=True, text=True, timeout=60)
+    return {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}, result.stdout
+
+
+def test_opencode_s_unchanged_config_is_validated_once_then_remembered_clean(
+        opencode_project: Path, isolated_env: dict[str, Path]) -> None:
+    first, said_first = _imports("opencode", opencode_payload(opencode_project, "/bin/rm x"))
+    again, said_again = _imports("opencode", opencode_payload(opencode_project, "/bin/rm x"))
+    assert "pydantic_core" in first and not {m for m in again if m.startswith("pydantic")}, sorted(again)
+    assert said_first == said_again and json.loads(said_again)["decision"] == "deny"
+    memo = isolated_env["data"] / "hook-validated.json"
+    assert stat.S_IMODE(memo.stat().st_mode) == 0o600 and len(json.loads(memo.read_text())["clean"]) >= 1
+
+
+def test_a_config_changed_after_it_was_remembered_clean_is_validated_again(
+        opencode_project: Path, isolated_env: dict[str, Path]) -> None:
+    first = hook("opencode", opencode_payload(opencode_project, "ls")).stdout
+    assert json.loads(first)["decision"] == "allow"
+    # a misspelt action: opencode refuses such a file; the hook refuses the call rather than guess
+    (opencode_project / "opencode.json").write_text(json.dumps({"permission": {"bash": {"*": "alow"}}}))
+    imported, said = _imports("opencode", opencode_payload(opencode_project, "ls"))
+    out = json.loads(said)
+    assert "pydantic_core" in imported
+    assert out["decision"] == "deny" and out["reason"].startswith("forge-tools hook refused the call")
