@@ -1366,5 +1366,7 @@ def _heredoc_understood(node: Node, data: bytes) -> bool:
 
 def _line_opacity(line: str, out: _Found) -> None:
     """Names that make a whole line opaque wherever they appear (see `_CODE_NAMES`)."""
+    if line.lower() == line:  # each name starts with an ASCII capital: none here (both patterns unbuilt)
+        return
     if _CODE_NAMES().search(_READ_ONLY_USE().sub("", line)):
         out.add_opaque(line)
