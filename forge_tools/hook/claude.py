@@ -26,8 +26,12 @@ def deny(reason: str) -> Answer:
     return hook_specific("deny", reason)
 
 
-def rewrite(tool_input: dict[str, Any], command: str, allows: bool) -> Answer:
+def rewrite(tool_input: dict[str, Any], command: str, allows: bool, ask: str | None = None) -> Answer:
     """`updatedInput` is honoured with or without a decision (agent-hooks.md 1.3): an allow only where
-    Claude itself would allow, else Claude's own rules and prompts decide the sandboxed command."""
-    said = "forge-tools: run inside the sandbox" if allows else None
-    return updated_input(tool_input, command, allows, said)
+    Claude itself would allow, else Claude's own rules and prompts decide the sandboxed command. Beside
+    an `ask` too (2.1.332, tests/compat/hooks/claude-2.1.332.json `ask_rewrite`): the person is asked
+    about the sandboxed line, and that is what runs once approved."""
+    if ask is not None:
+        return updated_input(tool_input, command, "ask", ask)
+    return updated_input(tool_input, command, "allow" if allows else None,
+                         "forge-tools: run inside the sandbox" if allows else None)

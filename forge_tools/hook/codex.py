@@ -33,8 +33,8 @@ def deny(reason: str) -> Answer:
     return hook_specific("deny", reason)
 
 
-def rewrite(tool_input: dict[str, Any], command: str, allows: bool) -> Answer | None:
+def rewrite(tool_input: dict[str, Any], command: str, allows: bool, ask: str | None = None) -> Answer | None:
     """Codex takes `updatedInput` only with `permissionDecision: "allow"` (without one it runs the
     original, agent-hooks.md 2.3), and an allow would skip Codex's own approval: so the rewrite is sent
     only where Codex itself would allow, in exactly the verified form (no reason, no other field)."""
-    return updated_input(tool_input, command, True, None) if allows else None
+    return updated_input(tool_input, command, "allow", None) if allows and ask is None else None

@@ -29,9 +29,10 @@ def deny(reason: str) -> Answer:
     return top_level("deny", reason)
 
 
-def rewrite(tool_input: dict[str, Any], command: str, allows: bool) -> Answer:
+def rewrite(tool_input: dict[str, Any], command: str, allows: bool, ask: str | None = None) -> Answer:
     """`hookSpecificOutput.tool_input` is merged over the model's arguments (agent-hooks.md 3.3), with
-    `decision: "allow"` where Gemini itself would allow (the verified form), else without a decision."""
+    `decision: "allow"` where Gemini itself would allow (the verified form), else without a decision.
+    Gemini cannot ask from a hook: a gate ask never gets here (it is a deny)."""
     out: dict[str, Any] = {"decision": "allow"} if allows else {}
     out["hookSpecificOutput"] = {"hookEventName": EVENT, "tool_input": {"command": command}}
     return Answer(json.dumps(out) + "\n")

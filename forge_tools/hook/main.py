@@ -173,8 +173,10 @@ def _decide(protocol: Any, runtime: str, stream: Any, record: dict[str, Any], sa
                   f"refused. To allow exactly this call, allow it in that rule's file"
                   + (f" ({verdict.rule.origin})" if verdict.rule is not None else "") + " or run it yourself")
         return protocol.answer("deny", reason)
-    if sandbox and verdict.action is None and verdict.tool == "bash":
-        return _sandboxed(protocol, runtime, call, record)
+    if sandbox and verdict.action in (None, "ask") and verdict.tool == "bash":
+        # an ask (Claude Code) asks about the sandboxed line: approved, it runs inside the sandbox too
+        return _sandboxed(protocol, runtime, call, record,
+                          f"forge-tools: {verdict.reason}" if verdict.action == "ask" else None)
     return protocol.answer(verdict.action, f"forge-tools: {verdict.reason}")
 
 
@@ -187,9 +189,10 @@ def _remember_clean() -> None:
     remember_clean(audit_path().with_name("hook-validated.json"))
 
 
-def _sandboxed(protocol: Any, runtime: str, call: Any, record: dict[str, Any]) -> Any:
-    """`--sandbox`: the allowed shell call rewritten to run inside `run`'s sandbox, in the agent's rewrite
-    field; refused when the sandbox cannot be built here (asked for, it is never dropped silently)."""
+def _sandboxed(protocol: Any, runtime: str, call: Any, record: dict[str, Any], ask: str | None = None) -> Any:
+    """`--sandbox`: the allowed (or, where the agent asks, asked) shell call rewritten to run inside
+    `run`'s sandbox, in the agent's rewrite field; refused when the sandbox cannot be built here (asked
+    for, it is never dropped silently)."""
     from forge_tools.runtimes.hook_gate import NoSandbox, agent_allows, sandboxed
 
     cwd = Path(call.cwd)
@@ -199,8 +202,8 @@ def _sandboxed(protocol: Any, runtime: str, call: Any, record: dict[str, Any]) -
         reason = f"forge-tools hook --sandbox refused the call: the sandbox cannot start here ({exc})"
         record.update(action="deny", reason=reason)
         return protocol.deny(reason)
-    allows = agent_allows(runtime, call.tool, call.input, cwd)
-    answer = protocol.rewrite(call.input, command, allows)
+    allows = ask is None and agent_allows(runtime, call.tool, call.input, cwd)
+    answer = protocol.rewrite(call.input, command, allows, ask)
     if answer is None:  # Codex takes a rewrite only with an allow, and would not allow this itself
         record.update(sandbox="not rewritten", note=f"{protocol.LABEL} would not run it without asking, "
                       "and takes a rewrite only with an allow: its own approval decides the original")

@@ -29,7 +29,8 @@ def deny(reason: str) -> Answer:
     return top_level("deny", reason)
 
 
-def rewrite(tool_input: dict[str, Any], command: str, allows: bool) -> Answer:
+def rewrite(tool_input: dict[str, Any], command: str, allows: bool, ask: str | None = None) -> Answer:
     """The shim plugin puts `command` into `output.args.command` in place (a new `output.args` object
-    is ignored by opencode 1.18.33) and lets the call go on to opencode's own rules."""
+    is ignored by opencode 1.18.33) and lets the call go on to opencode's own rules (a gate ask never
+    gets here: the shim cannot ask, so it is a deny)."""
     return Answer(json.dumps({"decision": "allow", "command": command}) + "\n")

@@ -46,11 +46,13 @@ class AgentProtocol(Protocol):
     def deny(self, reason: str) -> Answer:
         """The refusal this agent honours."""
 
-    def rewrite(self, tool_input: dict[str, Any], command: str, allows: bool) -> Answer | None:
+    def rewrite(self, tool_input: dict[str, Any], command: str, allows: bool,
+                ask: str | None = None) -> Answer | None:
         """`--sandbox`: the shell call's input with `command` in place of its command line, in this
         agent's rewrite field; `allows`: the agent itself would run the call without asking (the answer
-        may then carry an allow). None: this agent cannot take the rewrite here (Codex without an
-        allow), so the hook gives no decision."""
+        may then carry an allow); `ask`: the gate asks, for this reason (only where `ASKS`: the answer
+        asks about the rewritten call). None: this agent cannot take the rewrite here (Codex without
+        an allow), so the hook gives no decision."""
 
 
 def one_line(reason: str) -> str:
@@ -93,12 +95,13 @@ def top_level(decision: str, reason: str | None = None) -> Answer:
     return Answer(json.dumps(out) + "\n")
 
 
-def updated_input(tool_input: dict[str, Any], command: str, allow: bool, reason: str | None) -> Answer:
+def updated_input(tool_input: dict[str, Any], command: str, decision: str | None,
+                  reason: str | None) -> Answer:
     """Claude Code's and Codex CLI's rewrite: `updatedInput` replaces the whole input (the other fields
-    are sent back as they came), with `permissionDecision: "allow"` where `allow`."""
+    are sent back as they came), with `permissionDecision` where `decision` is given."""
     out: dict[str, Any] = {"hookEventName": "PreToolUse"}
-    if allow:
-        out["permissionDecision"] = "allow"
+    if decision is not None:
+        out["permissionDecision"] = decision
         if reason is not None:
             out["permissionDecisionReason"] = one_line(reason)
     out["updatedInput"] = {**tool_input, "command": command}

@@ -92,6 +92,25 @@ def test_what_claude_itself_allows_is_allowed_with_the_rewrite(repo: Path) -> No
     assert "bwrap" in answer["hookSpecificOutput"]["updatedInput"]["command"]
 
 
+def test_a_claude_ask_asks_about_the_sandboxed_line(repo: Path) -> None:
+    # Claude Code 2.1.332 takes `updatedInput` beside an ask: the person is asked about the rewritten
+    # line and, approved, that runs (tests/compat/hooks/claude-2.1.332.json `ask_rewrite`)
+    settings = repo / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace('"deny"', '"ask": ["Bash(make:*)"], "deny"'))
+    answer = json.loads(hook("claude", claude_payload(repo, "make all"), None, "--sandbox").stdout)
+    inner = answer["hookSpecificOutput"]
+    assert inner["permissionDecision"] == "ask" and "make" in inner["permissionDecisionReason"]
+    assert inner["updatedInput"]["command"].endswith("-- /bin/bash -c 'make all'")
+    assert inner["updatedInput"]["description"] == "d"
+    # elsewhere an ask is a deny (no agent but Claude asks from a hook): denied, not rewritten
+    (repo / ".codex" / "rules").mkdir(parents=True)
+    (repo / ".codex" / "rules" / "default.rules").write_text(
+        'prefix_rule(pattern=["make"], decision="prompt")\n')
+    codex = json.loads(hook("codex", codex_payload(repo, "make all"), None, "--sandbox").stdout)
+    assert codex["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "updatedInput" not in codex["hookSpecificOutput"]
+
+
 def test_a_denied_call_is_denied_not_rewritten(repo: Path) -> None:
     answer = json.loads(hook("claude", claude_payload(repo, "env rm -rf work"), None, "--sandbox").stdout)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -17,6 +17,15 @@ nothing denied ran.
 passed), each of which must leave it unrun; merged into the record as `failures`.
 `--sandbox`: the hook installed with `--sandbox`, one allowed call writing into `work/` and into
 `.claude/`; merged into the record as `sandbox`.
+`--asks`: the project's rules changed to `ASK_SETTINGS` (an allow of one command, an ask of `mkdir`, no
+rule for `touch asked.txt`, which Claude's default mode asks about), the asked calls and the allowed
+one, once without the hook and once with it: the hook gives no decision (or its own `ask`), so Claude
+still puts each asked call to the user (`claude -p` has nobody to ask: refused, nothing made); merged
+into the record as `asks`.
+`--ask-rewrite`: the hook installed with `--sandbox` and `ask: ["Bash(touch:*)"]`, the asks answered by
+`approver.py` (`--permission-prompt-tool`, a person saying yes): what the person was asked about, and
+whether the approved call ran inside the sandbox (its write into `work/` made, the one into `.claude/`
+not); merged into the record as `ask_rewrite`.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "claude"))
@@ -40,6 +50,9 @@ SPELLINGS = ["rm {v}", "/bin/rm {v}", "command rm {v}", "env rm {v}", "bash -c '
              "eval rm {v}", "x=rm; $x {v}"]
 ALLOWED = "touch allowed.txt"
 SANDBOXED = "touch work/kept.txt; touch .claude/probe"
+#: `--asks`: one call no rule names (Claude's default mode asks), one an ask rule names, one allowed
+ASK_SETTINGS = {"allow": ["Bash(touch allowed.txt)"], "ask": ["Bash(mkdir:*)"], "deny": ["Bash(rm:*)"]}
+ASKED = {"touch asked.txt": "asked.txt", "mkdir asked_dir": "asked_dir", ALLOWED: "allowed.txt"}
 
 
 def main() -> int:
@@ -70,6 +83,10 @@ def main() -> int:
         return _failures(project, env, standin, scratch, version)
     if "--sandbox" in sys.argv:
         return _sandbox(project, env, standin, scratch, version)
+    if "--asks" in sys.argv:
+        return _asks(project, env, standin, scratch, version)
+    if "--ask-rewrite" in sys.argv:
+        return _ask_rewrite(project, env, standin, scratch, version)
     runs = {}
     for label in ("without_hook", "with_hook"):
         if label == "with_hook":
@@ -127,6 +144,81 @@ def _sandbox(project: Path, env: dict[str, str], standin: object, scratch: Path,
     print(call)
     standin.stop()  # type: ignore[attr-defined]
     merge_record(HERE / f"claude-{version}.json", "sandbox",
+                 json.loads(json.dumps(call).replace(str(scratch), "$SCRATCH")))
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+def _asks(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
+    """The agent's own asks with the hook installed: each asked call is still refused by `claude -p`
+    (nobody to ask), as without the hook, and its effect does not happen; the allowed call runs."""
+    from failures import merge_record  # type: ignore[import-not-found]
+
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": ASK_SETTINGS}, indent=2))
+    runs: dict[str, object] = {"settings": ASK_SETTINGS}
+    for label in ("without_hook", "with_hook"):
+        if label == "with_hook":
+            subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude"], cwd=project, env=env,
+                           check=True)
+        for made in ASKED.values():
+            shutil.rmtree(project / made, ignore_errors=True)
+            (project / made).unlink(missing_ok=True)
+        run: dict[str, Any] = _run(project, env, standin, scratch, list(ASKED))
+        runs[label] = [{**call, "ran": (project / ASKED[call["command"]]).exists(),
+                        "asked": call["command"] != ALLOWED,
+                        "audit": [a for a in run["audit"] if a["subject"] == call["command"]]}
+                       for call in run["calls"]]
+        print(label, runs[label])
+    standin.stop()  # type: ignore[attr-defined]
+    merge_record(HERE / f"claude-{version}.json", "asks",
+                 json.loads(json.dumps(runs).replace(str(scratch), "$SCRATCH")))
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+def _ask_rewrite(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
+    """`--sandbox` and an ask of the gate: Claude asks about the sandboxed line (`updatedInput` beside
+    `permissionDecision: "ask"`), and the approved call runs inside the sandbox."""
+    from failures import merge_record  # type: ignore[import-not-found]
+    from standin import Script  # type: ignore[import-not-found]
+
+    rules = {"ask": ["Bash(touch:*)"], "deny": ["Bash(rm:*)"]}
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": rules}, indent=2))
+    subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude", "--sandbox"], cwd=project, env=env,
+                   check=True)
+    asked = scratch / "asked.jsonl"
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"approver": {
+        "command": sys.executable, "args": [str(HERE / "approver.py"), str(asked)]}}}))
+    state = Path(env["CLAUDE_CONFIG_DIR"]) / ".claude.json"
+    data = json.loads(state.read_text())
+    data["projects"][str(project)]["enabledMcpjsonServers"] = ["approver"]
+    state.write_text(json.dumps(data))
+    (project / "work").mkdir()
+    audit = scratch / "data" / "hook-audit.jsonl"
+    audit.unlink(missing_ok=True)
+    # held back until the approver's MCP server is connected
+    script = Script([{"tool": "Bash", "input": {"command": SANDBOXED, "description": "step"}}],
+                    first_delay=3.0)
+    standin.use(script)  # type: ignore[attr-defined]
+    run_env = dict(env, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{standin.port}",  # type: ignore[attr-defined]
+                   ANTHROPIC_API_KEY="sk-ant-placeholder-not-a-key")
+    proc = subprocess.run([str(CLAUDE), "-p", "go", "--output-format", "stream-json", "--verbose",
+                           "--permission-prompt-tool", "mcp__approver__approve"], cwd=project, env=run_env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    prompts = [json.loads(x) for x in asked.read_text().splitlines()] if asked.exists() else []
+    results = list(script.tool_results)
+    lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
+    call = {"command": SANDBOXED, "settings": rules, "exit_code": proc.returncode,
+            "asked_about": [p["input"].get("command") for p in prompts],
+            "ran": (project / "work" / "kept.txt").exists(),
+            "config_written": (project / ".claude" / "probe").exists(),
+            "tool_result": json.dumps(results[0].get("content")) if results and isinstance(results[0], dict)
+            else None,
+            "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action"),
+                       **{k: a[k] for k in ("sandbox",) if k in a}} for a in lines]}
+    print(call)
+    standin.stop()  # type: ignore[attr-defined]
+    merge_record(HERE / f"claude-{version}.json", "ask_rewrite",
                  json.loads(json.dumps(call).replace(str(scratch), "$SCRATCH")))
     shutil.rmtree(scratch, ignore_errors=True)
     return 0
