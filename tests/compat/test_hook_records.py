@@ -215,3 +215,93 @@ def test_the_sandboxed_rewrite_ran_inside_the_sandbox_in_the_agent(path: Path) -
     assert line["action"] == "none" and line["sandbox"] == "rewritten"
     # with an allow only where the agent itself runs the call without asking (Gemini's asks, in yolo)
     assert line["agent_allows"] is (record["agent"] in ("claude", "codex"))
+
+
+ASK_RECORDS = sorted(p for p in (Path(__file__).parent / "hooks").glob("*-*.json")
+                     if "asks" in json.loads(p.read_text()))
+#: how each agent's non-interactive mode shows its own ask (nobody there to approve it: refused), and
+#: where the record keeps it
+ASK_SAID = {"claude": ("tool_result", ("needs approval", "requested permissions")),
+            "codex": ("output", ("you cannot ask for escalated permissions",)),
+            "gemini": ("result", ("Tool execution denied by policy",)),
+            "opencode": ("asked_line", ("permission requested: external_directory",))}
+
+
+def _rules_as_recorded(agent: str, asks: dict, project: Path, home: Path) -> dict[str, str]:  # type: ignore[type-arg]
+    """The rules of the `asks` recording, where the agent read them; the environment to add."""
+    if agent == "claude":
+        (project / ".claude").mkdir()
+        (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": asks["settings"]}))
+    elif agent == "codex":
+        (home / ".codex" / "rules").mkdir(parents=True)
+        (home / ".codex" / "rules" / "default.rules").write_text(asks["rules"] + "\n")
+        (home / ".codex" / "config.toml").write_text(asks["config"])
+    elif agent == "gemini":
+        (home / ".gemini" / "policies").mkdir(parents=True)
+        (home / ".gemini" / "policies" / "user.toml").write_text(asks["policy"])
+        (project / ".gemini").mkdir()
+        (project / ".gemini" / "settings.json").write_text(json.dumps(asks["settings"]))
+        return {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    else:
+        (project / "opencode.json").write_text(json.dumps({"permission": asks["permission"]}))
+    return {}
+
+
+def _action(agent: str, out: str) -> str:
+    """The hook's answer as the audit log words it (`none`: no decision; the opencode shim's allow)."""
+    if not out:
+        return "none"
+    answer = json.loads(out)
+    if agent in ("claude", "codex"):
+        return str(answer["hookSpecificOutput"]["permissionDecision"])
+    return {"allow": "none"}.get(answer["decision"], answer["decision"]) if agent == "opencode" \
+        else str(answer["decision"])
+
+
+@pytest.mark.parametrize("path", ASK_RECORDS, ids=[p.stem for p in ASK_RECORDS])
+def test_the_agent_s_own_asks_still_ask_with_the_hook_installed(path: Path, project: Path,
+                                                                isolated_env: dict[str, Path]) -> None:
+    """Inside the real binary, with forge-tools' hook installed: a call the agent's own rules or modes
+    put to the person is still put to them (its non-interactive mode, with nobody to ask, refuses it:
+    the call's effect did not happen), as it was without the hook, because the hook gave no decision
+    (never an allow) where the gate allows; the allowed call ran. Today's hook answers each call alike."""
+    record = json.loads(path.read_text())
+    agent, asks = record["agent"], record["asks"]
+    key, phrases = ASK_SAID[agent]
+    for label in ("without_hook", "with_hook"):
+        asked = [c for c in asks[label] if c["asked"]]
+        assert asked and all(not c["ran"] for c in asked), label
+        for call in asked:
+            assert any(p in (call[key] or "") for p in phrases), (label, call)
+        assert all(c["ran"] for c in asks[label] if not c["asked"]), label
+    hooked = asks["with_hook"]
+    assert all(len(c["audit"]) == 1 for c in hooked)  # the hook ran for every call
+    # where the gate allows the hook gave no decision (the agent asked by its own rules): an ask of
+    # the agent's own kept, not made an allow; Claude's ask rule is the hook's `ask` too
+    assert any(c["audit"][0]["action"] == "none" for c in hooked if c["asked"])
+    assert {c["audit"][0]["action"] for c in hooked} <= {"none", "ask"}
+    env = dict(os.environ, **_rules_as_recorded(agent, asks, project, isolated_env["home"]))
+    for call in hooked:
+        (line,) = call["audit"]
+        out = subprocess.run([sys.executable, "-m", "forge_tools", "hook", "--runtime", agent],
+                             input=json.dumps(_payload(agent, project, line["subject"])), capture_output=True,
+                             text=True, env=env, timeout=60).stdout
+        assert _action(agent, out) == line["action"], (line, out)
+
+
+ASK_REWRITE_RECORDS = sorted(p for p in (Path(__file__).parent / "hooks").glob("claude-*.json")
+                             if "ask_rewrite" in json.loads(p.read_text()))
+
+
+@pytest.mark.parametrize("path", ASK_REWRITE_RECORDS, ids=[p.stem for p in ASK_REWRITE_RECORDS])
+def test_claude_asks_about_the_sandboxed_line_and_runs_it_inside_once_approved(path: Path) -> None:
+    """`hook --sandbox` and an ask (Claude Code 2.1.332): `updatedInput` beside `permissionDecision:
+    "ask"` is taken; the person (the recorded approver) is asked about the bwrap line, and approved,
+    that line runs: the write into `work/` made, the one into `.claude/` refused (read-only)."""
+    call = json.loads(path.read_text())["ask_rewrite"]
+    (asked,) = call["asked_about"]
+    assert asked.split()[0].endswith("/bwrap") and asked.endswith(f"-- /bin/bash -c '{call['command']}'")
+    assert call["ran"] and not call["config_written"]
+    assert "Read-only file system" in call["tool_result"]
+    (line,) = call["audit"]
+    assert line["action"] == "ask" and line["sandbox"] == "rewritten"

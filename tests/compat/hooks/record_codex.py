@@ -12,6 +12,11 @@ whether its effect was observed, what the model was given back, and the hook's a
 `--failures`: only the allowed call, once per way the hook's command is made to fail (`failures.py`),
 merged into the record as `failures`. `--sandbox`: the hook installed with `--sandbox`, one allowed
 call writing into `work/` and into `.codex/`; merged into the record as `sandbox`.
+`--asks`: under `approval_policy = "on-request"` and `sandbox_mode = "workspace-write"`, a call the
+model asks to run outside Codex's sandbox (`sandbox_permissions: "require_escalated"`: Codex's own
+approval) and a plain allowed one, without the hook and with it: the hook gives no decision, so Codex's
+own answer stands (`codex exec` has nobody to ask: it rejects the escalation and nothing is made);
+merged into the record as `asks`.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ SPELLINGS = ["rm victim.txt", "/bin/rm victim.txt", "env rm victim.txt", "bash -
              "eval rm victim.txt", "echo victim.txt | xargs rm"]
 ALLOWED = "touch victim-kept.txt"
 SANDBOXED = "touch work/kept.txt; touch .codex/probe"
+#: `--asks`: a call Codex itself asks about (not a known-safe command, under `approval_policy =
+#: "untrusted"`), by the file it makes
+ASKED = {"touch asked.txt": "asked.txt"}
 
 
 def main() -> int:
@@ -53,6 +61,19 @@ def main() -> int:
                  for name, how in FAILURES.items()}
         merge_record(HERE / f"codex-{version}.json", "failures", found)
         return 0
+    if "--asks" in sys.argv:
+        from failures import merge_record  # type: ignore[import-not-found]
+
+        runs: dict[str, Any] = {"config": 'approval_policy = "on-request"\n'
+                                          'sandbox_mode = "workspace-write"\n',
+                                "rules": 'prefix_rule(pattern=["rm"], decision="forbidden")'}
+        for label, hook in (("without_hook", False), ("with_hook", True)):
+            runs[label] = [{**_one(stand_in, command, approval="on-request", hook=hook,
+                                   access="workspace-write", escalate=command in ASKED),
+                            "asked": command in ASKED} for command in [*ASKED, ALLOWED]]
+            print(label, runs[label])
+        merge_record(HERE / f"codex-{version}.json", "asks", runs)
+        return 0
     if "--sandbox" in sys.argv:
         from failures import merge_record  # type: ignore[import-not-found]
 
@@ -71,9 +92,12 @@ def main() -> int:
     return 0
 
 
-def _one(stand_in: Any, command: str, how: str | None = None, sandbox: bool = False) -> dict[str, Any]:
+def _one(stand_in: Any, command: str, how: str | None = None, sandbox: bool = False,
+         approval: str = "never", hook: bool = True, access: str = "danger-full-access",
+         escalate: bool = False) -> dict[str, Any]:
     """One `codex exec` run making the call `command`, with the hook installed (`how`: its command made
-    to fail that way, `failures.py`)."""
+    to fail that way, `failures.py`; `hook` False: without it) under `approval_policy = approval` and
+    `sandbox_mode = access`; `escalate`: the model asks to run it outside Codex's sandbox."""
     with tempfile.TemporaryDirectory(prefix="ft-hook-codex-") as tmp:
         base = Path(tmp)
         project, home = base / "project", base / "home"
@@ -83,8 +107,8 @@ def _one(stand_in: Any, command: str, how: str | None = None, sandbox: bool = Fa
         (home / ".codex" / "rules" / "default.rules").write_text(
             'prefix_rule(pattern=["rm"], decision="forbidden")\n')
         (home / ".codex" / "config.toml").write_text(
-            'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "never"\n'
-            'sandbox_mode = "danger-full-access"\n'
+            f'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "{approval}"\n'
+            f'sandbox_mode = "{access}"\n'
             f'[model_providers.standin]\nname = "standin"\nbase_url = "{stand_in.url}"\n'
             'wire_api = "responses"\nenv_key = "FT_STANDIN_KEY"\nrequest_max_retries = 0\n'
             'stream_max_retries = 0\n')
@@ -92,9 +116,10 @@ def _one(stand_in: Any, command: str, how: str | None = None, sandbox: bool = Fa
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
                "TMPDIR": str(base / "tmp"), "LANG": "C.UTF-8", "RUST_BACKTRACE": "0",
                "FORGE_DATA_DIR": str(base / "data")}
-        subprocess.run([str(FORGE), "hook", "install", "--runtime", "codex", "--scope", "user",
-                        *(["--sandbox"] if sandbox else [])], cwd=project, env=env, check=True,
-                       capture_output=True)
+        if hook:
+            subprocess.run([str(FORGE), "hook", "install", "--runtime", "codex", "--scope", "user",
+                            *(["--sandbox"] if sandbox else [])], cwd=project, env=env, check=True,
+                           capture_output=True)
         for folder in (project / "work", project / ".codex"):
             folder.mkdir(exist_ok=True)
         if how is not None:
@@ -105,11 +130,14 @@ def _one(stand_in: Any, command: str, how: str | None = None, sandbox: bool = Fa
             entry = data["hooks"]["PreToolUse"][0]["hooks"][0]
             entry["command"] = failing(how, entry["command"])
             hooks.write_text(json.dumps(data, indent=2) + "\n")
-        stand_in.calls, stand_in.outputs = [{"cmd": command}], {}  # tests/compat/codex/record.py's
+        escalation = {"sandbox_permissions": "require_escalated", "justification": "make the file"}
+        # tests/compat/codex/record.py's stand-in
+        stand_in.calls, stand_in.outputs = [{"cmd": command, **(escalation if escalate else {})}], {}
         proc = subprocess.run([str(CODEX), "exec", "--json", "--dangerously-bypass-hook-trust", "go"],
                               capture_output=True, text=True, env=dict(env, FT_STANDIN_KEY="placeholder"),
                               timeout=180, cwd=project)
-        ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+        ran = ((project / ASKED[command]).exists() if command in ASKED
+               else (project / "victim-kept.txt").exists() if command == ALLOWED
                else (project / "work" / "kept.txt").exists() if command == SANDBOXED
                else not (project / "victim.txt").exists())
         audit = base / "data" / "hook-audit.jsonl"
@@ -122,6 +150,8 @@ def _one(stand_in: Any, command: str, how: str | None = None, sandbox: bool = Fa
                            **{k: a[k] for k in ("error", "sandbox", "agent_allows") if k in a}}
                           for a in lines]}
         print(command, "ran" if ran else "did not run", [a.get("action") for a in lines], file=sys.stderr)
+        if proc.returncode and os.environ.get("FT_RECORDER_DEBUG"):
+            print(proc.stderr[-3000:], proc.stdout[-3000:], file=sys.stderr)
     return said
 
 

@@ -15,6 +15,10 @@ a loopback Gemini API stand-in that makes one `run_shell_command` call and then 
 - `failures`: the allowed call again with the hook entry's command made to fail in each way the hook
   must still deny (a forced internal error, garbage on its stdin, a truncated payload, its deadline
   passed): each must leave the call unrun.
+- `asks` (`--asks`): under Gemini's default approval mode, with a user policy allowing only the allowed
+  call (`ASK_POLICY`), a call Gemini itself asks about and the allowed one, without the hook and with
+  it: the hook gives no decision, so Gemini's own answer stands (`gemini -p` has nobody to ask: "denied
+  by policy", nothing made) and the allowed call runs.
 
 Writes `gemini-<version>.json`: per call, whether its effect was observed, what the model was given
 back as the call's result, and the hook's audit lines (never the environment: Gemini hands hooks its
@@ -47,6 +51,10 @@ SPELLINGS = ["rm victim.txt", "/bin/rm victim.txt", "command rm victim.txt", "en
 ALLOWED = "touch victim-kept.txt"
 #: `--sandbox`: an allowed call that writes where the rules leave writable and into Gemini's config
 SANDBOXED = "touch work/kept.txt; touch .gemini/probe"
+#: `--asks`: a shell call Gemini's default approval mode asks about, by the file it makes
+ASKED = {"touch asked.txt": "asked.txt"}
+ASK_POLICY = ('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch victim-kept.txt"\n'
+              'decision = "allow"\npriority = 500\n')
 
 
 class StandIn:
@@ -100,19 +108,24 @@ class StandIn:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
 
-def one_run(stand_in: StandIn, command: str, hook: str | None) -> dict[str, Any]:
+def one_run(stand_in: StandIn, command: str, hook: str | None, approval: str = "yolo",
+            settings: dict[str, Any] | None = None, policy: str | None = None) -> dict[str, Any]:
     """One `gemini -p` run making the call `command`; `hook`: the installed entry's command (None: no
-    hook; "" : as `hook install` writes it)."""
+    hook; "" : as `hook install` writes it); `approval`: Gemini's `--approval-mode`; `settings`: the
+    project's (default SETTINGS); `policy`: a user policy file's text."""
     with tempfile.TemporaryDirectory(prefix="ft-hook-gemini-") as tmp:
         base = Path(tmp)
         project, home = base / "project", base / "home"
         for d in (project / ".gemini", home / ".gemini"):
             d.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "init", "-q", str(project)], check=True)
-        (project / ".gemini" / "settings.json").write_text(json.dumps(SETTINGS, indent=2) + "\n")
+        (project / ".gemini" / "settings.json").write_text(json.dumps(settings or SETTINGS, indent=2) + "\n")
         (home / ".gemini" / "settings.json").write_text(json.dumps(
             {"security": {"auth": {"selectedType": "gemini-api-key"}}, "general": {"disableAutoUpdate": True},
              "privacy": {"usageStatisticsEnabled": False}}) + "\n")
+        if policy is not None:
+            (home / ".gemini" / "policies").mkdir()
+            (home / ".gemini" / "policies" / "user.toml").write_text(policy)
         (project / "victim.txt").write_text("keep me\n")
         (project / "work").mkdir()
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "NO_COLOR": "1", "TERM": "dumb",
@@ -129,9 +142,11 @@ def one_run(stand_in: StandIn, command: str, hook: str | None) -> dict[str, Any]
                 entry["command"] = failing(hook, entry["command"])
                 settings.write_text(json.dumps(data, indent=2) + "\n")
         stand_in.command, stand_in.results = command, []
-        proc = subprocess.run([str(GEMINI), "-p", "go", "--approval-mode", "yolo", "--output-format", "json"],
+        proc = subprocess.run([str(GEMINI), "-p", "go", "--approval-mode", approval,
+                               "--output-format", "json"],
                               capture_output=True, text=True, env=env, timeout=300, cwd=project)
-        ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+        ran = ((project / ASKED[command]).exists() if command in ASKED
+               else (project / "victim-kept.txt").exists() if command == ALLOWED
                else (project / "work" / "kept.txt").exists() if command == SANDBOXED
                else not (project / "victim.txt").exists())
         audit = base / "data" / "hook-audit.jsonl"
@@ -157,6 +172,15 @@ def main() -> int:
     version = subprocess.run([str(GEMINI), "--version"], capture_output=True, text=True).stdout.strip()
     stand_in = StandIn()
     out = HERE / f"gemini-{version}.json"
+    if sys.argv[1:] == ["--asks"]:
+        from failures import merge_record  # type: ignore[import-not-found]
+
+        runs: dict[str, Any] = {"approval_mode": "default", "policy": ASK_POLICY, "settings": SETTINGS}
+        for label, hook in (("without_hook", None), ("with_hook", "")):
+            runs[label] = [{**one_run(stand_in, command, hook, "default", policy=ASK_POLICY),
+                            "asked": command in ASKED} for command in [*ASKED, ALLOWED]]
+        merge_record(out, "asks", runs)
+        return 0
     if sys.argv[1:] == ["--sandbox"]:  # the sandbox run alone, merged into the record
         from failures import merge_record  # type: ignore[import-not-found]
 
