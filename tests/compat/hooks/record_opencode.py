@@ -9,6 +9,10 @@ Writes `opencode-<version>.json`: per call, whether its effect was observed and 
 `--failures`: only the allowed call, once per way the hook the shim runs is made to fail
 (`failures.py`), merged into the record as `failures`. `--sandbox`: the shim installed with
 `--sandbox`, one allowed call (`make`) writing into `work/` and into `.opencode/`; merged as `sandbox`.
+`--asks`: a call opencode's own defaults ask about (`external_directory`: a file outside the project)
+and the allowed one, without the shim and with it: the hook gives no decision (the shim's clear
+allow), so opencode still asks (`opencode run` has nobody to ask: "permission requested ...;
+auto-rejecting", nothing made); merged as `asks`.
 """
 
 from __future__ import annotations
@@ -33,6 +37,9 @@ ALLOWED = "touch victim-kept.txt"
 # the gate asks about a write into `.opencode/` it can see, so the write is `make`'s: only the sandbox
 # can hold that one
 SANDBOXED = "make"
+#: `--asks`: a call opencode's own defaults ask about (a path outside the project:
+#: `external_directory`), by the file it makes under the scratch folder
+ASKED = {"touch ../outside/asked.txt": "outside/asked.txt"}
 MAKEFILE = "all:\n\ttouch work/kept.txt\n\ttouch .opencode/probe\n"
 
 
@@ -91,6 +98,15 @@ def main() -> int:
                  for name, how in FAILURES.items()}
         merge_record(HERE / f"opencode-{version}.json", "failures", found)
         return 0
+    if "--asks" in sys.argv:
+        from failures import merge_record  # type: ignore[import-not-found]
+
+        runs: dict[str, Any] = {"permission": {"bash": {"*": "allow", "rm *": "deny"}}}
+        for label, hook in (("without_hook", False), ("with_hook", True)):
+            runs[label] = [{**_one(stand_in, command, hook=hook), "asked": command in ASKED}
+                           for command in [*ASKED, ALLOWED]]
+        merge_record(HERE / f"opencode-{version}.json", "asks", runs)
+        return 0
     if "--sandbox" in sys.argv:
         from failures import merge_record  # type: ignore[import-not-found]
 
@@ -108,9 +124,10 @@ def main() -> int:
     return 0
 
 
-def _one(stand_in: StandIn, command: str, how: str | None = None, sandbox: bool = False) -> dict[str, Any]:
+def _one(stand_in: StandIn, command: str, how: str | None = None, sandbox: bool = False,
+         hook: bool = True) -> dict[str, Any]:
     """One `opencode run` making the call `command`, with the shim installed (`how`: the command it
-    runs made to fail that way, `failures.py`)."""
+    runs made to fail that way, `failures.py`; `hook` False: without it)."""
     with tempfile.TemporaryDirectory(prefix="ft-hook-oc-") as tmp:
         base = Path(tmp)
         project, home = base / "project", base / "home"
@@ -125,9 +142,11 @@ def _one(stand_in: StandIn, command: str, how: str | None = None, sandbox: bool 
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "NO_COLOR": "1",
                "OPENCODE_DISABLE_AUTOUPDATE": "1", "FORGE_DATA_DIR": str(base / "data"),
                "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_API_KEY": "placeholder"}
-        subprocess.run([str(FORGE), "hook", "install", "--runtime", "opencode",
-                        *(["--sandbox"] if sandbox else [])], cwd=project, env=env, check=True,
-                       capture_output=True)
+        if hook:
+            subprocess.run([str(FORGE), "hook", "install", "--runtime", "opencode",
+                            *(["--sandbox"] if sandbox else [])], cwd=project, env=env, check=True,
+                           capture_output=True)
+        (base / "outside").mkdir()
         (project / "work").mkdir(exist_ok=True)
         (project / "Makefile").write_text(MAKEFILE)
         if how is not None:  # the shim runs `sh -c` with the hook made to fail
@@ -144,13 +163,19 @@ def _one(stand_in: StandIn, command: str, how: str | None = None, sandbox: bool 
         stand_in.command, stand_in.outputs = command, []
         proc = subprocess.run([str(OPENCODE), "run", "--format", "json", "go"], capture_output=True,
                               text=True, env=env, timeout=400, cwd=project)
-        ran = ((project / "victim-kept.txt").exists() if command == ALLOWED
+        ran = ((base / ASKED[command]).exists() if command in ASKED
+               else (project / "victim-kept.txt").exists() if command == ALLOWED
                else (project / "work" / "kept.txt").exists() if command == SANDBOXED
                else not (project / "victim.txt").exists())
         audit = base / "data" / "hook-audit.jsonl"
         lines = [json.loads(x) for x in audit.read_text().splitlines()] if audit.exists() else []
         output = stand_in.outputs[0] if stand_in.outputs else None
+        import re
+
+        shown = [re.sub(r"\x1b\[[0-9;]*m", "", x).replace(str(base), "$SCRATCH").strip()
+                 for x in proc.stderr.splitlines() if "permission requested" in x]
         said = {"command": command, "ran": ran, "rc": proc.returncode,
+                "asked_line": shown[0] if shown else None,
                 "config_written": (project / ".opencode" / "probe").exists(),
                 "output": output.replace(str(base), "$SCRATCH")[:400] if output else None,
                 "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action"),
