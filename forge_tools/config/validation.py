@@ -156,9 +156,12 @@ class _CleanMemo:
             self.known = [d for d in data["clean"] if isinstance(d, str)]
 
     def digest(self, plain: Any) -> str | None:
-        """The tree's digest (None for one JSON cannot spell exactly, e.g. a TOML date: validated)."""
+        """The tree's digest (None for one JSON cannot spell exactly, e.g. a TOML date or a YAML key
+        that is not a string: validated)."""
         import json
 
+        if not _json_exact(plain):
+            return None
         try:
             text = json.dumps(plain, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         except (TypeError, ValueError):
@@ -178,16 +181,27 @@ class _CleanMemo:
         write_private_cache(self.path, json.dumps({"stamp": self.stamp, "clean": self.known}))
 
 
+def _json_exact(value: Any) -> bool:
+    """Whether JSON spells `value` so that no other value has the same text (its keys all strings: JSON
+    writes a key 1 as "1"; its values JSON's own types)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_exact(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_exact(v) for v in value)
+    return value is None or isinstance(value, (str, int, float))  # bool is an int: "true" / "false"
+
+
 def _stamp() -> str:
-    """What a clean outcome depends on, by the bytes of the files: the shipped core schema and the
-    modules it is derived from or calls (`config.core_schema.SOURCES`), and pydantic_core's own files
-    as installed (found without importing it)."""
+    """What a clean outcome depends on, by the bytes of the files: the shipped core schema, the module
+    that builds the validator from it and those it is derived from or calls (`config.core_schema`
+    `SOURCES`), and pydantic_core's own files as installed (found without importing it)."""
     from importlib.util import find_spec
 
     from forge_tools.paths import file_checksum
 
     here = Path(__file__).parent
-    parts = [str(file_checksum(here / name)) for name in ("core_schema.json", "schema.py", "validators.py")]
+    parts = [str(file_checksum(here / name))
+             for name in ("core_schema.json", "core_schema.py", "schema.py", "validators.py")]
     spec = find_spec("pydantic_core")
     for where in (spec.submodule_search_locations or ()) if spec is not None else ():
         for entry in sorted(Path(where).iterdir()):
