@@ -26,6 +26,8 @@ import os
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from forge_tools.lazy_re import lazy
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -68,6 +70,67 @@ def lower(line: str) -> list[OpencodeCommand]:
             found.append(_command(node, data))
         stack.extend(reversed(node.children))
     return found
+
+
+#: an argument `lower_shaped` may write as a slot: no quoting, expansion or operator character
+_PLAIN = lazy(r"[A-Za-z0-9_./:@%+=,-]+")
+_SLOT = lazy(r"QQ(\d+)QQ")
+#: what a slotted argument stands between in a line: a space, a quote (`sh -c 'rm x'`) or an end
+_SEPARATOR = lazy(r"([ '])")
+
+
+def shape_arguments(command: str, lowered: list[OpencodeCommand]) -> tuple[str, ...] | None:
+    """The arguments of `command` (a program and its words, one space apart; `lowered` is
+    `lower(command)`) that `lower_shaped` may write as slots, or None when it may not: each is a plain
+    word, and the lowering read the command as one command of exactly these words (so none is a number,
+    which is no word, and the slots, plain words too, are read as they are)."""
+    words = command.split(" ")
+    args = tuple(words[1:])
+    if not args or "QQ" in command or not all(_PLAIN().fullmatch(a) for a in args):
+        return None
+    if len(lowered) != 1 or lowered[0].text != command or lowered[0].words != tuple(words):
+        return None
+    slotted = " ".join([words[0], *(f"QQ{i}QQ" for i in range(len(args)))])
+    template = _lower_template(slotted)
+    if len(template) != 1 or template[0].text != slotted or template[0].words != tuple(slotted.split(" ")):
+        return None
+    return args
+
+
+def lower_shaped(line: str, args: tuple[str, ...]) -> list[OpencodeCommand]:
+    """`lower(line)` for a line that holds `args` (from `shape_arguments`) as arguments: each that
+    stands as a whole word between spaces or quotes is written as a slot, the slotted line is lowered
+    (once per shape: the same spelling of every command of one program and as many words), and the
+    words are put back in what it gives."""
+    if "QQ" in line:
+        return lower(line)
+    slot = {a: f"QQ{i}QQ" for i, a in enumerate(args)}
+    template = "".join(slot.get(part, part) for part in _SEPARATOR().split(line))
+    filled = _filled(template) if template != line else None
+    if filled is None:
+        return lower(line)
+    return [OpencodeCommand(text.format(*args), tuple(w.format(*args) for w in words),
+                            tuple(a.format(*args) for a in path_args)) for text, words, path_args in filled]
+
+
+@lru_cache(maxsize=1024)
+def _lower_template(line: str) -> tuple[OpencodeCommand, ...]:
+    return tuple(lower(line))
+
+
+@lru_cache(maxsize=8192)
+def _filled(template: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] | None:
+    """The lowering of a slotted line with each slot as a `str.format` field, or None when a slot is
+    read as a program's name (what the lowering does may hang on the name)."""
+    commands = lower(template)
+    if any(c.words and "QQ" in c.words[0] for c in commands):
+        return None
+
+    def field(text: str) -> str:
+        return _SLOT().sub(r"{\1}", text.replace("{", "{{").replace("}", "}}"))
+
+    return tuple((field(c.text), tuple(field(w) for w in c.words), tuple(field(a) for a in c.path_args))
+                 for c in commands)
 
 
 def _text(node: Node, data: bytes) -> str:
