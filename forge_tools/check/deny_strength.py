@@ -84,35 +84,38 @@ class _Decider:
             self.own = [indexed(rules[:len(rules) - common]) for rules in relevant]
 
     def actions(self, command: str, groups: list[int],
-                lowered: Sequence[OpencodeCommand] | None = None) -> dict[int, str]:
-        """Each group's action for `command` (`lowered`: opencode's lowering of it, when known)."""
-        from forge_tools.permission.calls import CallDecision
-
+                lowered: Sequence[OpencodeCommand] | None = None) -> list[str]:
+        """Each group's action for `command`, in the order of `groups` (`lowered`: opencode's lowering
+        of it, when known)."""
         args = {"command": command}
+        full = self.full
+        if all(full[group] is False for group in groups):  # the usual case: one set of requests for all
+            return self._lowered(command, groups, lowered, args)
         found: dict[int, str] = {}
         rest = []
         for group in groups:
-            full = self.full[group]
-            if full is False:
+            if full[group] is False:
                 rest.append(group)
                 continue
             answer = self.runtime.decide(self.members[group], "bash", args, self.root, self.cwd)
-            if full is None:
-                self.full[group] = not self.own or answer.decision.refused is not None
+            if full[group] is None:
+                full[group] = not self.own or answer.decision.refused is not None
             found[group] = answer.action
         if rest:
-            from forge_tools.runtimes.opencode.decide import bash_requests, checks_for
+            found.update(zip(rest, self._lowered(command, rest, lowered, args), strict=True))
+        return [found[group] for group in groups]
 
-            requests = bash_requests(command, None, str(self.root), str(self.cwd), lowered)
-            checks = checks_for(requests, self.shared)
-            if all(check.rule is not None for check in checks):
-                action = CallDecision(checks, args).action
-                found.update(dict.fromkeys(rest, action))
-            else:
-                for group in rest:
-                    checks = checks_for(requests, self.own[group], self.shared)
-                    found[group] = CallDecision(checks, args).action
-        return found
+    def _lowered(self, command: str, groups: list[int], lowered: Sequence[OpencodeCommand] | None,
+                 args: dict[str, str]) -> list[str]:
+        from forge_tools.permission.calls import CallDecision
+        from forge_tools.runtimes.opencode.decide import bash_requests, checks_for
+
+        requests = bash_requests(command, None, str(self.root), str(self.cwd), lowered)
+        checks = checks_for(requests, self.shared)
+        if all(check.rule is not None for check in checks):
+            return [CallDecision(checks, args).action] * len(groups)
+        return [CallDecision(checks_for(requests, self.own[group], self.shared), args).action
+                for group in groups]
 
 
 def _said(rule: Rule) -> tuple[str, str, str]:
@@ -178,25 +181,26 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
         lowered = shape = None
         if lowering:
             # the command is lowered in full once; its spellings, when its words are plain, by their
-            # shape (`shell.lower_shaped`: one lowering serves every rule of the same program and length)
-            from forge_tools.runtimes.opencode.shell import lower, lower_shaped, shape_arguments
+            # shape (`shell.lower_shaped`: one lowering serves every rule of as many words)
+            from forge_tools.runtimes.opencode.shell import lower, lower_shaped, shape_words
 
             lowered = lower(command)
-            shape = shape_arguments(command, lowered)
+            shape = shape_words(command, lowered)
         plain = decider.actions(command, in_groups, lowered)
         # a later rule that already decides this command more weakly: other findings say so
-        live = [g for g in in_groups if STRICTNESS[plain[g]] >= STRICTNESS[rule.action]]
+        live = [g for g, action in zip(in_groups, plain, strict=True)
+                if STRICTNESS[action] >= STRICTNESS[rule.action]]
         if not live:
             continue
-        allowed: dict[int, list[int]] = {g: [] for g in live}
+        allowed: list[list[int]] = [[] for _ in live]
         for i, form in enumerate(spellings):
             answers = decider.actions(form, live, None if shape is None else lower_shaped(form, shape))
-            for group in live:
-                if answers[group] == "allow":  # runs with nobody asked (an ask still meets a person)
-                    allowed[group].append(i)
-        for group in live:
-            if allowed[group]:
-                found[group].append((position[group][rule], rule, tuple(allowed[group])))
+            for let, answer in zip(allowed, answers, strict=True):
+                if answer == "allow":  # runs with nobody asked (an ask still meets a person)
+                    let.append(i)
+        for group, let in zip(live, allowed, strict=True):
+            if let:
+                found[group].append((position[group][rule], rule, tuple(let)))
     del examined, decider
     # each rule some agent lets a spelling of through, in the order of the agents and of each one's
     # ruleset, with what each group lets through; each finding is made as its rule's record is let go
@@ -212,21 +216,32 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
         for _, rule, indices in let_through:
             by_rule.setdefault(rule, {})[member] = indices
     del found
+    groups_in_order = list(dict.fromkeys(group for _, group in agents_in_order))
     findings = []
     # records shared between findings (read, never changed): the runtime's JSON and each distinct list
     # of agents, so a large config's thousands of findings do not each hold copies
     runtime_json = chosen.to_json()
     lists: dict[tuple[str, ...], list[str]] = {}
+    names_of: dict[tuple[int, ...], list[str]] = {}  # the groups a spelling runs under -> their agents
+
+    def names(groups: tuple[int, ...]) -> list[str]:
+        """The agents of `groups` in the agents' order, each once per time its group is listed."""
+        found = names_of.get(groups)
+        if found is None:
+            found = [name for name, group in agents_in_order for _ in range(groups.count(group))]
+            found = names_of[groups] = lists.setdefault(tuple(found), found)
+        return found
+
     for rule in list(by_rule):
         of_groups = by_rule.pop(rule)
         command = example_command(rule.pattern)
         assert command is not None
         spellings = other_spellings(command)
-        forms: dict[str, tuple[int, list[str]]] = {}  # spelling -> (its index, the agents it runs under)
-        for name, group in agents_in_order:
+        forms: dict[str, tuple[int, list[int]]] = {}  # spelling -> (its index, the groups it runs under)
+        for group in groups_in_order:  # the order the agents first let each through
             for i in of_groups.get(group, ()):
-                forms.setdefault(spellings[i], (i, []))[1].append(name)
-        through = [(i, lists.setdefault(tuple(names), names)) for i, names in forms.values()]
+                forms.setdefault(spellings[i], (i, []))[1].append(group)
+        through = [(i, names(tuple(groups))) for i, groups in forms.values()]
         agents = list(dict.fromkeys(a for _, names in through for a in names))
         agents = lists.setdefault(tuple(agents), agents)
         listed = ", ".join(f"`{form}` (allow)" for form in list(forms)[:SHOWN])
