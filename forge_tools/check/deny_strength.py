@@ -68,11 +68,17 @@ class _Decider:
     def __init__(self, runtime: Runtime, root: Path, cwd: Path, members: list[PipelineResult],
                  asked: tuple[str, ...] | None) -> None:
         self.runtime, self.root, self.cwd, self.members = runtime, root, cwd, members
+        self.worktree, self.directory = str(root), str(cwd)  # opencode's names for them
         self.full: list[bool | None] = [None] * len(members)  # group -> asked in full (None: not yet)
         self.shared: RulesetLike = ()
         self.own: list[RulesetLike] = []
         if runtime.name == "opencode" and asked is not None:
+            from forge_tools.permission.calls import CallDecision
             from forge_tools.permission.evaluate import indexed
+            from forge_tools.runtimes.opencode.decide import bash_requests, checks_for
+
+            # bound once: an import statement costs about a microsecond, and this runs per spelling
+            self.decision, self.bash_requests, self.checks_for = CallDecision, bash_requests, checks_for
 
             relevant = [[r for r in result.ruleset if _asks(r, asked)] for result in members]
             common = 0  # the length of the rules every group ends with (text and action alike)
@@ -107,15 +113,12 @@ class _Decider:
 
     def _lowered(self, command: str, groups: list[int], lowered: Sequence[OpencodeCommand] | None,
                  args: dict[str, str]) -> list[str]:
-        from forge_tools.permission.calls import CallDecision
-        from forge_tools.runtimes.opencode.decide import bash_requests, checks_for
-
-        requests = bash_requests(command, None, str(self.root), str(self.cwd), lowered)
+        decision, checks_for = self.decision, self.checks_for
+        requests = self.bash_requests(command, None, self.worktree, self.directory, lowered)
         checks = checks_for(requests, self.shared)
         if all(check.rule is not None for check in checks):
-            return [CallDecision(checks, args).action] * len(groups)
-        return [CallDecision(checks_for(requests, self.own[group], self.shared), args).action
-                for group in groups]
+            return [decision(checks, args).action] * len(groups)
+        return [decision(checks_for(requests, self.own[group], self.shared), args).action for group in groups]
 
 
 def _said(rule: Rule) -> tuple[str, str, str]:
