@@ -144,8 +144,10 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     cwd = Path(ctx.loaded.cwd)
     # Agents whose rules for the permissions a bash call asks are equal decide alike: each distinct
     # such ruleset is hashed once into a group (a small number) and examined once. Rules are taken one
-    # at a time across the groups, so the spellings of one rule are lowered once (`_Decider`), and a
-    # decision is the group's index asked about each lowered pattern: O(rules x spellings x groups).
+    # at a time across the groups, so the spellings of one rule are lowered once (by their shape when
+    # the rule's words are plain: `shell.lower_shaped`), and each lowered pattern is put once to the
+    # rules all groups end with, and only when none of those match to each group's own (`_Decider`):
+    # O(rules x spellings), and x groups only for the patterns the shared rules leave undecided.
     asked = _ASKED.get(runtime.name)
     groups: dict[tuple[tuple[Rule, ...], tuple[object, ...]], int] = {}
     members: list[PipelineResult] = []  # group -> the first agent's result (it decides for all)

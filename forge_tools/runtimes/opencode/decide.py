@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge_tools.permission.calls import CallDecision, PatternDecision, PermissionRequest
 from forge_tools.permission.evaluate import evaluate
+from forge_tools.runtimes.opencode.shell import lower, path_of_argument
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -127,8 +128,6 @@ def bash_requests(command: str, workdir: str | None, worktree: str, directory: s
                   lowered: Sequence[OpencodeCommand] | None = None) -> list[PermissionRequest]:
     """`external_directory` for the checked arguments' folders and an outside workdir, then `bash`
     (`lowered`: the command's `shell.lower`, when the caller has it)."""
-    from forge_tools.runtimes.opencode.shell import lower, path_of_argument
-
     cwd = os.path.normpath(os.path.join(directory, workdir)) if workdir else directory
     home = ""
     dirs: dict[str, None] = {}

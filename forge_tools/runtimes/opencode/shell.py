@@ -117,27 +117,39 @@ def lower_shaped(line: str, words: tuple[str, ...]) -> list[OpencodeCommand]:
     word between separators is written as a slot, the slotted line is lowered (once per shape: the same
     spelling of every command of as many words, and of one program unless the program is slotted too),
     and the words are put back in what it gives."""
-    if "QQ" in line:
+    if "QQ" in line or "\0" in line:
         return lower(line)
-    slot = {w: f"QQ{i}QQ" for i, w in enumerate(words) if w and "/" not in w}  # `/` parts: never whole
-    template = "".join(slot.get(part, part) for part in _SEPARATOR().split(line))
+    slot = _slots(words)
+    template = "".join([slot.get(part, part) for part in _SEPARATOR().split(line)])
     filled = _filled(template) if template != line else None
     if filled is None:
         return lower(line)
-    return [OpencodeCommand(text.format(*words), tuple(w.format(*words) for w in said),
-                            tuple(a.format(*words) for a in path_args)) for text, said, path_args in filled]
+    found = []
+    for joined, words_count in filled:
+        parts = joined.format(*words).split("\0")
+        found.append(OpencodeCommand(parts[0], tuple(parts[1:words_count + 1]),
+                                     tuple(parts[words_count + 1:])))
+    return found
+
+
+@lru_cache(maxsize=16)
+def _slots(words: tuple[str, ...]) -> dict[str, str]:
+    """Each word (but "", a program left as written) -> its slot; a word with a `/` is never a whole
+    part of a line split at separators, so it has none."""
+    return {w: f"QQ{i}QQ" for i, w in enumerate(words) if w and "/" not in w}
 
 
 @lru_cache(maxsize=8192)
-def _filled(template: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] | None:
-    """The lowering of a slotted line with each slot as a `str.format` field, or None when a slot other
-    than the program's is read as (part of) a command's name: what the lowering does hangs on the name,
-    and a word of the program's was slotted only where its name reads as nothing (`shape_words`)."""
+def _filled(template: str) -> tuple[tuple[str, int], ...] | None:
+    """The lowering of a slotted line, each command as one `str.format` string (its text, words and
+    path-checked arguments, joined by NUL: a shaped line holds none) with each slot as a field, and its
+    number of words; or None when a slot other than the program's is read as (part of) a command's
+    name: what the lowering does hangs on the name, and the program's word was slotted only where its
+    name reads as nothing (`shape_words`)."""
     commands = lower(template)
     if any(c.words and _SLOT().search(c.words[0].replace("QQ0QQ", "")) for c in commands):
         return None
-    return tuple((_field(c.text), tuple(_field(w) for w in c.words), tuple(_field(a) for a in c.path_args))
-                 for c in commands)
+    return tuple((_field("\0".join((c.text, *c.words, *c.path_args))), len(c.words)) for c in commands)
 
 
 def _field(text: str) -> str:
