@@ -169,7 +169,11 @@ class PermissionSession:
     def __init__(self, ruleset: RulesetLike) -> None:
         # a turn's ruleset (a tuple) is indexed once for every session over it (`index_of` caches it by
         # identity): a dry gate is made per call decided, and `check` decides thousands
-        self.base = index_of(ruleset) or RuleIndex(ruleset)
+        if isinstance(ruleset, RuleIndex):
+            self.base = ruleset
+        else:
+            cached = index_of(ruleset)
+            self.base = cached if cached is not None else RuleIndex(ruleset)
         self.rules: list[Rule] = []
         self.pending: dict[str, Question] = {}
         self._ids = itertools.count(1)
