@@ -11,18 +11,21 @@ runtime allows (it runs with nobody asked) is reported at the rule, with the com
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.check.context import is_user_rule
 from forge_tools.permission.wildcard import wildcard_match
-from forge_tools.report.findings import Finding
+from forge_tools.report.findings import Finding, MadeWhenRead
 from forge_tools.tools.spellings import example_command, other_spellings
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from forge_tools.check.context import CheckContext
-    from forge_tools.permission.calls import PermissionRequest
+    from forge_tools.permission.evaluate import RulesetLike
     from forge_tools.rule import Rule
     from forge_tools.runtimes.base import Runtime
+    from forge_tools.runtimes.opencode.shell import OpencodeCommand
     from forge_tools.visibility.pipeline import PipelineResult
 
 _HINT = ("make the bash rules an allow-list (`\"*\": \"deny\"` first, then allow only the commands "
@@ -55,43 +58,72 @@ def _examined(rule: Rule) -> bool:
 
 
 class _Decider:
-    """The runtime's answer for a bash command under a group's rules. For opencode the lowering (its
-    permission requests, the same for every agent) is made once per command until `forget`, and each
-    group's rules are asked through their index (`runtimes.opencode.decide.checks_for`); a group whose
-    first answer was a refusal, and any other runtime, is asked in full (`Runtime.decide`)."""
+    """The runtime's answers for a bash command under each group's rules. A group is asked in full
+    (`Runtime.decide`) for its first command, and always under a runtime other than opencode or when
+    that first answer was a refusal. Otherwise the command's permission requests are made once for all
+    groups (opencode's lowering is every agent's), each pattern is put to the rules every group ends
+    with (indexed once), and only a pattern none of those match is put to each group's own rules
+    before them: last match wins, so those earlier rules cannot change what a later one decides."""
 
-    def __init__(self, runtime: Runtime, root: Path, cwd: Path) -> None:
-        self.runtime, self.root, self.cwd = runtime, root, cwd
-        self.decided: dict[tuple[int, str], str] = {}  # (group, command) -> action
-        self.lowered: dict[str, list[PermissionRequest]] = {}
-        self.full: dict[int, bool] = {}  # group -> asked in full
-
-    def action(self, result: PipelineResult, group: int, command: str) -> str:
-        key = (group, command)
-        action = self.decided.get(key)
-        if action is not None:
-            return action
-        args = {"command": command}
-        if self.runtime.name != "opencode" or self.full.get(group, True):
-            answer = self.runtime.decide(result, "bash", args, self.root, self.cwd)
-            if group not in self.full:
-                self.full[group] = self.runtime.name != "opencode" or answer.decision.refused is not None
-            action = answer.action
-        else:
+    def __init__(self, runtime: Runtime, root: Path, cwd: Path, members: list[PipelineResult],
+                 asked: tuple[str, ...] | None) -> None:
+        self.runtime, self.root, self.cwd, self.members = runtime, root, cwd, members
+        self.worktree, self.directory = str(root), str(cwd)  # opencode's names for them
+        self.full: list[bool | None] = [None] * len(members)  # group -> asked in full (None: not yet)
+        self.shared: RulesetLike = ()
+        self.own: list[RulesetLike] = []
+        if runtime.name == "opencode" and asked is not None:
             from forge_tools.permission.calls import CallDecision
-            from forge_tools.runtimes.opencode.decide import checks_for, requests_for
+            from forge_tools.permission.evaluate import indexed
+            from forge_tools.runtimes.opencode.decide import bash_requests, checks_for
 
-            requests = self.lowered.get(command)
-            if requests is None:
-                requests = self.lowered[command] = requests_for("bash", args, str(self.root), str(self.cwd))
-            action = CallDecision(checks_for(requests, result.ruleset), args).action
-        self.decided[key] = action
-        return action
+            # bound once: an import statement costs about a microsecond, and this runs per spelling
+            self.decision, self.bash_requests, self.checks_for = CallDecision, bash_requests, checks_for
 
-    def forget(self) -> None:
-        """Drop the memos (one rule's spellings are not another's: memory stays bounded)."""
-        self.decided.clear()
-        self.lowered.clear()
+            relevant = [[r for r in result.ruleset if _asks(r, asked)] for result in members]
+            common = 0  # the length of the rules every group ends with (text and action alike)
+            shortest = min((len(rules) for rules in relevant), default=0)
+            while common < shortest and len({_said(rules[-1 - common]) for rules in relevant}) == 1:
+                common += 1
+            if relevant:
+                self.shared = indexed(relevant[0][len(relevant[0]) - common:])
+            self.own = [indexed(rules[:len(rules) - common]) for rules in relevant]
+
+    def actions(self, command: str, groups: list[int],
+                lowered: Sequence[OpencodeCommand] | None = None) -> list[str]:
+        """Each group's action for `command`, in the order of `groups` (`lowered`: opencode's lowering
+        of it, when known)."""
+        args = {"command": command}
+        full = self.full
+        if all(full[group] is False for group in groups):  # the usual case: one set of requests for all
+            return self._lowered(command, groups, lowered, args)
+        found: dict[int, str] = {}
+        rest = []
+        for group in groups:
+            if full[group] is False:
+                rest.append(group)
+                continue
+            answer = self.runtime.decide(self.members[group], "bash", args, self.root, self.cwd)
+            if full[group] is None:
+                full[group] = not self.own or answer.decision.refused is not None
+            found[group] = answer.action
+        if rest:
+            found.update(zip(rest, self._lowered(command, rest, lowered, args), strict=True))
+        return [found[group] for group in groups]
+
+    def _lowered(self, command: str, groups: list[int], lowered: Sequence[OpencodeCommand] | None,
+                 args: dict[str, str]) -> list[str]:
+        decision, checks_for = self.decision, self.checks_for
+        requests = self.bash_requests(command, None, self.worktree, self.directory, lowered)
+        checks = checks_for(requests, self.shared)
+        if all(check.rule is not None for check in checks):
+            return [decision(checks, args).action] * len(groups)
+        return [decision(checks_for(requests, self.own[group], self.shared), args).action for group in groups]
+
+
+def _said(rule: Rule) -> tuple[str, str, str]:
+    """What of a rule decides a call: its text and action (a builtin rule's origin differs per agent)."""
+    return (rule.permission, rule.pattern, rule.action)
 
 
 def deny_strength(ctx: CheckContext) -> list[Finding]:
@@ -112,8 +144,10 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     cwd = Path(ctx.loaded.cwd)
     # Agents whose rules for the permissions a bash call asks are equal decide alike: each distinct
     # such ruleset is hashed once into a group (a small number) and examined once. Rules are taken one
-    # at a time across the groups, so the spellings of one rule are lowered once (`_Decider`), and a
-    # decision is the group's index asked about each lowered pattern: O(rules x spellings x groups).
+    # at a time across the groups, so the spellings of one rule are lowered once (by their shape when
+    # the rule's words are plain: `shell.lower_shaped`), and each lowered pattern is put once to the
+    # rules all groups end with, and only when none of those match to each group's own (`_Decider`):
+    # O(rules x spellings), and x groups only for the patterns the shared rules leave undecided.
     asked = _ASKED.get(runtime.name)
     groups: dict[tuple[tuple[Rule, ...], tuple[object, ...]], int] = {}
     members: list[PipelineResult] = []  # group -> the first agent's result (it decides for all)
@@ -140,47 +174,82 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     for group, places in enumerate(position):
         for rule in places:
             examined.setdefault(rule, []).append(group)
-    decider = _Decider(runtime, root, cwd)
-    # group -> (place, rule, the rule's spellings, which of them the group allows): one small record
-    # per (rule, group), not one per spelling let through
-    found: list[list[tuple[int, Rule, list[str], tuple[int, ...]]]] = [[] for _ in members]
+    decider = _Decider(runtime, root, cwd, members, asked)
+    # group -> (place, rule, which of its spellings the group allows): one small record per (rule,
+    # group), not one per spelling let through (the spellings are made again for the finding)
+    found: list[list[tuple[int, Rule, tuple[int, ...]]]] = [[] for _ in members]
+    lowering = runtime.name == "opencode"
     for rule, in_groups in examined.items():
         command = example_command(rule.pattern)
         assert command is not None
         spellings = other_spellings(command)
-        for group in in_groups:
-            result = members[group]
-            if STRICTNESS[decider.action(result, group, command)] < STRICTNESS[rule.action]:
-                continue  # a later rule already decides this command (other findings say so)
-            # a spelling that is allowed runs with nobody asked (an ask still meets a person)
-            allowed = tuple(i for i, form in enumerate(spellings)
-                            if decider.action(result, group, form) == "allow")
-            if allowed:
-                found[group].append((position[group][rule], rule, spellings, allowed))
-        decider.forget()
-    for let_through in found:
-        let_through.sort(key=lambda item: item[0])  # the group's ruleset order
-    through: dict[Rule, dict[str, tuple[str, list[str]]]] = {}  # rule -> command -> (action, agents)
+        lowered = shape = None
+        if lowering:
+            # the command is lowered in full once; its spellings, when its words are plain, by their
+            # shape (`shell.lower_shaped`: one lowering serves every rule of as many words)
+            from forge_tools.runtimes.opencode.shell import lower, lower_shaped, shape_words
+
+            lowered = lower(command)
+            shape = shape_words(command, lowered)
+        plain = decider.actions(command, in_groups, lowered)
+        # a later rule that already decides this command more weakly: other findings say so
+        live = [g for g, action in zip(in_groups, plain, strict=True)
+                if STRICTNESS[action] >= STRICTNESS[rule.action]]
+        if not live:
+            continue
+        allowed: list[list[int]] = [[] for _ in live]
+        for i, form in enumerate(spellings):
+            answers = decider.actions(form, live, None if shape is None else lower_shaped(form, shape))
+            for let, answer in zip(allowed, answers, strict=True):
+                if answer == "allow":  # runs with nobody asked (an ask still meets a person)
+                    let.append(i)
+        for group, let in zip(live, allowed, strict=True):
+            if let:
+                found[group].append((position[group][rule], rule, tuple(let)))
+    del examined, decider
+    # each rule some agent lets a spelling of through, in the order of the agents and of each one's
+    # ruleset, with what each group lets through; each finding is made as its rule's record is let go
+    by_rule: dict[Rule, dict[int, tuple[int, ...]]] = {}
+    agents_in_order: list[tuple[str, int]] = []
     for agent in ctx.enabled_agents:
         if agent.name not in group_of:
             continue
-        for _, rule, spellings, allowed in found[group_of[agent.name]]:
-            forms = through.setdefault(rule, {})
-            for i in allowed:
-                forms.setdefault(spellings[i], ("allow", []))[1].append(agent.name)
-    del found, examined, decider  # each finding is made as its rule's record is let go (below)
+        member = group_of[agent.name]
+        agents_in_order.append((agent.name, member))
+        let_through = found[member]
+        let_through.sort(key=lambda item: item[0])  # the group's ruleset order (its later agents: sorted)
+        for _, rule, indices in let_through:
+            by_rule.setdefault(rule, {})[member] = indices
+    del found
+    groups_in_order = list(dict.fromkeys(group for _, group in agents_in_order))
     findings = []
     # records shared between findings (read, never changed): the runtime's JSON and each distinct list
     # of agents, so a large config's thousands of findings do not each hold copies
     runtime_json = chosen.to_json()
     lists: dict[tuple[str, ...], list[str]] = {}
-    for rule in list(through):
-        forms = through.pop(rule)
-        forms = {form: (action, lists.setdefault(tuple(names), names))
-                 for form, (action, names) in forms.items()}
-        agents = list(dict.fromkeys(a for _, names in forms.values() for a in names))
+    names_of: dict[tuple[int, ...], list[str]] = {}  # the groups a spelling runs under -> their agents
+
+    def names(groups: tuple[int, ...]) -> list[str]:
+        """The agents of `groups` in the agents' order, each once per time its group is listed."""
+        found = names_of.get(groups)
+        if found is None:
+            found = [name for name, group in agents_in_order for _ in range(groups.count(group))]
+            found = names_of[groups] = lists.setdefault(tuple(found), found)
+        return found
+
+    for rule in list(by_rule):
+        of_groups = by_rule.pop(rule)
+        command = example_command(rule.pattern)
+        assert command is not None
+        spellings = other_spellings(command)
+        forms: dict[str, tuple[int, list[int]]] = {}  # spelling -> (its index, the groups it runs under)
+        for group in groups_in_order:  # the order the agents first let each through
+            for i in of_groups.get(group, ()):
+                forms.setdefault(spellings[i], (i, []))[1].append(group)
+        through = [(i, names(tuple(groups))) for i, groups in forms.values()]
+        agents = list(dict.fromkeys(a for _, names in through for a in names))
         agents = lists.setdefault(tuple(agents), agents)
-        listed = ", ".join(f"`{form}` ({action})" for form, (action, _) in list(forms.items())[:SHOWN])
+        listed = ", ".join(f"`{form}` (allow)" for form in list(forms)[:SHOWN])
         more = f" and {len(forms) - SHOWN} more" if len(forms) > SHOWN else ""
         program = rule.pattern.split()[0]
         who = f"agent {agents[0]}" if len(agents) == 1 else f"agents {', '.join(agents)}"
@@ -190,7 +259,26 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             f"{runtime.version} ({who}): these run {program} without matching the rule's text: "
             f"{listed}{more}",
             _HINT + ("" if runtime.name == "forge" else _THROUGH_FORGE),
-            rule.origin,
-            data={"runtime": runtime_json, "agents": agents,
-                  "forms": [{"command": f, "action": a, "agents": n} for f, (a, n) in forms.items()]}))
+            rule.origin, data=_LetThrough(runtime_json, agents, command, through)))
     return findings
+
+
+class _LetThrough(MadeWhenRead):
+    """FT116's data, `{"runtime", "agents", "forms": [{"command", "action", "agents"}, ...]}`, held as
+    the rule's command and the indices of its spellings let through (with the agents of each): the
+    spellings are made again when the data is read."""
+
+    __slots__ = ("agents", "command", "indices", "names", "runtime")
+    keys_made = ("runtime", "agents", "forms")
+
+    def __init__(self, runtime: dict[str, Any], agents: list[str], command: str,
+                 through: list[tuple[int, list[str]]]) -> None:
+        self.runtime, self.agents, self.command = runtime, agents, command
+        self.indices = bytes(i for i, _ in through)  # a rule has fewer than 256 spellings
+        self.names = tuple(names for _, names in through)
+
+    def made(self) -> dict[str, Any]:
+        spellings = other_spellings(self.command)
+        return {"runtime": self.runtime, "agents": self.agents,
+                "forms": [{"command": spellings[i], "action": "allow", "agents": names}
+                          for i, names in zip(self.indices, self.names, strict=True)]}

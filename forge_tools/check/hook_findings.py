@@ -35,9 +35,14 @@ def hook_findings(project: Path, agents: Sequence[str], found: Sequence[Finding]
         for origin, what in switched_off(agent, project):
             out.append(Finding("FT363", "warning", f"{what}: {LABEL[agent]} runs no hook from these files, "
                                "forge-tools' included", origin=origin))
+    held: dict[str, bool] = {}  # agent -> a forge-tools hook of its is installed (read once, not per finding)
     for finding in found:
         weak = WEAK.get(finding.code)
-        if weak is None or any(e.ours for e in present.get(weak, installed(weak, project))):
+        if weak is None:
+            continue
+        if weak not in held:
+            held[weak] = any(e.ours for e in (present[weak] if weak in present else installed(weak, project)))
+        if held[weak]:
             continue
         out.append(Finding("FT364", "warning", f"{LABEL[weak]} lets spellings of this deny through "
                            f"({finding.code}) and no forge-tools hook is installed to hold it",

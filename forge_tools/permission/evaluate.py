@@ -146,8 +146,12 @@ def rules_for(permission: str, rules: Iterable[Rule]) -> list[Rule]:
 def narrowed(permission: str, rules: Iterable[Rule]) -> RulesetLike:
     """`rules_for(permission, rules)`, indexed (not cached) when there are many: for many evaluations of
     the one permission."""
-    found = rules_for(permission, rules)
-    return RuleIndex(found) if len(found) >= _INDEX_THRESHOLD else found
+    return indexed(rules_for(permission, rules))
+
+
+def indexed(rules: list[Rule]) -> RulesetLike:
+    """`rules` indexed (not cached) when there are many, else as they are: for many evaluations."""
+    return RuleIndex(rules) if len(rules) >= _INDEX_THRESHOLD else rules
 
 
 def evaluate(permission: str, pattern: str, *rulesets: RulesetLike) -> Decision:

@@ -30,7 +30,7 @@ from forge_tools.permission.calls import (
     PermissionRequest,
     decide_request,
 )
-from forge_tools.permission.evaluate import RuleIndex, RulesetLike
+from forge_tools.permission.evaluate import RuleIndex, RulesetLike, index_of
 from forge_tools.rule import Action, Rule
 
 Reply = Literal["once", "always", "reject"]
@@ -167,7 +167,13 @@ class PermissionSession:
     """Session-scoped permission state: rules added by `always`, and the questions still pending."""
 
     def __init__(self, ruleset: RulesetLike) -> None:
-        self.base = ruleset if isinstance(ruleset, RuleIndex) else RuleIndex(ruleset)
+        # a turn's ruleset (a tuple) is indexed once for every session over it (`index_of` caches it by
+        # identity): a dry gate is made per call decided, and `check` decides thousands
+        if isinstance(ruleset, RuleIndex):
+            self.base = ruleset
+        else:
+            cached = index_of(ruleset)
+            self.base = cached if cached is not None else RuleIndex(ruleset)
         self.rules: list[Rule] = []
         self.pending: dict[str, Question] = {}
         self._ids = itertools.count(1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -27,6 +27,29 @@ class Related(NamedTuple):
     origin: Origin
 
 
+class MadeWhenRead(Mapping[str, Any]):
+    """A finding's data held as a compact record and made only when read (the JSON report, a test):
+    a large config's thousands of findings need not each hold their data as dicts until reported.
+    `keys_made` are the data's keys; `made` builds the dict, anew on every read (nothing is kept)."""
+
+    __slots__ = ()
+    keys_made: tuple[str, ...] = ()
+
+    def made(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.keys_made:
+            raise KeyError(key)
+        return self.made()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_made)
+
+    def __len__(self) -> int:
+        return len(self.keys_made)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem `check` found: its code, level and message, where it is, and data for the JSON report."""
@@ -37,7 +60,7 @@ class Finding:
     hint: str | None = None
     origin: Origin | None = None
     related: tuple[Related, ...] = ()
-    data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    data: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def to_json(self, root: Path | None = None) -> dict[str, Any]:
         return {
@@ -47,7 +70,8 @@ class Finding:
             "hint": self.hint,
             "location": location_json(self.origin, root),
             "related": [{"label": r.label, "location": location_json(r.origin, root)} for r in self.related],
-            **({"data": self.data} if self.data else {}),
+            **({"data": self.data.made() if isinstance(self.data, MadeWhenRead) else self.data}
+               if self.data else {}),
         }
 
 

@@ -126,3 +126,74 @@ def test_ft116_under_the_gate_keeps_what_the_gate_resolves(project: Path, cli) -
 def test_rule_ft116_is_documented_with_an_example(cli) -> None:
     code, out, _ = cli("rule", "FT116")
     assert code == 0 and '"rm *": "deny"' in out and "allow-list" in out.lower()
+
+
+def _commands(seed: int, count: int) -> list[str]:
+    """Commands of plain words (and some that are not): programs opencode path-checks, wrappers,
+    names tree-sitter reads otherwise after `FOO=1`, and arguments that are numbers, options, paths,
+    assignments or the spellings' own words."""
+    import random
+
+    rnd = random.Random(seed)
+    programs = ["git", "rm", "cat", "chmod", "cd", "echo", "env", "sh", "xargs", "kill", "rm12", "tool.v2",
+                "a-b", "_x", "bin", "time", "if", "export", "1", "x:y", "-", "%b", "QQ1QQ"]
+    args = ["x", "sub12", "--flag", "-c", "-9", "12", "+x", "a=b", "0x1f", "/etc/x", "a/b", "dev", "null",
+            "bin", "echo", "env", "rm", "git", "10", "2", "if", ":b", "x:", "@c", ".g", "..", "~/x", "a*",
+            "$HOME", "{a}", "-", "--", "'q'", "/", "QQ0QQ"]
+    chars = "abxz019_./::@%+=,--"
+    found = []
+    for _ in range(count):
+        words = [rnd.choice(programs)]
+        for _ in range(rnd.randint(1, 3)):
+            words.append(rnd.choice(args) if rnd.random() < 0.6
+                         else "".join(rnd.choices(chars, k=rnd.randint(1, 5))))
+        found.append(" ".join(words))
+    return found
+
+
+def test_a_spelling_lowered_by_its_shape_is_lowered_as_written() -> None:
+    from forge_tools.runtimes.opencode.shell import lower_shaped, shape_words
+    from forge_tools.tools.spellings import other_spellings
+
+    shaped = 0
+    for command in _commands(seed=31, count=600):
+        words = shape_words(command, lower(command))
+        if words is None:
+            continue
+        shaped += 1
+        for line in [command, *other_spellings(command)]:
+            assert lower_shaped(line, words) == lower(line), (command, line)
+    assert shaped > 150  # most are shaped: the comparison is not empty
+    assert shape_words("git push x", lower("git push x")) == ("git", "push", "x")
+    assert shape_words("rm sub x", lower("rm sub x")) == ("", "sub", "x")  # rm: its name is read
+    assert shape_words("rm -rf x", lower("rm -rf x")) is None  # its path checks read `-`: no slot for it
+    assert shape_words("kill -9 12", lower("kill -9 12")) is None  # numbers are no words
+
+
+def test_ft116_names_the_agents_each_spelling_runs_under(project: Path, cli) -> None:
+    from forge_tools.config.loader import LoadOptions, load_config
+
+    # no catch-all bash rule: a spelling none of the rules match is decided by each agent's own rules
+    # before them (the builtin agents differ there), and by each agent's own bash rules
+    (project / "opencode.json").write_text(json.dumps({
+        "permission": {"bash": {"rm *": "deny", "git push *": "ask", "kubectl delete *": "deny"},
+                       "external_directory": {"/tmp/*": "allow"}},
+        "agent": {"strict": {"permission": {"bash": {"*": "deny", "ls *": "allow"}}},
+                  "loose": {"permission": {"bash": {"sh -c *": "allow", "nice *": "deny", "*": "allow"}}},
+                  "nobash": {"tools": {"bash": False}}}}))
+    _code, out, _ = cli("check", "--select", "FT116", "--format", "json")
+    findings = json.loads(out)["findings"]
+    assert {f["location"]["key_path"][-1] for f in findings} == {"rm *", "git push *", "kubectl delete *"}
+    loaded = load_config(LoadOptions(cwd=project))
+    runtime = get_runtime("opencode")
+    agents = sorted({a for f in findings for a in f["data"]["agents"]} | {"strict", "nobash"})
+    results = {a: forge_tools.resolve(loaded, a) for a in agents}
+    for finding in findings:
+        listed = {form["command"]: set(form["agents"]) for form in finding["data"]["forms"]}
+        assert all(form["action"] == "allow" for form in finding["data"]["forms"])
+        for command, names in listed.items():
+            args = {"command": command}
+            runs = {a for a, result in results.items() if (verdict := result.get("bash")) and verdict.visible
+                    and runtime.decide(result, "bash", args, project, project).action == "allow"}
+            assert names == runs, (finding["message"], command)
+    assert not any("strict" in f["data"]["agents"] or "nobash" in f["data"]["agents"] for f in findings)

@@ -21,9 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from forge_tools.permission.calls import CallDecision, PatternDecision, PermissionRequest
 from forge_tools.permission.evaluate import evaluate
+from forge_tools.runtimes.opencode.shell import lower, path_of_argument
 
 if TYPE_CHECKING:
-    from forge_tools.rule import Ruleset
+    from collections.abc import Sequence
+
+    from forge_tools.permission.evaluate import RulesetLike
+    from forge_tools.runtimes.opencode.shell import OpencodeCommand
     from forge_tools.visibility.pipeline import PipelineResult
 
 #: tools whose requests are opencode's own here; any other tool's are forge-tools' (said in the reason)
@@ -53,9 +57,10 @@ def decide(result: PipelineResult, tool_id: str, args: dict[str, Any], project_r
     return decision, reason(decision, project_root) + note
 
 
-def checks_for(requests: list[PermissionRequest], ruleset: Ruleset) -> tuple[PatternDecision, ...]:
-    """Each request's patterns put to the rules in turn (the last matching rule's action, else ask)."""
-    return tuple(PatternDecision(req.permission, pattern, *evaluate(req.permission, pattern, ruleset))
+def checks_for(requests: list[PermissionRequest], *rulesets: RulesetLike) -> tuple[PatternDecision, ...]:
+    """Each request's patterns put to the rules in turn (the last matching rule of the rulesets read as
+    one, else ask)."""
+    return tuple(PatternDecision(req.permission, pattern, *evaluate(req.permission, pattern, *rulesets))
                  for req in requests for pattern in req.patterns)
 
 
@@ -119,24 +124,24 @@ def requests_for(tool_id: str, args: dict[str, Any], worktree: str, directory: s
     raise ValueError(f"opencode's requests for {tool_id} are not reproduced")
 
 
-def bash_requests(command: str, workdir: str | None, worktree: str, directory: str
-                  ) -> list[PermissionRequest]:
-    """`external_directory` for the checked arguments' folders and an outside workdir, then `bash`."""
-    from forge_tools.runtimes.opencode.shell import lower, path_of_argument
-
+def bash_requests(command: str, workdir: str | None, worktree: str, directory: str,
+                  lowered: Sequence[OpencodeCommand] | None = None) -> list[PermissionRequest]:
+    """`external_directory` for the checked arguments' folders and an outside workdir, then `bash`
+    (`lowered`: the command's `shell.lower`, when the caller has it)."""
     cwd = os.path.normpath(os.path.join(directory, workdir)) if workdir else directory
-    home = os.path.expanduser("~")
+    home = ""
     dirs: dict[str, None] = {}
     patterns: dict[str, None] = {}
-    for command_ in lower(command):
+    for command_ in lower(command) if lowered is None else lowered:
         for arg in command_.path_args:
+            home = home or os.path.expanduser("~")
             path = path_of_argument(arg, cwd, home)
             if path is None or contained(path, worktree, directory):
                 continue
             dirs[path if os.path.isdir(path) else os.path.dirname(path)] = None
         if command_.text:
             patterns[command_.text] = None
-    if not contained(cwd, worktree, directory):
+    if workdir and not contained(cwd, worktree, directory):  # no workdir: cwd is the directory
         dirs[cwd] = None
     requests = []
     if dirs:

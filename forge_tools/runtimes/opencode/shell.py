@@ -26,6 +26,8 @@ import os
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from forge_tools.lazy_re import lazy
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -68,6 +70,91 @@ def lower(line: str) -> list[OpencodeCommand]:
             found.append(_command(node, data))
         stack.extend(reversed(node.children))
     return found
+
+
+#: a word `lower_shaped` may write as a slot: no quoting, expansion or operator character
+_PLAIN = lazy(r"[A-Za-z0-9_./:@%+=,-]+")
+#: a program's name whose commands `lower_shaped` may lower by shape (after an assignment or a
+#: redirection tree-sitter-bash reads `x:y`, `1` or `-`, and the words after them, otherwise than at the
+#: start of a line)
+_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_.-]*")
+_SLOT = lazy(r"QQ(\d+)QQ")
+#: what a slotted word stands between in a line: a space, a quote (`sh -c 'rm x'`, `"rm" x`), a path's
+#: slash (`/bin/rm x`), a backslash (`\rm x`), a parenthesis (`$(echo rm) x`) or an end
+_SEPARATOR = lazy(r"([ '\"/\\()])")
+#: words bash (and tree-sitter-bash) may read as syntax where a command starts: never a slotted program
+_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
+                       "until", "do", "done", "in", "function", "time", "coproc", "declare", "typeset",
+                       "export", "readonly", "local", "unset", "unsetenv"})
+
+
+def shape_words(command: str, lowered: list[OpencodeCommand]) -> tuple[str, ...] | None:
+    """The words of `command` (a program and its arguments, one space apart; `lowered` is
+    `lower(command)`) that `lower_shaped` writes as slots (slot 0: the program, "" when it stays as
+    written), or None when it may not. Each is a plain word and the lowering read the command as one
+    command of exactly these words (so no argument is a number, which is no word); the program is
+    slotted only when the lowering reads nothing into its name (not one of `PATH_COMMANDS`) and bash
+    reads no syntax into it."""
+    words = command.split(" ")
+    if (len(words) < 2 or "QQ" in command or not _NAME().fullmatch(words[0])
+            or not all(_PLAIN().fullmatch(w) for w in words[1:])):
+        return None
+    if len(lowered) != 1 or lowered[0].text != command or lowered[0].words != tuple(words):
+        return None
+    prog = words[0]
+    slotted = prog not in PATH_COMMANDS and prog not in _RESERVED
+    shape = (prog if slotted else "", *words[1:])
+    # the shape's lowering, filled, must be the command's own (the same words, each path-checked or not
+    # alike, which hangs on a word's first character), and so with every word an argument (a number
+    # is no word there), so every spelling's is read alike too
+    if lower_shaped(command, shape) != lowered:
+        return None
+    return shape if lower_shaped(f"echo {command}", shape) == lower(f"echo {command}") else None
+
+
+def lower_shaped(line: str, words: tuple[str, ...]) -> list[OpencodeCommand]:
+    """`lower(line)` for a line that holds `words` (from `shape_words`): each that stands as a whole
+    word between separators is written as a slot, the slotted line is lowered (once per shape: the same
+    spelling of every command of as many words, and of one program unless the program is slotted too),
+    and the words are put back in what it gives."""
+    if "QQ" in line or "\0" in line:
+        return lower(line)
+    slot = _slots(words)
+    template = "".join([slot.get(part, part) for part in _SEPARATOR().split(line)])
+    filled = _filled(template) if template != line else None
+    if filled is None:
+        return lower(line)
+    found = []
+    for joined, words_count in filled:
+        parts = joined.format(*words).split("\0")
+        found.append(OpencodeCommand(parts[0], tuple(parts[1:words_count + 1]),
+                                     tuple(parts[words_count + 1:])))
+    return found
+
+
+@lru_cache(maxsize=16)
+def _slots(words: tuple[str, ...]) -> dict[str, str]:
+    """Each word (but "", a program left as written) -> its slot; a word with a `/` is never a whole
+    part of a line split at separators, so it has none."""
+    return {w: f"QQ{i}QQ" for i, w in enumerate(words) if w and "/" not in w}
+
+
+@lru_cache(maxsize=8192)
+def _filled(template: str) -> tuple[tuple[str, int], ...] | None:
+    """The lowering of a slotted line, each command as one `str.format` string (its text, words and
+    path-checked arguments, joined by NUL: a shaped line holds none) with each slot as a field, and its
+    number of words; or None when a slot other than the program's is read as (part of) a command's
+    name: what the lowering does hangs on the name, and the program's word was slotted only where its
+    name reads as nothing (`shape_words`)."""
+    commands = lower(template)
+    if any(c.words and _SLOT().search(c.words[0].replace("QQ0QQ", "")) for c in commands):
+        return None
+    return tuple((_field("\0".join((c.text, *c.words, *c.path_args))), len(c.words)) for c in commands)
+
+
+def _field(text: str) -> str:
+    """`text` with each slot as a `str.format` field (`QQ1QQ` -> `{1}`)."""
+    return _SLOT().sub(r"{\1}", text.replace("{", "{{").replace("}", "}}"))
 
 
 def _text(node: Node, data: bytes) -> str:
