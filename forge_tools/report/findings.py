@@ -7,7 +7,6 @@ never touches the checks.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -209,12 +208,14 @@ def summary_line(report: CheckReport) -> str:
 
 
 def render_json(report: CheckReport, stream: IO[str]) -> None:
+    from forge_tools.report.json_stream import Streamed, write_json
+
     root = report.project_root
     data = {
         "project_root": str(root),
         "files": [display_path(str(p), root) for p in report.files],
         "notes": list(report.notes),
-        "findings": [f.to_json(root) for f in report.sorted_findings()],
+        "findings": Streamed(report.sorted_findings(), lambda f: f.to_json(root)),
         "expectations": {
             "file": display_path(str(report.expect_file), root) if report.expect_file else None,
             "results": [e.to_json(root) for e in report.expectations],
@@ -228,9 +229,9 @@ def render_json(report: CheckReport, stream: IO[str]) -> None:
             "suppressed": len(report.suppressed),
             "not_selected": report.deselected,
         },
-        "suppressed": [f.to_json(root) for f in report.suppressed],
+        "suppressed": Streamed(report.suppressed, lambda f: f.to_json(root)),
     }
-    stream.write(json.dumps(data, indent=2) + "\n")
+    write_json(data, stream)
 
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

@@ -17,7 +17,6 @@ findings that would share one (GitLab would show them as one) are told apart by 
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import IO, Any
 
 from forge_tools.report.findings import CheckReport, Finding, display_path, fingerprint
@@ -52,16 +51,25 @@ def gitlab_issue(finding: Finding, report: CheckReport) -> dict[str, Any]:
 
 
 def gitlab_report(report: CheckReport) -> list[dict[str, Any]]:
-    issues = [gitlab_issue(f, report) for f in report.sorted_findings()]
+    """The Code Quality issues, made as `write_json` writes them (`json_stream`); a fingerprint that
+    an earlier issue has gets a counted variant, so each is unique in the report."""
+    from forge_tools.report.json_stream import Streamed
+
     seen: dict[str, int] = {}
-    for issue in issues:
+
+    def unique(finding: Finding) -> dict[str, Any]:
+        issue = gitlab_issue(finding, report)
         base = issue["fingerprint"]
         n = seen.get(base, 0)
         seen[base] = n + 1
         if n:
             issue["fingerprint"] = hashlib.sha256(f"{base}\0{n}".encode()).hexdigest()[:32]
-    return issues
+        return issue
+
+    return Streamed(report.sorted_findings(), unique)
 
 
 def render_gitlab(report: CheckReport, stream: IO[str]) -> None:
-    stream.write(json.dumps(gitlab_report(report), indent=2) + "\n")
+    from forge_tools.report.json_stream import write_json
+
+    write_json(gitlab_report(report), stream)

@@ -16,7 +16,6 @@ and the repository path of its docs page in `properties.docs` (docs/rules.md#ft1
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
@@ -93,6 +92,9 @@ def _result(finding: Finding, report: CheckReport, rule_index: dict[str, int]) -
 
 
 def sarif_log(report: CheckReport) -> dict[str, Any]:
+    """The SARIF 2.1.0 log; its results are made as `write_json` writes them (`json_stream`)."""
+    from forge_tools.report.json_stream import Streamed
+
     codes = sorted(report.codes.values(), key=lambda c: c.code)
     rules = [
         {
@@ -111,11 +113,13 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "forge-tools", "version": _version(), "rules": rules}},
         "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
-        "results": [_result(f, report, rule_index) for f in report.sorted_findings()],
+        "results": Streamed(report.sorted_findings(), lambda f: _result(f, report, rule_index)),
         "columnKind": "unicodeCodePoints",
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
 def render_sarif(report: CheckReport, stream: IO[str]) -> None:
-    stream.write(json.dumps(sarif_log(report), indent=2) + "\n")
+    from forge_tools.report.json_stream import write_json
+
+    write_json(sarif_log(report), stream)
