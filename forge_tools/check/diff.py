@@ -343,7 +343,7 @@ class DiffReport:
 
 
 def _where(rule: Rule, root: Path) -> str:
-    from forge_tools.report.findings import describe
+    from forge_tools.report.locations import describe
 
     return describe(rule.origin, root)
 
@@ -572,7 +572,7 @@ def claude_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
         return {(r.scope, r.behavior, r.text): r for r in settings.rules if r.scope in ("project", "local")}
 
     was, now = keyed(before), keyed(after)
-    from forge_tools.report.findings import describe
+    from forge_tools.report.locations import describe
 
     # each side's location relative to its own root: the old side's checkout is gone after the run
     rules = [RuleChange(f"claude:{k[0]}", "removed", k[2], describe(r.origin, old.root), None, k[1], None)
@@ -617,7 +617,7 @@ def codex_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[RuleC
     before = read_codex(old.root, trust_root=after.project_root)
 
     def keyed(settings: Any, root: Path) -> dict[str, str]:
-        from forge_tools.report.findings import describe
+        from forge_tools.report.locations import describe
         from forge_tools.runtimes.codex.config import _read
 
         inside = Path(root).resolve()
@@ -660,7 +660,7 @@ def gemini_changes(old: Side, new: Side, expect: Path | None) -> tuple[list[Rule
     trust (the old side is a temporary checkout no one trusted)."""
     import os
 
-    from forge_tools.report.findings import describe
+    from forge_tools.report.locations import describe
     from forge_tools.runtimes import gemini_files
 
     if not (gemini_files(old.root) or gemini_files(new.root)):

@@ -84,7 +84,7 @@ def runtime_lines(found: list[Any], loaded: Any, answering: str | None = None) -
     from pathlib import Path
 
     from forge_tools.paths import home_dir
-    from forge_tools.report.findings import display_path
+    from forge_tools.report.locations import display_path
     from forge_tools.report.table import format_table
 
     root, home = Path(loaded.project_root), str(home_dir())

@@ -15,6 +15,7 @@ from typing import IO, Any, NamedTuple
 
 from forge_tools.origin import Origin, format_key_path
 from forge_tools.report.codeinfo import CodeInfo, Level
+from forge_tools.report.locations import describe, display_path
 
 LEVELS: tuple[Level, ...] = ("error", "warning", "info")
 
@@ -144,19 +145,6 @@ def enclosing_repo(start: Path) -> Path | None:
     return None
 
 
-def display_path(path: str | None, root: Path | None) -> str | None:
-    """A path relative to the project root when inside it (stable across checkouts), else as given."""
-    if path is None:
-        return None
-    if root is not None:
-        from forge_tools.paths import relative_to_root
-
-        rel = relative_to_root(path, str(root))
-        if rel is not None:
-            return rel
-    return path
-
-
 def fingerprint(finding: Finding, where: str) -> str:
     """A finding's identity across runs, for SARIF and GitLab: the code, the file (`where`, as the
     format names it) and the config key path, or the message when there is none; never the line, so
@@ -178,15 +166,6 @@ def location_json(origin: Origin | None, root: Path | None) -> dict[str, Any] | 
         "key_path": list(origin.key_path) or None,
         "description": describe(origin, root),
     }
-
-
-def describe(origin: Origin, root: Path | None) -> str:
-    """`path:line:col` with the path shortened to the project root."""
-    if origin.kind == "file" and origin.path is not None:
-        shown = display_path(origin.path, root) or origin.path
-        o = Origin(origin.kind, shown, origin.line, origin.column, origin.key_path, origin.name)
-        return str(o)
-    return str(origin)
 
 
 def summary_line(report: CheckReport) -> str:

@@ -79,7 +79,7 @@ class RuntimeEntry(NamedTuple):
 
 def rule_words(runtime: str, rule: Rule, root: Path | None = None) -> str:
     """`bash "git push *" deny at opencode.json:4:7`, `allow Bash(git *) at .claude/settings.json:3:9`."""
-    from forge_tools.report.findings import describe
+    from forge_tools.report.locations import describe
 
     where = describe(rule.origin, root)
     where = f"at {where}" if rule.origin.kind in ("file", "env", "cli") else f"({where})"

@@ -216,7 +216,7 @@ def hook_said(agent: str, label: str, project: Path, cwd: Path, tool: str | None
     out: dict[str, Any] = {"installed": found.entry.to_json(), "runs": found.runs,
                            "problems": list(found.problems), "review": REVIEW.get(agent),
                            "action": None, "reason": None}
-    from forge_tools.report.findings import describe
+    from forge_tools.report.locations import describe
 
     where = describe(found.entry.origin, project)
     if not found.runs:

@@ -135,7 +135,7 @@ def hidden_words(verdict: ToolVerdict, root: Path | None) -> str:
 def rule_origin_words(rule: Rule | None, root: Path | None = None) -> str:
     if rule is None:
         return "no rule matched (the default is ask)"
-    from forge_tools.report.findings import describe
+    from forge_tools.report.locations import describe
 
     return f"rule {rule.permission} {json.dumps(rule.pattern)} {rule.action} ({describe(rule.origin, root)})"
 

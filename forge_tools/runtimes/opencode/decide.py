@@ -66,7 +66,7 @@ def checks_for(requests: list[PermissionRequest], *rulesets: RulesetLike) -> tup
 
 def reason(decision: CallDecision, project_root: Path | None = None) -> str:
     """What decided, in opencode's terms: which rule matched which text (or that none did)."""
-    from forge_tools.report.findings import describe
+    from forge_tools.report.locations import describe
 
     check = decision.deciding
     if check is None:
