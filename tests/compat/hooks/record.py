@@ -109,7 +109,7 @@ def main() -> int:
 
 
 def _failures(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
-    from failures import FAILURES, failing, merge_record, shown  # type: ignore[import-not-found]
+    from failures import FAILURES, failing, shown  # type: ignore[import-not-found]
 
     subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude"], cwd=project, env=env, check=True)
     settings = project / ".claude" / "settings.json"
@@ -123,9 +123,18 @@ def _failures(project: Path, env: dict[str, str], standin: object, scratch: Path
         run = _run(project, env, standin, scratch, [ALLOWED])
         found[name] = {**run["calls"][0], "hook_command": shown(how, "claude"), "audit": run["audit"]}
         print(name, found[name]["ran"], found[name]["tool_result"])
+    return _keep(standin, scratch, version, "failures", found)
+
+
+
+def _keep(standin: object, scratch: Path, version: str, part: str, observed: object) -> int:
+    """Stop the model stand-in, merge what was observed into the version's record as `part` (the
+    scratch folder's path written as `$SCRATCH`), and remove the scratch folder."""
+    from failures import merge_record  # type: ignore[import-not-found]
+
     standin.stop()  # type: ignore[attr-defined]
-    merge_record(HERE / f"claude-{version}.json", "failures",
-                 json.loads(json.dumps(found).replace(str(scratch), "$SCRATCH")))
+    merge_record(HERE / f"claude-{version}.json", part,
+                 json.loads(json.dumps(observed).replace(str(scratch), "$SCRATCH")))
     shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
@@ -133,8 +142,6 @@ def _failures(project: Path, env: dict[str, str], standin: object, scratch: Path
 def _sandbox(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
     """`hook install --sandbox`: an allowed call writing into `work/` and into `.claude/` runs rewritten
     inside `run`'s sandbox (the first write happens, the second fails: read-only)."""
-    from failures import merge_record  # type: ignore[import-not-found]
-
     subprocess.run([str(FORGE), "hook", "install", "--runtime", "claude", "--sandbox"], cwd=project, env=env,
                    check=True)
     (project / "work").mkdir()
@@ -142,18 +149,12 @@ def _sandbox(project: Path, env: dict[str, str], standin: object, scratch: Path,
     call = {**run["calls"][0], "ran": (project / "work" / "kept.txt").exists(),
             "config_written": (project / ".claude" / "probe").exists(), "audit": run["audit"]}
     print(call)
-    standin.stop()  # type: ignore[attr-defined]
-    merge_record(HERE / f"claude-{version}.json", "sandbox",
-                 json.loads(json.dumps(call).replace(str(scratch), "$SCRATCH")))
-    shutil.rmtree(scratch, ignore_errors=True)
-    return 0
+    return _keep(standin, scratch, version, "sandbox", call)
 
 
 def _asks(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
     """The agent's own asks with the hook installed: each asked call is still refused by `claude -p`
     (nobody to ask), as without the hook, and its effect does not happen; the allowed call runs."""
-    from failures import merge_record  # type: ignore[import-not-found]
-
     (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": ASK_SETTINGS}, indent=2))
     runs: dict[str, object] = {"settings": ASK_SETTINGS}
     for label in ("without_hook", "with_hook"):
@@ -169,17 +170,12 @@ def _asks(project: Path, env: dict[str, str], standin: object, scratch: Path, ve
                         "audit": [a for a in run["audit"] if a["subject"] == call["command"]]}
                        for call in run["calls"]]
         print(label, runs[label])
-    standin.stop()  # type: ignore[attr-defined]
-    merge_record(HERE / f"claude-{version}.json", "asks",
-                 json.loads(json.dumps(runs).replace(str(scratch), "$SCRATCH")))
-    shutil.rmtree(scratch, ignore_errors=True)
-    return 0
+    return _keep(standin, scratch, version, "asks", runs)
 
 
 def _ask_rewrite(project: Path, env: dict[str, str], standin: object, scratch: Path, version: str) -> int:
     """`--sandbox` and an ask of the gate: Claude asks about the sandboxed line (`updatedInput` beside
     `permissionDecision: "ask"`), and the approved call runs inside the sandbox."""
-    from failures import merge_record  # type: ignore[import-not-found]
     from standin import Script  # type: ignore[import-not-found]
 
     rules = {"ask": ["Bash(touch:*)"], "deny": ["Bash(rm:*)"]}
@@ -217,11 +213,7 @@ def _ask_rewrite(project: Path, env: dict[str, str], standin: object, scratch: P
             "audit": [{"tool": a.get("tool"), "subject": a.get("subject"), "action": a.get("action"),
                        **{k: a[k] for k in ("sandbox",) if k in a}} for a in lines]}
     print(call)
-    standin.stop()  # type: ignore[attr-defined]
-    merge_record(HERE / f"claude-{version}.json", "ask_rewrite",
-                 json.loads(json.dumps(call).replace(str(scratch), "$SCRATCH")))
-    shutil.rmtree(scratch, ignore_errors=True)
-    return 0
+    return _keep(standin, scratch, version, "ask_rewrite", call)
 
 
 def _run(project: Path, env: dict[str, str], standin: object, scratch: Path,
