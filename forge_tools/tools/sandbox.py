@@ -313,8 +313,11 @@ def plan_sandbox(
         if os.path.isdir(real) and _inside_any(real, external):
             outside.append(Mount(real, "ro", "truncation dir (written by the wrapper only)"))
     for program in programs:  # an MCP server's program and the paths its command names
+        # mounted even inside an allowed external dir: a private scratch dir (/tmp, the home folder)
+        # may hide it there (a venv under /tmp with `external_directory: allow`), and read-only is the
+        # least an allow gives
         real = os.path.realpath(program)
-        if os.path.exists(real) and not _inside_any(real, [*external, project[0]]):
+        if os.path.exists(real) and not _inside_any(real, [project[0]]):
             outside.append(Mount(real, "ro", "the server's program"))
     for config_dir in config_dirs:
         real = os.path.realpath(config_dir)

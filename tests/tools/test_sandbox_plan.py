@@ -189,3 +189,20 @@ def test_library_runs_default_to_auto() -> None:
 
     spec: Any = RunSpec("bash", {}, approve=lambda q: None)
     assert spec.sandbox == "auto"
+
+
+def test_a_servers_program_under_a_private_dir_is_mounted_when_external_dirs_are_allowed(
+        tree: Path, tmp_path: Path) -> None:
+    """With `external_directory: allow` everywhere the host's `/` is bound, but `/tmp` and the home
+    folder are still private scratch dirs over it: an MCP server's venv under `/tmp` must be bound
+    read-only after them, or the server's program is not there (`bwrap: execvp ...: No such file`)."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    allow_all = rules(("*", "*", "allow"), ("external_directory", "*", "allow"))
+    plan = plan_sandbox(allow_all, tree, programs=[str(venv)])
+    paths = [m.path for m in plan.mounts]
+    real = os.path.realpath(venv)
+    assert (real, "ro", "the server's program") in [(m.path, m.mode, m.why) for m in plan.mounts]
+    hiding = [m.path for m in plan.mounts if m.mode == "scratch" and real.startswith(m.path + "/")]
+    assert hiding, "the test's venv should be under a private scratch dir (/tmp)"
+    assert all(paths.index(h) < paths.index(real) for h in hiding)  # bound after what would hide it
