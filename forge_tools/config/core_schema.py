@@ -18,8 +18,8 @@ file with the live models; regenerate it after changing the schema:
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
+import types
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -147,7 +147,7 @@ def class_free(node: Any, refs: dict[str, str], functions_module: str = FUNCTION
     if isinstance(node, list | tuple):
         return [class_free(item, refs, functions_module, what) for item in node]
     if callable(node):
-        bound = inspect.ismethod(node)  # a model validator: a classmethod whose function is shared
+        bound = isinstance(node, types.MethodType)  # a model validator: a classmethod of a shared function
         function = node.__func__ if bound else node
         module, name = getattr(function, "__module__", ""), getattr(function, "__qualname__", "")
         if (module != functions_module
