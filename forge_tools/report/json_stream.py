@@ -6,7 +6,7 @@ or GitLab report took more memory than the check itself."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sized
+from collections.abc import Callable, Iterator, Sequence, Sized
 from typing import IO, Any
 
 #: encoder chunks held before they are written (a few writes, not one per token, nor the whole text)
@@ -17,16 +17,15 @@ class Streamed(list[Any]):
     """A list json's encoder reads item by item: each item is made (`make(source)`) as it is written
     and let go. Only for `write_json`: it has a length and an order, and no items to index."""
 
-    def __init__(self, sources: Iterable[Any], make: Callable[[Any], Any], count: int | None = None) -> None:
+    def __init__(self, sources: Sequence[Any], make: Callable[[Any], Any]) -> None:
         super().__init__()
+        if not isinstance(sources, Sized):
+            raise TypeError("a Streamed list needs its length (json writes [] for an empty one)")
         self._sources = sources
         self._make = make
-        self._count = count if count is not None else len(sources) if isinstance(sources, Sized) else None
-        if self._count is None:
-            raise TypeError("a Streamed list needs its length (json writes [] for an empty one)")
 
     def __len__(self) -> int:
-        return self._count  # type: ignore[return-value]
+        return len(self._sources)
 
     def __iter__(self) -> Iterator[Any]:
         return (self._make(source) for source in self._sources)
