@@ -179,6 +179,8 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     # group), not one per spelling let through (the spellings are made again for the finding)
     found: list[list[tuple[int, Rule, tuple[int, ...]]]] = [[] for _ in members]
     lowering = runtime.name == "opencode"
+    if lowering:
+        from forge_tools.runtimes.opencode.shell import lower, lower_shaped, shape_words
     for rule, in_groups in examined.items():
         command = example_command(rule.pattern)
         assert command is not None
@@ -187,8 +189,6 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
         if lowering:
             # the command is lowered in full once; its spellings, when its words are plain, by their
             # shape (`shell.lower_shaped`: one lowering serves every rule of as many words)
-            from forge_tools.runtimes.opencode.shell import lower, lower_shaped, shape_words
-
             lowered = lower(command)
             shape = shape_words(command, lowered)
         plain = decider.actions(command, in_groups, lowered)

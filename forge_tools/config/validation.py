@@ -122,8 +122,9 @@ def drop_unknown_keys(tree: Node) -> list[ConfigError]:
 def _validate(tree: Node) -> ValidationError | None:
     """The validator's errors of one tree, or None when it is clean (see the module for the memo)."""
     plain = tree.plain()
-    key = _clean.digest(plain) if _clean is not None else None
-    if key is not None and _clean is not None and key in _clean.known:
+    memo = _clean
+    key = memo.digest(plain) if memo is not None else None
+    if memo is not None and key is not None and key in memo.known:
         return None
     from pydantic_core import ValidationError
 
@@ -131,8 +132,8 @@ def _validate(tree: Node) -> ValidationError | None:
         _schema().validator.validate_python(plain)
     except ValidationError as exc:
         return exc
-    if key is not None and _clean is not None:
-        _clean.add(key)
+    if memo is not None and key is not None:
+        memo.add(key)
     return None
 
 
@@ -191,17 +192,21 @@ def _json_exact(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float))  # bool is an int: "true" / "false"
 
 
+#: the files of this package a clean outcome depends on (`_stamp`)
+STAMPED = ("core_schema.json", "core_schema.py", "schema.py", "validators.py")
+
+
 def _stamp() -> str:
     """What a clean outcome depends on, by the bytes of the files: the shipped core schema, the module
     that builds the validator from it and those it is derived from or calls (`config.core_schema`
-    `SOURCES`), and pydantic_core's own files as installed (found without importing it)."""
+    `SOURCES`, named here so a remembered tree needs no import of that module), and pydantic_core's own
+    files as installed (found without importing it)."""
     from importlib.util import find_spec
 
     from forge_tools.paths import file_checksum
 
     here = Path(__file__).parent
-    parts = [str(file_checksum(here / name))
-             for name in ("core_schema.json", "core_schema.py", "schema.py", "validators.py")]
+    parts = [str(file_checksum(here / name)) for name in STAMPED]
     spec = find_spec("pydantic_core")
     for where in (spec.submodule_search_locations or ()) if spec is not None else ():
         for entry in sorted(Path(where).iterdir()):

@@ -161,7 +161,7 @@ def validate_args(tool: Tool, raw_args: Any) -> Any:
 
 
 def _refuse_non_text(tool: Tool, raw_args: Any) -> None:
-    """`InvalidInput` naming the field when a string of the input is not text (`_non_text`): before
+    """`InvalidInput` naming the field when a string of the input is not text (`arguments.non_text`): before
     the schema, so every tool, and `run`, `explain --call` and `check --expect` alike, says which field
     is wrong instead of failing later in the permission checks."""
     found = non_text(raw_args, tool.source.kind == "builtin")

@@ -66,3 +66,13 @@ def test_another_stamp_forgets_every_remembered_tree(memo: Path, monkeypatch: py
     monkeypatch.setattr(validation, "_stamp", lambda: "pydantic_core upgraded")
     validation.remember_clean(memo)
     assert validation._clean is not None and validation._clean.known == []
+
+
+
+def test_the_stamp_covers_every_file_the_validator_is_made_from() -> None:
+    """`_stamp` names its files itself (a remembered tree needs no import of `config.core_schema`):
+    they must take in the shipped schema, its builder and every module it is derived from."""
+    from forge_tools.config import core_schema
+
+    assert {core_schema.CACHE_FILE.name, Path(core_schema.__file__).name, *core_schema.SOURCES} <= set(
+        validation.STAMPED)
