@@ -188,25 +188,26 @@ def shipped() -> dict[str, Any] | None:
 
 
 def _build(data: dict[str, Any]) -> ConfigSchema:
-    from pydantic_core import SchemaValidator
+    from forge_tools.validator_core import core
 
     keys, submodels = data["keys"], data["submodels"]
     models = {ROOT_MODEL, *submodels, *(sub for subs in submodels.values() for sub in subs.values())}
     if not all(isinstance(keys.get(m), list) for m in models):
         raise ValueError("the config schema's key lists do not cover its models")
-    return ConfigSchema(SchemaValidator(with_functions(data["schema"]), data["config"]), keys, submodels)
+    validator = core().SchemaValidator(with_functions(data["schema"]), data["config"])
+    return ConfigSchema(validator, keys, submodels)
 
 
 @lru_cache(maxsize=1)
 def config_schema() -> ConfigSchema:
     """The validator and key lists: from the shipped file when it is current, else from the models."""
-    from pydantic_core import SchemaError
+    from forge_tools.validator_core import core
 
     data = shipped()
     if data is not None:
         try:
             return _build(data)
-        except (SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
+        except (core().SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
             pass  # written by a pydantic_core this one cannot read: derive it again
     return _build(derive())
 

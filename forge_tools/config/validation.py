@@ -126,11 +126,11 @@ def _validate(tree: Node) -> ValidationError | None:
     key = memo.digest(plain) if memo is not None else None
     if memo is not None and key is not None and key in memo.known:
         return None
-    from pydantic_core import ValidationError
+    from forge_tools.validator_core import core
 
     try:
         _schema().validator.validate_python(plain)
-    except ValidationError as exc:
+    except core().ValidationError as exc:
         return exc
     if memo is not None and key is not None:
         memo.add(key)

@@ -196,13 +196,12 @@ def shipped_validator(tool_id: str) -> Any:
     data = entry.get("validator") if entry is not None else None
     if not isinstance(data, dict):
         return None
-    from pydantic_core import SchemaError, SchemaValidator
-
     from forge_tools.config.core_schema import with_functions
+    from forge_tools.validator_core import core
 
     try:
-        return SchemaValidator(with_functions(data["schema"], ARG_CHECKS), data["config"])
-    except (SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
+        return core().SchemaValidator(with_functions(data["schema"], ARG_CHECKS), data["config"])
+    except (core().SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
         return None
 
 
@@ -214,11 +213,11 @@ def quick_args(tool_id: str, raw_args: dict[str, Any]) -> Any:
         return None
     from types import SimpleNamespace
 
-    from pydantic_core import ValidationError
+    from forge_tools.validator_core import core
 
     try:
         out = validator.validate_python(raw_args)
-    except ValidationError:
+    except core().ValidationError:
         return None
     if not (isinstance(out, tuple) and out and isinstance(out[0], dict)):
         return None

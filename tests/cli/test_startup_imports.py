@@ -183,7 +183,8 @@ from forge_tools.cli.app import run
 with redirect_stdout(io.StringIO()):
     code = run(sys.argv[1:])
 print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.startswith("forge_tools.")
-                                                 or m.split(".")[0] in ("tree_sitter", "pydantic"))}))
+                                                 or m.split(".")[0] in ("tree_sitter", "pydantic",
+                                                                         "pydantic_core"))}))
 """
 
 
@@ -207,6 +208,8 @@ def test_an_opencode_project_imports_no_other_agents_runtime(project: Path) -> N
         assert _other_agents_modules(loaded) == [], args
         assert "forge_tools.runtimes.forge.runtime" not in loaded, args
         assert ("tree_sitter" in loaded) is parses, args
+        # the config's validator and bash's shipped one need pydantic_core's extension, not its package
+        assert [m for m in loaded if m.startswith("pydantic")] == ["pydantic_core._pydantic_core"], args
 
 
 def test_the_import_set_check_sees_another_agents_runtime(project: Path) -> None:
