@@ -188,26 +188,26 @@ def shipped() -> dict[str, Any] | None:
 
 
 def _build(data: dict[str, Any]) -> ConfigSchema:
-    from forge_tools.validator_core import core
+    from forge_tools.extensions import pydantic_core
 
     keys, submodels = data["keys"], data["submodels"]
     models = {ROOT_MODEL, *submodels, *(sub for subs in submodels.values() for sub in subs.values())}
     if not all(isinstance(keys.get(m), list) for m in models):
         raise ValueError("the config schema's key lists do not cover its models")
-    validator = core().SchemaValidator(with_functions(data["schema"]), data["config"])
+    validator = pydantic_core().SchemaValidator(with_functions(data["schema"]), data["config"])
     return ConfigSchema(validator, keys, submodels)
 
 
 @lru_cache(maxsize=1)
 def config_schema() -> ConfigSchema:
     """The validator and key lists: from the shipped file when it is current, else from the models."""
-    from forge_tools.validator_core import core
+    from forge_tools.extensions import pydantic_core
 
     data = shipped()
     if data is not None:
         try:
             return _build(data)
-        except (core().SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
+        except (pydantic_core().SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
             pass  # written by a pydantic_core this one cannot read: derive it again
     return _build(derive())
 

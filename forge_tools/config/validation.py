@@ -126,11 +126,11 @@ def _validate(tree: Node) -> ValidationError | None:
     key = memo.digest(plain) if memo is not None else None
     if memo is not None and key is not None and key in memo.known:
         return None
-    from forge_tools.validator_core import core
+    from forge_tools.extensions import pydantic_core
 
     try:
         _schema().validator.validate_python(plain)
-    except core().ValidationError as exc:
+    except pydantic_core().ValidationError as exc:
         return exc
     if memo is not None and key is not None:
         memo.add(key)

@@ -197,11 +197,11 @@ def shipped_validator(tool_id: str) -> Any:
     if not isinstance(data, dict):
         return None
     from forge_tools.config.core_schema import with_functions
-    from forge_tools.validator_core import core
+    from forge_tools.extensions import pydantic_core
 
     try:
-        return core().SchemaValidator(with_functions(data["schema"], ARG_CHECKS), data["config"])
-    except (core().SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
+        return pydantic_core().SchemaValidator(with_functions(data["schema"], ARG_CHECKS), data["config"])
+    except (pydantic_core().SchemaError, KeyError, TypeError, ValueError, AttributeError, ImportError):
         return None
 
 
@@ -213,11 +213,11 @@ def quick_args(tool_id: str, raw_args: dict[str, Any]) -> Any:
         return None
     from types import SimpleNamespace
 
-    from forge_tools.validator_core import core
+    from forge_tools.extensions import pydantic_core
 
     try:
         out = validator.validate_python(raw_args)
-    except core().ValidationError:
+    except pydantic_core().ValidationError:
         return None
     if not (isinstance(out, tuple) and out and isinstance(out[0], dict)):
         return None

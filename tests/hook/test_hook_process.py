@@ -243,8 +243,9 @@ def test_opencode_s_unchanged_config_is_validated_once_then_remembered_clean(
         opencode_project: Path, isolated_env: dict[str, Path]) -> None:
     first, said_first = _imports("opencode", opencode_payload(opencode_project, "/bin/rm x"))
     again, said_again = _imports("opencode", opencode_payload(opencode_project, "/bin/rm x"))
-    assert "forge_tools.validator_core" in first and not {m for m in again if m.startswith("pydantic")
-                                                          or m == "forge_tools.validator_core"}, sorted(again)
+    # the validator is built from config.core_schema's shipped data: not at all when the tree is known
+    assert "forge_tools.config.core_schema" in first
+    assert not {m for m in again if m.startswith("pydantic") or m == "forge_tools.config.core_schema"}
     assert said_first == said_again and json.loads(said_again)["decision"] == "deny"
     memo = isolated_env["data"] / "hook-validated.json"
     assert stat.S_IMODE(memo.stat().st_mode) == 0o600 and len(json.loads(memo.read_text())["clean"]) >= 1

@@ -1,5 +1,6 @@
-"""pydantic_core's extension loaded without its package (`forge_tools.validator_core`): the package,
-imported later by pydantic's models, takes the same module, so its classes are the same objects."""
+"""Compiled extensions loaded without their packages' `__init__` (`forge_tools.extensions`): the
+package, imported later (pydantic's models, a plugin), takes the same module and is given it as its
+attribute, so its classes are the same objects either way."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from pathlib import Path
 
 LEAN_FIRST = """
 import json, sys
-from forge_tools.validator_core import core
+from forge_tools.extensions import pydantic_core as lean
 from forge_tools.config.core_schema import config_schema
 
-ext = core()
+ext = lean()
 before = sorted(m for m in sys.modules if m.startswith("pydantic"))
 try:
     config_schema().validator.validate_python({"permission": {"bash": {"*": "sometimes"}}})
@@ -44,8 +45,8 @@ print(json.dumps({
 PACKAGE_FIRST = """
 import json, sys
 import pydantic_core
-from forge_tools.validator_core import core
-print(json.dumps({"same": core() is pydantic_core._pydantic_core,
+from forge_tools.extensions import pydantic_core as lean
+print(json.dumps({"same": lean() is pydantic_core._pydantic_core,
                   "finders": [f.__name__ for f in sys.meta_path if isinstance(f, type)]}))
 """
 
@@ -70,3 +71,22 @@ def test_an_imported_package_gives_its_own_extension(tmp_path: Path) -> None:
     data = _probe(PACKAGE_FIRST, tmp_path)
     assert data["same"] is True
     assert "_BindOnImport" not in data["finders"]  # type: ignore[operator]
+
+
+GRAMMAR = """
+import json, sys
+from forge_tools.grammars import language
+from tree_sitter import Parser
+tree = Parser(language("tree_sitter_toml")).parse(b"a = 1")
+alone = sorted(m for m in sys.modules if m.startswith("tree_sitter_toml"))
+import tree_sitter_toml
+print(json.dumps({"alone": alone, "root": tree.root_node.type,
+                  "bound": tree_sitter_toml._binding is sys.modules["tree_sitter_toml._binding"],
+                  "resources_then": "importlib.resources" in sys.modules}))
+"""
+
+
+def test_a_grammar_loads_its_binding_alone_and_its_package_later_shares_it(tmp_path: Path) -> None:
+    data = _probe(GRAMMAR, tmp_path)
+    assert data["alone"] == ["tree_sitter_toml._binding"] and data["root"] == "document"
+    assert data["bound"] is True and data["resources_then"] is True  # the package's own __init__ ran
