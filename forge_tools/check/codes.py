@@ -1,6 +1,6 @@
 """The stable finding codes of `check`, as `CODES` (code -> `CodeInfo`), and the texts generated from
-them: the docs table and docs/rules.md, and the runtimes list of docs/runtimes.md
-(`python -m forge_tools.check.codes` rewrites all three).
+them: the docs table and docs/rules.md, the runtimes list of docs/runtimes.md and the records the
+package ships (`check/rules/records.json`); `python -m forge_tools.check.codes` rewrites all four.
 
 Each code is one module of `forge_tools/check/rules/` (see its docstring). Codes never change meaning
 once released; a new kind of finding gets a new code, and a retired code is kept (kind "retired").
@@ -73,21 +73,34 @@ def rules_page() -> str:
     return "\n".join(head) + "\n" + "\n".join(parts)
 
 
+def records_text() -> str:
+    """`check/rules/records.json` as `python -m forge_tools.check.codes` writes it."""
+    import json
+
+    from forge_tools.check.rules import records_data
+
+    return json.dumps(records_data(), indent=1, ensure_ascii=False) + "\n"
+
+
 def write_docs(root: Path) -> list[Path]:
     """Rewrite docs/rules.md, the table of docs/check-and-diff.md and the runtimes of docs/runtimes.md
-    from the records and the runtime registry."""
+    from the records and the runtime registry, and the shipped records (`check/rules/records.json`)."""
+    from forge_tools.check.rules import SHIPPED
+
+    SHIPPED.write_text(records_text(), encoding="utf-8")
     rules = root / DOCS_PAGE
     rules.write_text(rules_page(), encoding="utf-8")
     page = root / "docs" / "check-and-diff.md"
     _replace_block(page, TABLE_START, TABLE_END, markdown_table())
     runtimes = root / "docs" / "runtimes.md"
     _replace_block(runtimes, RUNTIMES_START, RUNTIMES_END, runtimes_table())
-    return [rules, page, runtimes]
+    return [SHIPPED, rules, page, runtimes]
 
 
 if __name__ == "__main__":  # python -m forge_tools.check.codes [REPO_ROOT]
-    USAGE = ("usage: python -m forge_tools.check.codes [REPO_ROOT]: writes docs/rules.md and "
-             "docs/check-and-diff.md of the checkout at REPO_ROOT (default: the current directory)")
+    USAGE = ("usage: python -m forge_tools.check.codes [REPO_ROOT]: writes docs/rules.md, "
+             "docs/check-and-diff.md and docs/runtimes.md of the checkout at REPO_ROOT (default: the "
+             "current directory) and the package's check/rules/records.json")
     if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
         print(USAGE, file=sys.stderr if sys.argv[1:2] not in (["-h"], ["--help"]) else sys.stdout)
         raise SystemExit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)

@@ -23,8 +23,28 @@ from __future__ import annotations
 import re
 from typing import IO, Any
 
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                    "\ud800-\udfff]")
+from forge_tools.lazy_re import lazy
+
+#: the code points escaped, as (first, last) ranges
+UNSAFE_RANGES = ((0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x200E, 0x200F), (0x2028, 0x2029),
+                 (0x202A, 0x202E), (0x2066, 0x2069), (0xD800, 0xDFFF))
+
+
+def _character_class(ranges: Any) -> str:
+    return "[" + "".join(f"\\u{first:04x}-\\u{last:04x}" for first, last in ranges) + "]"
+
+
+#: the pattern of every unsafe character, compiled on first use: its ranges beyond ASCII cost a
+#: compilation (~0.4 ms) that all-ASCII text, most of what is printed, never needs
+UNSAFE = lazy(_character_class(UNSAFE_RANGES))
+#: the same ranges within ASCII, for text that is all ASCII
+_ASCII_UNSAFE = lazy(_character_class((first, min(last, 0x7F)) for first, last in UNSAFE_RANGES
+                                      if first <= 0x7F))
+
+
+def unsafe_pattern(text: str) -> re.Pattern[str]:
+    """The pattern that finds `text`'s unsafe characters: the ASCII one when `text` is all ASCII."""
+    return _ASCII_UNSAFE() if text.isascii() else UNSAFE()
 
 
 def _escape_one(match: re.Match[str]) -> str:
@@ -33,9 +53,10 @@ def _escape_one(match: re.Match[str]) -> str:
 
 def escape_controls(text: str) -> str:
     """`text` with every `UNSAFE` character written as `\\uXXXX` (idempotent: the result has none)."""
-    if UNSAFE.search(text) is None:
+    pattern = unsafe_pattern(text)
+    if pattern.search(text) is None:
         return text
-    return UNSAFE.sub(_escape_one, text)
+    return pattern.sub(_escape_one, text)
 
 
 class SafeStream:
@@ -89,7 +110,7 @@ def safe_rich_console(stream: IO[str], **options: Any) -> Any:
     class _SafeConsole(Console):
         def render(self, renderable: Any, options: Any = None) -> Any:
             for segment in super().render(renderable, options):
-                if segment.control or UNSAFE.search(segment.text) is None:
+                if segment.control or unsafe_pattern(segment.text).search(segment.text) is None:
                     yield segment
                 else:
                     yield Segment(escape_controls(segment.text), segment.style, segment.control)

@@ -11,16 +11,16 @@ goes to the model, which says what is wrong in the tool's own words.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
+from forge_tools.lazy_re import lazy
 from forge_tools.names import permission_name
 from forge_tools.permission.calls import PermissionRequest
 
 if TYPE_CHECKING:
     from forge_tools.tools.contract import Tool, ToolContext
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def non_text(value: Any, builtin: bool, at: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], str] | None:
@@ -28,7 +28,7 @@ def non_text(value: Any, builtin: bool, at: tuple[Any, ...] = ()) -> tuple[tuple
     lone surrogate is not Unicode text at all (it cannot be encoded for any file, process or server);
     a NUL cannot be part of a path, a command or an argument, which is what builtins hand the system."""
     if isinstance(value, str):
-        found = _SURROGATE.search(value)
+        found = None if value.isascii() else _SURROGATE().search(value)
         if found is not None:
             return at, (f"contains a lone surrogate (U+{ord(found.group()):04X}, at character "
                         f"{found.start() + 1}), which is not Unicode text; send valid text")

@@ -3,7 +3,9 @@
 Every plugin's `tool_definition` hook runs in plugin load order on a copy (the last writer wins; a
 failing hook leaves the definition from before it), then the `task` tool's description gets the sorted
 list of subagents this agent may dispatch. The layer never drops a tool: hooks cannot add, remove or
-rename tools. Each accepted change is kept as a unified diff so `explain` can show who changed what.
+rename tools. Each accepted change is kept (`DefinitionChange`) so `explain` can show who changed
+what as a unified diff, which is written only when it is read: `check` and `layers` make the `task`
+change for every agent and never read its diff.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from forge_tools.errors import PluginError
     from forge_tools.permission.agents import Agent
     from forge_tools.sources.plugins import PluginHooks
@@ -21,6 +25,33 @@ if TYPE_CHECKING:
 
 SUBAGENT_LIST_AUTHOR = "forge-tools (task subagent list)"
 AGENTS_PLACEHOLDER = "{agents}"
+
+
+class DefinitionChange:
+    """One accepted change of a definition: who made it (`by`) and, read as `diff`, the unified diff
+    of the definition before and after it. Unpacks as `(by, diff)`."""
+
+    __slots__ = ("_after", "_before", "_diff", "_tool_id", "by")
+
+    def __init__(self, tool_id: str, by: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+        self.by, self._tool_id, self._before, self._after = by, tool_id, before, after
+        self._diff: str | None = None
+
+    @property
+    def diff(self) -> str:
+        if self._diff is None:
+            self._diff = definition_diff(self._tool_id, self.by, self._before, self._after)
+        return self._diff
+
+    def __iter__(self) -> Iterator[str]:
+        yield self.by
+        yield self.diff
+
+    def __getitem__(self, index: int) -> str:
+        return (self.by, self.diff)[index]
+
+    def __repr__(self) -> str:
+        return f"DefinitionChange({self._tool_id!r}, by={self.by!r})"
 
 
 @dataclass(eq=False, slots=True)
@@ -33,7 +64,7 @@ class DefinitionOutcome:
     """
 
     _definition: dict[str, Any] | None  # {"description", "parameters"}; None: the tool is not loaded
-    changes: list[tuple[str, str]] = field(default_factory=list)
+    changes: list[DefinitionChange] = field(default_factory=list)
     problems: list[PluginError] = field(default_factory=list)
     _lazy_tool: Tool | None = None
     not_computed: bool = False  # resolve(focus=...) computed layer two for another tool only
@@ -54,7 +85,7 @@ class DefinitionOutcome:
             return "definition not computed (only the explained tool's was asked for)"
         if self._definition is None and self._lazy_tool is None:
             return "definition unknown (the tool's code was not loaded)"
-        authors = [who for who, _ in self.changes]
+        authors = [change.by for change in self.changes]
         changed = ("definition changed by " + ", ".join(dict.fromkeys(authors))) if authors else ""
         if self.problems:  # SPEC 3.2: the failing hook's change is dropped, not the tool
             failed = ", ".join(dict.fromkeys(f"plugin {p.plugin}" for p in self.problems))
@@ -137,14 +168,11 @@ def definition_for(tool_id: str, tool: Tool | None, hooks: PluginHooks | None,
         final, steps, problems = hooks.rewrite_definition(
             tool_id, current["description"], current["parameters"])
         outcome.problems.extend(problems)
-        for step in steps:
-            diff = definition_diff(tool_id, step.plugin, step.before, step.after)
-            outcome.changes.append((step.plugin, diff))
+        outcome.changes += [DefinitionChange(tool_id, step.plugin, step.before, step.after) for step in steps]
         current = final
     if tool_id == "task":
         after = {**current, "description": task_description(str(current["description"]), subagents)}
-        outcome.changes.append(
-            (SUBAGENT_LIST_AUTHOR, definition_diff(tool_id, SUBAGENT_LIST_AUTHOR, current, after)))
+        outcome.changes.append(DefinitionChange(tool_id, SUBAGENT_LIST_AUTHOR, current, after))
         current = after
     outcome.definition = current
     return outcome

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from forge_tools.sources.candidates import CandidateSet, Shadowing
     from forge_tools.sources.plugins import PluginHooks
     from forge_tools.tools.contract import SourceQuery, Tool, ToolSource, Unlisted
-    from forge_tools.visibility.definition_layer import DefinitionOutcome, PlainOutcomes
+    from forge_tools.visibility.definition_layer import DefinitionChange, DefinitionOutcome, PlainOutcomes
     from forge_tools.visibility.model_layer import ModelRule
 
 LayerName = Literal["model", "definition", "permission", "request"]
@@ -93,7 +93,7 @@ class ToolVerdict:
     hidden_at: LayerName | None
     reason: str | None
     definition_outcome: DefinitionOutcome
-    definition_changes: list[tuple[str, str]] = field(default_factory=list)
+    definition_changes: list[DefinitionChange] = field(default_factory=list)
 
     @property
     def definition(self) -> dict[str, Any] | None:

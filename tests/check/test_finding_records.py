@@ -147,3 +147,31 @@ def test_the_docs_writer_refuses_an_option_or_a_folder_without_docs(tmp_path: Pa
     refused = subprocess.run([*run, str(here)], capture_output=True, text=True)
     assert refused.returncode == 2 and "no docs/ folder" in refused.stderr
     assert list(here.iterdir()) == []
+
+
+def test_the_shipped_records_are_the_modules_and_are_used_only_while_current(tmp_path: Path) -> None:
+    """`check/rules/records.json` holds exactly what the modules define (regenerate it with `python -m
+    forge_tools.check.codes`); a copy whose module checksums no longer match, or whose folder gained
+    a module, is not read (the modules are imported instead)."""
+    from forge_tools.check.codes import records_text
+    from forge_tools.check.rules import SHIPPED, imported, shipped
+
+    assert SHIPPED.read_text(encoding="utf-8") == records_text(), \
+        "check/rules/records.json is stale: run `python -m forge_tools.check.codes`"
+    assert shipped() == imported() == CODES
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    for module in RULES_DIR.glob("ft*.py"):
+        (folder / module.name).write_bytes(module.read_bytes())
+    copy = tmp_path / "records.json"
+    copy.write_text(SHIPPED.read_text(encoding="utf-8"), encoding="utf-8")
+    assert shipped(copy, folder) == CODES
+    first = sorted(folder.glob("ft*.py"))[0]
+    first.write_text(first.read_text(encoding="utf-8").replace('"error"', '"warning"'), encoding="utf-8")
+    assert shipped(copy, folder) is None  # an edited module
+    first.write_bytes((RULES_DIR / first.name).read_bytes())
+    (folder / "ft198_made_up.py").write_text("RULE = None\n", encoding="utf-8")
+    assert shipped(copy, folder) is None  # a module the file does not know
+    (folder / "ft198_made_up.py").unlink()
+    copy.write_text("{", encoding="utf-8")
+    assert shipped(copy, folder) is None  # unreadable
