@@ -10,7 +10,9 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
+
+from forge_tools.named_tuple import NamedTuple
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Origin
 
 Action = Literal["allow", "deny", "ask"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from forge_tools.config.reader import SourceRead, Spot, model_nodes, spot_of
 from forge_tools.errors import ConfigError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.report.findings import Finding
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.errors import ForgeToolsError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.names import known_names
 from forge_tools.origin import Node
 from forge_tools.rule import Rule

@@ -16,10 +16,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any
 
 from forge_tools.check.context import TOP, CheckContext
 from forge_tools.errors import ConfigError, UsageError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.rule import Rule
 
 if TYPE_CHECKING:

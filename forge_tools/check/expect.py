@@ -13,9 +13,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from forge_tools.errors import ConfigError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin
 from forge_tools.permission.calls import CallDecision
 from forge_tools.report.findings import ExpectationOutcome, Finding

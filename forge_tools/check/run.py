@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.check.codes import CODES
 from forge_tools.check.config_errors import (
@@ -21,6 +21,7 @@ from forge_tools.check.config_errors import (
     scrub_finding,
 )
 from forge_tools.errors import ConfigError, ExitCode
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin
 from forge_tools.report.findings import CheckReport, Finding, enclosing_repo
 

@@ -15,10 +15,10 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from forge_tools.config.files import read_regular_text
 from forge_tools.errors import UsageError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin
 from forge_tools.report.findings import CheckReport, Finding, describe
 

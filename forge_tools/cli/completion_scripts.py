@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.runtimes import RUNTIMES
 from forge_tools.tools.builtins import ALL_BUILTINS
 from forge_tools.tools.sandbox import SETTINGS

@@ -12,9 +12,10 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 from forge_tools.errors import UsageError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.permission.gate import Answer, Question
 
 

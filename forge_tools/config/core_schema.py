@@ -22,7 +22,9 @@ import json
 import types
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

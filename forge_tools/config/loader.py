@@ -11,11 +11,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from forge_tools.config.merge import merge
 from forge_tools.config.validation import validate_tree
 from forge_tools.errors import ConfigError, UsageError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin
 from forge_tools.paths import (
     external_skill_roots,

@@ -13,7 +13,9 @@ from the trees its scan read: it must select findings even when the config canno
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from forge_tools.config.files import read_regular_text
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.paths import skill_folders
 
 SKILL_FILE = "SKILL.md"

@@ -17,10 +17,10 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from forge_tools.config.files import NO_SUCH_FILE, read_failure, read_regular_text
 from forge_tools.errors import ConfigError, ConfigProblem
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin
 
 _TOKEN = re.compile(r"\{(env|file):([^}]*)\}")

@@ -9,8 +9,9 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.runtimes.hooks import EVENT, MARK, entries, forge_command, hook_file, our_entry
 
 #: the opencode shim: runs the hook with its own deadline and throws on anything but a clear allow

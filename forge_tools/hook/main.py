@@ -22,7 +22,9 @@ import sys
 import time
 from importlib import import_module
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+from forge_tools.named_tuple import NamedTuple
 
 # the C module behind `signal` (the same functions and numbers), without the enum classes `signal`
 # builds at import (about 3 M of one decision's ~229 M instructions, callgrind)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
+
+from forge_tools.named_tuple import NamedTuple
 
 MAX_REASON = 600
 

@@ -9,9 +9,10 @@ stay readable unless a rule after it says otherwise. Every rule keeps its origin
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from forge_tools.errors import ConfigError, ConfigProblem, UnknownNameError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.paths import home_dir, skill_folders, truncation_globs
 from forge_tools.permission.evaluate import evaluate, narrowed, rules_for

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import _thread
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.permission.wildcard import WildcardIndex, compile_pattern, has_wildcard, normalize
 from forge_tools.rule import Action, Rule
 

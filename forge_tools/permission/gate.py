@@ -19,9 +19,10 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple, cast
+from typing import Any, Literal, cast
 
 from forge_tools.errors import ExitCode, PermissionDenied, PermissionRejected
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Origin
 from forge_tools.permission.calls import (
     CallDecision,

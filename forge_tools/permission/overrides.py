@@ -16,8 +16,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.permission.wildcard import literal_head, patterns_overlap
 from forge_tools.rule import Rule
 

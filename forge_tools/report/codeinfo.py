@@ -6,7 +6,9 @@ hands them to the reporters in `CheckReport.codes`, so nothing here knows how a 
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Literal
+
+from forge_tools.named_tuple import NamedTuple
 
 Level = Literal["error", "warning", "info"]
 

@@ -11,8 +11,9 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Origin, format_key_path
 from forge_tools.report.codeinfo import CodeInfo, Level
 from forge_tools.report.locations import describe, display_path

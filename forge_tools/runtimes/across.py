@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.runtimes.found import FoundRuntime, agent_cwd, display_name, found_runtimes, runtime_files
 from forge_tools.runtimes.vocabulary import OwnCall, SharedCall, own_call, shared_call
 

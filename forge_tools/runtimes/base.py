@@ -11,7 +11,9 @@ runtime; the `forge` runtime *is* that gate, so for a forge config the two answe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig, LoadOptions

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.permission.calls import STRICTNESS
 from forge_tools.runtimes import Chosen
 from forge_tools.runtimes.base import RuntimeAnswer

@@ -32,8 +32,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.rule import Action, Rule
 
 if TYPE_CHECKING:

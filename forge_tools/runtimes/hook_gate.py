@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from forge_tools.lazy_re import lazy
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Origin
 from forge_tools.rule import Rule
 

@@ -17,8 +17,9 @@ import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin
 
 AGENTS = ("claude", "codex", "gemini", "opencode")

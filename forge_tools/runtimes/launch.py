@@ -19,7 +19,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     import argparse

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from forge_tools.lazy_re import lazy
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

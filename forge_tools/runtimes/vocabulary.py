@@ -14,7 +14,9 @@ everywhere; a new agent is one more column (`COLUMNS`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
+
+from forge_tools.named_tuple import NamedTuple
 
 
 class OwnCall(NamedTuple):

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.errors import ConfigError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Origin
 
 if TYPE_CHECKING:

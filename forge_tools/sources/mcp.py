@@ -23,9 +23,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from forge_tools.errors import ConfigError, ConfigProblem, McpServerUnavailable
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin, format_key_path
 from forge_tools.sources.mcp_source import NOTE_NOT_CONNECTED as NOTE_NOT_CONNECTED
 from forge_tools.sources.mcp_source import configured_server_names as configured_server_names

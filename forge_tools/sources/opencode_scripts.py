@@ -14,9 +14,10 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.config.files import read_regular_bytes
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.sources.scripts import OPENCODE_SUFFIXES, script_files
 
 if TYPE_CHECKING:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from forge_tools.errors import PluginError
 from forge_tools.lazy_re import lazy
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Origin
 
 if TYPE_CHECKING:

@@ -26,9 +26,10 @@ import importlib.util
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.errors import ForgeToolsError, PluginError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.sources.plugin_refs import PluginRef, discover
 
 if TYPE_CHECKING:

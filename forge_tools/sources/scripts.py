@@ -17,8 +17,9 @@ import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.tools.contract import Tool, ToolSource
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
 
 from forge_tools.config.files import read_regular_bytes
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.sources.scripts import script_files, tool_id_for
 
 _PACKAGE = "forge_tools"

@@ -21,12 +21,13 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Literal,
-    NamedTuple,
     Protocol,
     TypeAlias,
     get_type_hints,
     runtime_checkable,
 )
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path

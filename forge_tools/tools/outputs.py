@@ -21,9 +21,10 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from forge_tools import paths
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.tools.truncation import SettingsLike

@@ -33,9 +33,10 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from forge_tools.config.loader import CONFIG_FILE_ORDER
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Origin
 from forge_tools.paths import (
     fallback_truncation_dir,

@@ -78,9 +78,10 @@ from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from forge_tools.lazy_re import lazy
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.tools.shell_wrappers import GRAMMARS, OPAQUE_WRAPPERS
 from forge_tools.tools.shell_wrappers import parse as parse_wrapper
 

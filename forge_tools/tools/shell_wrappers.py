@@ -11,9 +11,9 @@ whose value is only known at run time) makes the wrapper opaque: the splitter ca
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from forge_tools.lazy_re import lazy
+from forge_tools.named_tuple import NamedTuple
 
 _ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*=")
 

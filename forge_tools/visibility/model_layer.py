@@ -8,7 +8,9 @@ explain that.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
+
+from forge_tools.named_tuple import NamedTuple
 
 PATCH_PROVIDERS_NOTE = "gpt- in the model id, and neither oss nor gpt-4"
 

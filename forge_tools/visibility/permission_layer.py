@@ -16,8 +16,8 @@ head in a `WildcardIndex`), so each tool costs a few look-ups whatever the numbe
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.names import permission_name
 from forge_tools.origin import Origin
 from forge_tools.permission.wildcard import WildcardIndex, has_wildcard, normalize

@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from forge_tools.errors import ConfigError, ForgeToolsError, PermissionDenied, UnknownNameError
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import EMPTY, Origin
 
 if TYPE_CHECKING:

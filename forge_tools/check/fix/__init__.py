@@ -21,8 +21,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import format_key_path
 from forge_tools.report.findings import CheckReport, Finding
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.check.fix import Edit

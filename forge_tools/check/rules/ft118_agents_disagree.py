@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.report.codeinfo import CodeInfo
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import bisect
 import json
 import re
 import sys
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from forge_tools.config.formats.base import (
     MAX_DEPTH,
@@ -22,6 +22,7 @@ from forge_tools.config.formats.base import (
 )
 from forge_tools.errors import ConfigError, ConfigProblem, ExitCode, ForgeToolsError
 from forge_tools.lazy_re import lazy
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin
 
 

@@ -24,8 +24,9 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.runtimes.claude.mcp import no_server_why, normalise, server_named
 from forge_tools.runtimes.claude.readonly import read_only
 from forge_tools.runtimes.claude.rules import (

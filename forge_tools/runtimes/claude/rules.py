@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pathspec import PathSpec

@@ -31,8 +31,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Node, Origin
 from forge_tools.runtimes.claude.mcp import ClaudeMcpServer, read_mcp_servers
 from forge_tools.runtimes.claude.paths import (

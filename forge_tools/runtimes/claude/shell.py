@@ -21,7 +21,9 @@ combined (any deny denies, any ask asks, `decide.py`). For each subcommand:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

@@ -10,8 +10,9 @@ older survey said Write stays offered: the 2.1.332 records show it removed).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.runtimes.claude.rules import ALIASES, tool_rule_matches
 
 if TYPE_CHECKING:

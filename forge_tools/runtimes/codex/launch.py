@@ -6,8 +6,9 @@ never asking a person (approval_policy never, whatever the files say)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.runtimes.launch import flag_dest, neutral_flags
 
 if TYPE_CHECKING:

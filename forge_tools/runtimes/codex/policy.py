@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.runtimes.codex.rules import SEVERITY, Decision, PrefixRule, RulesFile, read_rules
 
 

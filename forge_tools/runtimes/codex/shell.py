@@ -14,7 +14,9 @@ glob, a comment, a backslash, a quoted or pieced program name) is not split: the
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

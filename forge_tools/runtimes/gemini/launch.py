@@ -5,8 +5,9 @@ reader (`settings.read_settings`) applies: the approval mode (`--approval-mode`,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.runtimes.launch import flag_dest, neutral_flags
 
 if TYPE_CHECKING:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from itertools import pairwise
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Tree

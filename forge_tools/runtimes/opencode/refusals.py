@@ -10,7 +10,9 @@ refuses the file; forge-tools accepts the map (SPEC 4.2). `check` reports each a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from forge_tools.config.loader import LoadedConfig

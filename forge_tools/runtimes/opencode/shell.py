@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from forge_tools.lazy_re import lazy
+from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

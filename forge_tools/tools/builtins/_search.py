@@ -17,8 +17,9 @@ import shutil
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from forge_tools.named_tuple import NamedTuple
 from forge_tools.tools.builtins._common import SEARCH_SKIP_DIRS
 
 
