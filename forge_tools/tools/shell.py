@@ -307,18 +307,26 @@ def _command(node: Node, data: bytes, out: _Found, depth: int) -> None:
                 segments.append([])
         segments[-1].append(child)
         previous = child
-    for segment in segments:
-        _simple_command(segment, data, out, depth)
+    for index, segment in enumerate(segments):
+        _simple_command(segment, data, out, depth, cut=index > 0)
 
 
-def _simple_command(children: list[Node], data: bytes, out: _Found, depth: int) -> None:
+#: an unquoted word bash reads as an assignment when it starts a command (`NAME=`, `NAME+=`, `a[i]=`)
+_ASSIGNMENT_WORD = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+
+
+def _simple_command(children: list[Node], data: bytes, out: _Found, depth: int, cut: bool = False) -> None:
+    """One simple command's patterns. `cut`: the command starts where `_command` cut a joined node, so
+    the parser read its words as arguments: a leading unquoted `NAME=value` there is an assignment to
+    bash (`ls<newline>FOO=1 rm x` runs `rm x`), as the parser would have said of a command of its own."""
     assignments: list[str] = []
     words: list[str] = []
     static: list[str | None] = []
     for child in children:
         if child.type in _REDIRECTS:
             continue
-        if child.type == "variable_assignment" and not words:
+        if not words and (child.type == "variable_assignment" or (
+                cut and child.type == "word" and _ASSIGNMENT_WORD().match(_text(child, data)))):
             assignments.append(_text(child, data))
             continue
         value = _static_value(child, data)

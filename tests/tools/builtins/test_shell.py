@@ -186,6 +186,9 @@ def test_rm_is_always_found(before: list[str], after: list[str], wrap: str, seps
         "r\\\nm x",
         "ls | ls | ls\nrm -rf /x && ls",
         "a | b | c\nrm x && d",
+        # the parser joins the lines, reading `FOO=1` as an argument: to bash it is rm's assignment
+        "ls | ls | ls\nFOO=1 rm -rf /x && ls",
+        "a | b | c\nX+=1 Y[0]=2 rm x",
     ],
 )
 def test_more_hidden_commands_are_found(line: str) -> None:
