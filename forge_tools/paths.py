@@ -215,7 +215,7 @@ def is_sandbox_placeholder(path: Path) -> bool:
     return (real, info.st_ino) in held
 
 
-def write_private(path: Path, text: str) -> None:
+def write_private(path: Path, text: str | bytes) -> None:
     """Write a file of the tool's own readable by its owner only (folder made and kept 0700, file
     0600 from its first byte), atomically. Raises OSError."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -223,7 +223,7 @@ def write_private(path: Path, text: str) -> None:
     replace_private(path, text)
 
 
-def replace_private(path: Path, text: str) -> None:
+def replace_private(path: Path, text: str | bytes) -> None:
     """`text` as the whole new content of `path`, 0600 from its first byte (a temp file in the same
     folder, then a rename: a reader sees the old file or the new one, never half). The folder is left
     as it is (it may be a person's own, e.g. `check --output-file`). Raises OSError."""
@@ -231,15 +231,19 @@ def replace_private(path: Path, text: str) -> None:
 
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # 0600
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as binary:
+                binary.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def write_private_cache(path: Path, text: str) -> bool:
+def write_private_cache(path: Path, text: str | bytes) -> bool:
     """`write_private` for a cache: False when it cannot be written (a cache that cannot be kept only
     costs speed)."""
     try:
