@@ -113,6 +113,9 @@ class LoadedConfig:
     #: what opencode ignores in its own sources and so forge-tools did (`config.reader.SourceRead`);
     #: none for a source given in `already_read` (`check` has them from its own read)
     ignored: list[ConfigError] = field(default_factory=list)
+    #: what the layers above derive from this config and keep with it, by key, computed once per
+    #: loaded config (`runtimes.found.found_runtimes`: the agents whose files are here)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def data(self) -> ConfigModel:

@@ -139,7 +139,16 @@ def _found(name: str, package: Any, files: tuple[ConfigFile, ...]) -> FoundRunti
 def found_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None,
                    in_project: bool = True) -> list[FoundRuntime]:
     """Every runtime with files here, in `RUNTIMES` order (`in_project`: only those the project
-    configures itself)."""
+    configures itself). Looked for once per loaded config in this process's environment (`memo`)."""
+    found = loaded.memo.get("found_runtimes") if env is None else None
+    if found is None:
+        found = _with_files(loaded, env)
+        if env is None:
+            loaded.memo["found_runtimes"] = found
+    return [f for f in found if f.in_project or not in_project]
+
+
+def _with_files(loaded: LoadedConfig, env: Mapping[str, str] | None) -> tuple[FoundRuntime, ...]:
     from forge_tools.runtimes import RUNTIMES
 
     found = []
@@ -148,7 +157,7 @@ def found_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None,
         files = tuple(package.config_files(loaded, env))
         if files:
             found.append(_found(name, package, files))
-    return [f for f in found if f.in_project or not in_project]
+    return tuple(found)
 
 
 def listed_runtimes(loaded: LoadedConfig, env: Mapping[str, str] | None = None
