@@ -39,6 +39,7 @@ from forge_tools.config.loader import CONFIG_FILE_ORDER
 from forge_tools.named_tuple import NamedTuple
 from forge_tools.origin import Origin
 from forge_tools.paths import (
+    data_dir,
     fallback_truncation_dir,
     global_config_dir,
     opencode_global_dir,
@@ -267,21 +268,25 @@ def plan_sandbox(
     rules: Sequence[Rule], project_root: str | Path, *, approved_external: Iterable[str] = (),
     commands: Iterable[str] = (), config_dirs: Iterable[str | Path] = (),
     output_dirs: Iterable[str | Path] = (), env: Mapping[str, str] | None = None,
-    decides: Iterable[str | Path] = (), programs: Iterable[str] = (),
+    decides: Iterable[str | Path] = (), programs: Iterable[str] = (), own_dirs: Iterable[str | Path] = (),
 ) -> SandboxPlan:
     """The sandbox of one call (or, with no call, of the agent: `explain`, `layers`).
 
     `approved_external` are the external_directory patterns the gate let this call through for,
     `commands` its simple commands (for the network), `config_dirs` the agent's config dirs (read-only
     inside the project too), `output_dirs` the truncation dirs, `decides` the files the config names
-    as code (`sources.decides.deciding_paths`): read-only inside the project whatever the rules say."""
+    as code (`sources.decides.deciding_paths`): read-only inside the project whatever the rules say.
+    `own_dirs` are forge-tools' own (the data dir: the class code the console keeps and runs, the hook's
+    memo and audit log, the sandbox's records): read-only wherever a call could reach them, inside
+    the project or in an allowed external dir, since the next forge-tools process trusts them."""
     rules = tuple(rules)
     root = os.path.realpath(project_root)
-    config_dirs = tuple(config_dirs)
+    config_dirs, own_dirs = tuple(config_dirs), tuple(own_dirs)
     git = [os.path.join(root, g) for g in GIT_DECIDES]
     if os.path.isfile(os.path.join(root, ".git")):  # a worktree's `.git` file names where git looks
         git.append(os.path.join(root, ".git"))
-    inside = {rel for p in (*decides, *config_dirs, *git) if (rel := _inside_rel(p, root)) is not None}
+    inside = {rel for p in (*decides, *config_dirs, *git, *own_dirs)
+              if (rel := _inside_rel(p, root)) is not None}
     heads = (*_touching_heads(rules), *(rel + "/" for rel in sorted(inside)))
     state = _Walk(root, rules, heads, frozenset(inside))
     root_mode = state.modes.of(SENTINEL)
@@ -313,6 +318,10 @@ def plan_sandbox(
         real = os.path.realpath(out_dir)
         if os.path.isdir(real) and _inside_any(real, external):
             outside.append(Mount(real, "ro", "truncation dir (written by the wrapper only)"))
+    for own in own_dirs:
+        real = os.path.realpath(own)
+        if os.path.isdir(real) and _inside_any(real, external) and not _inside_any(real, [project[0]]):
+            outside.append(Mount(real, "ro", "forge-tools' data dir (written outside the sandbox only)"))
     for program in programs:  # an MCP server's program and the paths its command names
         # mounted even inside an allowed external dir: a private scratch dir (/tmp, the home folder)
         # may hide it there (a venv under /tmp with `external_directory: allow`), and read-only is the
@@ -628,7 +637,7 @@ def call_plan(extra: Mapping[str, Any], project_root: str | Path,
     return plan_sandbox(extra.get("ruleset", ()), project_root, approved_external=external,
                         commands=commands, config_dirs=config_dirs,
                         output_dirs=[truncation_dir(), fallback_truncation_dir()],
-                        decides=decides, programs=extra.get("programs", ()))
+                        decides=decides, programs=extra.get("programs", ()), own_dirs=[data_dir()])
 
 
 def server_paths(command: Sequence[str], environment: Mapping[str, str], cwd: str | Path) -> list[str]:

@@ -210,3 +210,29 @@ def test_the_librarys_run_call_lists_a_local_mcp_server_inside_the_sandbox(proje
     assert outcome.result is not None and outcome.result.output == "written", outcome
     assert outcome.result.metadata.get("sandbox") == "on", outcome.result.metadata
     assert (project / "starts.txt").read_text().splitlines() == ["started"]  # the call's start only
+
+
+@pytest.mark.parametrize("sandbox", ["off", "require"])
+def test_a_call_cannot_plant_code_the_next_forge_tools_runs(project: Path, sandbox: str) -> None:
+    """The console keeps compiled class code in the data dir and runs it in the next process
+    (`cli/compiled.py`): with the data dir inside the project and edit allowed, a sandboxed call can
+    neither replace that file nor add one beside it; without the sandbox the same call does."""
+    data = project / ".forge-data"
+    env = {**os.environ, "FORGE_DATA_DIR": str(data)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    write_config(project, {"permission": {"bash": "allow", "edit": "allow"}})
+
+    def call(command: str) -> None:
+        done = subprocess.run([sys.executable, "-m", "forge_tools", "run", "bash", "--yes", "--format",
+                               "json", f"--sandbox={sandbox}", "--args", json.dumps({"command": command})],
+                              cwd=project, env=env, capture_output=True, text=True, timeout=120)
+        assert done.stdout, done.stderr
+
+    call("true")  # the run path's class code is kept: the next run compiles (and writes) nothing
+    kept = next((data / "cache").glob("compiled-*.marshal"))
+    before = kept.read_bytes()
+    call(f"echo planted > {kept}; echo x > {data}/cache/new; true")
+    if sandbox == "off":
+        assert kept.read_bytes() == b"planted\n"  # the case proves something
+    else:
+        assert kept.read_bytes() == before and not (data / "cache" / "new").exists()

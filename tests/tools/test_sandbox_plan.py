@@ -100,6 +100,25 @@ def test_a_catch_all_edit_deny_with_allowed_files_below(tree: Path) -> None:
     assert plan.reserved == ()  # nothing can be made at the top level: no placeholder is needed
 
 
+def test_forge_tools_data_dir_is_read_only_wherever_a_call_can_reach_it(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data dir holds what the next forge-tools process trusts (the class code the console keeps
+    and runs, the hook's memo): read-only inside the project whatever edit allows, and in an external
+    dir the rules let the call write."""
+    inside = tree / ".forge-data"
+    (inside / "cache").mkdir(parents=True)
+    got = modes(plan_sandbox(BASE, tree, own_dirs=[inside]), tree)
+    assert got["."][0] == "rw" and got[".forge-data"][0] == "ro"
+    outside = tmp_path / "elsewhere"
+    (outside / "data" / "cache").mkdir(parents=True)
+    writable = (*BASE, *rules(("external_directory", f"{outside}/*", "allow"),
+                              ("edit", "../elsewhere/*", "allow")))
+    got = modes(plan_sandbox(writable, tree, own_dirs=[outside / "data"]), tree)
+    assert got[os.path.realpath(outside)][0] == "rw" and got[os.path.realpath(outside / "data")][0] == "ro"
+    monkeypatch.setenv("FORGE_DATA_DIR", str(inside))
+    assert modes(sandbox.call_plan({"ruleset": writable}, tree), tree)[".forge-data"][0] == "ro"  # `run`'s
+
+
 def test_external_directories_are_mounted_as_the_rules_and_the_call_allow(tree: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     (outside / "out").mkdir(parents=True)
@@ -187,7 +206,7 @@ def test_bad_sandbox_options_are_usage_errors(cli: CLI, options: tuple[str, ...]
 def test_library_runs_default_to_auto() -> None:
     from forge_tools.call import RunSpec
 
-    spec: Any = RunSpec("bash", {}, approve=lambda q: None)
+    spec: Any = RunSpec("bash", {}, approve=lambda q: "reject")
     assert spec.sandbox == "auto"
 
 
