@@ -13,8 +13,9 @@ does this: the library, imported by someone else's program, leaves their modules
 the hook.
 
 The file is trusted as `__pycache__` is, and checked as a private file: read only when it is a
-regular file the user owns that nobody else may write, carrying this interpreter's bytecode magic
-number and optimisation level. It is written owner-only (`paths.write_private`: folder 0700, file
+regular file the user owns, 0600 in a 0700 folder of theirs, as only `keep` makes it (a copy that
+came with a checkout or an archive is not), carrying this interpreter's bytecode magic number and
+optimisation level. It is written owner-only (`paths.write_private`: folder 0700, file
 0600, an atomic rename), unless bytecode writing is off (`PYTHONDONTWRITEBYTECODE`, `-B`). It holds
 compiled texts keyed by the text, so it is never stale, and is started afresh past `MAX_ENTRIES`
 (projects' own dataclasses land in it too). Any problem reading or writing it only costs the compile.
@@ -89,9 +90,11 @@ def _read(path: Path) -> dict[tuple[str, str], CodeType]:
     except OSError:
         return {}
     try:
-        info = os.fstat(fd)
-        if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022
-                or info.st_size > MAX_BYTES):
+        info, folder = os.fstat(fd), os.stat(path.parent)
+        # private as `keep` writes it (0600 in a 0700 folder of the user's): a file that arrived any
+        # other way (a checkout or an archive of a project holding the data dir, say) is not run
+        if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077
+                or folder.st_uid != os.geteuid() or folder.st_mode & 0o077 or info.st_size > MAX_BYTES):
             return {}
         with os.fdopen(fd, "rb") as source:
             fd = -1

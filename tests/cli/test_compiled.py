@@ -73,14 +73,18 @@ def test_the_methods_are_compiled_once_then_read_back(tmp_path: Path) -> None:
         {k: made[k] for k in ("repr", "eq", "hash", "frozen", "pair")}
 
 
-def test_a_file_others_may_write_or_of_another_interpreter_is_not_read(tmp_path: Path) -> None:
+def test_a_file_not_private_or_of_another_interpreter_is_not_read(tmp_path: Path) -> None:
     data = tmp_path / "kept"
     probe(data)
     path = cache_file(data)
-    path.chmod(0o664)
-    assert probe(data)["kept"] == 0
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # written again, private
+    for mode in (0o664, 0o644):  # as a checkout or an archive would leave it
+        path.chmod(mode)
+        assert probe(data)["kept"] == 0
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600  # written again, private
     assert probe(data)["kept"] > 0
+    path.parent.chmod(0o755)
+    assert probe(data)["kept"] == 0  # a folder others may read is not one `keep` made
+    path.parent.chmod(0o700)
     path.write_bytes(b"\0\0\0\0\0" + path.read_bytes()[len(_header()):])  # another bytecode magic
     assert probe(data)["kept"] == 0
     path.write_bytes(_header() + b"not marshal data")
