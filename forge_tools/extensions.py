@@ -42,6 +42,23 @@ def submodule(package: str, name: str) -> ModuleType:
     return importlib.import_module(full)
 
 
+def load_spec(spec: ModuleSpec) -> ModuleType:
+    """The module of `spec`, run and registered in `sys.modules` under the spec's name, as the import
+    system does; a failed run leaves no half-made module there."""
+    from importlib.util import module_from_spec
+
+    if spec.loader is None:
+        raise ImportError(f"{spec.name} has no loader")
+    module = module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(spec.name, None)
+        raise
+    return module
+
+
 def pydantic_core() -> ModuleType:
     """pydantic_core's compiled module: `SchemaValidator`, `SchemaError`, `ValidationError` and the rest."""
     return submodule("pydantic_core", "_pydantic_core")
@@ -49,7 +66,7 @@ def pydantic_core() -> ModuleType:
 
 def _load(package: str, full: str) -> ModuleType:
     from importlib.machinery import ExtensionFileLoader, PathFinder
-    from importlib.util import find_spec, module_from_spec
+    from importlib.util import find_spec
 
     outer = find_spec(package)  # locates the package without running its __init__
     if outer is None or not outer.submodule_search_locations:
@@ -57,13 +74,7 @@ def _load(package: str, full: str) -> ModuleType:
     spec = PathFinder.find_spec(full, list(outer.submodule_search_locations))
     if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
         raise ImportError(f"{full} is not a compiled extension beside its package")
-    module = module_from_spec(spec)
-    sys.modules[full] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(full, None)
-        raise
+    module = load_spec(spec)
     _BindOnImport.waiting.setdefault(package, []).append(full)
     if _BindOnImport not in sys.meta_path:
         sys.meta_path.insert(0, _BindOnImport)

@@ -12,7 +12,6 @@ import ast
 import copy
 import importlib.util
 import re
-import sys
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -154,18 +153,12 @@ def _error_line(path: Path, exc: BaseException) -> int | None:
 def import_file(path: Path, prefix: str = "_forge_tool_script") -> ModuleType:
     """Import a project `.py` file (tool script or plugin) under a unique name; a failed import leaves
     no half-made module in `sys.modules`."""
-    name = _module_name(path, prefix)
-    spec = importlib.util.spec_from_file_location(name, path)
+    from forge_tools.extensions import load_spec
+
+    spec = importlib.util.spec_from_file_location(_module_name(path, prefix), path)
     if spec is None or spec.loader is None:
         raise ImportError("cannot be imported as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return module
+    return load_spec(spec)
 
 
 def _exported_names(module: ModuleType) -> list[str]:
