@@ -73,12 +73,12 @@ class _Decider:
         self.shared: RulesetLike = ()
         self.own: list[RulesetLike] = []
         if runtime.name == "opencode" and asked is not None:
-            from forge_tools.permission.calls import CallDecision
-            from forge_tools.permission.evaluate import indexed
-            from forge_tools.runtimes.opencode.decide import bash_requests, checks_for
+            from forge_tools.permission.calls import strictest
+            from forge_tools.permission.evaluate import evaluate, indexed
+            from forge_tools.runtimes.opencode.decide import bash_requests
 
             # bound once: an import statement costs about a microsecond, and this runs per spelling
-            self.decision, self.bash_requests, self.checks_for = CallDecision, bash_requests, checks_for
+            self.strictest, self.bash_requests, self.evaluate = strictest, bash_requests, evaluate
 
             relevant = [[r for r in result.ruleset if _asks(r, asked)] for result in members]
             common = 0  # the length of the rules every group ends with (text and action alike)
@@ -93,10 +93,10 @@ class _Decider:
                 lowered: Sequence[OpencodeCommand] | None = None) -> list[str]:
         """Each group's action for `command`, in the order of `groups` (`lowered`: opencode's lowering
         of it, when known)."""
-        args = {"command": command}
         full = self.full
         if all(full[group] is False for group in groups):  # the usual case: one set of requests for all
-            return self._lowered(command, groups, lowered, args)
+            return self._lowered(command, groups, lowered)
+        args = {"command": command}
         found: dict[int, str] = {}
         rest = []
         for group in groups:
@@ -108,17 +108,23 @@ class _Decider:
                 full[group] = not self.own or answer.decision.refused is not None
             found[group] = answer.action
         if rest:
-            found.update(zip(rest, self._lowered(command, rest, lowered, args), strict=True))
+            found.update(zip(rest, self._lowered(command, rest, lowered), strict=True))
         return [found[group] for group in groups]
 
-    def _lowered(self, command: str, groups: list[int], lowered: Sequence[OpencodeCommand] | None,
-                 args: dict[str, str]) -> list[str]:
-        decision, checks_for = self.decision, self.checks_for
-        requests = self.bash_requests(command, None, self.worktree, self.directory, lowered)
-        checks = checks_for(requests, self.shared)
-        if all(check.rule is not None for check in checks):
-            return [decision(checks, args).action] * len(groups)
-        return [decision(checks_for(requests, self.own[group], self.shared), args).action for group in groups]
+    def _lowered(self, command: str, groups: list[int], lowered: Sequence[OpencodeCommand] | None
+                 ) -> list[str]:
+        """opencode's decision (`runtimes.opencode.decide.decide`: each request's patterns evaluated,
+        the strictest action) made of the same parts, without its records (a spelling's answer is
+        all that is kept)."""
+        evaluate, strictest = self.evaluate, self.strictest
+        checked = [(request.permission, pattern)
+                   for request in self.bash_requests(command, None, self.worktree, self.directory, lowered)
+                   for pattern in request.patterns]
+        shared = [evaluate(permission, pattern, self.shared) for permission, pattern in checked]
+        if all(decision.rule is not None for decision in shared):
+            return [strictest(decision.action for decision in shared)] * len(groups)
+        return [strictest(evaluate(permission, pattern, self.own[group], self.shared).action
+                          for permission, pattern in checked) for group in groups]
 
 
 def _said(rule: Rule) -> tuple[str, str, str]:

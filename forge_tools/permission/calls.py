@@ -30,6 +30,16 @@ from forge_tools.rule import Action, Rule
 STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
 
 
+def strictest(actions: Iterable[Action]) -> Action:
+    """The strictest of a call's checked actions (deny > ask > allow), allow when nothing is checked:
+    the action of a call no rule refuses (`CallDecision.action`)."""
+    worst: Action = "allow"
+    for action in actions:
+        if STRICTNESS[action] > STRICTNESS[worst]:
+            worst = action
+    return worst
+
+
 @dataclass(frozen=True)
 class PermissionRequest:
     """One permission check a call needs: the permission name, the patterns to check, and the
@@ -112,8 +122,7 @@ class CallDecision:
     def action(self) -> Action:
         if self.refused is not None:
             return "deny"
-        worst = self.deciding
-        return worst.action if worst is not None else "allow"
+        return strictest(check.action for check in self.checks)
 
     @property
     def deciding(self) -> PatternDecision | None:
