@@ -72,13 +72,16 @@ class _Decider:
         self.full: list[bool | None] = [None] * len(members)  # group -> asked in full (None: not yet)
         self.shared: RulesetLike = ()
         self.own: list[RulesetLike] = []
+        #: (a slotted lowering, a group) -> the group's action for every spelling of it, or None
+        self.by_shape: dict[tuple[tuple[tuple[str, int], ...], int], str | None] = {}
         if runtime.name == "opencode" and asked is not None:
             from forge_tools.permission.calls import strictest
-            from forge_tools.permission.evaluate import evaluate, indexed
+            from forge_tools.permission.evaluate import evaluate, indexed, last_rule_for_prefix
             from forge_tools.runtimes.opencode.decide import bash_requests
 
             # bound once: an import statement costs about a microsecond, and this runs per spelling
             self.strictest, self.bash_requests, self.evaluate = strictest, bash_requests, evaluate
+            self.last_for_prefix = last_rule_for_prefix
 
             relevant = [[r for r in result.ruleset if _asks(r, asked)] for result in members]
             common = 0  # the length of the rules every group ends with (text and action alike)
@@ -110,6 +113,49 @@ class _Decider:
         if rest:
             found.update(zip(rest, self._lowered(command, rest, lowered), strict=True))
         return [found[group] for group in groups]
+
+    def shaped_actions(self, filled: tuple[tuple[str, int], ...], groups: list[int]) -> list[str] | None:
+        """Each group's action for every spelling whose lowering is `filled` filled in
+        (`shell.shaped`), whatever its words, or None when a group's answer hangs on the words: then
+        each spelling is decided as written. Found once per slotted lowering and group."""
+        if any(self.full[group] is not False for group in groups):
+            return None
+        found = []
+        for group in groups:
+            key = (filled, group)
+            action = self.by_shape[key] if key in self.by_shape else self._shape_action(filled, group)
+            self.by_shape[key] = action
+            if action is None:
+                return None
+            found.append(action)
+        return found
+
+    def _shape_action(self, filled: tuple[tuple[str, int], ...], group: int) -> str | None:
+        """opencode's decision (`_lowered`) of a slotted lowering's spellings, when the words cannot
+        change it: no command path-checks an argument (whose folder may lie outside the project), and
+        each command's text is a constant, or a constant start followed by the words whose every
+        continuation the rules decide alike (`permission.evaluate.last_rule_for_prefix`)."""
+        from forge_tools.permission.evaluate import DEFAULT_ACTION
+
+        actions = []
+        for joined, words in filled:
+            parts = joined.split("\0")
+            if parts[words + 1:]:
+                return None
+            text = parts[0]
+            if not text:
+                continue  # a command opencode checks no pattern for
+            cut = text.find("{")
+            if cut == 0 or "}" in text[:cut if cut > 0 else len(text)]:
+                return None  # a word starts the text, or a brace of the line itself
+            if cut < 0:
+                actions.append(self.evaluate("bash", text, self.own[group], self.shared).action)
+                continue
+            rule = self.last_for_prefix("bash", text[:cut], self.own[group], self.shared)
+            if isinstance(rule, str):  # DEPENDS
+                return None
+            actions.append(rule.action if rule is not None else DEFAULT_ACTION)
+        return self.strictest(actions)
 
     def _lowered(self, command: str, groups: list[int], lowered: Sequence[OpencodeCommand] | None
                  ) -> list[str]:
@@ -186,7 +232,7 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     found: list[list[tuple[int, Rule, tuple[int, ...]]]] = [[] for _ in members]
     lowering = runtime.name == "opencode"
     if lowering:
-        from forge_tools.runtimes.opencode.shell import lower, lower_shaped, shape_words
+        from forge_tools.runtimes.opencode.shell import lower, lower_shaped, shape_words, shaped
     for rule, in_groups in examined.items():
         command = example_command(rule.pattern)
         assert command is not None
@@ -205,7 +251,12 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             continue
         allowed: list[list[int]] = [[] for _ in live]
         for i, form in enumerate(spellings):
-            answers = decider.actions(form, live, None if shape is None else lower_shaped(form, shape))
+            # a spelling whose slotted lowering the rules decide alike for any words is not lowered
+            # or decided one by one (`_Decider.shaped_actions`)
+            filled = shaped(form, shape) if shape is not None else None
+            answers = decider.shaped_actions(filled, live) if filled is not None else None
+            if answers is None:
+                answers = decider.actions(form, live, None if shape is None else lower_shaped(form, shape))
             for let, answer in zip(allowed, answers, strict=True):
                 if answer == "allow":  # runs with nobody asked (an ask still meets a person)
                     let.append(i)

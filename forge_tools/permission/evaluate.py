@@ -13,7 +13,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from forge_tools.named_tuple import NamedTuple
-from forge_tools.permission.wildcard import WildcardIndex, compile_pattern, has_wildcard, normalize
+from forge_tools.permission.wildcard import (
+    DEPENDS,
+    MATCHES_ALL,
+    WildcardIndex,
+    compile_pattern,
+    has_wildcard,
+    normalize,
+    prefix_verdict,
+)
 from forge_tools.rule import Action, Rule
 
 DEFAULT_ACTION: Action = "ask"
@@ -78,6 +86,25 @@ class RuleIndex:
                 if compile_pattern(rule.pattern)(text):
                     return rule
             return None
+        indexed = self._pattern_index(permission, candidates)
+        found = indexed[1].last(text)
+        return self.rules[indexed[0][found]] if found >= 0 else None
+
+    def last_for_prefix(self, permission: str, prefix: str) -> Rule | str | None:
+        """`last_match` for every text that starts with `prefix` at once: the rule, None when none
+        matches any, or DEPENDS when that hangs on the rest of the text
+        (`WildcardIndex.last_for_prefix`)."""
+        candidates = self.candidates(permission)
+        if len(candidates) < _INDEX_THRESHOLD:
+            return _first_for_prefix((self.rules[i] for i in candidates), prefix)
+        indexed = self._pattern_index(permission, candidates)
+        found = indexed[1].last_for_prefix(prefix)
+        if found is None:
+            return DEPENDS
+        return self.rules[indexed[0][found]] if found >= 0 else None
+
+    def _pattern_index(self, permission: str, candidates: tuple[int, ...]
+                       ) -> tuple[tuple[int, ...], WildcardIndex]:
         indexed = self._by_pattern.get(permission)
         if indexed is None:
             ascending = candidates[::-1]
@@ -85,8 +112,20 @@ class RuleIndex:
             if len(self._by_pattern) >= _CANDIDATE_CACHE_LIMIT:
                 self._by_pattern.clear()
             self._by_pattern[permission] = indexed
-        found = indexed[1].last(text)
-        return self.rules[indexed[0][found]] if found >= 0 else None
+        return indexed
+
+
+def _first_for_prefix(rules_last_first: Iterable[Rule], prefix: str) -> Rule | str | None:
+    """The first of `rules_last_first` that matches every text starting with `prefix` (None: none
+    matches any), or DEPENDS when one before it matches some of them only."""
+    prefix = normalize(prefix)
+    for rule in rules_last_first:
+        verdict = prefix_verdict(rule.pattern, prefix)
+        if verdict is MATCHES_ALL:
+            return rule
+        if verdict is DEPENDS:
+            return DEPENDS
+    return None
 
 
 RulesetLike = Sequence[Rule] | RuleIndex
@@ -132,6 +171,23 @@ def last_matching_rule(permission: str, pattern: str, *rulesets: RulesetLike) ->
             rule = _scan_last(ruleset, permission, pattern)
         if rule is not None:
             return rule
+    return None
+
+
+def last_rule_for_prefix(permission: str, prefix: str, *rulesets: RulesetLike) -> Rule | str | None:
+    """`last_matching_rule` for every text that starts with `prefix` at once (the rulesets read as
+    one): the rule, None when none matches any, or DEPENDS when that hangs on the rest of the text."""
+    name = normalize(permission)
+    for ruleset in reversed(rulesets):
+        index = index_of(ruleset)
+        if index is not None:
+            found = index.last_for_prefix(permission, prefix)
+        else:
+            assert not isinstance(ruleset, RuleIndex)
+            found = _first_for_prefix((r for r in reversed(ruleset) if compile_pattern(r.permission)(name)),
+                                      prefix)
+        if found is not None:
+            return found
     return None
 
 

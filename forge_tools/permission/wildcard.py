@@ -291,12 +291,39 @@ def literal_tail(pattern: str) -> str:
     return text[cut + 1:]
 
 
+#: what a pattern does to every text that starts with a given prefix (`prefix_verdict`)
+MATCHES_ALL, MATCHES_NONE, DEPENDS = "all", "none", "depends"
+
+
+def prefix_verdict(pattern: str, prefix: str) -> str:
+    """Whether `pattern` matches every text that starts with `prefix` (normalized), none of them, or
+    some (DEPENDS: it hangs on the rest of the text). Exact for the patterns a config mostly holds (a
+    literal, `head*`, `head *`); any other is DEPENDS unless its literal head and the prefix part."""
+    pattern = normalize(pattern)
+    if pattern and set(pattern) == {"*"}:
+        return MATCHES_ALL
+    if not has_wildcard(pattern):  # the one text equal to it
+        return DEPENDS if pattern.startswith(prefix) else MATCHES_NONE
+    body, optional_tail = _split_optional_tail(pattern)
+    stem = (body + " ") if optional_tail else pattern.rstrip("*")
+    if not has_wildcard(stem) and (optional_tail or len(stem) < len(pattern)):
+        # every text starting with `stem` matches (and, with an optional tail, `body` itself)
+        if prefix.startswith(stem):
+            return MATCHES_ALL
+        if stem.startswith(prefix) or (optional_tail and body.startswith(prefix)):
+            return DEPENDS
+        return MATCHES_NONE
+    head = literal_head(pattern)  # every match starts with it
+    return DEPENDS if head.startswith(prefix) or prefix.startswith(head) else MATCHES_NONE
+
+
 class WildcardIndex:
     """Many wildcard patterns, indexed by their literal head, answering "which of them match this
     text" without trying every pattern: only patterns whose head is a prefix of the text are tried,
     one dictionary look-up per distinct head length. Positions are the order patterns were given in."""
 
-    __slots__ = ("_by_head", "_lengths", "_lengths_by_start", "_matchers", "_patterns", "_short", "size")
+    __slots__ = ("_by_head", "_lengths", "_lengths_by_start", "_matchers", "_patterns", "_short",
+                 "_sorted_heads", "size")
 
     def __init__(self, patterns: Iterable[str]) -> None:
         self._by_head: dict[str, list[int]] = {}
@@ -318,6 +345,7 @@ class WildcardIndex:
             if len(head) >= 2:
                 by_start.setdefault(head[:2], set()).add(len(head))
         self._lengths_by_start = {start: sorted(lengths) for start, lengths in by_start.items()}
+        self._sorted_heads: list[str] | None = None  # for `last_for_prefix`, sorted on first use
 
     def _test(self, position: int, text: str) -> bool:
         matches = self._matchers[position]
@@ -359,6 +387,34 @@ class WildcardIndex:
                     best = position
                     break
         return best
+
+
+    def last_for_prefix(self, prefix: str) -> int | None:
+        """For every text that starts with `prefix` at once: the position of the last pattern that
+        matches each of them (-1: none matches any), or None when which one does hangs on the rest of
+        the text (a later pattern matches some of them: `prefix_verdict`). Only the patterns whose head
+        is a prefix of `prefix`, or starts with it, are read."""
+        from bisect import bisect_right
+
+        prefix = normalize(prefix)
+        best, unsure = -1, -1
+        for length in self._lengths:
+            if length > len(prefix):
+                break
+            for position in self._by_head.get(prefix[:length], ()):
+                verdict = prefix_verdict(self._patterns[position], prefix)
+                if verdict is MATCHES_ALL:
+                    best = max(best, position)
+                elif verdict is DEPENDS:
+                    unsure = max(unsure, position)
+        heads = self._sorted_heads
+        if heads is None:
+            heads = self._sorted_heads = sorted(self._by_head)
+        for i in range(bisect_right(heads, prefix), len(heads)):  # heads longer than the prefix
+            if not heads[i].startswith(prefix):
+                break
+            unsure = max(unsure, self._by_head[heads[i]][-1])  # their matches start past the prefix
+        return None if unsure > best else best
 
 
 def any_matching_text(pattern: str, sorted_texts: Sequence[str]) -> bool:

@@ -192,3 +192,52 @@ def test_indexed_decision_equals_a_linear_scan(rules: list[Rule], permission: st
             decision = evaluate(permission, text, shaped)
             assert decision.rule is expected
             assert decision.action == (expected.action if expected else "ask")
+
+
+# --- one decision for every text with a given start (FT116's spellings by shape) -------------------
+
+@settings(max_examples=400, deadline=None)
+@given(pattern=_generated_patterns, prefix=st.text(alphabet=_CHARS, max_size=6),
+       rests=st.lists(st.text(alphabet=_CHARS, max_size=6), min_size=1, max_size=8))
+def test_a_prefix_verdict_holds_for_every_text_with_that_start(pattern: str, prefix: str,
+                                                               rests: list[str]) -> None:
+    from forge_tools.permission.wildcard import MATCHES_ALL, MATCHES_NONE, prefix_verdict
+
+    verdict = prefix_verdict(pattern, prefix)
+    for rest in rests:
+        if verdict == MATCHES_ALL:
+            assert wildcard_match(prefix + rest, pattern), (pattern, prefix, rest)
+        elif verdict == MATCHES_NONE:
+            assert not wildcard_match(prefix + rest, pattern), (pattern, prefix, rest)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rulesets=st.lists(st.lists(_generated_rules, max_size=80), min_size=1, max_size=2),
+       permission=st.sampled_from(["bash", "read", "mcp_x"]),
+       prefix=st.text(alphabet=_CHARS, max_size=6),
+       rests=st.lists(st.text(alphabet=_CHARS, max_size=6), min_size=1, max_size=8))
+def test_the_last_rule_for_a_prefix_is_every_such_texts_last_match(
+        rulesets: list[list[Rule]], permission: str, prefix: str, rests: list[str]) -> None:
+    """`last_rule_for_prefix`, when it answers, is the rule a linear scan finds for each text that
+    starts with the prefix (indexed past 32 rules, scanned below); DEPENDS makes no claim, and a
+    prefix every rule either covers or misses is answered."""
+    from forge_tools.permission.evaluate import DEPENDS, last_rule_for_prefix
+
+    every = [r for rules in rulesets for r in rules]
+    for shaped in ([tuple(rs) for rs in rulesets], [RuleIndex(rs) for rs in rulesets], rulesets):
+        found = last_rule_for_prefix(permission, prefix, *shaped)
+        if found is DEPENDS:
+            continue
+        for rest in rests:
+            assert linear_scan(permission, prefix + rest, every) is found, (prefix, rest)
+
+
+def test_a_prefix_is_answered_when_the_rules_cover_or_miss_it() -> None:
+    from forge_tools.permission.evaluate import DEPENDS, last_rule_for_prefix
+
+    rules = [R("bash", "*", "allow"), *(R("bash", f"git sub{i} *", "deny") for i in range(40)),
+             R("bash", "command *", "ask")]
+    assert last_rule_for_prefix("bash", "command ", tuple(rules)) is rules[-1]
+    assert last_rule_for_prefix("bash", "/bin/", tuple(rules)) is rules[0]
+    assert last_rule_for_prefix("bash", "git ", tuple(rules)) is DEPENDS  # `git sub3 x` is denied
+    assert last_rule_for_prefix("bash", "git sub3 ", tuple(rules)) is rules[4]

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import forge_tools
 from forge_tools.runtimes import RUNTIMES, get_runtime, runtime_for
@@ -197,3 +199,35 @@ def test_ft116_names_the_agents_each_spelling_runs_under(project: Path, cli) -> 
                     and runtime.decide(result, "bash", args, project, project).action == "allow"}
             assert names == runs, (finding["message"], command)
     assert not any("strict" in f["data"]["agents"] or "nobash" in f["data"]["agents"] for f in findings)
+
+
+_PROGRAMS = ("rm", "git", "npm", "kubectl")
+_SHAPE_RULES = ("{p} *", "{p} sub *", "{p}", "{p} sub x", "command *", "command {p} *", "env *",
+                "/bin/*", "/bin/{p} *", "*", "*{p}*", "timeout *", "timeout 10 {p} *", "{p} -C *",
+                "FOO=1 *", "sh -c *", "'{p}' *", "nice *", "echo *", "xargs {p}*", "2>*", "$(*", "c*")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(top=st.lists(st.tuples(st.sampled_from(_SHAPE_RULES), st.sampled_from(_PROGRAMS),
+                              st.sampled_from(["allow", "ask", "deny"])), min_size=1, max_size=14),
+       own=st.lists(st.tuples(st.sampled_from(_SHAPE_RULES), st.sampled_from(_PROGRAMS),
+                              st.sampled_from(["allow", "ask", "deny"])), max_size=5))
+def test_ft116_decides_a_shape_at_once_as_it_decides_each_spelling(
+        project: Path, cli, monkeypatch: pytest.MonkeyPatch, top: list[tuple[str, str, str]],
+        own: list[tuple[str, str, str]]) -> None:
+    """FT116 decides a spelling whose slotted lowering the rules decide alike for any words once per
+    shape (`_Decider.shaped_actions`); the report is the same, byte for byte, as when every spelling
+    is lowered and decided as written, on generated rules (wrappers, paths, wildcard heads, an agent
+    of its own)."""
+    from forge_tools.check import deny_strength
+
+    def rules(specs: list[tuple[str, str, str]]) -> dict[str, str]:
+        return {shape.format(p=program): action for shape, program, action in specs}
+
+    (project / "opencode.json").write_text(json.dumps({
+        "permission": {"bash": rules(top)}, "agent": {"own": {"permission": {"bash": rules(own)}}}}))
+    _code, at_once, _ = cli("check", "--select", "FT116", "--format", "json")
+    with monkeypatch.context() as patch:
+        patch.setattr(deny_strength._Decider, "shaped_actions", lambda self, filled, groups: None)
+        _code, each, _ = cli("check", "--select", "FT116", "--format", "json")
+    assert at_once == each

@@ -118,11 +118,7 @@ def lower_shaped(line: str, words: tuple[str, ...]) -> list[OpencodeCommand]:
     word between separators is written as a slot, the slotted line is lowered (once per shape: the same
     spelling of every command of as many words, and of one program unless the program is slotted too),
     and the words are put back in what it gives."""
-    if "QQ" in line or "\0" in line:
-        return lower(line)
-    slot = _slots(words)
-    template = "".join([slot.get(part, part) for part in _SEPARATOR().split(line)])
-    filled = _filled(template) if template != line else None
+    filled = shaped(line, words)
     if filled is None:
         return lower(line)
     found = []
@@ -131,6 +127,17 @@ def lower_shaped(line: str, words: tuple[str, ...]) -> list[OpencodeCommand]:
         found.append(OpencodeCommand(parts[0], tuple(parts[1:words_count + 1]),
                                      tuple(parts[words_count + 1:])))
     return found
+
+
+def shaped(line: str, words: tuple[str, ...]) -> tuple[tuple[str, int], ...] | None:
+    """The slotted lowering `lower_shaped` fills for `line` (the same object for every line of that
+    shape: each command as a `str.format` string of its text, words and path-checked arguments joined
+    by NUL, and its number of words), or None when `line` is lowered in full."""
+    if "QQ" in line or "\0" in line:
+        return None
+    slot = _slots(words)
+    template = "".join([slot.get(part, part) for part in _SEPARATOR().split(line)])
+    return _filled(template) if template != line else None
 
 
 @lru_cache(maxsize=16)
