@@ -123,8 +123,9 @@ class _Decider:
         found = []
         for group in groups:
             key = (filled, group)
-            action = self.by_shape[key] if key in self.by_shape else self._shape_action(filled, group)
-            self.by_shape[key] = action
+            if key not in self.by_shape:
+                self.by_shape[key] = self._shape_action(filled, group)
+            action = self.by_shape[key]
             if action is None:
                 return None
             found.append(action)
@@ -232,7 +233,7 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     found: list[list[tuple[int, Rule, tuple[int, ...]]]] = [[] for _ in members]
     lowering = runtime.name == "opencode"
     if lowering:
-        from forge_tools.runtimes.opencode.shell import lower, lower_shaped, shape_words, shaped
+        from forge_tools.runtimes.opencode.shell import fill, lower, shape_words, shaped
     for rule, in_groups in examined.items():
         command = example_command(rule.pattern)
         assert command is not None
@@ -255,8 +256,11 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             # or decided one by one (`_Decider.shaped_actions`)
             filled = shaped(form, shape) if shape is not None else None
             answers = decider.shaped_actions(filled, live) if filled is not None else None
-            if answers is None:
-                answers = decider.actions(form, live, None if shape is None else lower_shaped(form, shape))
+            if answers is None:  # lowered as `shell.lower_shaped` does, from the slotted lowering made
+                lowered_form = None
+                if shape is not None:
+                    lowered_form = lower(form) if filled is None else fill(filled, shape)
+                answers = decider.actions(form, live, lowered_form)
             for let, answer in zip(allowed, answers, strict=True):
                 if answer == "allow":  # runs with nobody asked (an ask still meets a person)
                     let.append(i)

@@ -388,7 +388,6 @@ class WildcardIndex:
                     break
         return best
 
-
     def last_for_prefix(self, prefix: str) -> int | None:
         """For every text that starts with `prefix` at once: the position of the last pattern that
         matches each of them (-1: none matches any), or None when which one does hangs on the rest of

@@ -119,8 +119,11 @@ def lower_shaped(line: str, words: tuple[str, ...]) -> list[OpencodeCommand]:
     spelling of every command of as many words, and of one program unless the program is slotted too),
     and the words are put back in what it gives."""
     filled = shaped(line, words)
-    if filled is None:
-        return lower(line)
+    return lower(line) if filled is None else fill(filled, words)
+
+
+def fill(filled: tuple[tuple[str, int], ...], words: tuple[str, ...]) -> list[OpencodeCommand]:
+    """The words put back in a slotted lowering (`shaped`): the lowering of the line it was made of."""
     found = []
     for joined, words_count in filled:
         parts = joined.format(*words).split("\0")
