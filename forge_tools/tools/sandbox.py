@@ -314,14 +314,13 @@ def plan_sandbox(
     home = (env if env is not None else os.environ).get("HOME")
     if home and os.path.isabs(home) and not _inside_any(os.path.realpath(home), [*external, project[0]]):
         outside.append(Mount(os.path.realpath(home), "scratch", "private home"))  # caches land here
-    for out_dir in output_dirs:
-        real = os.path.realpath(out_dir)
-        if os.path.isdir(real) and _inside_any(real, external):
-            outside.append(Mount(real, "ro", "truncation dir (written by the wrapper only)"))
-    for own in own_dirs:
+    # forge-tools' own dirs where an allowed external dir holds them (inside the project: `inside`)
+    owned = [*((d, "truncation dir (written by the wrapper only)") for d in output_dirs),
+             *((d, "forge-tools' data dir (written outside the sandbox only)") for d in own_dirs)]
+    for own, why in owned:
         real = os.path.realpath(own)
-        if os.path.isdir(real) and _inside_any(real, external) and not _inside_any(real, [project[0]]):
-            outside.append(Mount(real, "ro", "forge-tools' data dir (written outside the sandbox only)"))
+        if os.path.isdir(real) and _inside_any(real, external):
+            outside.append(Mount(real, "ro", why))
     for program in programs:  # an MCP server's program and the paths its command names
         # mounted even inside an allowed external dir: a private scratch dir (/tmp, the home folder)
         # may hide it there (a venv under /tmp with `external_directory: allow`), and read-only is the
