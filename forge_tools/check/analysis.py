@@ -233,13 +233,17 @@ class CoverIndex:
 
     def __init__(self, ruleset: tuple[Rule, ...]) -> None:
         self.ruleset = ruleset
-        self.index: dict[tuple[str, str], dict[str, list[int]]] = {}
+        # permission head -> pattern head -> pattern tail -> positions (ascending)
+        self.index: dict[str, dict[str, dict[str, list[int]]]] = {}
         for i, r in enumerate(ruleset):
-            key = (literal_head(r.permission), literal_head(r.pattern))
-            self.index.setdefault(key, {}).setdefault(literal_tail(r.pattern), []).append(i)  # ascending
-        self.tail_lengths = {key: sorted({len(t) for t in tails}) for key, tails in self.index.items()}
-        self.perm_lengths = sorted({len(k[0]) for k in self.index})
-        self.pattern_lengths = sorted({len(k[1]) for k in self.index})
+            heads = self.index.setdefault(literal_head(r.permission), {})
+            heads.setdefault(literal_head(r.pattern), {}).setdefault(literal_tail(r.pattern), []).append(i)
+        # the lengths worth slicing at: of the permission heads, of each one's pattern heads, and of
+        # each bucket's tails (a look-up tries only the lengths some rule has under what it matched)
+        self.perm_lengths = sorted({len(k) for k in self.index})
+        self.pattern_lengths = {perm: sorted({len(k) for k in heads}) for perm, heads in self.index.items()}
+        self.tail_lengths = {(perm, head): sorted({len(t) for t in tails})
+                             for perm, heads in self.index.items() for head, tails in heads.items()}
 
     def first_coverer(self, rule: Rule, after: int = -1) -> Rule | None:
         """The first rule at a position past `after` that covers `rule`, or None."""
@@ -251,14 +255,16 @@ class CoverIndex:
         for a in self.perm_lengths:
             if a > len(perm):
                 break
-            for b in self.pattern_lengths:
+            heads = self.index.get(perm[:a])
+            if heads is None:
+                continue
+            for b in self.pattern_lengths[perm[:a]]:
                 if b > len(pattern):
                     break
-                key = (perm[:a], pattern[:b])
-                tails = self.index.get(key)
+                tails = heads.get(pattern[:b])
                 if not tails:
                     continue
-                for c in self.tail_lengths[key]:
+                for c in self.tail_lengths[(perm[:a], pattern[:b])]:
                     if c > len(tail):
                         break
                     later = tails.get(tail[len(tail) - c:])

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 from forge_tools.check.context import is_user_rule
 from forge_tools.permission.wildcard import wildcard_match
 from forge_tools.report.findings import Finding, MadeWhenRead
-from forge_tools.tools.spellings import example_command, other_spellings
+from forge_tools.tools.spellings import example_command, other_spellings, spelling_templates
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from forge_tools.check.context import CheckContext
     from forge_tools.permission.evaluate import RulesetLike
-    from forge_tools.rule import Rule
+    from forge_tools.rule import Action, Rule
     from forge_tools.runtimes.base import Runtime
     from forge_tools.runtimes.opencode.shell import OpencodeCommand
     from forge_tools.visibility.pipeline import PipelineResult
@@ -46,11 +46,6 @@ NOTE_GATE_NOT_ASKED = ("FT116 (other spellings of bash deny/ask rules) was not c
 _ASKED: dict[str, tuple[str, ...]] = {"opencode": ("bash", "external_directory")}
 
 
-def _asks(rule: Rule, names: tuple[str, ...]) -> bool:
-    """Whether an evaluation of one of `names` can meet `rule` (as `permission.evaluate.rules_for`)."""
-    return any(wildcard_match(name, rule.permission) for name in names)
-
-
 def _examined(rule: Rule) -> bool:
     """A user's bash deny or ask rule naming a plain program."""
     return (rule.permission == "bash" and rule.action != "allow" and is_user_rule(rule)
@@ -65,15 +60,21 @@ class _Decider:
     with (indexed once), and only a pattern none of those match is put to each group's own rules
     before them: last match wins, so those earlier rules cannot change what a later one decides."""
 
+    #: spellings of a family are decided at once (`family`); off, each is decided as written
+    at_once = True
+
     def __init__(self, runtime: Runtime, root: Path, cwd: Path, members: list[PipelineResult],
-                 asked: tuple[str, ...] | None) -> None:
+                 asked: tuple[str, ...] | None, relevant: list[list[Rule]]) -> None:
         self.runtime, self.root, self.cwd, self.members = runtime, root, cwd, members
         self.worktree, self.directory = str(root), str(cwd)  # opencode's names for them
         self.full: list[bool | None] = [None] * len(members)  # group -> asked in full (None: not yet)
         self.shared: RulesetLike = ()
         self.own: list[RulesetLike] = []
-        #: (a slotted lowering, a group) -> the group's action for every spelling of it, or None
-        self.by_shape: dict[tuple[tuple[tuple[str, int], ...], int], str | None] = {}
+        #: (a slotted lowering, groups) -> each group's answer for every spelling of it, or None
+        self.by_shape: dict[tuple[tuple[tuple[str, int], ...], tuple[int, ...]], list[_Answer | None]] = {}
+        self.interned: dict[_Answer, _Answer] = {}
+        #: (spelling templates, slot values, groups) -> what the groups answer for that family
+        self.families: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]], _Family] = {}
         if runtime.name == "opencode" and asked is not None:
             from forge_tools.permission.calls import strictest
             from forge_tools.permission.evaluate import evaluate, indexed, last_rule_for_prefix
@@ -83,7 +84,6 @@ class _Decider:
             self.strictest, self.bash_requests, self.evaluate = strictest, bash_requests, evaluate
             self.last_for_prefix = last_rule_for_prefix
 
-            relevant = [[r for r in result.ruleset if _asks(r, asked)] for result in members]
             common = 0  # the length of the rules every group ends with (text and action alike)
             shortest = min((len(rules) for rules in relevant), default=0)
             while common < shortest and len({_said(rules[-1 - common]) for rules in relevant}) == 1:
@@ -93,14 +93,14 @@ class _Decider:
             self.own = [indexed(rules[:len(rules) - common]) for rules in relevant]
 
     def actions(self, command: str, groups: list[int],
-                lowered: Sequence[OpencodeCommand] | None = None) -> list[str]:
+                lowered: Sequence[OpencodeCommand] | None = None) -> list[Action]:
         """Each group's action for `command`, in the order of `groups` (`lowered`: opencode's lowering
         of it, when known)."""
         full = self.full
         if all(full[group] is False for group in groups):  # the usual case: one set of requests for all
             return self._lowered(command, groups, lowered)
         args = {"command": command}
-        found: dict[int, str] = {}
+        found: dict[int, Action] = {}
         rest = []
         for group in groups:
             if full[group] is False:
@@ -114,52 +114,110 @@ class _Decider:
             found.update(zip(rest, self._lowered(command, rest, lowered), strict=True))
         return [found[group] for group in groups]
 
-    def shaped_actions(self, filled: tuple[tuple[str, int], ...], groups: list[int]) -> list[str] | None:
-        """Each group's action for every spelling whose lowering is `filled` filled in
-        (`shell.shaped`), whatever its words, or None when a group's answer hangs on the words: then
-        each spelling is decided as written. Found once per slotted lowering and group."""
-        if any(self.full[group] is not False for group in groups):
+    def family(self, templates: tuple[str, ...], values: tuple[str, ...], words: int,
+               groups: tuple[int, ...]) -> _Family | None:
+        """What `groups` answer for the spellings `templates` of every command slotted as `values`
+        (`shell.slot_values`: the shape's slots and the words left as written), found once for them
+        all; None when each spelling is to be decided as written (not opencode's lowering, or a
+        group asked in full)."""
+        if not self.at_once or any(self.full[group] is not False for group in groups):
             return None
-        found = []
-        for group in groups:
-            key = (filled, group)
-            if key not in self.by_shape:
-                self.by_shape[key] = self._shape_action(filled, group)
-            action = self.by_shape[key]
-            if action is None:
-                return None
-            found.append(action)
+        key = (templates, values, groups)
+        found = self.families.get(key)
+        if found is None:
+            found = self.families[key] = _Family(self, templates, values, words, groups)
         return found
 
-    def _shape_action(self, filled: tuple[tuple[str, int], ...], group: int) -> str | None:
-        """opencode's decision (`_lowered`) of a slotted lowering's spellings, when the words cannot
-        change it: no command path-checks an argument (whose folder may lie outside the project), and
-        each command's text is a constant, or a constant start followed by the words whose every
-        continuation the rules decide alike (`permission.evaluate.last_rule_for_prefix`)."""
-        from forge_tools.permission.evaluate import DEFAULT_ACTION
+    def answers(self, filled: tuple[tuple[str, int], ...], groups: tuple[int, ...]
+                ) -> list[_Answer | None]:
+        """Each group's answer for every spelling whose slotted lowering is `filled`: the strictest
+        action its constant texts and path checks get, the texts (`str.format` strings of the words)
+        to be put to the rules spelling by spelling, and the slots whose word must not be `..` (a
+        path-checked word is inside the project unless it is); None when the answer hangs on the words
+        otherwise. Found once per slotted lowering and groups; equal answers are one object."""
+        key = (filled, groups)
+        found = self.by_shape.get(key)
+        if found is None:
+            reading = _reading(filled)
+            if reading is None:
+                found = [None] * len(groups)
+            elif not (reading[0] or reading[1] or reading[4]):  # nothing the groups' rules decide
+                one = self.interned.setdefault(("allow", reading[2], reading[3]),
+                                               ("allow", reading[2], reading[3]))
+                found = [one] * len(groups)
+            else:
+                found = []
+                for group in groups:
+                    answer = self._answer(reading, group)
+                    found.append(answer if answer is None else self.interned.setdefault(answer, answer))
+            self.by_shape[key] = found
+        return found
 
-        actions = []
-        for joined, words in filled:
-            parts = joined.split("\0")
-            if parts[words + 1:]:
-                return None
-            text = parts[0]
-            if not text:
-                continue  # a command opencode checks no pattern for
-            cut = text.find("{")
-            if cut == 0 or "}" in text[:cut if cut > 0 else len(text)]:
-                return None  # a word starts the text, or a brace of the line itself
-            if cut < 0:
-                actions.append(self.evaluate("bash", text, self.own[group], self.shared).action)
+    def _answer(self, reading: _Reading, group: int) -> _Answer | None:
+        from forge_tools.permission.evaluate import DEFAULT_ACTION
+        from forge_tools.runtimes.opencode.shell import OpencodeCommand
+
+        constant_texts, prefixes, texts, dots, constant = reading
+        actions = [self.evaluate("bash", text, self.own[group], self.shared).action
+                   for text in constant_texts]
+        for prefix, text in prefixes:
+            rule = self.last_for_prefix("bash", prefix, self.own[group], self.shared)
+            if isinstance(rule, str):  # DEPENDS: the words decide
+                texts = (*texts, text)
+            else:
+                actions.append(rule.action if rule is not None else DEFAULT_ACTION)
+        if constant:
+            requests = self.bash_requests("", None, self.worktree, self.directory,
+                                          [OpencodeCommand("", (), constant)])
+            actions += [self.evaluate(request.permission, pattern, self.own[group], self.shared).action
+                        for request in requests for pattern in request.patterns]
+        return self.strictest(actions), tuple(dict.fromkeys(texts)), dots
+
+    def spelling_actions(self, form: str, filled: tuple[tuple[str, int], ...] | None,
+                         answers: Sequence[_Answer | None] | None, words: Sequence[str],
+                         groups: Sequence[int], which: Sequence[int]) -> list[Action]:
+        """The actions of groups `which` (positions in `groups`) for one spelling `form` of the words
+        `words`, from its slotted lowering's answers (`answer`, one per group): a constant answer as
+        it is, a text of the words put to the rules, and what no answer covers decided as written."""
+        found: list[Action | None] = []
+        rest: list[int] = []
+        known: dict[int, Action] = {}  # id of an answer -> its action, when the shared rules decide it
+        for k in which:
+            answer = answers[k] if answers is not None else None
+            if answer is None or (answer[2] and any(words[slot] == ".." for slot in answer[2])):
+                rest.append(len(found))
+                found.append(None)
                 continue
-            rule = self.last_for_prefix("bash", text[:cut], self.own[group], self.shared)
-            if isinstance(rule, str):  # DEPENDS
-                return None
-            actions.append(rule.action if rule is not None else DEFAULT_ACTION)
-        return self.strictest(actions)
+            fixed, texts, _ = answer
+            if not texts:
+                found.append(fixed)
+                continue
+            action = known.get(id(answer))
+            if action is None:
+                actions: list[Action] = [fixed]
+                alike = True  # every text decided by the rules all groups end with
+                for text in texts:
+                    text = text.format(*words)
+                    decision = self.evaluate("bash", text, self.shared)
+                    if decision.rule is None:
+                        alike = False
+                        decision = self.evaluate("bash", text, self.own[groups[k]])
+                    actions.append(decision.action)
+                action = self.strictest(actions)
+                if alike:
+                    known[id(answer)] = action
+            found.append(action)
+        if rest:
+            from forge_tools.runtimes.opencode.shell import fill
+
+            lowered = fill(filled, words) if filled is not None else None
+            decided = self._lowered(form, [groups[which[j]] for j in rest], lowered)
+            for j, action in zip(rest, decided, strict=True):
+                found[j] = action
+        return found  # type: ignore[return-value]
 
     def _lowered(self, command: str, groups: list[int], lowered: Sequence[OpencodeCommand] | None
-                 ) -> list[str]:
+                 ) -> list[Action]:
         """opencode's decision (`runtimes.opencode.decide.decide`: each request's patterns evaluated,
         the strictest action) made of the same parts, without its records (a spelling's answer is
         all that is kept)."""
@@ -172,6 +230,83 @@ class _Decider:
             return [strictest(decision.action for decision in shared)] * len(groups)
         return [strictest(evaluate(permission, pattern, self.own[group], self.shared).action
                           for permission, pattern in checked) for group in groups]
+
+
+#: a group's answer for a slotted lowering: (the strictest action of its constant parts, the texts to
+#: put to the rules with the words filled in, the slots whose word must not be `..`)
+_Answer = tuple["Action", tuple[str, ...], tuple[int, ...]]
+#: what of a slotted lowering the rules decide, whatever the group: (its constant texts, its texts of
+#: a constant start and the words with that start, its texts that start with a word, the slots
+#: path-checked as arguments, the arguments path-checked as written)
+_Reading = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...], tuple[int, ...],
+                 tuple[str, ...]]
+
+
+def _reading(filled: tuple[tuple[str, int], ...]) -> _Reading | None:
+    """The parts of a slotted lowering (`shell.slotted_lowering`) that `_Decider.answers` decides, or
+    None when the words may change more than a text (a brace of the line itself, a path-checked
+    argument that is part word, part text)."""
+    constant_texts: list[str] = []
+    prefixes: list[tuple[str, str]] = []
+    texts: list[str] = []
+    dots: list[int] = []
+    constant: list[str] = []  # path-checked arguments written as they are
+    for joined, words in filled:
+        parts = joined.split("\0")
+        for arg in parts[words + 1:]:
+            if arg[:1] == "{" and arg[-1:] == "}" and arg[1:-1].isdigit():
+                dots.append(int(arg[1:-1]))  # a word of its own: inside the project unless `..`
+            elif "{" in arg or "}" in arg:
+                return None
+            else:
+                constant.append(arg)
+        text = parts[0]
+        if not text:
+            continue  # a command opencode checks no pattern for
+        cut = text.find("{")
+        if "}" in text[:cut if cut >= 0 else len(text)]:
+            return None  # a brace of the line itself before the first word
+        if cut < 0:
+            constant_texts.append(text)
+        elif cut == 0:
+            texts.append(text)
+        else:
+            prefixes.append((text[:cut], text))
+    return tuple(constant_texts), tuple(prefixes), tuple(texts), tuple(dots), tuple(constant)
+
+
+class _Family:
+    """What the groups answer for the spellings (templates) of every command slotted alike: the
+    spellings each group allows whatever the words (`fixed`, positions in the templates), and the
+    rest, to be finished per command (`work`: a template, its slotted lowering and each group's
+    answer, or None for both when the template holds pieces cut from the words, whose slotted line is
+    each command's own)."""
+
+    __slots__ = ("fixed", "plain", "work")
+
+    def __init__(self, decider: _Decider, templates: tuple[str, ...], values: tuple[str, ...],
+                 count: int, groups: tuple[int, ...]) -> None:
+        from forge_tools.runtimes.opencode.shell import slotted_lowering
+
+        cut = tuple(f"{{{count + k}}}" for k in range(4))  # the pieces cut from the words
+        filled = slotted_lowering(" ".join(values))  # the command itself (its shape's own line)
+        self.plain = (filled, None if filled is None else decider.answers(filled, groups))
+        fixed: list[list[int]] = [[] for _ in groups]
+        self.work: list[tuple[int, str, tuple[tuple[str, int], ...] | None,
+                              list[_Answer | None] | None]] = []
+        for i, template in enumerate(templates):
+            if any(piece in template for piece in cut):
+                self.work.append((i, template, None, None))
+                continue
+            filled = slotted_lowering(template.format(*values, "", "", "", ""))
+            answers = None if filled is None else decider.answers(filled, groups)
+            if answers is not None and all(a is not None and not a[1] and not a[2] for a in answers):
+                for let, answer in zip(fixed, answers, strict=True):
+                    if answer[0] == "allow":  # type: ignore[index]
+                        let.append(i)
+                continue
+            self.work.append((i, template, filled, answers))
+        self.fixed = [tuple(let) for let in fixed]
 
 
 def _said(rule: Rule) -> tuple[str, str, str]:
@@ -197,12 +332,16 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     cwd = Path(ctx.loaded.cwd)
     # Agents whose rules for the permissions a bash call asks are equal decide alike: each distinct
     # such ruleset is hashed once into a group (a small number) and examined once. Rules are taken one
-    # at a time across the groups, so the spellings of one rule are lowered once (by their shape when
-    # the rule's words are plain: `shell.lower_shaped`), and each lowered pattern is put once to the
+    # at a time across the groups, so the spellings of one rule are lowered once (when the rule's words
+    # are plain, by their family: `_Decider.family`, what each spelling template's slotted lowering
+    # gets, found once for every command of that shape), and each lowered pattern is put once to the
     # rules all groups end with, and only when none of those match to each group's own (`_Decider`):
     # O(rules x spellings), and x groups only for the patterns the shared rules leave undecided.
     asked = _ASKED.get(runtime.name)
+    asks: dict[str, bool] = {}  # a permission name -> whether a bash call's evaluations can meet it
+    chosen_rules: dict[int, bool] = {}  # id of a rule (alive while the results are) -> examined
     groups: dict[tuple[tuple[Rule, ...], tuple[object, ...]], int] = {}
+    kept: list[list[Rule]] = []  # group -> the rules a bash call's evaluations can meet
     members: list[PipelineResult] = []  # group -> the first agent's result (it decides for all)
     position: list[dict[Rule, int]] = []  # group -> its examined rules and their places
     group_of: dict[str, int] = {}
@@ -214,59 +353,106 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
         if verdict is None or not verdict.visible:
             continue
         rules = tuple(result.ruleset)
-        places = {rule: i for i, rule in enumerate(rules) if _examined(rule)}
+        places = {}
+        for i, rule in enumerate(rules):
+            examined_rule = chosen_rules.get(id(rule))
+            if examined_rule is None:
+                examined_rule = chosen_rules[id(rule)] = _examined(rule)
+            if examined_rule:
+                places[rule] = i
+        meets = rules
+        if asked is not None:
+            for name in {r.permission for r in rules}.difference(asks):
+                asks[name] = any(wildcard_match(one, name) for one in asked)
+            meets = tuple(r for r in rules if asks[r.permission])
         # what decides is each relevant rule's text and action (a builtin rule's origin differs per
         # agent); the examined rules themselves are kept by identity: findings name their origins
-        relevant = rules if asked is None else tuple(
-            (r.permission, r.pattern, r.action) for r in rules if _asks(r, asked))
+        relevant = rules if asked is None else tuple(map(_said, meets))
         group = group_of[agent.name] = groups.setdefault((tuple(places), relevant), len(groups))
         if group == len(members):
             members.append(result)
             position.append(places)
+            kept.append(list(meets))
     examined: dict[Rule, list[int]] = {}  # each examined rule (first seen first) -> its groups
     for group, places in enumerate(position):
         for rule in places:
             examined.setdefault(rule, []).append(group)
-    decider = _Decider(runtime, root, cwd, members, asked)
+    decider = _Decider(runtime, root, cwd, members, asked, kept)
     # group -> (place, rule, which of its spellings the group allows): one small record per (rule,
     # group), not one per spelling let through (the spellings are made again for the finding)
     found: list[list[tuple[int, Rule, tuple[int, ...]]]] = [[] for _ in members]
+    spelt: dict[Rule, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # a rule let through -> its spellings
     lowering = runtime.name == "opencode"
     if lowering:
-        from forge_tools.runtimes.opencode.shell import fill, lower, shape_words, shaped
+        from forge_tools.runtimes.opencode.shell import (
+            fill,
+            lower,
+            shape_words,
+            slot_values,
+            slotted_lowering,
+        )
     for rule, in_groups in examined.items():
         command = example_command(rule.pattern)
         assert command is not None
-        spellings = other_spellings(command)
-        lowered = shape = None
+        templates, parts = spelling_templates(command)
+        count = len(parts) - 4  # the words, then the pieces cut from them
+        words = parts[:count]
+        lowered = shape = values = family = None
+        in_tuple = tuple(in_groups)
         if lowering:
-            # the command is lowered in full once; its spellings, when its words are plain, by their
-            # shape (`shell.lower_shaped`: one lowering serves every rule of as many words)
-            lowered = lower(command)
-            shape = shape_words(command, lowered)
-        plain = decider.actions(command, in_groups, lowered)
+            # when the command's words are plain, it and its spellings are lowered by their slotted
+            # lines (`shell.slot_values`: one lowering serves every command of that shape)
+            shape = shape_words(command)
+            if shape is not None:
+                values = slot_values(shape, words)
+                family = decider.family(templates, values, count, in_tuple)
+            if family is None:
+                lowered = lower(command)
+        every = range(len(in_groups))
+        if family is not None:
+            plain = decider.spelling_actions(command, *family.plain, words, in_groups, every)
+        else:
+            plain = decider.actions(command, in_groups, lowered)
         # a later rule that already decides this command more weakly: other findings say so
-        live = [g for g, action in zip(in_groups, plain, strict=True)
+        live = [k for k, action in zip(every, plain, strict=True)
                 if STRICTNESS[action] >= STRICTNESS[rule.action]]
         if not live:
             continue
-        allowed: list[list[int]] = [[] for _ in live]
-        for i, form in enumerate(spellings):
-            # a spelling whose slotted lowering the rules decide alike for any words is not lowered
-            # or decided one by one (`_Decider.shaped_actions`)
-            filled = shaped(form, shape) if shape is not None else None
-            answers = decider.shaped_actions(filled, live) if filled is not None else None
-            if answers is None:  # lowered as `shell.lower_shaped` does, from the slotted lowering made
+        lets: list[tuple[int, ...]]
+        if family is not None:
+            # the spellings allowed whatever the words are the family's; the rest are finished here
+            extra: list[list[int]] = [[] for _ in live]
+            for i, template, filled, answers in family.work:
+                if answers is None and filled is None:  # its slotted line holds pieces of the words
+                    filled = slotted_lowering(template.format(*values, *parts[count:]))  # type: ignore[misc]
+                    if filled is not None:
+                        answers = decider.answers(filled, in_tuple)
+                actions = decider.spelling_actions(template.format(*parts), filled, answers, words,
+                                                   in_groups, live)
+                for let, action in zip(extra, actions, strict=True):
+                    if action == "allow":  # runs with nobody asked (an ask still meets a person)
+                        let.append(i)
+            lets = [tuple(sorted(family.fixed[k] + tuple(more))) if more else family.fixed[k]
+                           for k, more in zip(live, extra, strict=True)]
+        else:
+            groups_live = [in_groups[k] for k in live]
+            allowed: list[list[int]] = [[] for _ in live]
+            for i, template in enumerate(templates):
+                form = template.format(*parts)
                 lowered_form = None
-                if shape is not None:
-                    lowered_form = lower(form) if filled is None else fill(filled, shape)
-                answers = decider.actions(form, live, lowered_form)
-            for let, answer in zip(allowed, answers, strict=True):
-                if answer == "allow":  # runs with nobody asked (an ask still meets a person)
-                    let.append(i)
-        for group, let in zip(live, allowed, strict=True):
-            if let:
-                found[group].append((position[group][rule], rule, tuple(let)))
+                if values is not None:  # lowered from its slotted line, as a family's spellings are
+                    filled = slotted_lowering(template.format(*values, *parts[count:]))
+                    lowered_form = fill(filled, words) if filled is not None else lower(form)
+                for let, answer in zip(allowed, decider.actions(form, groups_live, lowered_form),
+                                       strict=True):
+                    if answer == "allow":
+                        let.append(i)
+            lets = [tuple(let) for let in allowed]
+        for k, spellings_let in zip(live, lets, strict=True):
+            if spellings_let:
+                group = in_groups[k]
+                found[group].append((position[group][rule], rule, spellings_let))
+                spelt[rule] = (templates, parts)
     del examined, decider
     # each rule some agent lets a spelling of through, in the order of the agents and of each one's
     # ruleset, with what each group lets through; each finding is made as its rule's record is let go
@@ -298,30 +484,51 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             found = names_of[groups] = lists.setdefault(tuple(found), found)
         return found
 
+    # what the groups let through -> the spellings in the order the agents first let each through,
+    # with the agents of each, and all of those agents (rules let through alike share them)
+    orders: dict[tuple[tuple[int, ...] | None, ...], tuple[bytes, tuple[list[str], ...], list[str]]] = {}
     for rule in list(by_rule):
         of_groups = by_rule.pop(rule)
-        command = example_command(rule.pattern)
-        assert command is not None
-        spellings = other_spellings(command)
-        forms: dict[str, tuple[int, list[int]]] = {}  # spelling -> (its index, the groups it runs under)
-        for group in groups_in_order:  # the order the agents first let each through
-            for i in of_groups.get(group, ()):
-                forms.setdefault(spellings[i], (i, []))[1].append(group)
-        through = [(i, names(tuple(groups))) for i, groups in forms.values()]
-        agents = list(dict.fromkeys(a for _, names in through for a in names))
+        templates, parts = spelt.pop(rule)
+        key = tuple(of_groups.get(group) for group in groups_in_order)
+        order = orders.get(key)
+        if order is None:
+            by_index: dict[int, list[int]] = {}  # a spelling -> the groups it runs under
+            for group in groups_in_order:
+                for i in of_groups.get(group, ()):
+                    by_index.setdefault(i, []).append(group)
+            order = orders[key] = _order([(i, names(tuple(groups))) for i, groups in by_index.items()])
+        let_indices, of_names, agents = order
+        shown = [templates[i].format(*parts) for i in let_indices]
+        if len(set(shown)) < len(shown):  # two spellings of one text: listed once, with both's agents
+            forms: dict[str, tuple[int, list[int]]] = {}
+            for group in groups_in_order:
+                for i in of_groups.get(group, ()):
+                    forms.setdefault(templates[i].format(*parts), (i, []))[1].append(group)
+            let_indices, of_names, agents = _order([(i, names(tuple(groups)))
+                                                    for i, groups in forms.values()])
+            shown = list(forms)
         agents = lists.setdefault(tuple(agents), agents)
-        listed = ", ".join(f"`{form}` (allow)" for form in list(forms)[:SHOWN])
-        more = f" and {len(forms) - SHOWN} more" if len(forms) > SHOWN else ""
+        listed = ", ".join(f"`{form}` (allow)" for form in shown[:SHOWN])
+        more = f" and {len(shown) - SHOWN} more" if len(shown) > SHOWN else ""
         program = rule.pattern.split()[0]
         who = f"agent {agents[0]}" if len(agents) == 1 else f"agents {', '.join(agents)}"
+        command = " ".join(parts[:len(parts) - 4])
         findings.append(Finding(
             "FT116", "warning",
             f"bash rule {rule.pattern!r} {rule.action} is got around under {runtime.name} "
             f"{runtime.version} ({who}): these run {program} without matching the rule's text: "
             f"{listed}{more}",
             _HINT + ("" if runtime.name == "forge" else _THROUGH_FORGE),
-            rule.origin, data=_LetThrough(runtime_json, agents, command, through)))
+            rule.origin, data=_LetThrough(runtime_json, agents, command, let_indices, of_names)))
     return findings
+
+
+def _order(through: list[tuple[int, list[str]]]) -> tuple[bytes, tuple[list[str], ...], list[str]]:
+    """The spellings let through (their indices: a rule has fewer than 256), the agents of each, and
+    all of those agents in order."""
+    agents = list(dict.fromkeys(a for _, names in through for a in names))
+    return bytes(i for i, _ in through), tuple(names for _, names in through), agents
 
 
 class _LetThrough(MadeWhenRead):
@@ -332,11 +539,10 @@ class _LetThrough(MadeWhenRead):
     __slots__ = ("agents", "command", "indices", "names", "runtime")
     keys_made = ("runtime", "agents", "forms")
 
-    def __init__(self, runtime: dict[str, Any], agents: list[str], command: str,
-                 through: list[tuple[int, list[str]]]) -> None:
+    def __init__(self, runtime: dict[str, Any], agents: list[str], command: str, indices: bytes,
+                 names: tuple[list[str], ...]) -> None:
         self.runtime, self.agents, self.command = runtime, agents, command
-        self.indices = bytes(i for i, _ in through)  # a rule has fewer than 256 spellings
-        self.names = tuple(names for _, names in through)
+        self.indices, self.names = indices, names
 
     def made(self) -> dict[str, Any]:
         spellings = other_spellings(self.command)

@@ -62,9 +62,12 @@ def compile_pattern(pattern: str) -> Matcher:
         stem = pattern.rstrip("*")
         if len(stem) < len(pattern) and not has_wildcard(stem):
             return lambda text: text.startswith(stem)
-    whole = _segment_matcher(pattern)
     if not optional_tail:
-        return whole
+        return _segment_matcher(pattern)
+    if not has_wildcard(body):  # `git push *`: the body itself, or the body, a space and anything
+        spaced = body + " "
+        return lambda text: text == body or text.startswith(spaced)
+    whole = _segment_matcher(pattern)
     bare = _segment_matcher(body)
     return lambda text: bare(text) or whole(text)
 

@@ -9,6 +9,8 @@ agents-disagree probes (FT118); nothing here decides or runs anything.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from forge_tools.permission.wildcard import has_wildcard
 
 #: wrappers that run their arguments as a command (no options needed)
@@ -31,28 +33,54 @@ def example_command(pattern: str) -> str | None:
 
 def other_spellings(command: str) -> list[str]:
     """The same command written the known ways that run the same program."""
+    templates, parts = spelling_templates(command)
+    return [template.format(*parts) for template in templates]
+
+
+def spelling_templates(command: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`other_spellings(command)` as `str.format` templates and the parts they are filled with: the
+    command's words (split at each space) as fields `{0}` to `{n-1}`, then four pieces cut from them
+    (`{n}`, `{n+1}`: the program's first character and the rest; `{n+2}`, `{n+3}`: the last word's
+    halves). The templates are one object for every command of the same family (as many words, the
+    same program when it has a spelling of its own, the same cut of the last word), so a caller may
+    work out what a template does once for all of them."""
     words = command.split(" ")
-    prog, rest = words[0], " ".join(words[1:])
-    tail = f" {rest}" if rest else ""
+    prog, last = words[0], words[-1]
+    cut = ((len(last) + 1) // 2 if len(words) > 1 and len(last) > 1
+           and not any(ch in last for ch in "'\"\\$*?[") else 0)
+    leading = (LEADING_OPTIONS.get(prog, "") if len(words) > 1 and not words[1].startswith("-") else "")
+    templates = _templates(len(words), bool(" ".join(words[1:])), prog in BUILTINS, len(prog) > 1,
+                           "'" not in command, cut > 0, leading)
+    return templates, (*words, prog[:1], prog[1:], last[:cut], last[cut:])
+
+
+@lru_cache(maxsize=512)
+def _templates(count: int, has_rest: bool, builtin: bool, cut_name: bool, unquoted: bool,
+               cut_last: bool, leading: str) -> tuple[str, ...]:
+    """The spellings of a command of `count` words (see `spelling_templates`; `has_rest`: the words
+    after the program are not all empty)."""
+    words = [f"{{{i}}}" for i in range(count)]
+    head, tail, last_cut = f"{{{count}}}", f"{{{count + 1}}}", (f"{{{count + 2}}}", f"{{{count + 3}}}")
+    command, prog = " ".join(words), words[0]
+    rest = " ".join(words[1:]) if has_rest else ""
+    after = f" {rest}" if rest else ""
     forms = [f"/bin/{command}", f"/usr/bin/{command}"]
     forms += [f"{w} {command}" for w in WRAPPERS]
-    if prog in BUILTINS:
+    if builtin:
         forms.append(f"builtin {command}")
-    forms.append(f"echo {words[-1]} | xargs {' '.join(words[:-1])}" if len(words) > 1
+    forms.append(f"echo {words[-1]} | xargs {' '.join(words[:-1])}" if count > 1
                  else f"echo | xargs {prog}")
-    if "'" not in command:
+    if unquoted:
         forms += [f"sh -c '{command}'", f"bash -c '{command}'", f"eval '{command}'"]
-    forms += [f"'{prog}'{tail}", f'"{prog}"{tail}']
-    if len(prog) > 1:
-        forms.append(f"{prog[0]}\\{prog[1:]}{tail}")
-    forms += [f"$(echo {prog}){tail}", f"FOO=1 {command}", f"\\{command}", f"time {command}",
+    forms += [f"'{prog}'{after}", f'"{prog}"{after}']
+    if cut_name:
+        forms.append(f"{head}\\{tail}{after}")
+    forms += [f"$(echo {prog}){after}", f"FOO=1 {command}", f"\\{command}", f"time {command}",
               f"2>/dev/null {command}"]
     if rest:
         forms.append(f"{prog}  {rest}")  # a doubled space: the text no longer matches `prog rest*`
-        last = words[-1]
-        if len(last) > 1 and not any(ch in last for ch in "'\"\\$*?["):
-            cut = (len(last) + 1) // 2
-            forms.append(" ".join([*words[:-1], f'{last[:cut]}"{last[cut:]}"']))
-    if prog in LEADING_OPTIONS and len(words) > 1 and not words[1].startswith("-"):
-        forms.append(f"{prog} {LEADING_OPTIONS[prog]}{tail}")
-    return forms
+        if cut_last:
+            forms.append(" ".join([*words[:-1], f'{last_cut[0]}"{last_cut[1]}"']))
+    if leading:
+        forms.append(f"{prog} {leading}{after}")
+    return tuple(forms)

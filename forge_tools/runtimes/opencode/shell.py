@@ -30,6 +30,8 @@ from forge_tools.lazy_re import lazy
 from forge_tools.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tree_sitter import Node, Parser
 
 #: the children of a `command` node opencode reads as its words
@@ -73,57 +75,68 @@ def lower(line: str) -> list[OpencodeCommand]:
     return found
 
 
-#: a word `lower_shaped` may write as a slot: no quoting, expansion or operator character
+#: a word `shape_words` may write as a slot: no quoting, expansion or operator character
 _PLAIN = lazy(r"[A-Za-z0-9_./:@%+=,-]+")
-#: a program's name whose commands `lower_shaped` may lower by shape (after an assignment or a
+#: a program's name whose commands `shape_words` may slot (after an assignment or a
 #: redirection tree-sitter-bash reads `x:y`, `1` or `-`, and the words after them, otherwise than at the
 #: start of a line)
 _NAME = lazy(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _SLOT = lazy(r"QQ(\d+)QQ")
-#: what a slotted word stands between in a line: a space, a quote (`sh -c 'rm x'`, `"rm" x`), a path's
-#: slash (`/bin/rm x`), a backslash (`\rm x`), a parenthesis (`$(echo rm) x`) or an end
-_SEPARATOR = lazy(r"([ '\"/\\()])")
 #: words bash (and tree-sitter-bash) may read as syntax where a command starts: never a slotted program
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
                        "until", "do", "done", "in", "function", "time", "coproc", "declare", "typeset",
                        "export", "readonly", "local", "unset", "unsetenv"})
 
 
-def shape_words(command: str, lowered: list[OpencodeCommand]) -> tuple[str, ...] | None:
-    """The words of `command` (a program and its arguments, one space apart; `lowered` is
-    `lower(command)`) that `lower_shaped` writes as slots (slot 0: the program, "" when it stays as
-    written), or None when it may not. Each is a plain word and the lowering read the command as one
-    command of exactly these words (so no argument is a number, which is no word); the program is
-    slotted only when the lowering reads nothing into its name (not one of `PATH_COMMANDS`) and bash
-    reads no syntax into it."""
+def shape_words(command: str) -> tuple[str, ...] | None:
+    """The words of `command` (a program and its arguments, one space apart) that may be written as
+    slots (slot 0: the program, "" when it stays as written), or None when they may not. Each is a
+    plain word and tree-sitter-bash reads the command, and the command as `echo`'s arguments, as it
+    reads the slotted line (the same tree: one command of exactly these words, none of them a number,
+    which is no word), so its lowering is the slotted line's filled in, and every spelling's is read
+    alike too; the program is slotted only when the lowering reads nothing into its name (not one of
+    `PATH_COMMANDS`) and bash reads no syntax into it."""
     words = command.split(" ")
     if (len(words) < 2 or "QQ" in command or not _NAME().fullmatch(words[0])
             or not all(_PLAIN().fullmatch(w) for w in words[1:])):
         return None
-    if len(lowered) != 1 or lowered[0].text != command or lowered[0].words != tuple(words):
-        return None
     prog = words[0]
-    slotted = prog not in PATH_COMMANDS and prog not in _RESERVED
-    shape = (prog if slotted else "", *words[1:])
-    # the shape's lowering, filled, must be the command's own (the same words, each path-checked or not
-    # alike, which hangs on a word's first character), and so with every word an argument (a number
-    # is no word there), so every spelling's is read alike too
-    if lower_shaped(command, shape) != lowered:
+    if prog in PATH_COMMANDS and any(w[0] == "-" or (w[0] == "+" and prog == "chmod") for w in words[1:]):
+        return None  # its path checks read the word's first character, which its slot does not have
+    shape = (prog if prog not in PATH_COMMANDS and prog not in _RESERVED else "", *words[1:])
+    tree = _slotted_tree(" ".join(slot_values(shape, tuple(words))))
+    if tree is None or str(_parser().parse(f"{command}\necho {command}".encode()).root_node) != tree:
         return None
-    return shape if lower_shaped(f"echo {command}", shape) == lower(f"echo {command}") else None
+    return shape
 
 
-def lower_shaped(line: str, words: tuple[str, ...]) -> list[OpencodeCommand]:
-    """`lower(line)` for a line that holds `words` (from `shape_words`): each that stands as a whole
-    word between separators is written as a slot, the slotted line is lowered (once per shape: the same
-    spelling of every command of as many words, and of one program unless the program is slotted too),
-    and the words are put back in what it gives."""
-    filled = shaped(line, words)
-    return lower(line) if filled is None else fill(filled, words)
+@lru_cache(maxsize=1024)
+def _slotted_tree(line: str) -> str | None:
+    """The tree (as an S-expression) of a slotted command line and of it as `echo`'s arguments, when
+    its lowering is one command whose text is the line and whose words are its words; else None."""
+    filled = slotted_lowering(line)
+    words = line.split(" ")
+    if filled is None or slotted_lowering(f"echo {line}") is None:
+        return None
+    lowered = fill(filled, words)
+    if len(lowered) != 1 or lowered[0].text != line or lowered[0].words != tuple(words):
+        return None
+    return str(_parser().parse(f"{line}\necho {line}".encode()).root_node)
 
 
-def fill(filled: tuple[tuple[str, int], ...], words: tuple[str, ...]) -> list[OpencodeCommand]:
-    """The words put back in a slotted lowering (`shaped`): the lowering of the line it was made of."""
+def slot_values(shape: tuple[str, ...], words: tuple[str, ...]) -> tuple[str, ...]:
+    """What a spelling of a command of this shape (`shape_words`) is slotted with: each word written
+    as its slot (`QQ1QQ`), but the program where the shape leaves it as written and a word holding a
+    `/` (a path's parts are read one by one). A spelling template filled with these (and the literal
+    pieces cut from the words) is the slotted line `slotted_lowering` lowers, once for every command
+    of the same shape."""
+    return tuple(f"QQ{i}QQ" if slot and "/" not in slot else word
+                 for i, (slot, word) in enumerate(zip(shape, words, strict=True)))
+
+
+def fill(filled: tuple[tuple[str, int], ...], words: Sequence[str]) -> list[OpencodeCommand]:
+    """The words put back in a slotted lowering (`slotted_lowering`): the lowering of the line it was
+    made of, with each slot its word."""
     found = []
     for joined, words_count in filled:
         parts = joined.format(*words).split("\0")
@@ -132,32 +145,14 @@ def fill(filled: tuple[tuple[str, int], ...], words: tuple[str, ...]) -> list[Op
     return found
 
 
-def shaped(line: str, words: tuple[str, ...]) -> tuple[tuple[str, int], ...] | None:
-    """The slotted lowering `lower_shaped` fills for `line` (the same object for every line of that
-    shape: each command as a `str.format` string of its text, words and path-checked arguments joined
-    by NUL, and its number of words), or None when `line` is lowered in full."""
-    if "QQ" in line or "\0" in line:
-        return None
-    slot = _slots(words)
-    template = "".join([slot.get(part, part) for part in _SEPARATOR().split(line)])
-    return _filled(template) if template != line else None
-
-
-@lru_cache(maxsize=16)
-def _slots(words: tuple[str, ...]) -> dict[str, str]:
-    """Each word (but "", a program left as written) -> its slot; a word with a `/` is never a whole
-    part of a line split at separators, so it has none."""
-    return {w: f"QQ{i}QQ" for i, w in enumerate(words) if w and "/" not in w}
-
-
 @lru_cache(maxsize=8192)
-def _filled(template: str) -> tuple[tuple[str, int], ...] | None:
+def slotted_lowering(line: str) -> tuple[tuple[str, int], ...] | None:
     """The lowering of a slotted line, each command as one `str.format` string (its text, words and
     path-checked arguments, joined by NUL: a shaped line holds none) with each slot as a field, and its
     number of words; or None when a slot other than the program's is read as (part of) a command's
     name: what the lowering does hangs on the name, and the program's word was slotted only where its
     name reads as nothing (`shape_words`)."""
-    commands = lower(template)
+    commands = lower(line)
     if any(c.words and _SLOT().search(c.words[0].replace("QQ0QQ", "")) for c in commands):
         return None
     return tuple((_field("\0".join((c.text, *c.words, *c.path_args))), len(c.words)) for c in commands)
