@@ -252,23 +252,26 @@ class CoverIndex:
         perm, pattern = literal_head(rule.permission), literal_head(rule.pattern)
         tail = literal_tail(rule.pattern)
         candidates: list[int] = []
+        index, tail_lengths = self.index, self.tail_lengths
+        size, end = len(pattern), len(tail)
         for a in self.perm_lengths:
             if a > len(perm):
                 break
-            heads = self.index.get(perm[:a])
+            name = perm[:a]
+            heads = index.get(name)
             if heads is None:
                 continue
-            for b in self.pattern_lengths[perm[:a]]:
-                if b > len(pattern):
+            for b in self.pattern_lengths[name]:
+                if b > size:
                     break
                 tails = heads.get(pattern[:b])
                 if not tails:
                     continue
-                for c in self.tail_lengths[(perm[:a], pattern[:b])]:
-                    if c > len(tail):
+                for c in tail_lengths[(name, pattern[:b])]:
+                    if c > end:
                         break
-                    later = tails.get(tail[len(tail) - c:])
-                    if later:
+                    later = tails.get(tail[end - c:])
+                    if later and later[-1] > after:
                         candidates.extend(later[bisect_right(later, after):])
         for j in sorted(candidates):
             if covers(self.ruleset[j], rule):

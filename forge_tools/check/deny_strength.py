@@ -279,10 +279,11 @@ class _Family:
     """What the groups answer for the spellings (templates) of every command slotted alike: the
     spellings each group allows whatever the words (`fixed`, positions in the templates), and the
     rest, to be finished per command (`work`: a template, its slotted lowering and each group's
-    answer, or None for both when the template holds pieces cut from the words, whose slotted line is
-    each command's own)."""
+    answer, or None for both when the template holds the program's first character and the rest,
+    whose slotted line is each program's own; `written`: the templates that cut the last word in two,
+    decided as written)."""
 
-    __slots__ = ("fixed", "plain", "work")
+    __slots__ = ("fixed", "plain", "work", "written")
 
     def __init__(self, decider: _Decider, templates: tuple[str, ...], values: tuple[str, ...],
                  count: int, groups: tuple[int, ...]) -> None:
@@ -294,8 +295,12 @@ class _Family:
         fixed: list[list[int]] = [[] for _ in groups]
         self.work: list[tuple[int, str, tuple[tuple[str, int], ...] | None,
                               list[_Answer | None] | None]] = []
+        self.written: list[tuple[int, str]] = []  # cut from the last word: its line is each command's
         for i, template in enumerate(templates):
-            if any(piece in template for piece in cut):
+            if cut[2] in template or cut[3] in template:
+                self.written.append((i, template))
+                continue
+            if cut[0] in template or cut[1] in template:  # the program's pieces: one line per program
                 self.work.append((i, template, None, None))
                 continue
             filled = slotted_lowering(template.format(*values, "", "", "", ""))
@@ -432,6 +437,13 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
                 for let, action in zip(extra, actions, strict=True):
                     if action == "allow":  # runs with nobody asked (an ask still meets a person)
                         let.append(i)
+            if family.written:  # decided as written: a slotted line would serve this command only
+                groups_live = [in_groups[k] for k in live]
+                for i, template in family.written:
+                    for let, action in zip(extra, decider._lowered(template.format(*parts), groups_live,
+                                                                   None), strict=True):
+                        if action == "allow":
+                            let.append(i)
             lets = [tuple(sorted(family.fixed[k] + tuple(more))) if more else family.fixed[k]
                            for k, more in zip(live, extra, strict=True)]
         else:

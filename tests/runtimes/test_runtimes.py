@@ -212,7 +212,8 @@ def test_ft116_names_the_agents_each_spelling_runs_under(project: Path, cli) -> 
 _PROGRAMS = ("rm", "git", "npm", "kubectl")
 _SHAPE_RULES = ("{p} *", "{p} sub *", "{p}", "{p} sub x", "command *", "command {p} *", "env *",
                 "/bin/*", "/bin/{p} *", "*", "*{p}*", "timeout *", "timeout 10 {p} *", "{p} -C *",
-                "FOO=1 *", "sh -c *", "'{p}' *", "nice *", "echo *", "xargs {p}*", "2>*", "$(*", "c*")
+                "FOO=1 *", "sh -c *", "'{p}' *", "nice *", "echo *", "xargs {p}*", "2>*", "$(*", "c*",
+                "{p} .. *", "{p} --flag1", "{p} x1*", "{p} sub --fl*", "{p}  *", "{p} -C . *")
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
