@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from forge_tools.check.context import is_user_rule
 from forge_tools.permission.wildcard import wildcard_match
 from forge_tools.report.findings import Finding, MadeWhenRead
-from forge_tools.tools.spellings import example_command, other_spellings, spelling_templates
+from forge_tools.tools.spellings import PIECES, example_command, other_spellings, spelling_templates
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from forge_tools.check.context import CheckContext
     from forge_tools.permission.evaluate import RulesetLike
@@ -289,7 +289,7 @@ class _Family:
                  count: int, groups: tuple[int, ...]) -> None:
         from forge_tools.runtimes.opencode.shell import slotted_lowering
 
-        cut = tuple(f"{{{count + k}}}" for k in range(4))  # the pieces cut from the words
+        cut = tuple(f"{{{count + k}}}" for k in range(PIECES))  # the pieces cut from the words
         filled = slotted_lowering(" ".join(values))  # the command itself (its shape's own line)
         self.plain = (filled, None if filled is None else decider.answers(filled, groups))
         fixed: list[list[int]] = [[] for _ in groups]
@@ -303,7 +303,7 @@ class _Family:
             if cut[0] in template or cut[1] in template:  # the program's pieces: one line per program
                 self.work.append((i, template, None, None))
                 continue
-            filled = slotted_lowering(template.format(*values, "", "", "", ""))
+            filled = slotted_lowering(template.format(*values, *[""] * PIECES))
             answers = None if filled is None else decider.answers(filled, groups)
             if answers is not None and all(a is not None and not a[1] and not a[2] for a in answers):
                 for let, answer in zip(fixed, answers, strict=True):
@@ -386,7 +386,8 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     # group -> (place, rule, which of its spellings the group allows): one small record per (rule,
     # group), not one per spelling let through (the spellings are made again for the finding)
     found: list[list[tuple[int, Rule, tuple[int, ...]]]] = [[] for _ in members]
-    spelt: dict[Rule, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # a rule let through -> its spellings
+    # a rule let through -> its command, its spellings' templates and their parts
+    spelt: dict[Rule, tuple[str, tuple[str, ...], tuple[str, ...]]] = {}
     lowering = runtime.name == "opencode"
     if lowering:
         from forge_tools.runtimes.opencode.shell import (
@@ -400,7 +401,7 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
         command = example_command(rule.pattern)
         assert command is not None
         templates, parts = spelling_templates(command)
-        count = len(parts) - 4  # the words, then the pieces cut from them
+        count = len(parts) - PIECES  # the words, then the pieces cut from them
         words = parts[:count]
         lowered = shape = values = family = None
         in_tuple = tuple(in_groups)
@@ -464,7 +465,7 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             if spellings_let:
                 group = in_groups[k]
                 found[group].append((position[group][rule], rule, spellings_let))
-                spelt[rule] = (templates, parts)
+                spelt[rule] = (command, templates, parts)
     del examined, decider
     # each rule some agent lets a spelling of through, in the order of the agents and of each one's
     # ruleset, with what each group lets through; each finding is made as its rule's record is let go
@@ -501,31 +502,22 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
     orders: dict[tuple[tuple[int, ...] | None, ...], tuple[bytes, tuple[list[str], ...], list[str]]] = {}
     for rule in list(by_rule):
         of_groups = by_rule.pop(rule)
-        templates, parts = spelt.pop(rule)
+        command, templates, parts = spelt.pop(rule)
         key = tuple(of_groups.get(group) for group in groups_in_order)
         order = orders.get(key)
         if order is None:
-            by_index: dict[int, list[int]] = {}  # a spelling -> the groups it runs under
-            for group in groups_in_order:
-                for i in of_groups.get(group, ()):
-                    by_index.setdefault(i, []).append(group)
-            order = orders[key] = _order([(i, names(tuple(groups))) for i, groups in by_index.items()])
+            order = orders[key] = _through(of_groups, groups_in_order, names, int)[0]
         let_indices, of_names, agents = order
         shown = [templates[i].format(*parts) for i in let_indices]
         if len(set(shown)) < len(shown):  # two spellings of one text: listed once, with both's agents
-            forms: dict[str, tuple[int, list[int]]] = {}
-            for group in groups_in_order:
-                for i in of_groups.get(group, ()):
-                    forms.setdefault(templates[i].format(*parts), (i, []))[1].append(group)
-            let_indices, of_names, agents = _order([(i, names(tuple(groups)))
-                                                    for i, groups in forms.values()])
-            shown = list(forms)
+            text_of = dict(zip(let_indices, shown, strict=True))
+            (let_indices, of_names, agents), shown = _through(of_groups, groups_in_order, names,
+                                                              text_of.__getitem__)
         agents = lists.setdefault(tuple(agents), agents)
         listed = ", ".join(f"`{form}` (allow)" for form in shown[:SHOWN])
         more = f" and {len(shown) - SHOWN} more" if len(shown) > SHOWN else ""
         program = rule.pattern.split()[0]
         who = f"agent {agents[0]}" if len(agents) == 1 else f"agents {', '.join(agents)}"
-        command = " ".join(parts[:len(parts) - 4])
         findings.append(Finding(
             "FT116", "warning",
             f"bash rule {rule.pattern!r} {rule.action} is got around under {runtime.name} "
@@ -534,6 +526,19 @@ def deny_strength(ctx: CheckContext) -> list[Finding]:
             _HINT + ("" if runtime.name == "forge" else _THROUGH_FORGE),
             rule.origin, data=_LetThrough(runtime_json, agents, command, let_indices, of_names)))
     return findings
+
+
+def _through(of_groups: dict[int, tuple[int, ...]], groups_in_order: list[int],
+             names: Callable[[tuple[int, ...]], list[str]], key_of: Callable[[int], Any]
+             ) -> tuple[tuple[bytes, tuple[list[str], ...], list[str]], list[Any]]:
+    """The spellings a rule's groups let through (`of_groups`: a group -> the indices), one per
+    `key_of` of its index, in the order the agents first let each through: `_order` of them (the
+    agents of each from `names`), and their keys."""
+    by_key: dict[Any, tuple[int, list[int]]] = {}  # a key -> (its first index, the groups it runs under)
+    for group in groups_in_order:
+        for i in of_groups.get(group, ()):
+            by_key.setdefault(key_of(i), (i, []))[1].append(group)
+    return _order([(i, names(tuple(groups))) for i, groups in by_key.values()]), list(by_key)
 
 
 def _order(through: list[tuple[int, list[str]]]) -> tuple[bytes, tuple[list[str], ...], list[str]]:

@@ -31,6 +31,10 @@ def example_command(pattern: str) -> str | None:
     return " ".join(text.replace("*", "x").replace("?", "x").split())
 
 
+#: how many pieces cut from the words follow them in `spelling_templates`' parts
+PIECES = 4
+
+
 def other_spellings(command: str) -> list[str]:
     """The same command written the known ways that run the same program."""
     templates, parts = spelling_templates(command)

@@ -155,7 +155,7 @@ def _commands(seed: int, count: int) -> list[str]:
 
 def test_a_spelling_lowered_by_its_shape_is_lowered_as_written() -> None:
     from forge_tools.runtimes.opencode.shell import fill, shape_words, slot_values, slotted_lowering
-    from forge_tools.tools.spellings import spelling_templates
+    from forge_tools.tools.spellings import PIECES, spelling_templates
 
     shaped = 0
     for command in _commands(seed=31, count=600):
@@ -164,7 +164,7 @@ def test_a_spelling_lowered_by_its_shape_is_lowered_as_written() -> None:
             continue
         shaped += 1
         templates, parts = spelling_templates(command)
-        count = len(parts) - 4
+        count = len(parts) - PIECES
         values = slot_values(words, parts[:count])
         for template in [" ".join(f"{{{i}}}" for i in range(count)), *templates]:  # itself, then each
             filled = slotted_lowering(template.format(*values, *parts[count:]))
